@@ -1,0 +1,1 @@
+//! Placeholder; filled by the std-writer issue.
