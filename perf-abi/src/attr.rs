@@ -75,7 +75,9 @@ pub const SW_BPF_OUTPUT: u64 = 10;
 /// assert!(a.has_flag(attr_flags::SAMPLE_ID_ALL));
 /// ```
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct PerfEventAttr {
     /// Major type: `TYPE_*`.

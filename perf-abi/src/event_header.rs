@@ -12,7 +12,9 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// assert_eq!(zerocopy::IntoBytes::as_bytes(&h).len(), PerfEventHeader::SIZE);
 /// ```
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct PerfEventHeader {
     /// Record type: `record_type::*`.

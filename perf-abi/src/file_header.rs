@@ -23,7 +23,9 @@ pub const PIPE_HEADER_SIZE: u64 = 16;
 /// assert_eq!(s.end(), Some(120));
 /// ```
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct PerfFileSection {
     /// Offset of the first byte from the start of the file.
@@ -57,7 +59,9 @@ impl PerfFileSection {
 /// assert_eq!(core::mem::size_of::<PerfFileHeader>() as u64, FILE_HEADER_SIZE);
 /// ```
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct PerfFileHeader {
     /// [`PERF_MAGIC`].
@@ -94,7 +98,9 @@ impl PerfFileHeader {
 /// assert_eq!(zerocopy::IntoBytes::as_bytes(&h).len(), 16);
 /// ```
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct PerfPipeHeader {
     /// [`PERF_MAGIC`].
@@ -129,15 +135,30 @@ mod tests {
 
     #[test]
     fn overlap_rules() {
-        let a = PerfFileSection { offset: 0, size: 104 };
-        let b = PerfFileSection { offset: 104, size: 8 };
-        let c = PerfFileSection { offset: 100, size: 8 };
-        let empty = PerfFileSection { offset: 50, size: 0 };
+        let a = PerfFileSection {
+            offset: 0,
+            size: 104,
+        };
+        let b = PerfFileSection {
+            offset: 104,
+            size: 8,
+        };
+        let c = PerfFileSection {
+            offset: 100,
+            size: 8,
+        };
+        let empty = PerfFileSection {
+            offset: 50,
+            size: 0,
+        };
         assert!(!a.overlaps(&b));
         assert!(a.overlaps(&c));
         assert!(c.overlaps(&b));
         assert!(!a.overlaps(&empty));
-        let huge = PerfFileSection { offset: u64::MAX, size: u64::MAX };
+        let huge = PerfFileSection {
+            offset: u64::MAX,
+            size: u64::MAX,
+        };
         assert!(huge.end().is_none());
         assert!(!huge.overlaps(&a));
     }

@@ -14,7 +14,9 @@ pub enum AttrConversionError {
 impl fmt::Display for AttrConversionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Config3Set => f.write_str("attr has config3 set, which tracepoint_decode cannot hold"),
+            Self::Config3Set => {
+                f.write_str("attr has config3 set, which tracepoint_decode cannot hold")
+            }
         }
     }
 }
@@ -75,30 +77,30 @@ impl TryFrom<&PerfEventAttr> for td::PerfEventAttr {
         if a.config3 != 0 {
             return Err(AttrConversionError::Config3Set);
         }
-        let mut t = td::PerfEventAttr::default();
-        t.attr_type = td::PerfEventAttrType(a.type_);
-        t.size = td::PerfEventAttrSize(a.size);
-        t.config = a.config;
-        t.sample_time = a.sample_period;
-        t.sample_type = td::PerfEventAttrSampleType(a.sample_type);
-        t.read_format = td::PerfEventAttrReadFormat(a.read_format);
-        t.options = td::PerfEventAttrOptions(a.flags);
-        t.wakeup_value = a.wakeup_events;
-        t.bp_type = a.bp_type;
-        t.config1 = a.config1;
-        t.config2 = a.config2;
-        t.branch_sample_type = a.branch_sample_type;
-        t.sample_regs_user = a.sample_regs_user;
-        t.sample_stack_user = a.sample_stack_user;
-        t.clockid = u32::from_ne_bytes(a.clockid.to_ne_bytes());
-        t.sample_regs_intr = a.sample_regs_intr;
-        t.aux_watermark = a.aux_watermark;
-        t.sample_max_stack = a.sample_max_stack;
-        t.reserved2 = a.reserved_2;
-        t.aux_sample_size = a.aux_sample_size;
-        t.reserved3 = a.reserved_3;
-        t.sig_data = a.sig_data;
-        Ok(t)
+        Ok(td::PerfEventAttr {
+            attr_type: td::PerfEventAttrType(a.type_),
+            size: td::PerfEventAttrSize(a.size),
+            config: a.config,
+            sample_time: a.sample_period,
+            sample_type: td::PerfEventAttrSampleType(a.sample_type),
+            read_format: td::PerfEventAttrReadFormat(a.read_format),
+            options: td::PerfEventAttrOptions(a.flags),
+            wakeup_value: a.wakeup_events,
+            bp_type: a.bp_type,
+            config1: a.config1,
+            config2: a.config2,
+            branch_sample_type: a.branch_sample_type,
+            sample_regs_user: a.sample_regs_user,
+            sample_stack_user: a.sample_stack_user,
+            clockid: u32::from_ne_bytes(a.clockid.to_ne_bytes()),
+            sample_regs_intr: a.sample_regs_intr,
+            aux_watermark: a.aux_watermark,
+            sample_max_stack: a.sample_max_stack,
+            reserved2: a.reserved_2,
+            aux_sample_size: a.aux_sample_size,
+            reserved3: a.reserved_3,
+            sig_data: a.sig_data,
+        })
     }
 }
 
@@ -159,7 +161,13 @@ mod tests {
 
     #[test]
     fn config3_does_not_fit() {
-        let a = PerfEventAttr { config3: 1, ..Default::default() };
-        assert_eq!(td::PerfEventAttr::try_from(&a).unwrap_err(), AttrConversionError::Config3Set);
+        let a = PerfEventAttr {
+            config3: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            td::PerfEventAttr::try_from(&a).unwrap_err(),
+            AttrConversionError::Config3Set
+        );
     }
 }

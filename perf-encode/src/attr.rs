@@ -1,0 +1,203 @@
+//! `perf_event_attr` as a file holds it: `attr.size` bytes in the file's byte order, the
+//! bit-field word following perf's cross-endian rule.
+
+use crate::{Encode, EncodeError, Encoder, Endian, Output, SliceOutput};
+use perf_abi::attr::{ATTR_SIZES, ATTR_SIZE_VER8};
+use perf_abi::PerfEventAttr;
+
+/// The bit-field word as a file of byte order `endian` holds it.
+///
+/// A little-endian file holds the word's little-endian bytes. A big-endian kernel allocates
+/// bit-fields from the most significant bit, so a big-endian file holds the same bytes in the
+/// same order with the bits of each byte reversed (perf undoes exactly that when it reads one).
+///
+/// ```
+/// use perf_abi::attr_flags::DISABLED;
+/// use perf_encode::{attr::flags_bytes, Endian};
+/// assert_eq!(flags_bytes(DISABLED, Endian::Little), [1, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(flags_bytes(DISABLED, Endian::Big), [0x80, 0, 0, 0, 0, 0, 0, 0]);
+/// ```
+pub fn flags_bytes(flags: u64, endian: Endian) -> [u8; 8] {
+    let mut b = flags.to_le_bytes();
+    if endian.is_big() {
+        b.iter_mut().for_each(|x| *x = x.reverse_bits());
+    }
+    b
+}
+
+/// True when `size` is one of the published `PERF_ATTR_SIZE_VER*`.
+pub fn is_published_size(size: u32) -> bool {
+    ATTR_SIZES.contains(&size)
+}
+
+/// The attr size to use for a whole file: every attr of a file must have the same size
+/// (`header.attr_size` is `attr.size + 16` for all of them), so it is the largest
+/// [`PerfEventAttr::minimal_file_size`] of `attrs`.
+///
+/// ```
+/// use perf_abi::PerfEventAttr;
+/// let a = PerfEventAttr::default();
+/// let b = PerfEventAttr { config3: 1, ..Default::default() };
+/// assert_eq!(perf_encode::attr::file_attr_size([&a]), 128);
+/// assert_eq!(perf_encode::attr::file_attr_size([&a, &b]), 136);
+/// ```
+pub fn file_attr_size<'a>(attrs: impl IntoIterator<Item = &'a PerfEventAttr>) -> u32 {
+    attrs
+        .into_iter()
+        .map(PerfEventAttr::minimal_file_size)
+        .max()
+        .unwrap_or(perf_abi::attr::ATTR_SIZE_VER7)
+}
+
+fn encode_full<O: Output + ?Sized>(
+    a: &PerfEventAttr,
+    enc: &mut Encoder<'_, O>,
+) -> Result<(), EncodeError> {
+    enc.u32(a.type_)?;
+    enc.u32(a.size)?;
+    enc.u64(a.config)?;
+    enc.u64(a.sample_period)?;
+    enc.u64(a.sample_type)?;
+    enc.u64(a.read_format)?;
+    enc.bytes(&flags_bytes(a.flags, enc.endian()))?;
+    enc.u32(a.wakeup_events)?;
+    enc.u32(a.bp_type)?;
+    enc.u64(a.config1)?;
+    enc.u64(a.config2)?;
+    enc.u64(a.branch_sample_type)?;
+    enc.u64(a.sample_regs_user)?;
+    enc.u32(a.sample_stack_user)?;
+    enc.i32(a.clockid)?;
+    enc.u64(a.sample_regs_intr)?;
+    enc.u32(a.aux_watermark)?;
+    enc.u16(a.sample_max_stack)?;
+    enc.u16(a.reserved_2)?;
+    enc.u32(a.aux_sample_size)?;
+    enc.u32(a.reserved_3)?;
+    enc.u64(a.sig_data)?;
+    enc.u64(a.config3)
+}
+
+/// Writes the first `attr.size` bytes of the attr. A size that is not a published
+/// `PERF_ATTR_SIZE_VER*` is [`EncodeError::InvalidAttrSize`]; so is a size too small to hold
+/// a non-zero field (the field would be lost).
+///
+/// ```
+/// use perf_abi::PerfEventAttr;
+/// use perf_encode::{to_vec, Endian, EncodeError};
+/// let a = PerfEventAttr { size: 128, config: 0x174, ..Default::default() };
+/// assert_eq!(to_vec(&a, Endian::Little).unwrap().len(), 128);
+/// let zero = PerfEventAttr { size: 0, ..a };
+/// assert_eq!(to_vec(&zero, Endian::Little), Err(EncodeError::InvalidAttrSize { size: 0 }));
+/// ```
+impl Encode for PerfEventAttr {
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        let size = self.encoded_len()?;
+        let mut full = [0u8; ATTR_SIZE_VER8 as usize];
+        let mut out = SliceOutput::new(&mut full);
+        encode_full(self, &mut Encoder::new(&mut out, enc.endian()))?;
+        let (prefix, rest) = full.split_at(size.min(full.len()));
+        if rest.iter().any(|&b| b != 0) {
+            return Err(EncodeError::InvalidAttrSize { size: self.size });
+        }
+        enc.bytes(prefix)
+    }
+
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        if !is_published_size(self.size) {
+            return Err(EncodeError::InvalidAttrSize { size: self.size });
+        }
+        usize::try_from(self.size).map_err(|_| EncodeError::InvalidAttrSize { size: self.size })
+    }
+}
+
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::to_vec;
+    use perf_abi::attr_flags;
+    use zerocopy::IntoBytes;
+
+    fn sample_attr() -> PerfEventAttr {
+        PerfEventAttr {
+            type_: 2,
+            size: 136,
+            config: 0x174,
+            sample_period: 1,
+            sample_type: 0x10587,
+            read_format: 0x14,
+            flags: attr_flags::DISABLED
+                | attr_flags::INHERIT
+                | attr_flags::SAMPLE_ID_ALL
+                | attr_flags::EXCLUDE_GUEST,
+            wakeup_events: 1,
+            bp_type: 2,
+            config1: 3,
+            config2: 4,
+            branch_sample_type: 5,
+            sample_regs_user: 6,
+            sample_stack_user: 7,
+            clockid: -1,
+            sample_regs_intr: 8,
+            aux_watermark: 9,
+            sample_max_stack: 10,
+            reserved_2: 0,
+            aux_sample_size: 11,
+            reserved_3: 0,
+            sig_data: 12,
+            config3: 13,
+        }
+    }
+
+    #[test]
+    fn native_little_endian_matches_struct_bytes() {
+        let a = sample_attr();
+        if Endian::NATIVE == Endian::Little {
+            assert_eq!(to_vec(&a, Endian::Little).unwrap(), a.as_bytes());
+        }
+    }
+
+    #[test]
+    fn big_endian_swaps_fields_and_bit_reverses_flags() {
+        let a = sample_attr();
+        let be = to_vec(&a, Endian::Big).unwrap();
+        assert_eq!(&be[0..4], &[0, 0, 0, 2]);
+        assert_eq!(&be[8..16], &0x174u64.to_be_bytes());
+        // DISABLED|INHERIT = bits 0,1 of byte 0 -> bits 7,6 after reversal.
+        assert_eq!(be[40], 0b1100_0000);
+        // SAMPLE_ID_ALL (bit 18) and EXCLUDE_GUEST (bit 20): byte 2, bits 2 and 4 -> 5 and 3.
+        assert_eq!(be[42], 0b0010_1000);
+        assert_eq!(&be[92..96], &(-1i32).to_be_bytes());
+        assert_eq!(&be[128..136], &13u64.to_be_bytes());
+    }
+
+    #[test]
+    fn prefix_sizes_and_lost_fields() {
+        let mut a = sample_attr();
+        a.config3 = 0;
+        a.size = 128;
+        assert_eq!(to_vec(&a, Endian::Little).unwrap().len(), 128);
+        a.size = 64; // would drop config2 and later fields, which are set
+        assert_eq!(
+            to_vec(&a, Endian::Little),
+            Err(EncodeError::InvalidAttrSize { size: 64 })
+        );
+        let small = PerfEventAttr {
+            size: 64,
+            config: 1,
+            ..Default::default()
+        };
+        assert_eq!(to_vec(&small, Endian::Little).unwrap().len(), 64);
+        for bad in [0u32, 63, 65, 129, 144, u32::MAX] {
+            let b = PerfEventAttr {
+                size: bad,
+                ..Default::default()
+            };
+            assert_eq!(
+                to_vec(&b, Endian::Little),
+                Err(EncodeError::InvalidAttrSize { size: bad })
+            );
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The [`Encode`] trait, the [`Encoder`] that applies the byte order, and the entry points
+//! that size first and write second ([`to_slice`], [`to_vec`]).
+
+use crate::{CountingOutput, EncodeError, Endian, Output, SliceOutput};
+
+/// Writes primitive fields in one byte order to an [`Output`].
+///
+/// ```
+/// use perf_encode::{Encoder, Endian};
+/// let mut out = Vec::new();
+/// let mut enc = Encoder::new(&mut out, Endian::Big);
+/// enc.u32(0x0102_0304).unwrap();
+/// assert_eq!(out, [1, 2, 3, 4]);
+/// ```
+#[derive(Debug)]
+pub struct Encoder<'o, O: Output + ?Sized> {
+    out: &'o mut O,
+    endian: Endian,
+}
+
+impl<'o, O: Output + ?Sized> Encoder<'o, O> {
+    /// An encoder writing in `endian` to `out`.
+    pub fn new(out: &'o mut O, endian: Endian) -> Self {
+        Encoder { out, endian }
+    }
+
+    /// The byte order applied to every field.
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// The underlying output.
+    pub fn output(&mut self) -> &mut O {
+        self.out
+    }
+
+    /// A `u8`.
+    pub fn u8(&mut self, v: u8) -> Result<(), EncodeError> {
+        self.out.put(&[v])
+    }
+
+    /// A `u16` in the byte order.
+    pub fn u16(&mut self, v: u16) -> Result<(), EncodeError> {
+        self.out.put(&self.endian.u16_bytes(v))
+    }
+
+    /// A `u32` in the byte order.
+    pub fn u32(&mut self, v: u32) -> Result<(), EncodeError> {
+        self.out.put(&self.endian.u32_bytes(v))
+    }
+
+    /// An `i32` in the byte order.
+    pub fn i32(&mut self, v: i32) -> Result<(), EncodeError> {
+        self.u32(u32::from_ne_bytes(v.to_ne_bytes()))
+    }
+
+    /// A `u64` in the byte order.
+    pub fn u64(&mut self, v: u64) -> Result<(), EncodeError> {
+        self.out.put(&self.endian.u64_bytes(v))
+    }
+
+    /// Each `u64` of `values` in the byte order.
+    pub fn u64s(&mut self, values: &[u64]) -> Result<(), EncodeError> {
+        if self.endian.is_native() {
+            return self.out.put(zerocopy::IntoBytes::as_bytes(values));
+        }
+        values.iter().try_for_each(|&v| self.u64(v))
+    }
+
+    /// Bytes as they are.
+    pub fn bytes(&mut self, b: &[u8]) -> Result<(), EncodeError> {
+        self.out.put(b)
+    }
+
+    /// `n` zero bytes.
+    pub fn zeros(&mut self, n: usize) -> Result<(), EncodeError> {
+        self.out.put_zeros(n)
+    }
+
+    /// Encodes `value` here.
+    pub fn encode<E: Encode + ?Sized>(&mut self, value: &E) -> Result<(), EncodeError> {
+        value.encode(self)
+    }
+}
+
+/// Something with one exact byte encoding in each byte order.
+///
+/// [`Encode::encoded_len`] gives the length before anything is written; by default it runs
+/// [`Encode::encode`] into a [`CountingOutput`], so the two cannot disagree.
+///
+/// ```
+/// use perf_encode::{Encode, Encoder, EncodeError, Output};
+/// struct Pair(u32, u32);
+/// impl Encode for Pair {
+///     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+///         enc.u32(self.0)?;
+///         enc.u32(self.1)
+///     }
+/// }
+/// assert_eq!(Pair(1, 2).encoded_len(), Ok(8));
+/// ```
+pub trait Encode {
+    /// Writes the encoding through `enc`.
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError>;
+
+    /// Exact number of bytes [`Encode::encode`] writes.
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        let mut counter = CountingOutput::new();
+        self.encode(&mut Encoder::new(&mut counter, Endian::NATIVE))?;
+        Ok(counter.len())
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for &T {
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        (**self).encode(enc)
+    }
+
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        (**self).encoded_len()
+    }
+}
+
+/// Exact encoded length of `value`.
+///
+/// ```
+/// assert_eq!(perf_encode::encoded_len(&perf_encode::HeaderString::new(b"x86_64")), Ok(68));
+/// ```
+pub fn encoded_len<E: Encode + ?Sized>(value: &E) -> Result<usize, EncodeError> {
+    value.encoded_len()
+}
+
+/// Encodes `value` at the start of `buf` and returns the written part.
+///
+/// The length is computed first: a short buffer is [`EncodeError::BufferTooSmall`] with the
+/// length needed, and not a byte of `buf` is touched.
+///
+/// ```
+/// use perf_encode::{to_slice, Endian, records::FinishedRound};
+/// let mut buf = [0xffu8; 16];
+/// let used = to_slice(&FinishedRound, Endian::Little, &mut buf).unwrap();
+/// assert_eq!(used, &[68, 0, 0, 0, 0, 0, 8, 0]);
+/// ```
+pub fn to_slice<'b, E: Encode + ?Sized>(
+    value: &E,
+    endian: Endian,
+    buf: &'b mut [u8],
+) -> Result<&'b mut [u8], EncodeError> {
+    let needed = value.encoded_len()?;
+    let available = buf.len();
+    let head = buf
+        .get_mut(..needed)
+        .ok_or(EncodeError::BufferTooSmall { needed, available })?;
+    let mut out = SliceOutput::new(head);
+    value.encode(&mut Encoder::new(&mut out, endian))?;
+    let written = out.written();
+    if written != needed {
+        return Err(EncodeError::LengthMismatch {
+            announced: needed,
+            written,
+        });
+    }
+    Ok(out.into_written())
+}
+
+/// Appends the encoding of `value` to `vec`; on error `vec` is left as it was.
+///
+/// ```
+/// use perf_encode::{append_to_vec, Endian, HeaderString};
+/// let mut v = vec![1u8];
+/// append_to_vec(&HeaderString::new(b"vm"), Endian::Little, &mut v).unwrap();
+/// assert_eq!(v.len(), 1 + 68);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn append_to_vec<E: Encode + ?Sized>(
+    value: &E,
+    endian: Endian,
+    vec: &mut alloc::vec::Vec<u8>,
+) -> Result<(), EncodeError> {
+    let needed = value.encoded_len()?;
+    let start = vec.len();
+    vec.reserve(needed);
+    let result = value.encode(&mut Encoder::new(vec, endian));
+    let written = vec.len().saturating_sub(start);
+    let result = result.and(if written == needed {
+        Ok(())
+    } else {
+        Err(EncodeError::LengthMismatch {
+            announced: needed,
+            written,
+        })
+    });
+    if result.is_err() {
+        vec.truncate(start);
+    }
+    result
+}
+
+/// The encoding of `value` in a new `Vec<u8>`.
+///
+/// ```
+/// let v = perf_encode::to_vec(&perf_encode::records::FinishedInit, perf_encode::Endian::Big).unwrap();
+/// assert_eq!(v, [0, 0, 0, 82, 0, 0, 0, 8]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn to_vec<E: Encode + ?Sized>(
+    value: &E,
+    endian: Endian,
+) -> Result<alloc::vec::Vec<u8>, EncodeError> {
+    let mut v = alloc::vec::Vec::new();
+    append_to_vec(value, endian, &mut v)?;
+    Ok(v)
+}

@@ -1,0 +1,66 @@
+//! One event of a file: its attr, name and sample ids — what EVENT_DESC, the attrs section
+//! and the layout planner all describe.
+
+use crate::EncodeError;
+use perf_abi::PerfEventAttr;
+
+/// Longest event name accepted (perf and the seed writer cap names below 64 KiB).
+pub const MAX_EVENT_NAME_LEN: usize = 0xffff;
+
+/// An event: the attr it was collected with, its name (`sched:sched_switch`, `cpu-clock`),
+/// and the sample ids (`PERF_SAMPLE_ID`/`IDENTIFIER` values) that belong to it.
+///
+/// ```
+/// use perf_abi::PerfEventAttr;
+/// let e = perf_encode::EventEntry { attr: PerfEventAttr::default(), name: "cpu-clock", ids: &[1, 2] };
+/// assert!(e.check().is_ok());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventEntry<'a> {
+    /// How the event was collected. `attr.size` is ignored: a file gives every attr one size.
+    pub attr: PerfEventAttr,
+    /// The event's name, UTF-8. No NUL inside, shorter than 64 KiB.
+    pub name: &'a str,
+    /// Sample ids of the event.
+    pub ids: &'a [u64],
+}
+
+impl EventEntry<'_> {
+    /// Checks the limits of the format: name length, no NUL in the name, id count.
+    pub fn check(&self) -> Result<(), EncodeError> {
+        if self.name.len() > MAX_EVENT_NAME_LEN {
+            return Err(EncodeError::TooLong {
+                what: "event name",
+                len: self.name.len() as u64,
+                max: MAX_EVENT_NAME_LEN as u64,
+            });
+        }
+        if self.name.as_bytes().contains(&0) {
+            return Err(EncodeError::InvalidValue {
+                what: "event name contains a NUL byte",
+            });
+        }
+        if u32::try_from(self.ids.len()).is_err() {
+            return Err(EncodeError::TooLong {
+                what: "event ids",
+                len: self.ids.len() as u64,
+                max: u32::MAX as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// The attr with `size` set to `attr_size`.
+    pub fn attr_with_size(&self, attr_size: u32) -> PerfEventAttr {
+        PerfEventAttr {
+            size: attr_size,
+            ..self.attr
+        }
+    }
+}
+
+/// The attr size every attr of these events is written with (see
+/// [`attr::file_attr_size`](crate::attr::file_attr_size)).
+pub fn events_attr_size(events: &[EventEntry<'_>]) -> u32 {
+    crate::attr::file_attr_size(events.iter().map(|e| &e.attr))
+}

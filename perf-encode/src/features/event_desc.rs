@@ -1,0 +1,55 @@
+//! `HEADER_EVENT_DESC`: every event's attr, name and ids.
+
+use crate::event::events_attr_size;
+use crate::{Encode, EncodeError, Encoder, EventEntry, HeaderString, Output};
+
+/// `u32 nr, u32 attr_size`, then per event `{attr, u32 nr_ids, string name, u64 ids[nr_ids]}`.
+///
+/// All attrs are written with one size (128, or 136 when an attr uses `config3`), their `size`
+/// fields set to it. Names are written as UTF-8 bytes.
+///
+/// ```
+/// use perf_abi::PerfEventAttr;
+/// use perf_encode::{features::EventDescFeature, to_vec, Endian, EventEntry};
+/// let events = [EventEntry { attr: PerfEventAttr::default(), name: "événement", ids: &[7] }];
+/// let v = to_vec(&EventDescFeature::new(&events), Endian::Little).unwrap();
+/// assert_eq!(&v[0..8], &[1, 0, 0, 0, 128, 0, 0, 0]);
+/// assert_eq!(v.len(), 8 + 128 + 4 + 4 + 64 + 8);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct EventDescFeature<'a> {
+    events: &'a [EventEntry<'a>],
+}
+
+impl<'a> EventDescFeature<'a> {
+    /// The feature for `events`.
+    pub fn new(events: &'a [EventEntry<'a>]) -> Self {
+        EventDescFeature { events }
+    }
+}
+
+impl Encode for EventDescFeature<'_> {
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        let nr = u32::try_from(self.events.len()).map_err(|_| EncodeError::TooLong {
+            what: "events",
+            len: self.events.len() as u64,
+            max: u32::MAX as u64,
+        })?;
+        let attr_size = events_attr_size(self.events);
+        enc.u32(nr)?;
+        enc.u32(attr_size)?;
+        for e in self.events {
+            e.check()?;
+            enc.encode(&e.attr_with_size(attr_size))?;
+            let nr_ids = u32::try_from(e.ids.len()).map_err(|_| EncodeError::TooLong {
+                what: "event ids",
+                len: e.ids.len() as u64,
+                max: u32::MAX as u64,
+            })?;
+            enc.u32(nr_ids)?;
+            enc.encode(&HeaderString::from_str_strict(e.name)?)?;
+            enc.u64s(e.ids)?;
+        }
+        Ok(())
+    }
+}
