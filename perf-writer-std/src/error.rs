@@ -1,0 +1,110 @@
+//! [`WriterError`]: why the writer refused something.
+
+use perf_encode::records::FramingError;
+use perf_encode::EncodeError;
+use std::{fmt, io};
+
+/// Why a writer call was refused. Methods with the `tracepoint_perf` 0.5 signatures return
+/// `io::Result` (this error is inside: `io::Error::get_ref` and `downcast_ref` reach it) or
+/// `bool`; the `try_*` methods return it directly.
+///
+/// ```
+/// use perf_writer_std::{PerfDataFileWriter, WriterError};
+/// let mut w = PerfDataFileWriter::new();
+/// let err = w.write_event_data(&[0; 8]).unwrap_err();
+/// assert_eq!(WriterError::from_io(&err), Some(&WriterError::NotOpen));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriterError {
+    /// No output is open: call `create_file` or construct the writer over an output.
+    NotOpen,
+    /// An earlier write failed, so the data section is in an unknown state. The output can only
+    /// be closed (`close_no_finalize`).
+    Poisoned,
+    /// The event bytes are not whole records (nothing of them was written).
+    Framing(FramingError),
+    /// The data section ends inside a record; write the rest of it, then finalize.
+    IncompleteRecord,
+    /// A value does not fit the format.
+    Encode(EncodeError),
+    /// The id is already used by another event description.
+    DuplicateId(u64),
+    /// A tracepoint format with this `common_type` was already added.
+    DuplicateFormat(u32),
+    /// A tracepoint attr whose `config` is not its format's id: perf would decode it with the
+    /// wrong format.
+    TracepointConfigMismatch {
+        /// The attr's `config`.
+        config: u64,
+        /// The format's id.
+        format_id: u32,
+    },
+    /// The tracefs format text could not be parsed.
+    BadFormatText,
+    /// Feature index outside 1..=31 for this call.
+    BadFeatureIndex(u8),
+    /// The feature is not a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID,
+    /// CMDLINE).
+    NotAStringFeature(u8),
+    /// More event descriptions than the format counts (2^32 - 1).
+    TooManyEvents,
+}
+
+impl WriterError {
+    /// The `WriterError` inside an `io::Error` returned by this crate, if any.
+    pub fn from_io(e: &io::Error) -> Option<&WriterError> {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<WriterError>())
+    }
+}
+
+impl fmt::Display for WriterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotOpen => f.write_str("no output is open"),
+            Self::Poisoned => f.write_str("an earlier write failed; the output can only be closed"),
+            Self::Framing(e) => write!(f, "event data refused: {e}"),
+            Self::IncompleteRecord => f.write_str("the data section ends inside a record"),
+            Self::Encode(e) => write!(f, "{e}"),
+            Self::DuplicateId(id) => write!(f, "sample id {id} already belongs to another event"),
+            Self::DuplicateFormat(id) => {
+                write!(f, "a tracepoint format with id {id} was already added")
+            }
+            Self::TracepointConfigMismatch { config, format_id } => write!(
+                f,
+                "tracepoint attr config {config} does not match its format id {format_id}"
+            ),
+            Self::BadFormatText => f.write_str("the tracefs format text could not be parsed"),
+            Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),
+            Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),
+            Self::TooManyEvents => f.write_str("too many event descriptions"),
+        }
+    }
+}
+
+impl std::error::Error for WriterError {}
+
+impl From<EncodeError> for WriterError {
+    fn from(e: EncodeError) -> Self {
+        WriterError::Encode(e)
+    }
+}
+
+impl From<FramingError> for WriterError {
+    fn from(e: FramingError) -> Self {
+        WriterError::Framing(e)
+    }
+}
+
+impl From<WriterError> for io::Error {
+    fn from(e: WriterError) -> Self {
+        let kind = match e {
+            WriterError::NotOpen | WriterError::Poisoned | WriterError::IncompleteRecord => {
+                io::ErrorKind::Other
+            }
+            _ => io::ErrorKind::InvalidInput,
+        };
+        io::Error::new(kind, e)
+    }
+}

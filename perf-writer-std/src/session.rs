@@ -1,0 +1,300 @@
+//! What a file will describe besides its records: event descriptions, feature headers and
+//! the tracing-data settings. Shared by every output mode; holds no I/O.
+
+use crate::host;
+use crate::WriterError;
+use perf_abi::{attr, feature, PerfEventAttr};
+use perf_encode::features::{EventDescFeature, FormatText, TracepointFormat, TracingData};
+use perf_encode::{Encode, Endian, EventEntry};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use tracepoint_decode::PerfEventFormat;
+
+/// Number of feature slots the writer keeps (perf 6.1 knows 1..=31).
+pub(crate) const FEATURE_SLOTS: usize = feature::LAST_FEATURE as usize;
+
+/// The name of the placeholder event a file with no event descriptions gets, so that every
+/// reader can open it (readers refuse a file without attrs).
+pub const PLACEHOLDER_EVENT_NAME: &str = "dummy:u";
+
+/// One event description.
+#[derive(Debug, Clone)]
+pub(crate) struct EventDescData {
+    pub(crate) name: String,
+    pub(crate) ids: Vec<u64>,
+    pub(crate) attr: PerfEventAttr,
+}
+
+/// A tracepoint's format and, when the caller gave it, its original tracefs text.
+#[derive(Debug)]
+struct Tracepoint {
+    format: Arc<PerfEventFormat>,
+    text: Option<Vec<u8>>,
+}
+
+/// Settings of the synthesized TRACING_DATA.
+#[derive(Debug, Default)]
+pub(crate) struct TracingSettings {
+    pub(crate) long_size: u8,
+    pub(crate) page_size: u32,
+    pub(crate) header_page: Vec<u8>,
+    pub(crate) header_event: Vec<u8>,
+    pub(crate) ftraces: Vec<Vec<u8>>,
+    pub(crate) kallsyms: Vec<u8>,
+    pub(crate) printk: Vec<u8>,
+    pub(crate) saved_cmdline: Vec<u8>,
+}
+
+/// A feature index and its payload.
+pub(crate) type FeaturePayload<'s> = (u8, Cow<'s, [u8]>);
+
+/// The description of one file.
+#[derive(Debug)]
+pub(crate) struct Session {
+    endian: Endian,
+    descs: Vec<EventDescData>,
+    ids: HashSet<u64>,
+    tracepoints: BTreeMap<u32, Tracepoint>,
+    headers: [Vec<u8>; FEATURE_SLOTS],
+    pub(crate) tracing: TracingSettings,
+}
+
+/// The placeholder event: a software dummy event with no ids.
+fn placeholder_attr() -> PerfEventAttr {
+    PerfEventAttr {
+        type_: attr::TYPE_SOFTWARE,
+        size: attr::ATTR_SIZE_VER7,
+        config: attr::SW_DUMMY,
+        sample_period: 1,
+        flags: perf_abi::attr_flags::EXCLUDE_KERNEL | perf_abi::attr_flags::EXCLUDE_HV,
+        ..Default::default()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(endian: Endian) -> Self {
+        Session {
+            endian,
+            descs: Vec::new(),
+            ids: HashSet::new(),
+            tracepoints: BTreeMap::new(),
+            headers: Default::default(),
+            tracing: TracingSettings::default(),
+        }
+    }
+
+    pub(crate) fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// Forgets everything but the byte order.
+    pub(crate) fn reset(&mut self) {
+        *self = Session::new(self.endian);
+    }
+
+    pub(crate) fn descs(&self) -> &[EventDescData] {
+        &self.descs
+    }
+
+    pub(crate) fn header(&self, index: u8) -> &[u8] {
+        self.headers
+            .get(usize::from(index))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    fn slot(&mut self, index: u8) -> Result<&mut Vec<u8>, WriterError> {
+        if index == feature::RESERVED {
+            return Err(WriterError::BadFeatureIndex(index));
+        }
+        self.headers
+            .get_mut(usize::from(index))
+            .ok_or(WriterError::BadFeatureIndex(index))
+    }
+
+    /// Sets the raw payload of a feature (empty clears it).
+    pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
+        let slot = self.slot(index)?;
+        slot.clear();
+        slot.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Sets a feature to the encoding of `value`; on error the feature keeps its old value.
+    pub(crate) fn set_encoded<E: Encode + ?Sized>(
+        &mut self,
+        index: u8,
+        value: &E,
+    ) -> Result<(), WriterError> {
+        let bytes = perf_encode::to_vec(value, self.endian)?;
+        *self.slot(index)? = bytes;
+        Ok(())
+    }
+
+    pub(crate) fn clear_header(&mut self, index: u8) {
+        if let Ok(slot) = self.slot(index) {
+            slot.clear();
+        }
+    }
+
+    pub(crate) fn has_tracepoint(&self, common_type: u32) -> bool {
+        self.tracepoints.contains_key(&common_type)
+    }
+
+    /// Adds an event description after checking everything that could make the file wrong.
+    pub(crate) fn add_desc(
+        &mut self,
+        ids: &[u64],
+        attr: PerfEventAttr,
+        name: &str,
+        tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
+    ) -> Result<(), WriterError> {
+        let entry = EventEntry { attr, name, ids };
+        entry.check()?;
+        if u32::try_from(self.descs.len()).map_or(true, |n| n == u32::MAX) {
+            return Err(WriterError::TooManyEvents);
+        }
+        let mut seen = HashSet::with_capacity(ids.len());
+        if let Some(&dup) = ids
+            .iter()
+            .find(|id| self.ids.contains(id) || !seen.insert(**id))
+        {
+            return Err(WriterError::DuplicateId(dup));
+        }
+        if let Some((format, _)) = tracepoint {
+            let id = format.id();
+            if self.tracepoints.contains_key(&id) {
+                return Err(WriterError::DuplicateFormat(id));
+            }
+            if attr.type_ == attr::TYPE_TRACEPOINT && attr.config != u64::from(id) {
+                return Err(WriterError::TracepointConfigMismatch {
+                    config: attr.config,
+                    format_id: id,
+                });
+            }
+        }
+        if let Some((format, text)) = tracepoint {
+            self.tracepoints.insert(
+                format.id(),
+                Tracepoint {
+                    format: format.clone(),
+                    text: text.map(<[u8]>::to_vec),
+                },
+            );
+        }
+        self.ids.extend(ids.iter().copied());
+        self.descs.push(EventDescData {
+            name: name.to_owned(),
+            ids: ids.to_vec(),
+            attr,
+        });
+        Ok(())
+    }
+
+    /// The events the file lists: the descriptions, or the placeholder when there are none.
+    pub(crate) fn event_entries(&self) -> Vec<EventEntry<'_>> {
+        if self.descs.is_empty() {
+            return vec![EventEntry {
+                attr: placeholder_attr(),
+                name: PLACEHOLDER_EVENT_NAME,
+                ids: &[],
+            }];
+        }
+        self.descs
+            .iter()
+            .map(|d| EventEntry {
+                attr: d.attr,
+                name: &d.name,
+                ids: &d.ids,
+            })
+            .collect()
+    }
+
+    /// perf refuses a file that has a tracepoint attr and no TRACING_DATA.
+    fn needs_tracing_data(&self) -> bool {
+        !self.tracepoints.is_empty()
+            || self.tracing.long_size != 0
+            || self
+                .descs
+                .iter()
+                .any(|d| d.attr.type_ == attr::TYPE_TRACEPOINT)
+    }
+
+    fn synthesize_tracing_data(&self) -> Result<Vec<u8>, WriterError> {
+        let mut formats: Vec<&Tracepoint> = self.tracepoints.values().collect();
+        formats.sort_by(|a, b| {
+            a.format
+                .system_name()
+                .cmp(b.format.system_name())
+                .then(a.format.id().cmp(&b.format.id()))
+        });
+        let events: Vec<TracepointFormat<'_>> = formats
+            .iter()
+            .map(|t| TracepointFormat {
+                system: t.format.system_name(),
+                format: match &t.text {
+                    Some(text) => FormatText::Text(text),
+                    None => FormatText::Parsed(&t.format),
+                },
+            })
+            .collect();
+        let ftraces: Vec<&[u8]> = self.tracing.ftraces.iter().map(Vec::as_slice).collect();
+        let s = &self.tracing;
+        let td = TracingData {
+            long_size: if s.long_size == 0 {
+                host::long_size()
+            } else {
+                s.long_size
+            },
+            page_size: if s.page_size == 0 {
+                host::page_size()
+            } else {
+                s.page_size
+            },
+            header_page: &s.header_page,
+            header_event: &s.header_event,
+            ftraces: &ftraces,
+            events: &events,
+            kallsyms: &s.kallsyms,
+            printk: &s.printk,
+            saved_cmdline: &s.saved_cmdline,
+        };
+        Ok(perf_encode::to_vec(&td, self.endian)?)
+    }
+
+    /// Every feature payload of the file, ascending: the caller's, plus the synthesized
+    /// EVENT_DESC and TRACING_DATA where the caller set none, plus HOSTNAME in a big-endian
+    /// file (perf drops the features of a byte-swapped file without it).
+    pub(crate) fn feature_payloads<'s>(
+        &'s self,
+        events: &[EventEntry<'_>],
+    ) -> Result<Vec<FeaturePayload<'s>>, WriterError> {
+        let mut out = Vec::new();
+        for (index, data) in self.headers.iter().enumerate() {
+            let index = u8::try_from(index).map_err(|_| WriterError::BadFeatureIndex(u8::MAX))?;
+            let payload: Option<Cow<'s, [u8]>> = if !data.is_empty() {
+                Some(Cow::Borrowed(data.as_slice()))
+            } else if index == feature::EVENT_DESC {
+                Some(Cow::Owned(perf_encode::to_vec(
+                    &EventDescFeature::new(events),
+                    self.endian,
+                )?))
+            } else if index == feature::TRACING_DATA && self.needs_tracing_data() {
+                Some(Cow::Owned(self.synthesize_tracing_data()?))
+            } else if index == feature::HOSTNAME && self.endian == Endian::Big {
+                let name = host::hostname().unwrap_or_default();
+                Some(Cow::Owned(perf_encode::to_vec(
+                    &perf_encode::HeaderString::new(&name),
+                    self.endian,
+                )?))
+            } else {
+                None
+            };
+            if let Some(p) = payload {
+                out.push((index, p));
+            }
+        }
+        Ok(out)
+    }
+}
