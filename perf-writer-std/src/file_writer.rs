@@ -210,7 +210,8 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
     /// Writes after the data section: the feature section table and payloads (EVENT_DESC and,
     /// when a tracepoint event exists, TRACING_DATA synthesized unless set by the caller), the
     /// attrs (all with one size) and their ids; then the file header. A file with no event
-    /// description gets a placeholder dummy event so that every reader opens it.
+    /// description gets a placeholder dummy event, and an empty data section one
+    /// FINISHED_ROUND record, so that every reader opens it as an empty trace.
     ///
     /// On error nothing is lost: the writer stays open with its data and settings, and
     /// `finish` can be called again (after more events, or a fixed setting).
@@ -225,6 +226,12 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
         }
         if !out.framer.at_boundary() {
             return Err(io_err(WriterError::IncompleteRecord));
+        }
+
+        if out.data_end.saturating_sub(out.base) == FILE_HEADER_SIZE {
+            // perf warns about (and `perf script` fails on) an empty data section; one
+            // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
+            out.write_encoded(&FinishedRound, endian)?;
         }
 
         let events = self.session.event_entries();
