@@ -1,0 +1,204 @@
+//! The writer's state machine over in-memory outputs: refusals leave the output intact, a
+//! failed finalize can be retried, settings survive `create_file`.
+
+use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex, WriterError};
+use std::cell::Cell;
+use std::io::{self, Cursor, Seek, SeekFrom, Write};
+use std::rc::Rc;
+use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+
+fn attr() -> PerfEventAttr {
+    let mut a = PerfEventAttr::default();
+    a.attr_type = PerfEventAttrType::Software;
+    a.sample_type = PerfEventAttrSampleType::Identifier;
+    a
+}
+
+fn sample(id: u64) -> Vec<u8> {
+    let mut v = vec![9, 0, 0, 0, 2, 0, 16, 0];
+    v.extend_from_slice(&id.to_le_bytes());
+    v
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// An output that fails every write while `fail` is set.
+#[derive(Debug)]
+struct Flaky {
+    inner: Cursor<Vec<u8>>,
+    fail: Rc<Cell<bool>>,
+}
+
+impl Write for Flaky {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.fail.get() {
+            return Err(io::Error::other("disk full"));
+        }
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for Flaky {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[test]
+fn refused_event_bytes_leave_the_data_section_unchanged() {
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    assert!(w.add_event_desc(&[1], &attr(), "e"));
+    w.write_event_data(&sample(1)).unwrap();
+    let pos = w.file_pos();
+    // size 12 is not a multiple of 8; size 4 is below the header.
+    for bad in [[9u8, 0, 0, 0, 0, 0, 12, 0], [9, 0, 0, 0, 0, 0, 4, 0]] {
+        let err = w.write_event_data(&bad).unwrap_err();
+        assert!(
+            matches!(WriterError::from_io(&err), Some(WriterError::Framing(_))),
+            "{err}"
+        );
+        assert_eq!(w.file_pos(), pos);
+    }
+    // A record split across calls is fine.
+    let s = sample(1);
+    w.write_event_data(&s[..3]).unwrap();
+    // Finalize inside a record is refused, and the writer stays usable.
+    let err = w.finish().unwrap_err();
+    assert_eq!(
+        WriterError::from_io(&err),
+        Some(&WriterError::IncompleteRecord)
+    );
+    w.write_event_data(&s[3..]).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    // data: 2 samples of 16 bytes.
+    assert_eq!(u64_at(&bytes, 40), 104);
+    assert_eq!(u64_at(&bytes, 48), 32);
+}
+
+#[test]
+fn a_failed_finalize_can_be_retried() {
+    let fail = Rc::new(Cell::new(false));
+    let out = Flaky {
+        inner: Cursor::new(Vec::new()),
+        fail: fail.clone(),
+    };
+    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
+    assert!(w.add_event_desc(&[1, 2], &attr(), "e"));
+    w.write_event_data(&sample(1)).unwrap();
+    fail.set(true);
+    assert!(w.finish().is_err());
+    assert!(w.file_pos().is_some(), "still open after a failed finalize");
+    fail.set(false);
+    // More events after the failure go where the data section ended, not after the partial tail.
+    w.write_event_data(&sample(2)).unwrap();
+    let bytes = w.finish().unwrap().inner.into_inner();
+    assert_eq!(&bytes[..8], b"PERFILE2");
+    assert_eq!(u64_at(&bytes, 48), 32, "two samples in the data section");
+    assert_eq!(&bytes[104 + 8..104 + 16], &1u64.to_le_bytes());
+    assert_eq!(&bytes[104 + 24..104 + 32], &2u64.to_le_bytes());
+}
+
+#[test]
+fn a_failed_event_write_poisons_instead_of_corrupting() {
+    let fail = Rc::new(Cell::new(false));
+    // No buffer in front: the failure reaches the writer at once.
+    let out = Flaky {
+        inner: Cursor::new(Vec::new()),
+        fail: fail.clone(),
+    };
+    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
+    fail.set(true);
+    assert!(w.write_event_data(&sample(1)).is_err());
+    fail.set(false);
+    let err = w.write_event_data(&sample(1)).unwrap_err();
+    assert_eq!(WriterError::from_io(&err), Some(&WriterError::Poisoned));
+    let err = w.finish().unwrap_err();
+    assert_eq!(WriterError::from_io(&err), Some(&WriterError::Poisoned));
+    w.close_no_finalize();
+    assert_eq!(w.file_pos(), None);
+}
+
+#[test]
+fn duplicate_ids_and_bad_names_are_refused() {
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.add_event_desc(&[1, 2], &attr(), "a"));
+    assert_eq!(
+        w.try_add_event_desc(&[3, 2], &attr(), "b"),
+        Err(WriterError::DuplicateId(2))
+    );
+    assert_eq!(
+        w.try_add_event_desc(&[4, 4], &attr(), "c"),
+        Err(WriterError::DuplicateId(4))
+    );
+    assert!(!w.add_event_desc(&[5], &attr(), "nul\0inside"));
+    assert!(!w.add_event_desc(&[6], &attr(), &"x".repeat(0x10000)));
+    assert!(w.add_event_desc(&[3], &attr(), &"x".repeat(0xffff)));
+}
+
+#[test]
+fn string_headers_are_limited_to_string_features() {
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm\0garbage"));
+    // perf_header_string: len 64, "vm", NUL padding.
+    let h = w.get_header(PerfHeaderIndex::Hostname);
+    assert_eq!(h.len(), 68);
+    assert_eq!(&h[..6], &[64, 0, 0, 0, b'v', b'm']);
+    assert!(h[6..].iter().all(|&b| b == 0));
+    // CMDLINE becomes a list of one string.
+    assert!(w.set_string_header(PerfHeaderIndex::Cmdline, b"prog --flag"));
+    let c = w.get_header(PerfHeaderIndex::Cmdline);
+    assert_eq!(&c[..4], &1u32.to_le_bytes());
+    assert_eq!(&c[8..19], b"prog --flag");
+    assert_eq!(
+        w.try_set_string_header(PerfHeaderIndex::NrCpus, b"2"),
+        Err(WriterError::NotAStringFeature(7))
+    );
+    assert!(!w.set_header(PerfHeaderIndex::Reserved, b"x"));
+    assert!(!w.set_header(PerfHeaderIndex::LastFeature, b"x"));
+    assert!(w.set_header(PerfHeaderIndex::PmuCaps, b"x"));
+}
+
+#[test]
+fn settings_made_before_create_file_are_kept() {
+    let dir = std::env::temp_dir().join(format!("perf-writer-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("kept.data");
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"kept-host"));
+    assert!(w.add_event_desc(&[9], &attr(), "kept-event"));
+    // A failed create keeps them too.
+    assert!(w
+        .create_file(dir.join("missing/dir/x.data").to_str().unwrap())
+        .is_err());
+    w.create_file(path.to_str().unwrap()).unwrap();
+    w.finalize_and_close().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let find = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(find(b"kept-host"));
+    assert!(find(b"kept-event"));
+    // After finalize the writer starts fresh.
+    assert!(w.get_header(PerfHeaderIndex::Hostname).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn file_pos_counts_from_the_stream_start() {
+    let mut cursor = Cursor::new(vec![0u8; 10]);
+    cursor.seek(SeekFrom::Start(10)).unwrap();
+    let mut w = PerfDataFileWriter::from_writer(cursor).unwrap();
+    assert_eq!(w.file_pos(), Some(10 + 104));
+    w.write_finished_round().unwrap();
+    assert_eq!(w.file_pos(), Some(10 + 112));
+    let bytes = w.finish().unwrap().into_inner();
+    assert_eq!(&bytes[10..18], b"PERFILE2");
+    assert_eq!(
+        u64_at(&bytes, 10 + 40),
+        104,
+        "offsets are relative to the file start"
+    );
+}
