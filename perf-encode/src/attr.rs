@@ -92,22 +92,42 @@ fn encode_full<O: Output + ?Sized>(
 /// ```
 impl Encode for PerfEventAttr {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let size = self.encoded_len()?;
-        let mut full = [0u8; ATTR_SIZE_VER8 as usize];
-        let mut out = SliceOutput::new(&mut full);
-        encode_full(self, &mut Encoder::new(&mut out, enc.endian()))?;
-        let (prefix, rest) = full.split_at(size.min(full.len()));
-        if rest.iter().any(|&b| b != 0) {
-            return Err(EncodeError::InvalidAttrSize { size: self.size });
-        }
-        enc.bytes(prefix)
+        let (full, size) = self.checked_bytes(enc.endian())?;
+        enc.bytes(full.get(..size).unwrap_or(&[]))
     }
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
+        // Whether a field is lost does not depend on the byte order.
+        self.checked_bytes(Endian::NATIVE).map(|(_, size)| size)
+    }
+}
+
+/// The whole 136-byte encoding and how much of it `attr.size` keeps, after checking that the
+/// size is published and that no non-zero field lies past it.
+trait CheckedBytes {
+    fn checked_bytes(
+        &self,
+        endian: Endian,
+    ) -> Result<([u8; ATTR_SIZE_VER8 as usize], usize), EncodeError>;
+}
+
+impl CheckedBytes for PerfEventAttr {
+    fn checked_bytes(
+        &self,
+        endian: Endian,
+    ) -> Result<([u8; ATTR_SIZE_VER8 as usize], usize), EncodeError> {
+        let invalid = EncodeError::InvalidAttrSize { size: self.size };
         if !is_published_size(self.size) {
-            return Err(EncodeError::InvalidAttrSize { size: self.size });
+            return Err(invalid);
         }
-        usize::try_from(self.size).map_err(|_| EncodeError::InvalidAttrSize { size: self.size })
+        let size = usize::try_from(self.size).map_err(|_| invalid)?;
+        let mut full = [0u8; ATTR_SIZE_VER8 as usize];
+        let mut out = SliceOutput::new(&mut full);
+        encode_full(self, &mut Encoder::new(&mut out, endian))?;
+        if full.get(size..).unwrap_or(&[]).iter().any(|&b| b != 0) {
+            return Err(invalid);
+        }
+        Ok((full, size))
     }
 }
 

@@ -13,15 +13,15 @@ use std::io::{self, BufWriter, IoSlice, Seek, SeekFrom, Write};
 use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat, PerfSessionInfo};
 
-/// Capacity of the buffer [`PerfDataFileWriter::create_file`] puts in front of the file.
+/// Capacity of the buffer the writer puts in front of every output.
 pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Largest blob the tracing-data setters accept (below 2 GiB, as perf reads sizes as `int`).
 const MAX_BLOB: usize = perf_encode::features::tracing_data::MAX_BLOB_LEN;
 
 /// An open output: the stream and where the data section stands in it.
-struct OpenOutput<W> {
-    w: W,
+struct OpenOutput<W: Write> {
+    w: BufWriter<W>,
     /// Stream position of the file's first byte.
     base: u64,
     /// Stream position where the next event byte goes.
@@ -34,7 +34,8 @@ struct OpenOutput<W> {
 }
 
 impl<W: Write + Seek> OpenOutput<W> {
-    fn open(mut w: W, endian: Endian) -> io::Result<Self> {
+    fn open(w: W, endian: Endian) -> io::Result<Self> {
+        let mut w = BufWriter::with_capacity(FILE_BUFFER_SIZE, w);
         let base = w.stream_position()?;
         // A zeroed header until finalize writes the real one: readers see "not a perf file"
         // rather than a file that looks complete.
@@ -112,12 +113,12 @@ impl<W: Write + Seek> OpenOutput<W> {
 /// assert_eq!(&bytes[..8], b"PERFILE2");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub struct PerfDataFileWriter<W: Write + Seek = BufWriter<File>> {
+pub struct PerfDataFileWriter<W: Write + Seek = File> {
     session: Session,
     out: Option<OpenOutput<W>>,
 }
 
-impl PerfDataFileWriter<BufWriter<File>> {
+impl PerfDataFileWriter<File> {
     /// A writer with no file open, writing in this machine's byte order.
     pub fn new() -> Self {
         Self::new_with_endian(Endian::NATIVE)
@@ -137,12 +138,11 @@ impl PerfDataFileWriter<BufWriter<File>> {
     /// settings; settings made while no file was open are kept for the new one, also when
     /// creating the file fails.
     pub fn create_file(&mut self, path: &str) -> io::Result<()> {
-        let file = File::create(path)?;
-        self.open_writer(BufWriter::with_capacity(FILE_BUFFER_SIZE, file))
+        self.open_writer(File::create(path)?)
     }
 }
 
-impl Default for PerfDataFileWriter<BufWriter<File>> {
+impl Default for PerfDataFileWriter<File> {
     fn default() -> Self {
         Self::new()
     }
@@ -164,7 +164,7 @@ fn io_err(e: impl Into<WriterError>) -> io::Error {
 
 impl<W: Write + Seek> PerfDataFileWriter<W> {
     /// A writer whose output is `w`, already started (the file begins at `w`'s current
-    /// position), in this machine's byte order.
+    /// position), in this machine's byte order. The writer buffers `w` itself.
     pub fn from_writer(w: W) -> io::Result<Self> {
         Self::from_writer_with_endian(w, Endian::NATIVE)
     }
@@ -280,7 +280,8 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
             .take()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
         self.session.reset();
-        Ok(done.w)
+        // Flushed above, so taking the output out of its buffer writes nothing more.
+        done.w.into_inner().map_err(|e| e.into_error())
     }
 
     /// Stream position where the next event byte goes, or `None` when no output is open.

@@ -106,14 +106,19 @@ fn a_failed_finalize_can_be_retried() {
 #[test]
 fn a_failed_event_write_poisons_instead_of_corrupting() {
     let fail = Rc::new(Cell::new(false));
-    // No buffer in front: the failure reaches the writer at once.
     let out = Flaky {
         inner: Cursor::new(Vec::new()),
         fail: fail.clone(),
     };
     let mut w = PerfDataFileWriter::from_writer(out).unwrap();
     fail.set(true);
-    assert!(w.write_event_data(&sample(1)).is_err());
+    // The writer buffers: the failure shows once the buffer has to be written out.
+    let buffered_events = perf_writer_std::FILE_BUFFER_SIZE / 16;
+    let first_error = (0..=buffered_events).position(|_| w.write_event_data(&sample(1)).is_err());
+    assert!(
+        first_error.is_some_and(|n| n <= buffered_events),
+        "{first_error:?}"
+    );
     fail.set(false);
     let err = w.write_event_data(&sample(1)).unwrap_err();
     assert_eq!(WriterError::from_io(&err), Some(&WriterError::Poisoned));

@@ -7,7 +7,8 @@ use perf_abi::record_type;
 /// Why bytes are not a valid sequence of records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FramingError {
-    /// A record's `size` is below 8 or not a multiple of 8.
+    /// A record's `size` is below 8, or not a multiple of 8 (HEADER_FEATURE excepted: perf
+    /// writes those unpadded).
     BadSize {
         /// Offset of the record within the bytes fed in this call (may be negative when the
         /// header began in an earlier call: then 0).
@@ -127,7 +128,9 @@ impl RecordFramer {
                 pos = pos.saturating_add(take);
                 if s.have == 8 {
                     let (type_, size) = (s.type_(), s.size());
-                    if size < 8 || size % 8 != 0 {
+                    // perf itself writes pipe-mode HEADER_FEATURE records unpadded.
+                    let aligned = size % 8 == 0 || type_ == record_type::HEADER_FEATURE;
+                    if size < 8 || !aligned {
                         return Err(FramingError::BadSize {
                             offset: start,
                             type_,
