@@ -111,12 +111,14 @@ fn main() -> io::Result<()> {
     // Look up the format's id so the tracepoint attr's config matches it.
     let parsed =
         PerfEventFormat::parse(true, "sched", &format_text).expect("sched_switch format parses");
-    let mut tp_attr = PerfEventAttr::default();
-    tp_attr.attr_type = PerfEventAttrType::Tracepoint;
-    tp_attr.config = u64::from(parsed.id());
-    tp_attr.sample_time = 1;
-    tp_attr.sample_type = PerfEventAttrSampleType(common | sample_type::RAW);
-    tp_attr.options = PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL);
+    let tp_attr = PerfEventAttr {
+        attr_type: PerfEventAttrType::Tracepoint,
+        config: u64::from(parsed.id()),
+        sample_time: 1,
+        sample_type: PerfEventAttrSampleType(common | sample_type::RAW),
+        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
+        ..Default::default()
+    };
     let format = writer
         .add_tracepoint_event_desc_from_text(
             &[SWITCH_ID],
@@ -127,12 +129,14 @@ fn main() -> io::Result<()> {
         )
         .map_err(io::Error::from)?;
 
-    let mut clock_attr = PerfEventAttr::default();
-    clock_attr.attr_type = PerfEventAttrType::Software;
-    clock_attr.config = perf_abi::attr::SW_CPU_CLOCK;
-    clock_attr.sample_time = 1_000_000;
-    clock_attr.sample_type = PerfEventAttrSampleType(common);
-    clock_attr.options = PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL | attr_flags::COMM);
+    let clock_attr = PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        config: perf_abi::attr::SW_CPU_CLOCK,
+        sample_time: 1_000_000,
+        sample_type: PerfEventAttrSampleType(common),
+        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL | attr_flags::COMM),
+        ..Default::default()
+    };
     assert!(writer.add_event_desc(&[CLOCK_ID], &clock_attr, "cpu-clock"));
 
     let threads = [("demo-main", 4242), ("demo-worker", 4243)];

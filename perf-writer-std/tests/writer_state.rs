@@ -8,10 +8,11 @@ use std::rc::Rc;
 use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
 
 fn attr() -> PerfEventAttr {
-    let mut a = PerfEventAttr::default();
-    a.attr_type = PerfEventAttrType::Software;
-    a.sample_type = PerfEventAttrSampleType::Identifier;
-    a
+    PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        sample_type: PerfEventAttrSampleType::Identifier,
+        ..Default::default()
+    }
 }
 
 fn sample(id: u64) -> Vec<u8> {
