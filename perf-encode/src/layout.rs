@@ -11,7 +11,9 @@ pub enum SectionOrder {
     /// perf's order: ids, attrs, data, feature table, feature payloads. The events must be
     /// known before the first record; the data offset does not depend on the data size.
     AttrsFirst,
-    /// Data, feature table, feature payloads, attrs, ids: events may be added until the end.
+    /// Data, feature table, feature payloads, ids, attrs: events may be added until the end.
+    /// The attrs come last so that an event without ids still has its (empty) ids section
+    /// inside the file, which `tracepoint_perf`'s reader requires of every section.
     AttrsLast,
 }
 
@@ -47,9 +49,10 @@ pub struct LayoutInput<'a> {
 /// let l = FileLayout::plan(LayoutInput { order: SectionOrder::AttrsLast, events: &events, data_size: 64, features: &features }).unwrap();
 /// assert_eq!(l.header().data.offset, 104);
 /// assert_eq!(l.feature_table().offset, 104 + 64);
-/// assert_eq!(l.attrs().offset, 168 + 16 + 68);
+/// assert_eq!(l.ids().offset, 168 + 16 + 68);
 /// assert_eq!(l.ids_sections().next().unwrap().size, 16);
-/// assert_eq!(l.file_size(), l.ids().offset + 16);
+/// assert_eq!(l.attrs().offset, l.ids().offset + 16);
+/// assert_eq!(l.file_size(), l.attrs().offset + 144);
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct FileLayout<'a> {
@@ -122,9 +125,9 @@ impl<'a> FileLayout<'a> {
                 data_off = start;
                 table_off = add(data_off, input.data_size, "data section")?;
                 payload_off = add(table_off, table_len, "feature table")?;
-                attrs_off = add(payload_off, payload_len, "feature payloads")?;
-                ids_off = add(attrs_off, attrs_len, "attrs section")?;
-                add(ids_off, ids_len, "ids section")?;
+                ids_off = add(payload_off, payload_len, "feature payloads")?;
+                attrs_off = add(ids_off, ids_len, "ids section")?;
+                add(attrs_off, attrs_len, "attrs section")?;
             }
         }
 
@@ -236,7 +239,7 @@ impl<'a> FileLayout<'a> {
             (Region::FeaturePayloads, self.feature_payloads),
         ];
         if self.input.order == SectionOrder::AttrsLast {
-            r = [r[0], r[3], r[4], r[5], r[2], r[1]];
+            r = [r[0], r[3], r[4], r[5], r[1], r[2]];
         }
         r
     }

@@ -4,7 +4,7 @@ use crate::session::Session;
 use crate::{host, PerfHeaderIndex, WriterError};
 use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION, FILE_HEADER_SIZE};
 use perf_encode::features::{ClockResolution, TotalMem};
-use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, SectionOrder};
+use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
 use perf_encode::records::{FinishedInit, FinishedRound, RecordFramer};
 use perf_encode::{append_to_vec, Encode, Endian, HeaderString, StringList};
 use std::fmt;
@@ -209,7 +209,7 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
     ///
     /// Writes after the data section: the feature section table and payloads (EVENT_DESC and,
     /// when a tracepoint event exists, TRACING_DATA synthesized unless set by the caller), the
-    /// attrs (all with one size) and their ids; then the file header. A file with no event
+    /// ids and the attrs (all with one size); then the file header. A file with no event
     /// description gets a placeholder dummy event, and an empty data section one
     /// FINISHED_ROUND record, so that every reader opens it as an empty trace.
     ///
@@ -255,14 +255,30 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
         })
         .map_err(io_err)?;
 
-        // Everything after the data section is contiguous in this order.
+        // The regions after the data section, in file order, as one contiguous tail.
         let mut tail = Vec::new();
-        append_to_vec(&layout.feature_table_encoder(), endian, &mut tail).map_err(io_err)?;
-        for (_, p) in &payloads {
-            tail.extend_from_slice(p);
+        let tail_start = layout.feature_table().offset;
+        for (region, section) in layout.regions() {
+            if section.offset < tail_start {
+                continue; // header and data: already in place
+            }
+            if section.offset != tail_start.saturating_add(tail.len() as u64) {
+                return Err(io::Error::other("layout regions are not contiguous"));
+            }
+            match region {
+                Region::FeatureTable => {
+                    append_to_vec(&layout.feature_table_encoder(), endian, &mut tail)
+                }
+                Region::FeaturePayloads => {
+                    payloads.iter().for_each(|(_, p)| tail.extend_from_slice(p));
+                    Ok(())
+                }
+                Region::Ids => append_to_vec(&layout.ids_encoder(), endian, &mut tail),
+                Region::Attrs => append_to_vec(&layout.attrs_encoder(), endian, &mut tail),
+                Region::Header | Region::Data => Ok(()),
+            }
+            .map_err(io_err)?;
         }
-        append_to_vec(&layout.attrs_encoder(), endian, &mut tail).map_err(io_err)?;
-        append_to_vec(&layout.ids_encoder(), endian, &mut tail).map_err(io_err)?;
         let mut header = Vec::with_capacity(FILE_HEADER_SIZE as usize);
         append_to_vec(&layout.header(), endian, &mut header).map_err(io_err)?;
 

@@ -20,6 +20,7 @@
 pub mod fixtures;
 pub mod lpd;
 pub mod perf_tool;
+pub mod records;
 pub mod tp_reader;
 
 /// Byte order of a perf.data file.
