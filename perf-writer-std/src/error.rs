@@ -40,6 +40,12 @@ pub enum WriterError {
         /// The format's id.
         format_id: u32,
     },
+    /// A tracepoint event has no tracefs format (perf refuses such a file): add it with
+    /// `add_tracepoint_event_desc`, or set TRACING_DATA with `set_header`.
+    MissingTracepointFormat {
+        /// The tracepoint attr's `config` (its tracefs id).
+        config: u64,
+    },
     /// The tracefs format text could not be parsed.
     BadFormatText,
     /// Feature index outside 1..=31 for this call.
@@ -74,6 +80,10 @@ impl fmt::Display for WriterError {
             Self::TracepointConfigMismatch { config, format_id } => write!(
                 f,
                 "tracepoint attr config {config} does not match its format id {format_id}"
+            ),
+            Self::MissingTracepointFormat { config } => write!(
+                f,
+                "tracepoint event {config} has no tracefs format; perf would refuse the file"
             ),
             Self::BadFormatText => f.write_str("the tracefs format text could not be parsed"),
             Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),

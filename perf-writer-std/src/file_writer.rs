@@ -228,12 +228,7 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
             return Err(io_err(WriterError::IncompleteRecord));
         }
 
-        if out.data_end.saturating_sub(out.base) == FILE_HEADER_SIZE {
-            // perf warns about (and `perf script` fails on) an empty data section; one
-            // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
-            out.write_encoded(&FinishedRound, endian)?;
-        }
-
+        self.session.check_tracepoint_formats().map_err(io_err)?;
         let events = self.session.event_entries();
         let payloads = self.session.feature_payloads(&events).map_err(io_err)?;
         let features: Vec<FeatureLen> = payloads
@@ -243,6 +238,12 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
                 len: p.len() as u64,
             })
             .collect();
+        if out.data_end.saturating_sub(out.base) == FILE_HEADER_SIZE {
+            // perf warns about (and `perf script` fails on) an empty data section; one
+            // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
+            out.write_encoded(&FinishedRound, endian)?;
+        }
+
         let data_size = out
             .data_end
             .saturating_sub(out.base)

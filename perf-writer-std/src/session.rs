@@ -266,6 +266,24 @@ impl Session {
     /// Every feature payload of the file, ascending: the caller's, plus the synthesized
     /// EVENT_DESC and TRACING_DATA where the caller set none, plus HOSTNAME in a big-endian
     /// file (perf drops the features of a byte-swapped file without it).
+    /// perf refuses a file with a tracepoint attr whose format is not in TRACING_DATA. The
+    /// formats are known for descs added with one; a caller's own TRACING_DATA is trusted.
+    pub(crate) fn check_tracepoint_formats(&self) -> Result<(), WriterError> {
+        if !self.header(feature::TRACING_DATA).is_empty() {
+            return Ok(());
+        }
+        let missing = self.descs.iter().find(|d| {
+            d.attr.type_ == attr::TYPE_TRACEPOINT
+                && !u32::try_from(d.attr.config).is_ok_and(|id| self.tracepoints.contains_key(&id))
+        });
+        match missing {
+            Some(d) => Err(WriterError::MissingTracepointFormat {
+                config: d.attr.config,
+            }),
+            None => Ok(()),
+        }
+    }
+
     pub(crate) fn feature_payloads<'s>(
         &'s self,
         events: &[EventEntry<'_>],
