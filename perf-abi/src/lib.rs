@@ -48,6 +48,6 @@ pub use file_header::{
     PerfFileHeader, PerfFileSection, PerfPipeHeader, FILE_HEADER_SIZE, PERF_MAGIC,
     PERF_MAGIC_SWAPPED, PIPE_HEADER_SIZE,
 };
-pub use pipe_records::{HeaderFeatureRecord, IdIndexEntry, TracingDataRecord};
+pub use pipe_records::{HeaderFeatureRecord, IdIndexEntry, TimeConv, TracingDataRecord};
 #[cfg(feature = "tracepoint_decode")]
 pub use tracepoint_decode_conv::AttrConversionError;

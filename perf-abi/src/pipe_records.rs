@@ -1,4 +1,5 @@
-//! Fixed parts of records that tools write: HEADER_FEATURE, HEADER_TRACING_DATA, ID_INDEX.
+//! Fixed parts of records that tools write: HEADER_FEATURE, HEADER_TRACING_DATA, ID_INDEX,
+//! TIME_CONV.
 
 use crate::PerfEventHeader;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -61,6 +62,36 @@ pub struct IdIndexEntry {
     pub tid: u64,
 }
 
+/// The body of a `PERF_RECORD_TIME_CONV` record (after its header): the parameters that
+/// turn TSC values into perf time stamps.
+///
+/// ```
+/// assert_eq!(core::mem::size_of::<perf_abi::TimeConv>(), 48);
+/// ```
+#[repr(C)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
+pub struct TimeConv {
+    /// Shift of the multiplication.
+    pub time_shift: u64,
+    /// Multiplier.
+    pub time_mult: u64,
+    /// Offset.
+    pub time_zero: u64,
+    /// TSC value the conversion is based on.
+    pub time_cycles: u64,
+    /// Mask of the TSC bits.
+    pub time_mask: u64,
+    /// `time_zero` is usable (a flag byte).
+    pub cap_user_time_zero: u8,
+    /// `time_cycles`/`time_mask` are usable (a flag byte).
+    pub cap_user_time_short: u8,
+    /// Reserved, zero.
+    pub reserved: [u8; 6],
+}
+
 const _: () = {
     use core::mem::{offset_of, size_of};
     assert!(size_of::<HeaderFeatureRecord>() == 16);
@@ -68,4 +99,6 @@ const _: () = {
     assert!(size_of::<TracingDataRecord>() == 16);
     assert!(offset_of!(TracingDataRecord, size) == 8);
     assert!(size_of::<IdIndexEntry>() == 32);
+    assert!(size_of::<TimeConv>() == 48);
+    assert!(offset_of!(TimeConv, cap_user_time_zero) == 40);
 };

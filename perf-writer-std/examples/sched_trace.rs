@@ -3,10 +3,13 @@
 //! with COMM records naming the threads. Then show it: `perf script -i <file>`.
 //!
 //! Usage: `cargo run -p perf-writer-std --example sched_trace -- [OUTPUT]` (default
-//! `sched_trace.data`).
+//! `sched_trace.data`). With `-` as OUTPUT it streams pipe mode to stdout:
+//! `cargo run -q -p perf-writer-std --example sched_trace -- - | perf script -i -`.
 
 use perf_abi::{attr_flags, misc, record_type, sample_type};
-use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+use perf_writer_std::{
+    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
+};
 use std::io;
 use tracepoint_decode::{
     PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType, PerfEventAttrType,
@@ -88,6 +91,22 @@ fn main() -> io::Result<()> {
     let path = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "sched_trace.data".to_owned());
+    if path == "-" {
+        let mut writer = PerfPipeWriter::from_writer(io::stdout().lock())?;
+        write_trace(&mut writer, "-")?;
+        writer.finalize_and_close()?;
+    } else {
+        let mut writer = PerfDataFileWriter::new();
+        writer.create_file(&path)?;
+        write_trace(&mut writer, &path)?;
+        writer.finalize_and_close()?;
+        eprintln!("wrote {path}; show it with: perf script -i {path}");
+    }
+    Ok(())
+}
+
+/// The same calls write file mode and pipe mode.
+fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Result<()> {
     let format_text =
         std::fs::read_to_string("/sys/kernel/tracing/events/sched/sched_switch/format")
             .unwrap_or_else(|_| STORED_FORMAT.to_owned());
@@ -98,14 +117,12 @@ fn main() -> io::Result<()> {
         | sample_type::TIME
         | sample_type::CPU
         | sample_type::PERIOD;
-    let mut writer = PerfDataFileWriter::new();
-    writer.create_file(&path)?;
     writer.set_string_header(PerfHeaderIndex::Hostname, b"demo-host");
     writer.set_string_header(PerfHeaderIndex::OSRelease, b"6.1.0-demo");
     writer.set_string_header(PerfHeaderIndex::Arch, std::env::consts::ARCH.as_bytes());
     writer.set_nr_cpus_header(2, 2);
     writer
-        .set_cmdline_header(&["sched_trace", path.as_str()])
+        .set_cmdline_header(&["sched_trace", path])
         .map_err(io::Error::from)?;
 
     // Look up the format's id so the tracepoint attr's config matches it.
@@ -196,7 +213,5 @@ fn main() -> io::Result<()> {
         writer.write_event_data(&tick)?;
     }
     writer.write_finished_round()?;
-    writer.finalize_and_close()?;
-    eprintln!("wrote {path}; show it with: perf script -i {path}");
     Ok(())
 }

@@ -48,6 +48,11 @@ pub enum WriterError {
     },
     /// The tracefs format text could not be parsed.
     BadFormatText,
+    /// A pipe-mode stream already sent its tracing data (at the first event): perf reads it
+    /// once, so tracepoint formats must be added before.
+    FormatAfterStart,
+    /// A feature payload is larger than a pipe-mode HEADER_FEATURE record holds (64 KiB).
+    FeatureTooLargeForPipe(u8),
     /// Feature index outside 1..=31 for this call.
     BadFeatureIndex(u8),
     /// The feature is not a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID,
@@ -85,6 +90,15 @@ impl fmt::Display for WriterError {
                 f,
                 "tracepoint event {config} has no tracefs format; perf would refuse the file"
             ),
+            Self::FormatAfterStart => f.write_str(
+                "tracepoint formats must be added before the first event of a pipe-mode stream",
+            ),
+            Self::FeatureTooLargeForPipe(i) => {
+                write!(
+                    f,
+                    "feature {i} is too large for a pipe-mode HEADER_FEATURE record"
+                )
+            }
             Self::BadFormatText => f.write_str("the tracefs format text could not be parsed"),
             Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),
             Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),

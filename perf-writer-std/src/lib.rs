@@ -1,8 +1,10 @@
 //! Write Linux `perf.data` files from std programs.
 //!
-//! [`PerfDataFileWriter`] is a drop-in replacement for `tracepoint_perf` 0.5's writer (same
-//! method names and signatures) over any `Write + Seek`, buffered, with its defects fixed.
-//! Every byte is encoded by [`perf_encode`]; this crate adds I/O and state.
+//! [`PerfDataFileWriter`] (file mode, over any `Write + Seek`) is a drop-in replacement for
+//! `tracepoint_perf` 0.5's writer: same method names and signatures, buffered, with its
+//! defects fixed. [`PerfPipeWriter`] has the same methods and writes pipe mode over any
+//! `Write`: readable while it is written and after a crash. Every byte is encoded by
+//! [`perf_encode`]; this crate adds I/O and state.
 //!
 //! ```no_run
 //! use perf_writer_std::PerfDataFileWriter;
@@ -16,16 +18,24 @@
 #![warn(missing_docs)]
 
 mod error;
-mod file_writer;
+mod file_output;
 mod header_index;
 mod host;
+mod output_mode;
+mod pipe_output;
+mod record_stream;
 mod session;
+mod writer;
 
 pub use error::WriterError;
-pub use file_writer::{PerfDataFileWriter, FILE_BUFFER_SIZE};
+pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
+pub use output_mode::OutputMode;
 pub use perf_encode::Endian;
+pub use pipe_output::PipeOutput;
+pub use record_stream::FILE_BUFFER_SIZE;
 pub use session::PLACEHOLDER_EVENT_NAME;
+pub use writer::{PerfDataFileWriter, PerfPipeWriter, PerfWriter};
 
 /// The encoder crate, re-exported.
 pub use perf_encode;

@@ -20,7 +20,7 @@ pub const PLACEHOLDER_EVENT_NAME: &str = "dummy:u";
 
 /// One event description.
 #[derive(Debug, Clone)]
-pub(crate) struct EventDescData {
+pub struct EventDescData {
     pub(crate) name: String,
     pub(crate) ids: Vec<u64>,
     pub(crate) attr: PerfEventAttr,
@@ -35,7 +35,7 @@ struct Tracepoint {
 
 /// Settings of the synthesized TRACING_DATA.
 #[derive(Debug, Default)]
-pub(crate) struct TracingSettings {
+pub struct TracingSettings {
     pub(crate) long_size: u8,
     pub(crate) page_size: u32,
     pub(crate) header_page: Vec<u8>,
@@ -49,10 +49,15 @@ pub(crate) struct TracingSettings {
 /// A feature index and its payload.
 pub(crate) type FeaturePayload<'s> = (u8, Cow<'s, [u8]>);
 
-/// The description of one file.
+/// The description of one file. Public only so that [`crate::OutputMode`] can name it; it
+/// cannot be reached from outside the crate.
 #[derive(Debug)]
-pub(crate) struct Session {
+pub struct Session {
     endian: Endian,
+    /// Bumped by every change, so an output can tell cheaply whether anything is new.
+    revision: u64,
+    /// The revision at which each feature last changed.
+    feature_revision: [u64; FEATURE_SLOTS],
     descs: Vec<EventDescData>,
     ids: HashSet<u64>,
     tracepoints: BTreeMap<u32, Tracepoint>,
@@ -76,6 +81,8 @@ impl Session {
     pub(crate) fn new(endian: Endian) -> Self {
         Session {
             endian,
+            revision: 0,
+            feature_revision: [0; FEATURE_SLOTS],
             descs: Vec::new(),
             ids: HashSet::new(),
             tracepoints: BTreeMap::new(),
@@ -104,12 +111,44 @@ impl Session {
             .unwrap_or(&[])
     }
 
+    /// Records a change.
+    pub(crate) fn touch(&mut self) {
+        self.revision = self.revision.wrapping_add(1);
+    }
+
+    /// Changes so far (see [`Session::touch`]).
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The revision at which feature `index` last changed (0: never).
+    pub(crate) fn feature_revision(&self, index: u8) -> u64 {
+        self.feature_revision
+            .get(usize::from(index))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The tracing-data settings, for a change.
+    pub(crate) fn tracing_mut(&mut self) -> &mut TracingSettings {
+        self.touch();
+        &mut self.tracing
+    }
+
     fn slot(&mut self, index: u8) -> Result<&mut Vec<u8>, WriterError> {
         if index == feature::RESERVED {
             return Err(WriterError::BadFeatureIndex(index));
         }
+        let i = usize::from(index);
+        if i >= FEATURE_SLOTS {
+            return Err(WriterError::BadFeatureIndex(index));
+        }
+        self.touch();
+        if let Some(r) = self.feature_revision.get_mut(i) {
+            *r = self.revision;
+        }
         self.headers
-            .get_mut(usize::from(index))
+            .get_mut(i)
             .ok_or(WriterError::BadFeatureIndex(index))
     }
 
@@ -183,6 +222,7 @@ impl Session {
                 },
             );
         }
+        self.touch();
         self.ids.extend(ids.iter().copied());
         self.descs.push(EventDescData {
             name: name.to_owned(),
@@ -209,6 +249,18 @@ impl Session {
                 ids: &d.ids,
             })
             .collect()
+    }
+
+    /// The TRACING_DATA blob: the caller's, else synthesized when the events need one.
+    pub(crate) fn tracing_data(&self) -> Result<Option<Cow<'_, [u8]>>, WriterError> {
+        let own = self.header(feature::TRACING_DATA);
+        if !own.is_empty() {
+            return Ok(Some(Cow::Borrowed(own)));
+        }
+        if self.needs_tracing_data() {
+            return Ok(Some(Cow::Owned(self.synthesize_tracing_data()?)));
+        }
+        Ok(None)
     }
 
     /// perf refuses a file that has a tracepoint attr and no TRACING_DATA.
@@ -263,9 +315,6 @@ impl Session {
         Ok(perf_encode::to_vec(&td, self.endian)?)
     }
 
-    /// Every feature payload of the file, ascending: the caller's, plus the synthesized
-    /// EVENT_DESC and TRACING_DATA where the caller set none, plus HOSTNAME in a big-endian
-    /// file (perf drops the features of a byte-swapped file without it).
     /// perf refuses a file with a tracepoint attr whose format is not in TRACING_DATA. The
     /// formats are known for descs added with one; a caller's own TRACING_DATA is trusted.
     pub(crate) fn check_tracepoint_formats(&self) -> Result<(), WriterError> {
@@ -284,6 +333,9 @@ impl Session {
         }
     }
 
+    /// Every feature payload of the file, ascending: the caller's, plus the synthesized
+    /// EVENT_DESC and TRACING_DATA where the caller set none, plus HOSTNAME in a big-endian
+    /// file (perf drops the features of a byte-swapped file without it).
     pub(crate) fn feature_payloads<'s>(
         &'s self,
         events: &[EventEntry<'_>],
@@ -291,15 +343,15 @@ impl Session {
         let mut out = Vec::new();
         for (index, data) in self.headers.iter().enumerate() {
             let index = u8::try_from(index).map_err(|_| WriterError::BadFeatureIndex(u8::MAX))?;
-            let payload: Option<Cow<'s, [u8]>> = if !data.is_empty() {
+            let payload: Option<Cow<'s, [u8]>> = if index == feature::TRACING_DATA {
+                self.tracing_data()?
+            } else if !data.is_empty() {
                 Some(Cow::Borrowed(data.as_slice()))
             } else if index == feature::EVENT_DESC {
                 Some(Cow::Owned(perf_encode::to_vec(
                     &EventDescFeature::new(events),
                     self.endian,
                 )?))
-            } else if index == feature::TRACING_DATA && self.needs_tracing_data() {
-                Some(Cow::Owned(self.synthesize_tracing_data()?))
             } else if index == feature::HOSTNAME && self.endian == Endian::Big {
                 let name = host::hostname().unwrap_or_default();
                 Some(Cow::Owned(perf_encode::to_vec(

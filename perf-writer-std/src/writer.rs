@@ -1,92 +1,29 @@
-//! [`PerfDataFileWriter`]: file-mode `perf.data` over any `Write + Seek`.
+//! [`PerfWriter`]: the writer, in file mode ([`PerfDataFileWriter`]) or pipe mode
+//! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
+//! modes; the mode decides how they reach the stream.
 
+use crate::output_mode::{OutputMode, OwnRecord};
 use crate::session::Session;
-use crate::{host, PerfHeaderIndex, WriterError};
-use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION, FILE_HEADER_SIZE};
+use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, WriterError};
+use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
 use perf_encode::features::{ClockResolution, TotalMem};
-use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
-use perf_encode::records::{FinishedInit, FinishedRound, RecordFramer};
-use perf_encode::{append_to_vec, Encode, Endian, HeaderString, StringList};
+use perf_encode::{Endian, HeaderString, StringList};
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufWriter, IoSlice, Seek, SeekFrom, Write};
+use std::io::{self, IoSlice, Seek, Write};
 use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat, PerfSessionInfo};
-
-/// Capacity of the buffer the writer puts in front of every output.
-pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Largest blob the tracing-data setters accept (below 2 GiB, as perf reads sizes as `int`).
 const MAX_BLOB: usize = perf_encode::features::tracing_data::MAX_BLOB_LEN;
 
-/// An open output: the stream and where the data section stands in it.
-struct OpenOutput<W: Write> {
-    w: BufWriter<W>,
-    /// Stream position of the file's first byte.
-    base: u64,
-    /// Stream position where the next event byte goes.
-    data_end: u64,
-    framer: RecordFramer,
-    /// A write failed: the data section is in an unknown state.
-    poisoned: bool,
-    /// The stream position may not be `data_end` (after a failed finalize).
-    moved: bool,
+fn io_err(e: impl Into<WriterError>) -> io::Error {
+    io::Error::from(e.into())
 }
 
-impl<W: Write + Seek> OpenOutput<W> {
-    fn open(w: W, endian: Endian) -> io::Result<Self> {
-        let mut w = BufWriter::with_capacity(FILE_BUFFER_SIZE, w);
-        let base = w.stream_position()?;
-        // A zeroed header until finalize writes the real one: readers see "not a perf file"
-        // rather than a file that looks complete.
-        w.write_all(&[0u8; FILE_HEADER_SIZE as usize])?;
-        let data_end = base.checked_add(FILE_HEADER_SIZE).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "stream position overflows")
-        })?;
-        Ok(OpenOutput {
-            w,
-            base,
-            data_end,
-            framer: RecordFramer::new(endian),
-            poisoned: false,
-            moved: false,
-        })
-    }
-
-    fn usable(&mut self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(WriterError::Poisoned.into());
-        }
-        if self.moved {
-            self.w.seek(SeekFrom::Start(self.data_end))?;
-            self.moved = false;
-        }
-        Ok(())
-    }
-
-    /// Appends whole-or-split records; a refused chunk leaves everything as it was.
-    fn write_records(&mut self, data: &[u8]) -> io::Result<()> {
-        let next = self.framer.check(data).map_err(WriterError::from)?;
-        self.usable()?;
-        if let Err(e) = self.w.write_all(data) {
-            self.poisoned = true;
-            return Err(e);
-        }
-        self.data_end = self.data_end.saturating_add(data.len() as u64);
-        self.framer = next;
-        Ok(())
-    }
-
-    fn write_encoded<E: Encode>(&mut self, value: &E, endian: Endian) -> io::Result<()> {
-        let mut buf = [0u8; 16];
-        let bytes = perf_encode::to_slice(value, endian, &mut buf).map_err(WriterError::from)?;
-        self.write_records(bytes)
-    }
-}
-
-/// Writes a `perf.data` file (file mode): records stream into the data section, and
-/// [`finalize_and_close`](Self::finalize_and_close) (or [`finish`](Self::finish)) appends
-/// the feature sections, the attrs and the ids, then writes the real file header.
+/// Writes `perf.data` in file mode: records stream into the data section, and
+/// [`finalize_and_close`](PerfWriter::finalize_and_close) (or [`finish`](PerfWriter::finish))
+/// appends the feature sections, the ids and the attrs, then writes the real file header.
 ///
 /// Its methods have the names and signatures of `tracepoint_perf` 0.5's writer, so a
 /// program written for it compiles after changing its `use` line; the differences are
@@ -97,10 +34,11 @@ impl<W: Write + Seek> OpenOutput<W> {
 /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
 /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
 ///
-/// let mut attr = PerfEventAttr::default();
-/// attr.attr_type = PerfEventAttrType::Software;
-/// attr.sample_type = PerfEventAttrSampleType::Identifier.or(PerfEventAttrSampleType::Time);
-///
+/// let attr = PerfEventAttr {
+///     attr_type: PerfEventAttrType::Software,
+///     sample_type: PerfEventAttrSampleType::Identifier.or(PerfEventAttrSampleType::Time),
+///     ..Default::default()
+/// };
 /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
 /// assert!(w.add_event_desc(&[1], &attr, "cpu-clock"));
 /// assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm"));
@@ -113,12 +51,55 @@ impl<W: Write + Seek> OpenOutput<W> {
 /// assert_eq!(&bytes[..8], b"PERFILE2");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub struct PerfDataFileWriter<W: Write + Seek = File> {
+pub type PerfDataFileWriter<W = File> = PerfWriter<FileOutput<W>>;
+
+/// Writes `perf.data` in pipe mode, over any `Write` (a pipe, a socket, stdout): every header
+/// is a record, sent before the first event that needs it, so the stream is readable as far
+/// as it got — `perf script -i -` reads it live, and a writer killed mid-way leaves every
+/// flushed event readable.
+///
+/// It has the file writer's methods; switching modes is a change of type. Event descriptions
+/// may be added after events were written (each gets a HEADER_ATTR and a name record before
+/// the next event); tracepoint formats must come before the first event, because perf reads
+/// the tracing data once. Feature setters called later are sent as HEADER_FEATURE records.
+///
+/// ```
+/// use perf_writer_std::PerfPipeWriter;
+/// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+///
+/// let attr = PerfEventAttr {
+///     attr_type: PerfEventAttrType::Software,
+///     sample_type: PerfEventAttrSampleType::Identifier,
+///     ..Default::default()
+/// };
+/// let mut w = PerfPipeWriter::from_writer(Vec::new())?;
+/// assert!(w.add_event_desc(&[1], &attr, "cpu-clock"));
+/// w.write_event_data(&[9, 0, 0, 0, 2, 0, 16, 0, 1, 0, 0, 0, 0, 0, 0, 0])?; // SAMPLE, id 1
+/// w.flush()?; // everything so far is readable now
+/// let stream = w.finish()?;
+/// assert_eq!(&stream[..16], b"PERFILE2\x10\0\0\0\0\0\0\0");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub type PerfPipeWriter<W = File> = PerfWriter<PipeOutput<W>>;
+
+/// The writer, generic over its [`OutputMode`]; use it as [`PerfDataFileWriter`] or
+/// [`PerfPipeWriter`].
+pub struct PerfWriter<O: OutputMode> {
     session: Session,
-    out: Option<OpenOutput<W>>,
+    out: Option<O>,
 }
 
-impl PerfDataFileWriter<File> {
+impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PerfWriter")
+            .field("endian", &self.session.endian())
+            .field("event_descs", &self.session.descs().len())
+            .field("file_pos", &self.file_pos())
+            .finish()
+    }
+}
+
+impl PerfWriter<FileOutput<File>> {
     /// A writer with no file open, writing in this machine's byte order.
     pub fn new() -> Self {
         Self::new_with_endian(Endian::NATIVE)
@@ -127,42 +108,55 @@ impl PerfDataFileWriter<File> {
     /// A writer with no file open that writes files in `endian`. Event bytes given to
     /// [`write_event_data`](Self::write_event_data) must be in that byte order too.
     pub fn new_with_endian(endian: Endian) -> Self {
-        PerfDataFileWriter {
+        PerfWriter {
             session: Session::new(endian),
             out: None,
         }
     }
 
-    /// Creates (truncates) the file at `path` and starts its data section. A file already
-    /// open is closed first without finalizing (as `close_no_finalize`), which discards its
-    /// settings; settings made while no file was open are kept for the new one, also when
-    /// creating the file fails.
+    /// Creates (truncates) the file at `path` and starts it. A file already open is closed
+    /// first without finalizing (as `close_no_finalize`), which discards its settings;
+    /// settings made while no file was open are kept for the new one, also when creating the
+    /// file fails.
     pub fn create_file(&mut self, path: &str) -> io::Result<()> {
         self.open_writer(File::create(path)?)
     }
 }
 
-impl Default for PerfDataFileWriter<File> {
+impl Default for PerfWriter<FileOutput<File>> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<W: Write + Seek> fmt::Debug for PerfDataFileWriter<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PerfDataFileWriter")
-            .field("endian", &self.session.endian())
-            .field("event_descs", &self.session.descs().len())
-            .field("file_pos", &self.file_pos())
-            .finish()
+impl PerfWriter<PipeOutput<File>> {
+    /// A pipe-mode writer with no output open, in this machine's byte order.
+    pub fn new() -> Self {
+        Self::new_with_endian(Endian::NATIVE)
+    }
+
+    /// A pipe-mode writer with no output open, writing in `endian`.
+    pub fn new_with_endian(endian: Endian) -> Self {
+        PerfWriter {
+            session: Session::new(endian),
+            out: None,
+        }
+    }
+
+    /// Creates (truncates) the file at `path` and starts a pipe-mode stream in it (perf reads
+    /// pipe-mode files from a path too).
+    pub fn create_file(&mut self, path: &str) -> io::Result<()> {
+        self.open_writer(File::create(path)?)
     }
 }
 
-fn io_err(e: impl Into<WriterError>) -> io::Error {
-    io::Error::from(e.into())
+impl Default for PerfWriter<PipeOutput<File>> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
-impl<W: Write + Seek> PerfDataFileWriter<W> {
+impl<W: Write + Seek> PerfWriter<FileOutput<W>> {
     /// A writer whose output is `w`, already started (the file begins at `w`'s current
     /// position), in this machine's byte order. The writer buffers `w` itself.
     pub fn from_writer(w: W) -> io::Result<Self> {
@@ -171,149 +165,110 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
 
     /// A writer whose output is `w`, already started, writing in `endian`.
     pub fn from_writer_with_endian(w: W, endian: Endian) -> io::Result<Self> {
-        let out = OpenOutput::open(w, endian)?;
-        Ok(PerfDataFileWriter {
+        let mut writer = PerfWriter {
             session: Session::new(endian),
-            out: Some(out),
-        })
+            out: None,
+        };
+        writer.open_writer(w)?;
+        Ok(writer)
+    }
+}
+
+impl<W: Write> PerfWriter<PipeOutput<W>> {
+    /// A pipe-mode writer over `w` (buffered by the writer), in this machine's byte order.
+    /// Nothing is written until the first event, flush or finish.
+    pub fn from_writer(w: W) -> io::Result<Self> {
+        Self::from_writer_with_endian(w, Endian::NATIVE)
     }
 
-    /// Starts a file on `w` (see [`create_file`](PerfDataFileWriter::create_file) for what
-    /// happens to an output already open and to settings).
-    pub fn open_writer(&mut self, w: W) -> io::Result<()> {
+    /// A pipe-mode writer over `w`, writing in `endian`.
+    pub fn from_writer_with_endian(w: W, endian: Endian) -> io::Result<Self> {
+        let mut writer = PerfWriter {
+            session: Session::new(endian),
+            out: None,
+        };
+        writer.open_writer(w)?;
+        Ok(writer)
+    }
+}
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Starts output on `stream` (see [`create_file`](PerfDataFileWriter::create_file) for
+    /// what happens to an output already open and to settings).
+    pub fn open_writer(&mut self, stream: O::Stream) -> io::Result<()> {
         if self.out.is_some() {
             self.close_no_finalize();
         }
-        self.out = Some(OpenOutput::open(w, self.session.endian())?);
+        self.out = Some(O::open(stream, self.session.endian())?);
         Ok(())
     }
 
-    /// The byte order of the files this writer writes.
+    /// The byte order this writer writes.
     pub fn endian(&self) -> Endian {
         self.session.endian()
     }
 
-    /// Closes the output (if any) without finalizing: the file is left unreadable. Forgets
-    /// every setting and event description.
+    /// Closes the output (if any) without finalizing: a file is left unreadable, a pipe
+    /// stream ends where it is (buffered bytes are written). Forgets every setting and event
+    /// description.
     pub fn close_no_finalize(&mut self) {
         self.out = None;
         self.session.reset();
     }
 
-    /// Finalizes the file and closes it. See [`finish`](Self::finish).
+    /// Finalizes the output and closes it. See [`finish`](Self::finish).
     pub fn finalize_and_close(&mut self) -> io::Result<()> {
         self.finish().map(drop)
     }
 
-    /// Finalizes the file and returns its output, flushed (for a `Cursor`, its bytes).
+    /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
     ///
-    /// Writes after the data section: the feature section table and payloads (EVENT_DESC and,
-    /// when a tracepoint event exists, TRACING_DATA synthesized unless set by the caller), the
-    /// ids and the attrs (all with one size); then the file header. A file with no event
-    /// description gets a placeholder dummy event, and an empty data section one
-    /// FINISHED_ROUND record, so that every reader opens it as an empty trace.
+    /// File mode writes after the data section the feature section table and payloads
+    /// (EVENT_DESC and, when a tracepoint event exists, TRACING_DATA synthesized unless set by
+    /// the caller), the ids and the attrs (all with one size); then the file header. Pipe mode
+    /// sends what was not sent yet and flushes. An output with no event description gets a
+    /// placeholder dummy event, and an empty file one FINISHED_ROUND record, so that every
+    /// reader opens it as an empty trace.
     ///
     /// On error nothing is lost: the writer stays open with its data and settings, and
     /// `finish` can be called again (after more events, or a fixed setting).
-    pub fn finish(&mut self) -> io::Result<W> {
-        let endian = self.session.endian();
+    pub fn finish(&mut self) -> io::Result<O::Stream> {
         let out = self
             .out
             .as_mut()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
-        if out.poisoned {
-            return Err(io_err(WriterError::Poisoned));
-        }
-        if !out.framer.at_boundary() {
-            return Err(io_err(WriterError::IncompleteRecord));
-        }
-
-        self.session.check_tracepoint_formats().map_err(io_err)?;
-        let events = self.session.event_entries();
-        let payloads = self.session.feature_payloads(&events).map_err(io_err)?;
-        let features: Vec<FeatureLen> = payloads
-            .iter()
-            .map(|(index, p)| FeatureLen {
-                index: *index,
-                len: p.len() as u64,
-            })
-            .collect();
-        if out.data_end.saturating_sub(out.base) == FILE_HEADER_SIZE {
-            // perf warns about (and `perf script` fails on) an empty data section; one
-            // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
-            out.write_encoded(&FinishedRound, endian)?;
-        }
-
-        let data_size = out
-            .data_end
-            .saturating_sub(out.base)
-            .saturating_sub(FILE_HEADER_SIZE);
-        let layout = FileLayout::plan(LayoutInput {
-            order: SectionOrder::AttrsLast,
-            events: &events,
-            data_size,
-            features: &features,
-        })
-        .map_err(io_err)?;
-
-        // The regions after the data section, in file order, as one contiguous tail.
-        let mut tail = Vec::new();
-        let tail_start = layout.feature_table().offset;
-        for (region, section) in layout.regions() {
-            if section.offset < tail_start {
-                continue; // header and data: already in place
-            }
-            if section.offset != tail_start.saturating_add(tail.len() as u64) {
-                return Err(io::Error::other("layout regions are not contiguous"));
-            }
-            match region {
-                Region::FeatureTable => {
-                    append_to_vec(&layout.feature_table_encoder(), endian, &mut tail)
-                }
-                Region::FeaturePayloads => {
-                    payloads.iter().for_each(|(_, p)| tail.extend_from_slice(p));
-                    Ok(())
-                }
-                Region::Ids => append_to_vec(&layout.ids_encoder(), endian, &mut tail),
-                Region::Attrs => append_to_vec(&layout.attrs_encoder(), endian, &mut tail),
-                Region::Header | Region::Data => Ok(()),
-            }
-            .map_err(io_err)?;
-        }
-        let mut header = Vec::with_capacity(FILE_HEADER_SIZE as usize);
-        append_to_vec(&layout.header(), endian, &mut header).map_err(io_err)?;
-
-        out.usable()?;
-        out.moved = true;
-        out.w.write_all(&tail)?;
-        out.w.seek(SeekFrom::Start(out.base))?;
-        out.w.write_all(&header)?;
-        out.w
-            .seek(SeekFrom::Start(out.base.saturating_add(layout.file_size())))?;
-        out.w.flush()?;
-
-        let done = self
+        out.finalize(&self.session)?;
+        let out = self
             .out
             .take()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
         self.session.reset();
-        // Flushed above, so taking the output out of its buffer writes nothing more.
-        done.w.into_inner().map_err(|e| e.into_error())
+        out.into_stream()
+    }
+
+    /// Writes out everything buffered. In pipe mode the stream is then readable up to here;
+    /// in file mode the file stays unreadable until finalized.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) => out.flush(&self.session),
+            None => Err(io_err(WriterError::NotOpen)),
+        }
     }
 
     /// Stream position where the next event byte goes, or `None` when no output is open.
     pub fn file_pos(&self) -> Option<u64> {
-        self.out.as_ref().map(|o| o.data_end)
+        self.out.as_ref().map(O::position)
     }
 
-    /// Appends records to the data section. `data` holds records in the file's byte order
+    /// Appends records. `data` holds records in the output's byte order
     /// (`perf_event_header` then payload, sizes multiples of 8); a record may be split across
     /// calls. Bytes that are not records are refused with nothing written.
     ///
-    /// An id in a record must belong to an event description added before finalize.
+    /// An id in a record must belong to an event description added before finalize (in pipe
+    /// mode: before the record).
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) => out.write_records(data),
+            Some(out) => out.write_records(&self.session, data),
             None => Err(io_err(WriterError::NotOpen)),
         }
     }
@@ -321,44 +276,35 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
     /// Appends the concatenation of `bufs` (see [`write_event_data`](Self::write_event_data));
     /// returns the number of bytes written, always all of them.
     pub fn write_event_data_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        let out = self
-            .out
-            .as_mut()
-            .ok_or_else(|| io_err(WriterError::NotOpen))?;
-        let mut framer = out.framer;
-        for b in bufs {
-            framer.feed(b).map_err(io_err)?;
+        match self.out.as_mut() {
+            Some(out) => out.write_records_vectored(&self.session, bufs),
+            None => Err(io_err(WriterError::NotOpen)),
         }
-        out.usable()?;
-        let mut total = 0usize;
-        for b in bufs {
-            if let Err(e) = out.w.write_all(b) {
-                out.poisoned = true;
-                return Err(e);
-            }
-            total = total.saturating_add(b.len());
-        }
-        out.data_end = out.data_end.saturating_add(total as u64);
-        out.framer = framer;
-        Ok(total)
     }
 
     /// Appends a FINISHED_INIT record: the records describing the initial system state (COMM,
     /// MMAP, ID_INDEX, THREAD_MAP, CPU_MAP…) are all written.
     pub fn write_finished_init(&mut self) -> io::Result<()> {
-        let endian = self.session.endian();
         match self.out.as_mut() {
-            Some(out) => out.write_encoded(&FinishedInit, endian),
+            Some(out) => out.write_own_record(&self.session, OwnRecord::FinishedInit),
             None => Err(io_err(WriterError::NotOpen)),
         }
     }
 
     /// Appends a FINISHED_ROUND record: no record before it is newer than one after it.
     pub fn write_finished_round(&mut self) -> io::Result<()> {
-        let endian = self.session.endian();
         match self.out.as_mut() {
-            Some(out) => out.write_encoded(&FinishedRound, endian),
+            Some(out) => out.write_own_record(&self.session, OwnRecord::FinishedRound),
             None => Err(io_err(WriterError::NotOpen)),
+        }
+    }
+
+    fn check_formats_accepted(&self) -> Result<(), WriterError> {
+        match &self.out {
+            Some(out) if !out.accepts_new_tracepoint_formats() => {
+                Err(WriterError::FormatAfterStart)
+            }
+            _ => Ok(()),
         }
     }
 
@@ -504,48 +450,49 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
     /// TRACING_DATA, and asks for TRACING_DATA even without tracepoint events. Zeros mean
     /// "this machine's" (the default whenever a tracepoint event exists).
     pub fn set_tracing_data_required(&mut self, long_size: u8, page_size: u32) {
-        self.session.tracing.long_size = long_size;
-        self.session.tracing.page_size = page_size;
+        let t = self.session.tracing_mut();
+        t.long_size = long_size;
+        t.page_size = page_size;
     }
 
     /// Sets the `events/header_page` text of the synthesized TRACING_DATA (empty: the
     /// default of a 64-bit kernel). False for 2 GiB or more.
     pub fn set_tracing_data_header_page(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing.header_page, data)
+        set_blob(&mut self.session.tracing_mut().header_page, data)
     }
 
     /// Sets the `events/header_event` text (empty: the default). False for 2 GiB or more.
     pub fn set_tracing_data_header_event(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing.header_event, data)
+        set_blob(&mut self.session.tracing_mut().header_event, data)
     }
 
     /// Sets the kallsyms of the synthesized TRACING_DATA. False for 2 GiB or more.
     pub fn set_tracing_data_kallsyms(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing.kallsyms, data)
+        set_blob(&mut self.session.tracing_mut().kallsyms, data)
     }
 
     /// Sets the printk formats of the synthesized TRACING_DATA. False for 2 GiB or more.
     pub fn set_tracing_data_printk(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing.printk, data)
+        set_blob(&mut self.session.tracing_mut().printk, data)
     }
 
     /// Sets the saved cmdlines of the synthesized TRACING_DATA. False for 2 GiB or more.
     pub fn set_tracing_data_saved_cmd_line(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing.saved_cmdline, data)
+        set_blob(&mut self.session.tracing_mut().saved_cmdline, data)
     }
 
     /// Removes the ftrace formats of the synthesized TRACING_DATA.
     pub fn set_tracing_data_clear_ftraces(&mut self) {
-        self.session.tracing.ftraces.clear();
+        self.session.tracing_mut().ftraces.clear();
     }
 
     /// Adds an ftrace format to the synthesized TRACING_DATA. False for 2 GiB or more, or
     /// past 2^31 formats.
     pub fn set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> bool {
-        let ftraces = &mut self.session.tracing.ftraces;
-        if ftrace.len() > MAX_BLOB || ftraces.len() >= i32::MAX as usize {
+        if ftrace.len() > MAX_BLOB || self.session.tracing.ftraces.len() >= i32::MAX as usize {
             return false;
         }
+        let ftraces = &mut self.session.tracing_mut().ftraces;
         ftraces.push(ftrace.to_vec());
         true
     }
@@ -598,6 +545,7 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
         name: &str,
         format: &Arc<PerfEventFormat>,
     ) -> Result<(), WriterError> {
+        self.check_formats_accepted()?;
         self.session.add_desc(
             ids,
             perf_abi::PerfEventAttr::from(attr),
@@ -624,6 +572,7 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
         let format = PerfEventFormat::parse(long_is_64, system, format_text)
             .ok_or(WriterError::BadFormatText)?;
         let format = Arc::new(format);
+        self.check_formats_accepted()?;
         self.session.add_desc(
             ids,
             perf_abi::PerfEventAttr::from(attr),

@@ -1,0 +1,167 @@
+//! [`FileOutput`]: file mode. Records stream into the data section; finalize appends the
+//! feature sections, ids and attrs and then writes the real file header at the start.
+
+use crate::output_mode::{OutputMode, OwnRecord};
+use crate::record_stream::RecordStream;
+use crate::session::Session;
+use crate::WriterError;
+use perf_abi::FILE_HEADER_SIZE;
+use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
+use perf_encode::records::{FinishedInit, FinishedRound};
+use perf_encode::{append_to_vec, Endian};
+use std::io::{self, IoSlice, Seek, SeekFrom, Write};
+
+fn io_err(e: impl Into<WriterError>) -> io::Error {
+    io::Error::from(e.into())
+}
+
+/// File mode over a `Write + Seek` stream (see [`PerfDataFileWriter`](crate::PerfDataFileWriter)).
+pub struct FileOutput<W: Write + Seek> {
+    stream: RecordStream<W>,
+    /// Stream position of the file's first byte.
+    base: u64,
+    /// The stream position may not be the data end (after a failed finalize).
+    moved: bool,
+}
+
+impl<W: Write + Seek> FileOutput<W> {
+    fn reposition(&mut self) -> io::Result<()> {
+        if self.moved {
+            self.stream.usable()?;
+            self.stream.w.seek(SeekFrom::Start(self.stream.pos))?;
+            self.moved = false;
+        }
+        Ok(())
+    }
+
+    fn data_size(&self) -> u64 {
+        self.stream
+            .pos
+            .saturating_sub(self.base)
+            .saturating_sub(FILE_HEADER_SIZE)
+    }
+}
+
+impl<W: Write + Seek> OutputMode for FileOutput<W> {
+    type Stream = W;
+
+    fn open(mut w: W, endian: Endian) -> io::Result<Self> {
+        let base = w.stream_position()?;
+        let mut stream = RecordStream::new(w, endian, base);
+        // A zeroed header until finalize writes the real one: readers see "not a perf file"
+        // rather than a file that looks complete.
+        stream.write_raw(&[0u8; FILE_HEADER_SIZE as usize])?;
+        Ok(FileOutput {
+            stream,
+            base,
+            moved: false,
+        })
+    }
+
+    fn write_records(&mut self, _: &Session, data: &[u8]) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.write_records(data)
+    }
+
+    fn write_records_vectored(&mut self, _: &Session, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.reposition()?;
+        self.stream.write_records_vectored(bufs)
+    }
+
+    fn write_own_record(&mut self, _: &Session, record: OwnRecord) -> io::Result<()> {
+        self.reposition()?;
+        match record {
+            OwnRecord::FinishedRound => self.stream.write_encoded_record(&FinishedRound),
+            OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
+        }
+    }
+
+    fn flush(&mut self, _: &Session) -> io::Result<()> {
+        self.stream.flush()
+    }
+
+    fn finalize(&mut self, session: &Session) -> io::Result<()> {
+        self.stream.usable()?;
+        if !self.stream.at_boundary() {
+            return Err(io_err(WriterError::IncompleteRecord));
+        }
+        session.check_tracepoint_formats().map_err(io_err)?;
+        let endian = self.stream.endian();
+        let events = session.event_entries();
+        let payloads = session.feature_payloads(&events).map_err(io_err)?;
+        let features: Vec<FeatureLen> = payloads
+            .iter()
+            .map(|(index, p)| FeatureLen {
+                index: *index,
+                len: p.len() as u64,
+            })
+            .collect();
+
+        self.reposition()?;
+        if self.data_size() == 0 {
+            // perf warns about (and `perf script` fails on) an empty data section; one
+            // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
+            self.stream.write_encoded_record(&FinishedRound)?;
+        }
+        let layout = FileLayout::plan(LayoutInput {
+            order: SectionOrder::AttrsLast,
+            events: &events,
+            data_size: self.data_size(),
+            features: &features,
+        })
+        .map_err(io_err)?;
+
+        // The regions after the data section, in file order, as one contiguous tail.
+        let mut tail = Vec::new();
+        let tail_start = layout.feature_table().offset;
+        for (region, section) in layout.regions() {
+            if section.offset < tail_start {
+                continue; // header and data: already in place
+            }
+            if section.offset != tail_start.saturating_add(tail.len() as u64) {
+                return Err(io::Error::other("layout regions are not contiguous"));
+            }
+            match region {
+                Region::FeatureTable => {
+                    append_to_vec(&layout.feature_table_encoder(), endian, &mut tail)
+                }
+                Region::FeaturePayloads => {
+                    payloads.iter().for_each(|(_, p)| tail.extend_from_slice(p));
+                    Ok(())
+                }
+                Region::Ids => append_to_vec(&layout.ids_encoder(), endian, &mut tail),
+                Region::Attrs => append_to_vec(&layout.attrs_encoder(), endian, &mut tail),
+                Region::Header | Region::Data => Ok(()),
+            }
+            .map_err(io_err)?;
+        }
+        let mut header = Vec::with_capacity(FILE_HEADER_SIZE as usize);
+        append_to_vec(&layout.header(), endian, &mut header).map_err(io_err)?;
+
+        // From here a failure leaves the stream elsewhere than the data end: the next write
+        // or finalize seeks back, and finalize rewrites the same bytes.
+        self.moved = true;
+        let w = &mut self.stream.w;
+        w.write_all(&tail)?;
+        w.seek(SeekFrom::Start(self.base))?;
+        w.write_all(&header)?;
+        w.seek(SeekFrom::Start(
+            self.base.saturating_add(layout.file_size()),
+        ))?;
+        w.flush()?;
+        Ok(())
+    }
+
+    fn into_stream(self) -> io::Result<W> {
+        // Flushed by finalize, so taking the stream out of its buffer writes nothing more.
+        self.stream.w.into_inner().map_err(|e| e.into_error())
+    }
+
+    fn position(&self) -> u64 {
+        self.stream.pos
+    }
+
+    fn accepts_new_tracepoint_formats(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,52 @@
+//! [`OutputMode`]: what differs between file mode and pipe mode.
+
+use crate::session::Session;
+use perf_encode::Endian;
+use std::io::{self, IoSlice};
+
+mod sealed {
+    pub trait Sealed {}
+    impl<W: std::io::Write + std::io::Seek> Sealed for crate::FileOutput<W> {}
+    impl<W: std::io::Write> Sealed for crate::PipeOutput<W> {}
+}
+
+/// How a [`PerfWriter`](crate::PerfWriter) lays out its output: [`FileOutput`](crate::FileOutput)
+/// (file mode, needs `Seek`) or [`PipeOutput`](crate::PipeOutput) (pipe mode, `Write` only).
+/// Implemented by this crate only.
+pub trait OutputMode: Sized + sealed::Sealed {
+    /// The stream written to.
+    type Stream;
+
+    #[doc(hidden)]
+    fn open(stream: Self::Stream, endian: Endian) -> io::Result<Self>;
+    #[doc(hidden)]
+    fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()>;
+    #[doc(hidden)]
+    fn write_records_vectored(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+    ) -> io::Result<usize>;
+    #[doc(hidden)]
+    fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()>;
+    #[doc(hidden)]
+    fn flush(&mut self, session: &Session) -> io::Result<()>;
+    #[doc(hidden)]
+    fn finalize(&mut self, session: &Session) -> io::Result<()>;
+    #[doc(hidden)]
+    fn into_stream(self) -> io::Result<Self::Stream>;
+    #[doc(hidden)]
+    fn position(&self) -> u64;
+    #[doc(hidden)]
+    fn accepts_new_tracepoint_formats(&self) -> bool;
+}
+
+/// Records the writer writes on the caller's request.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum OwnRecord {
+    /// FINISHED_ROUND.
+    FinishedRound,
+    /// FINISHED_INIT.
+    FinishedInit,
+}
