@@ -59,9 +59,16 @@ pub type PerfDataFileWriter<W = File> = PerfWriter<FileOutput<W>>;
 /// flushed event readable.
 ///
 /// It has the file writer's methods; switching modes is a change of type. Event descriptions
-/// may be added after events were written (each gets a HEADER_ATTR and a name record before
-/// the next event); tracepoint formats must come before the first event, because perf reads
-/// the tracing data once. Feature setters called later are sent as HEADER_FEATURE records.
+/// may be added after events were written (each gets a HEADER_ATTR and an EVENT_UPDATE name
+/// record before the next event); tracepoint formats must come before the first event,
+/// because perf reads the tracing data once. Feature setters called later are sent as
+/// HEADER_FEATURE records; perf 6.1 keeps them but its `--header-only` view shows the
+/// features sent before the first event.
+///
+/// A big-endian stream carries no HEADER_FEATURE records: perf 6.1 reads their `feat_id`
+/// without swapping it and then fails. Names still arrive (EVENT_UPDATE). perf 6.1 also
+/// misreads CPU and RAW sample fields of byte-swapped pipe streams (it does not mark their
+/// events as swapped); that is perf's limitation, not the stream's.
 ///
 /// ```
 /// use perf_writer_std::PerfPipeWriter;
