@@ -92,8 +92,10 @@ pub type PerfPipeWriter<W = File> = PerfWriter<PipeOutput<W>>;
 /// The writer, generic over its [`OutputMode`]; use it as [`PerfDataFileWriter`] or
 /// [`PerfPipeWriter`].
 pub struct PerfWriter<O: OutputMode> {
-    session: Session,
-    out: Option<O>,
+    /// Settings and descriptions (other modules add typed setters on top of them).
+    pub(crate) session: Session,
+    /// The open output, if any.
+    pub(crate) out: Option<O>,
 }
 
 impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
