@@ -60,6 +60,9 @@ pub enum WriterError {
     NotAStringFeature(u8),
     /// More event descriptions than the format counts (2^32 - 1).
     TooManyEvents,
+    /// perf could not tell this event's records from the others' (it would refuse the file
+    /// with "non matching sample_type"); the reason says what differs.
+    IndistinguishableEvents(&'static str),
 }
 
 impl WriterError {
@@ -103,6 +106,7 @@ impl fmt::Display for WriterError {
             Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),
             Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),
             Self::TooManyEvents => f.write_str("too many event descriptions"),
+            Self::IndistinguishableEvents(why) => write!(f, "events cannot be told apart: {why}"),
         }
     }
 }

@@ -208,3 +208,50 @@ fn file_pos_counts_from_the_stream_start() {
         "offsets are relative to the file start"
     );
 }
+
+#[test]
+fn events_perf_could_not_tell_apart_are_refused() {
+    let with = |sample_type: u64, flags: u64| PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        sample_type: tracepoint_decode::PerfEventAttrSampleType(sample_type),
+        options: tracepoint_decode::PerfEventAttrOptions(flags),
+        ..Default::default()
+    };
+    const IP_TID_TIME: u64 = 0x7;
+    const ID: u64 = 1 << 6;
+    const ADDR: u64 = 1 << 3;
+    const IDENTIFIER: u64 = 1 << 16;
+    const SAMPLE_ID_ALL: u64 = 1 << 18;
+    // One event needs no id in its samples.
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.add_event_desc(&[1], &with(IP_TID_TIME, 0), "only"));
+    // A second one without an id anywhere: perf says "non matching sample_type".
+    assert!(matches!(
+        w.try_add_event_desc(&[2], &with(IP_TID_TIME, 0), "second"),
+        Err(WriterError::IndistinguishableEvents(_))
+    ));
+    // ID at different positions (ADDR comes before ID).
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.add_event_desc(&[1], &with(IP_TID_TIME | ID, 0), "a"));
+    assert!(w.add_event_desc(
+        &[2],
+        &with(IP_TID_TIME | ID | (1 << 8), 0),
+        "same id position"
+    ));
+    assert!(matches!(
+        w.try_add_event_desc(&[3], &with(IP_TID_TIME | ID | ADDR, 0), "b"),
+        Err(WriterError::IndistinguishableEvents(_))
+    ));
+    // IDENTIFIER always works; sample_id_all must agree.
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.add_event_desc(&[1], &with(IDENTIFIER, SAMPLE_ID_ALL), "a"));
+    assert!(w.add_event_desc(
+        &[2],
+        &with(IDENTIFIER | IP_TID_TIME | ADDR, SAMPLE_ID_ALL),
+        "b"
+    ));
+    assert!(matches!(
+        w.try_add_event_desc(&[3], &with(IDENTIFIER, 0), "c"),
+        Err(WriterError::IndistinguishableEvents(_))
+    ));
+}
