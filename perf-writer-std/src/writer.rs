@@ -10,7 +10,7 @@ use perf_encode::features::{ClockResolution, TotalMem};
 use perf_encode::{Endian, HeaderString, StringList};
 use std::fmt;
 use std::fs::File;
-use std::io::{self, IoSlice, Seek, Write};
+use std::io::{self, IoSlice};
 use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat, PerfSessionInfo};
 
@@ -108,13 +108,13 @@ impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
     }
 }
 
-impl PerfWriter<FileOutput<File>> {
-    /// A writer with no file open, writing in this machine's byte order.
+impl<O: OutputMode<Stream = File>> PerfWriter<O> {
+    /// A writer with no output open, writing in this machine's byte order.
     pub fn new() -> Self {
         Self::new_with_endian(Endian::NATIVE)
     }
 
-    /// A writer with no file open that writes files in `endian`. Event bytes given to
+    /// A writer with no output open that writes in `endian`. Event bytes given to
     /// [`write_event_data`](Self::write_event_data) must be in that byte order too.
     pub fn new_with_endian(endian: Endian) -> Self {
         PerfWriter {
@@ -123,80 +123,36 @@ impl PerfWriter<FileOutput<File>> {
         }
     }
 
-    /// Creates (truncates) the file at `path` and starts it. A file already open is closed
-    /// first without finalizing (as `close_no_finalize`), which discards its settings;
-    /// settings made while no file was open are kept for the new one, also when creating the
-    /// file fails.
+    /// Creates (truncates) the file at `path` and starts the output in it (perf reads
+    /// pipe-mode files from a path too). An output already open is closed first without
+    /// finalizing (as `close_no_finalize`), which discards its settings; settings made while
+    /// no output was open are kept for the new one, also when creating the file fails.
     pub fn create_file(&mut self, path: &str) -> io::Result<()> {
         self.open_writer(File::create(path)?)
     }
 }
 
-impl Default for PerfWriter<FileOutput<File>> {
+impl<O: OutputMode<Stream = File>> Default for PerfWriter<O> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl PerfWriter<PipeOutput<File>> {
-    /// A pipe-mode writer with no output open, in this machine's byte order.
-    pub fn new() -> Self {
-        Self::new_with_endian(Endian::NATIVE)
+impl<O: OutputMode> PerfWriter<O> {
+    /// A writer whose output is `stream`, already started, in this machine's byte order.
+    /// The writer buffers the stream itself. A file-mode file begins at the stream's current
+    /// position; a pipe-mode stream gets nothing until the first event, flush or finish.
+    pub fn from_writer(stream: O::Stream) -> io::Result<Self> {
+        Self::from_writer_with_endian(stream, Endian::NATIVE)
     }
 
-    /// A pipe-mode writer with no output open, writing in `endian`.
-    pub fn new_with_endian(endian: Endian) -> Self {
-        PerfWriter {
-            session: Session::new(endian),
-            out: None,
-        }
-    }
-
-    /// Creates (truncates) the file at `path` and starts a pipe-mode stream in it (perf reads
-    /// pipe-mode files from a path too).
-    pub fn create_file(&mut self, path: &str) -> io::Result<()> {
-        self.open_writer(File::create(path)?)
-    }
-}
-
-impl Default for PerfWriter<PipeOutput<File>> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<W: Write + Seek> PerfWriter<FileOutput<W>> {
-    /// A writer whose output is `w`, already started (the file begins at `w`'s current
-    /// position), in this machine's byte order. The writer buffers `w` itself.
-    pub fn from_writer(w: W) -> io::Result<Self> {
-        Self::from_writer_with_endian(w, Endian::NATIVE)
-    }
-
-    /// A writer whose output is `w`, already started, writing in `endian`.
-    pub fn from_writer_with_endian(w: W, endian: Endian) -> io::Result<Self> {
+    /// A writer whose output is `stream`, already started, writing in `endian`.
+    pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> io::Result<Self> {
         let mut writer = PerfWriter {
             session: Session::new(endian),
             out: None,
         };
-        writer.open_writer(w)?;
-        Ok(writer)
-    }
-}
-
-impl<W: Write> PerfWriter<PipeOutput<W>> {
-    /// A pipe-mode writer over `w` (buffered by the writer), in this machine's byte order.
-    /// Nothing is written until the first event, flush or finish.
-    pub fn from_writer(w: W) -> io::Result<Self> {
-        Self::from_writer_with_endian(w, Endian::NATIVE)
-    }
-
-    /// A pipe-mode writer over `w`, writing in `endian`.
-    pub fn from_writer_with_endian(w: W, endian: Endian) -> io::Result<Self> {
-        let mut writer = PerfWriter {
-            session: Session::new(endian),
-            out: None,
-        };
-        writer.open_writer(w)?;
+        writer.open_writer(stream)?;
         Ok(writer)
     }
 }
