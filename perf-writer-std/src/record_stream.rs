@@ -61,10 +61,11 @@ impl<W: Write> RecordStream<W> {
     /// Appends caller records, whole or split across calls; a refused chunk changes nothing.
     pub(crate) fn write_records(&mut self, data: &[u8]) -> io::Result<()> {
         self.usable()?;
-        let next = self.framer.check(data).map_err(WriterError::from)?;
-        self.write_raw(data)?;
-        self.framer = next;
-        Ok(())
+        // `feed` leaves the framer as it was when it refuses the chunk; a failed write puts
+        // it back too (and poisons the stream anyway).
+        let before = self.framer;
+        self.framer.feed(data).map_err(WriterError::from)?;
+        self.write_raw(data).inspect_err(|_| self.framer = before)
     }
 
     /// Appends the concatenation of `bufs`; returns its length.

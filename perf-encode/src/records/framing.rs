@@ -98,11 +98,82 @@ impl RecordFramer {
     }
 
     /// Validates `data` as the continuation of the stream; returns the state after it.
+    #[inline]
     pub fn check(&self, data: &[u8]) -> Result<RecordFramer, FramingError> {
+        let mut s = *self;
+        s.feed(data)?;
+        Ok(s)
+    }
+
+    /// Validates `data` and advances past it; on error nothing changes.
+    #[inline]
+    pub fn feed(&mut self, data: &[u8]) -> Result<(), FramingError> {
+        // The common calls (one whole record, or a piece of one) are checked inline and in
+        // place; the rest (several records, split headers, trailers, errors) goes through the
+        // loop.
+        if !self.feed_within_record(data) {
+            *self = self.check_stream(data)?;
+        }
+        Ok(())
+    }
+
+    /// The calls checked inline: bytes that all belong to the body of the current record, or
+    /// a record starting at a boundary that `data` does not pass (a whole record, or the
+    /// first part of one), without a trailer and with a valid size. Advances and returns true
+    /// for those, leaving the state [`check_stream`](Self::check_stream) would; returns false
+    /// (changing nothing) for any other call.
+    #[inline]
+    fn feed_within_record(&mut self, data: &[u8]) -> bool {
+        if self.have != 0 {
+            return false;
+        }
+        if self.remaining > 0 || data.is_empty() {
+            let len = data.len() as u64;
+            if self.remaining < len {
+                return false;
+            }
+            self.remaining = self.remaining.saturating_sub(len);
+            return true;
+        }
+        let Some(h) = data.first_chunk::<8>() else {
+            return false;
+        };
+        let (type_, size) = self.plain_header(h);
+        let whole = usize::from(size);
+        if whole < data.len() || !size_ok(type_, size) || has_trailer(type_) {
+            return false;
+        }
+        self.start_plain_record(h, whole.saturating_sub(data.len()) as u64);
+        true
+    }
+
+    /// [`check`](Self::check) for any chunk.
+    fn check_stream(&self, data: &[u8]) -> Result<RecordFramer, FramingError> {
         let mut s = *self;
         let mut pos = 0usize;
         while pos < data.len() {
             let rest = data.get(pos..).unwrap_or(&[]);
+            // Fast path: a record boundary with the record's whole fixed header in this chunk
+            // and no trailer. Same checks and state as gathering the header below.
+            if s.at_boundary() {
+                if let Some(h) = rest.first_chunk::<8>() {
+                    let (type_, size) = s.plain_header(h);
+                    if !has_trailer(type_) {
+                        if !size_ok(type_, size) {
+                            return Err(FramingError::BadSize {
+                                offset: pos,
+                                type_,
+                                size,
+                            });
+                        }
+                        let size = usize::from(size);
+                        let body = size.min(rest.len());
+                        s.start_plain_record(h, size.saturating_sub(body) as u64);
+                        pos = pos.saturating_add(body);
+                        continue;
+                    }
+                }
+            }
             if s.remaining > 0 {
                 let skip = usize::try_from(s.remaining)
                     .unwrap_or(usize::MAX)
@@ -128,9 +199,7 @@ impl RecordFramer {
                 pos = pos.saturating_add(take);
                 if s.have == 8 {
                     let (type_, size) = (s.type_(), s.size());
-                    // perf itself writes pipe-mode HEADER_FEATURE records unpadded.
-                    let aligned = size % 8 == 0 || type_ == record_type::HEADER_FEATURE;
-                    if size < 8 || !aligned {
+                    if !size_ok(type_, size) {
                         return Err(FramingError::BadSize {
                             offset: start,
                             type_,
@@ -157,10 +226,25 @@ impl RecordFramer {
         Ok(s)
     }
 
-    /// Validates `data` and advances past it; on error nothing changes.
-    pub fn feed(&mut self, data: &[u8]) -> Result<(), FramingError> {
-        *self = self.check(data)?;
-        Ok(())
+    /// Type and size of the header `h`.
+    #[inline]
+    fn plain_header(&self, h: &[u8; 8]) -> (u32, u16) {
+        (
+            self.endian.read_u32([h[0], h[1], h[2], h[3]]),
+            self.endian.read_u16([h[6], h[7]]),
+        )
+    }
+
+    /// At a boundary, starts the record of header `h` (no trailer) whose first `size - left`
+    /// bytes are consumed: the state gathering `h` and then skipping would leave.
+    #[inline]
+    fn start_plain_record(&mut self, h: &[u8; 8], left: u64) {
+        if let Some(dst) = self.header.first_chunk_mut::<8>() {
+            *dst = *h;
+        }
+        self.have = 0;
+        self.remaining = left;
+        self.records = self.records.saturating_add(1);
     }
 
     fn type_(&self) -> u32 {
@@ -194,6 +278,14 @@ impl RecordFramer {
     }
 }
 
+/// A record size is a multiple of 8 and at least 8; perf itself writes pipe-mode
+/// HEADER_FEATURE records unpadded.
+#[inline]
+fn size_ok(type_: u32, size: u16) -> bool {
+    size >= 8 && (size % 8 == 0 || type_ == record_type::HEADER_FEATURE)
+}
+
+#[inline]
 fn has_trailer(type_: u32) -> bool {
     type_ == record_type::HEADER_TRACING_DATA || type_ == record_type::AUXTRACE
 }
@@ -225,6 +317,151 @@ mod tests {
             assert!(f.at_boundary(), "split {split}");
             assert_eq!(f.records(), 3);
         }
+    }
+
+    /// A small deterministic generator (xorshift64*), so the test needs no dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random stream of records: mostly plain ones, some with trailers (TRACING_DATA,
+    /// AUXTRACE), unpadded HEADER_FEATUREs, and now and then a bad size.
+    fn random_stream(rng: &mut Rng, buf: &mut [u8; 4096]) -> usize {
+        let mut len = 0;
+        while len + 64 + 40 < buf.len() {
+            let kind = rng.below(20);
+            let (type_, size, trailer) = match kind {
+                0 => (66u32, 16u16, rng.below(20)),
+                1 => (71, 16 + 8 * rng.below(2) as u16, 8 * rng.below(4)),
+                2 => (80, 8 + rng.below(30) as u16, 0),
+                3 => (9, rng.below(70) as u16, 0),
+                _ => (9, 8 * (1 + rng.below(8) as u16), 0),
+            };
+            let body = usize::from(size).max(8);
+            let padded_trailer = if type_ == 66 {
+                (trailer + 7) & !7
+            } else {
+                trailer
+            };
+            if len + body + padded_trailer as usize > buf.len() {
+                break;
+            }
+            let at = &mut buf[len..];
+            at[..4].copy_from_slice(&type_.to_le_bytes());
+            at[4..6].copy_from_slice(&0u16.to_le_bytes());
+            at[6..8].copy_from_slice(&size.to_le_bytes());
+            if body >= 16 {
+                match type_ {
+                    66 => at[8..12].copy_from_slice(&(trailer as u32).to_le_bytes()),
+                    71 => at[8..16].copy_from_slice(&trailer.to_le_bytes()),
+                    _ => {}
+                }
+            }
+            len += body + padded_trailer as usize;
+        }
+        len
+    }
+
+    /// Feeds `data` in the chunks `cuts` gives; returns the final state or the error with the
+    /// number of records accepted before it.
+    fn feed_chunks(
+        data: &[u8],
+        mut cuts: impl FnMut(usize) -> usize,
+    ) -> Result<RecordFramer, (FramingError, u64)> {
+        let mut f = RecordFramer::new(Endian::Little);
+        let mut pos = 0;
+        while pos < data.len() {
+            let end = (pos + cuts(data.len() - pos)).min(data.len());
+            let before = f;
+            f.feed(&data[pos..end]).map_err(|e| (e, before.records()))?;
+            pos = end;
+        }
+        Ok(f)
+    }
+
+    fn same_outcome(
+        a: &Result<RecordFramer, (FramingError, u64)>,
+        b: &Result<RecordFramer, (FramingError, u64)>,
+    ) -> bool {
+        match (a, b) {
+            (Ok(x), Ok(y)) => {
+                x.header == y.header
+                    && x.have == y.have
+                    && x.remaining == y.remaining
+                    && x.records == y.records
+            }
+            // Offsets are relative to the failing call, which differs with the chunking, and
+            // so do the records accepted before it (that call is refused whole).
+            (
+                Err((
+                    FramingError::BadSize {
+                        type_: t1,
+                        size: s1,
+                        ..
+                    },
+                    r1,
+                )),
+                Err((
+                    FramingError::BadSize {
+                        type_: t2,
+                        size: s2,
+                        ..
+                    },
+                    r2,
+                )),
+            ) => (t1, s1) == (t2, s2) && r2 <= r1,
+            (
+                Err((FramingError::ShortHeader { type_: t1, .. }, r1)),
+                Err((FramingError::ShortHeader { type_: t2, .. }, r2)),
+            ) => t1 == t2 && r2 <= r1,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn whole_chunks_agree_with_byte_at_a_time() {
+        // Byte at a time never takes the fast paths (a chunk shorter than a header); whole
+        // records, random chunks and the whole stream at once do.
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut buf = [0u8; 4096];
+        for _ in 0..2000 {
+            let len = random_stream(&mut rng, &mut buf);
+            let data = &buf[..len];
+            let slow = feed_chunks(data, |_| 1);
+            let whole = feed_chunks(data, |left| left);
+            let mut r2 = Rng(rng.next() | 1);
+            let random = feed_chunks(data, |_| 1 + r2.below(40) as usize);
+            let mut r3 = Rng(rng.next() | 1);
+            let records = feed_chunks(data, |_| 8 * (1 + r3.below(9) as usize));
+            for other in [&whole, &random, &records] {
+                assert!(same_outcome(&slow, other), "{slow:?} vs {other:?}");
+            }
+        }
+        // Each record in its own call (the writer's common case) through `check`'s inline path.
+        let mut f = RecordFramer::new(Endian::Little);
+        let mut whole = RecordFramer::new(Endian::Little);
+        let mut stream = [0u8; 64];
+        for (i, size) in [8u16, 16, 24, 16].into_iter().enumerate() {
+            let r = rec(9, size);
+            let start: usize = [8usize, 16, 24, 16][..i].iter().sum();
+            stream[start..start + 8].copy_from_slice(&r);
+            let mut one = [0u8; 24];
+            one[..8].copy_from_slice(&r);
+            f.feed(&one[..usize::from(size)]).unwrap();
+        }
+        whole.feed(&stream).unwrap();
+        assert_eq!((f.records, f.have, f.remaining), (4, 0, 0));
+        assert_eq!((whole.records, whole.have, whole.remaining), (4, 0, 0));
+        assert_eq!(f.header, whole.header);
     }
 
     #[test]
