@@ -315,6 +315,11 @@ impl Encode for FeatureTable<'_, '_> {
             .feature_sections()
             .try_for_each(|(_, s)| enc.encode(&s))
     }
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        usize::try_from(self.layout.feature_table.size).map_err(|_| EncodeError::Overflow {
+            what: "feature table",
+        })
+    }
 }
 
 /// The attrs section: per event, its attr (in the layout's attr size) and its ids section.
@@ -338,6 +343,13 @@ impl Encode for AttrsSection<'_, '_> {
         }
         Ok(())
     }
+    /// The planner sized the section and checked the events; their attrs are written in the
+    /// size that holds all of them, which cannot fail.
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        usize::try_from(self.layout.header.attrs.size).map_err(|_| EncodeError::Overflow {
+            what: "attrs section",
+        })
+    }
 }
 
 /// All events' ids, one after the other.
@@ -349,6 +361,14 @@ pub struct IdsArrays<'a> {
 impl Encode for IdsArrays<'_> {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         self.events.iter().try_for_each(|e| enc.u64s(e.ids))
+    }
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        self.events
+            .iter()
+            .try_fold(0usize, |n, e| {
+                e.ids.len().checked_mul(8).and_then(|b| n.checked_add(b))
+            })
+            .ok_or(EncodeError::Overflow { what: "ids" })
     }
 }
 

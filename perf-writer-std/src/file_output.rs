@@ -2,13 +2,13 @@
 //! feature sections, ids and attrs and then writes the real file header at the start.
 
 use crate::output_mode::{OutputMode, OwnRecord};
-use crate::record_stream::RecordStream;
+use crate::record_stream::{IoOutput, RecordStream};
 use crate::session::Session;
 use crate::WriterError;
 use perf_abi::FILE_HEADER_SIZE;
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
 use perf_encode::records::{FinishedInit, FinishedRound};
-use perf_encode::{append_to_vec, Endian};
+use perf_encode::{append_to_vec, Encode, Endian};
 use std::io::{self, IoSlice, Seek, SeekFrom, Write};
 
 fn io_err(e: impl Into<WriterError>) -> io::Error {
@@ -89,13 +89,16 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         let endian = self.stream.endian();
         let events = session.event_entries();
         let payloads = session.feature_payloads(&events).map_err(io_err)?;
-        let features: Vec<FeatureLen> = payloads
+        let features = payloads
             .iter()
-            .map(|(index, p)| FeatureLen {
-                index: *index,
-                len: p.len() as u64,
+            .map(|(index, p)| {
+                let len = p.encoded_len().map_err(io_err)?;
+                Ok(FeatureLen {
+                    index: *index,
+                    len: len as u64,
+                })
             })
-            .collect();
+            .collect::<io::Result<Vec<FeatureLen>>>()?;
 
         self.reposition()?;
         if self.data_size() == 0 {
@@ -111,38 +114,41 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         })
         .map_err(io_err)?;
 
-        // The regions after the data section, in file order, as one contiguous tail.
-        let mut tail = Vec::new();
-        let tail_start = layout.feature_table().offset;
-        for (region, section) in layout.regions() {
-            if section.offset < tail_start {
-                continue; // header and data: already in place
-            }
-            if section.offset != tail_start.saturating_add(tail.len() as u64) {
-                return Err(io::Error::other("layout regions are not contiguous"));
-            }
-            match region {
-                Region::FeatureTable => {
-                    append_to_vec(&layout.feature_table_encoder(), endian, &mut tail)
-                }
-                Region::FeaturePayloads => {
-                    payloads.iter().for_each(|(_, p)| tail.extend_from_slice(p));
-                    Ok(())
-                }
-                Region::Ids => append_to_vec(&layout.ids_encoder(), endian, &mut tail),
-                Region::Attrs => append_to_vec(&layout.attrs_encoder(), endian, &mut tail),
-                Region::Header | Region::Data => Ok(()),
-            }
-            .map_err(io_err)?;
-        }
         let mut header = Vec::with_capacity(FILE_HEADER_SIZE as usize);
         append_to_vec(&layout.header(), endian, &mut header).map_err(io_err)?;
 
         // From here a failure leaves the stream elsewhere than the data end: the next write
         // or finalize seeks back, and finalize rewrites the same bytes.
         self.moved = true;
+        // The regions after the data section, in file order, encoded straight into the
+        // buffered stream (one pass, no copy of the whole tail).
+        let tail_start = layout.feature_table().offset;
+        let mut out = IoOutput::new(&mut self.stream.w);
+        for (region, section) in layout.regions() {
+            if section.offset < tail_start {
+                continue; // header and data: already in place
+            }
+            if section.offset != tail_start.saturating_add(out.written()) {
+                return Err(io::Error::other("layout regions are not contiguous"));
+            }
+            match region {
+                Region::FeatureTable => out.encode(&layout.feature_table_encoder(), endian)?,
+                Region::FeaturePayloads => {
+                    for (_, p) in &payloads {
+                        out.encode(p, endian)?;
+                    }
+                }
+                Region::Ids => out.encode(&layout.ids_encoder(), endian)?,
+                Region::Attrs => out.encode(&layout.attrs_encoder(), endian)?,
+                Region::Header | Region::Data => {}
+            }
+        }
+        if tail_start.saturating_add(out.written()) != layout.file_size() {
+            return Err(io::Error::other(
+                "the tail does not end where the layout does",
+            ));
+        }
         let w = &mut self.stream.w;
-        w.write_all(&tail)?;
         w.seek(SeekFrom::Start(self.base))?;
         w.write_all(&header)?;
         w.seek(SeekFrom::Start(

@@ -114,6 +114,7 @@ impl<W: Write> PipeOutput<W> {
                     if !sent_in_pipe(index) {
                         continue;
                     }
+                    let payload = payload.bytes(endian).map_err(io_err)?;
                     if payload.len() > MAX_FEATURE_PAYLOAD {
                         if index == feature::EVENT_DESC {
                             continue; // the names also go out as EVENT_UPDATE records

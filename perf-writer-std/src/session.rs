@@ -47,7 +47,44 @@ pub struct TracingSettings {
 }
 
 /// A feature index and its payload.
-pub(crate) type FeaturePayload<'s> = (u8, Cow<'s, [u8]>);
+pub(crate) type FeaturePayload<'a> = (u8, Payload<'a>);
+
+/// A feature payload: bytes, or the synthesized EVENT_DESC, encoded straight to the output
+/// (it can be megabytes).
+#[derive(Debug)]
+pub(crate) enum Payload<'a> {
+    Bytes(Cow<'a, [u8]>),
+    EventDesc(EventDescFeature<'a>),
+}
+
+impl Payload<'_> {
+    /// The payload as bytes (copied for EVENT_DESC).
+    pub(crate) fn bytes(&self, endian: Endian) -> Result<Cow<'_, [u8]>, WriterError> {
+        match self {
+            Payload::Bytes(b) => Ok(Cow::Borrowed(b)),
+            Payload::EventDesc(e) => Ok(Cow::Owned(perf_encode::to_vec(e, endian)?)),
+        }
+    }
+}
+
+impl Encode for Payload<'_> {
+    fn encode<O: perf_encode::Output + ?Sized>(
+        &self,
+        enc: &mut perf_encode::Encoder<'_, O>,
+    ) -> Result<(), perf_encode::EncodeError> {
+        match self {
+            Payload::Bytes(b) => enc.bytes(b),
+            Payload::EventDesc(e) => e.encode(enc),
+        }
+    }
+
+    fn encoded_len(&self) -> Result<usize, perf_encode::EncodeError> {
+        match self {
+            Payload::Bytes(b) => Ok(b.len()),
+            Payload::EventDesc(e) => e.encoded_len(),
+        }
+    }
+}
 
 /// The description of one file. Public only so that [`crate::OutputMode`] can name it; it
 /// cannot be reached from outside the crate.
@@ -284,14 +321,28 @@ impl Session {
                 .cmp(b.format.system_name())
                 .then(a.format.id().cmp(&b.format.id()))
         });
+        // Render parsed formats once, into one buffer: the encoder needs each text's length
+        // before the text.
+        let mut rendered = String::with_capacity(formats.len().saturating_mul(1024));
+        let mut ranges = Vec::with_capacity(formats.len());
+        for t in &formats {
+            let start = rendered.len();
+            if t.text.is_none() {
+                t.format
+                    .write_to(&mut rendered)
+                    .map_err(|_| WriterError::Encode(perf_encode::EncodeError::Format))?;
+            }
+            ranges.push(start..rendered.len());
+        }
         let events: Vec<TracepointFormat<'_>> = formats
             .iter()
-            .map(|t| TracepointFormat {
+            .zip(ranges)
+            .map(|(t, range)| TracepointFormat {
                 system: t.format.system_name(),
-                format: match &t.text {
-                    Some(text) => FormatText::Text(text),
-                    None => FormatText::Parsed(&t.format),
-                },
+                format: FormatText::Text(match &t.text {
+                    Some(text) => text,
+                    None => rendered.as_bytes().get(range).unwrap_or(&[]),
+                }),
             })
             .collect();
         let ftraces: Vec<&[u8]> = self.tracing.ftraces.iter().map(Vec::as_slice).collect();
@@ -339,28 +390,24 @@ impl Session {
     /// Every feature payload of the file, ascending: the caller's, plus the synthesized
     /// EVENT_DESC and TRACING_DATA where the caller set none, plus HOSTNAME in a big-endian
     /// file (perf drops the features of a byte-swapped file without it).
-    pub(crate) fn feature_payloads<'s>(
-        &'s self,
-        events: &[EventEntry<'_>],
-    ) -> Result<Vec<FeaturePayload<'s>>, WriterError> {
+    pub(crate) fn feature_payloads<'a>(
+        &'a self,
+        events: &'a [EventEntry<'a>],
+    ) -> Result<Vec<FeaturePayload<'a>>, WriterError> {
         let mut out = Vec::new();
         for (index, data) in self.headers.iter().enumerate() {
             let index = u8::try_from(index).map_err(|_| WriterError::BadFeatureIndex(u8::MAX))?;
-            let payload: Option<Cow<'s, [u8]>> = if index == feature::TRACING_DATA {
-                self.tracing_data()?
+            let payload = if index == feature::TRACING_DATA {
+                self.tracing_data()?.map(Payload::Bytes)
             } else if !data.is_empty() {
-                Some(Cow::Borrowed(data.as_slice()))
+                Some(Payload::Bytes(Cow::Borrowed(data.as_slice())))
             } else if index == feature::EVENT_DESC {
-                Some(Cow::Owned(perf_encode::to_vec(
-                    &EventDescFeature::new(events),
-                    self.endian,
-                )?))
+                Some(Payload::EventDesc(EventDescFeature::new(events)))
             } else if index == feature::HOSTNAME && self.endian == Endian::Big {
                 let name = host::hostname().unwrap_or_default();
-                Some(Cow::Owned(perf_encode::to_vec(
-                    &perf_encode::HeaderString::new(&name),
-                    self.endian,
-                )?))
+                let bytes =
+                    perf_encode::to_vec(&perf_encode::HeaderString::new(&name), self.endian)?;
+                Some(Payload::Bytes(Cow::Owned(bytes)))
             } else {
                 None
             };

@@ -52,4 +52,28 @@ impl Encode for EventDescFeature<'_> {
         }
         Ok(())
     }
+
+    /// Computed from the lengths alone (this feature can be megabytes); the same checks as
+    /// [`Encode::encode`] run, so a value that cannot be encoded fails here too. The attrs
+    /// cannot fail: they are written in the largest size any of them needs.
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        let overflow = EncodeError::Overflow {
+            what: "EVENT_DESC length",
+        };
+        u32::try_from(self.events.len()).map_err(|_| EncodeError::TooLong {
+            what: "events",
+            len: self.events.len() as u64,
+            max: u32::MAX as u64,
+        })?;
+        let attr_size = usize::try_from(events_attr_size(self.events)).map_err(|_| overflow)?;
+        self.events.iter().try_fold(8usize, |len, e| {
+            e.check()?;
+            let name = HeaderString::from_str_strict(e.name)?.encoded_len()?;
+            let ids = e.ids.len().checked_mul(8).ok_or(overflow)?;
+            [attr_size, 4, name, ids]
+                .iter()
+                .try_fold(len, |l, &n| l.checked_add(n))
+                .ok_or(overflow)
+        })
+    }
 }
