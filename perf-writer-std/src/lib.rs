@@ -21,15 +21,21 @@ mod error;
 mod file_output;
 mod header_index;
 mod host;
+mod host_description;
 mod output_mode;
 mod pipe_output;
 mod record_stream;
 mod session;
+mod typed_features;
 mod writer;
 
 pub use error::WriterError;
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
+pub use host_description::{
+    CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo, MemoryNodeInfo,
+    NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo,
+};
 pub use output_mode::OutputMode;
 pub use perf_encode::Endian;
 pub use pipe_output::PipeOutput;

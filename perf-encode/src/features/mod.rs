@@ -3,15 +3,39 @@
 //! String features (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID) are a
 //! [`HeaderString`](crate::HeaderString); CMDLINE is a [`StringList`](crate::StringList).
 
+mod build_id;
+mod cache;
 mod clock_data;
 mod clock_resolution;
+mod compressed;
+mod count;
+mod cpu_topology;
+mod dir_format;
+mod empty;
 mod event_desc;
+mod group_desc;
+mod hybrid_topology;
+mod mem_topology;
 mod nr_cpus;
+mod numa_topology;
+mod pmu_caps;
+mod pmu_mappings;
 mod sample_time;
 mod total_mem;
 pub mod tracing_data;
 
+pub use build_id::{BuildIdEntry, BuildIdFeature, BUILD_ID_MAX_LEN};
+pub use cache::{CacheLevel, CpuCaches, CACHE_VERSION};
 pub use clock_resolution::ClockResolution;
+pub use cpu_topology::{CpuTopology, CpuTopologyEntry};
+pub use dir_format::{DirFormat, DIR_FORMAT_VERSION};
+pub use empty::{EmptyBpfList, EmptyFeature};
 pub use event_desc::EventDescFeature;
+pub use group_desc::{GroupDesc, GroupDescFeature, ANON_GROUP_NAME};
+pub use hybrid_topology::{HybridNode, HybridTopology};
+pub use mem_topology::{MemTopology, MemoryNode, MEM_TOPOLOGY_VERSION};
+pub use numa_topology::{NumaNode, NumaTopology};
+pub use pmu_caps::{CpuPmuCaps, PmuCap, PmuCaps, PmuCapsEntry};
+pub use pmu_mappings::{PmuMapping, PmuMappings};
 pub use total_mem::TotalMem;
 pub use tracing_data::{FormatText, TracepointFormat, TracingData};

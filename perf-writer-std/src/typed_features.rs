@@ -1,0 +1,429 @@
+//! Typed setters of the feature headers that have a structure (topologies, PMUs, caches,
+//! build ids, …), and [`PerfWriter::set_host_headers`], which fills the headers that
+//! describe the machine the way `perf record` fills them.
+
+use crate::host_description::HostDescription;
+use crate::{OutputMode, PerfWriter, WriterError};
+use perf_abi::{feature, CompressedInfo, NrCpus};
+use perf_encode::features::{
+    BuildIdEntry, BuildIdFeature, CacheLevel, CpuCaches, CpuPmuCaps, CpuTopology, DirFormat,
+    EmptyBpfList, GroupDescFeature, HybridNode, HybridTopology, MemTopology, MemoryNode, NumaNode,
+    NumaTopology, PmuCap, PmuCaps, PmuCapsEntry, PmuMapping, PmuMappings, TotalMem,
+};
+use perf_encode::{Endian, HeaderString, StringList};
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Sets BUILD_ID: the build ids of the binaries the samples hit (what `perf buildid-list`
+    /// prints). An empty list clears the feature. perf does not read BUILD_ID from a pipe, so
+    /// a pipe-mode writer does not send it.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::BuildIdEntry;
+    /// let mut w = PerfDataFileWriter::new();
+    /// let kernel = BuildIdEntry { misc: perf_abi::misc::KERNEL, pid: -1, build_id: &[0xab; 20], filename: b"[kernel.kallsyms]" };
+    /// w.set_build_id_header(&[kernel])?;
+    /// assert_eq!(w.get_header(perf_writer_std::PerfHeaderIndex::BuildId).len(), 100);
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_build_id_header(&mut self, entries: &[BuildIdEntry<'_>]) -> Result<(), WriterError> {
+        self.session
+            .set_encoded(feature::BUILD_ID, &BuildIdFeature::new(entries))
+    }
+
+    /// Sets CPU_TOPOLOGY. `topology.cpus` needs one entry per CPU of NRCPUS' `available`
+    /// count (perf reads that many); a different count is refused when NRCPUS is set.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::{CpuTopology, CpuTopologyEntry};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_nr_cpus_header(2, 2);
+    /// let cpus = [CpuTopologyEntry { core_id: 0, socket_id: 0, die_id: 0 }, CpuTopologyEntry { core_id: 1, socket_id: 0, die_id: 0 }];
+    /// w.set_cpu_topology_header(&CpuTopology { package_cpus: &["0-1"], core_cpus: &["0", "1"], die_cpus: &["0-1"], cpus: &cpus })?;
+    /// assert!(w.set_cpu_topology_header(&CpuTopology { cpus: &cpus[..1], package_cpus: &["0"], core_cpus: &["0"], die_cpus: &[] }).is_err());
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_cpu_topology_header<S: AsRef<[u8]>>(
+        &mut self,
+        topology: &CpuTopology<'_, S>,
+    ) -> Result<(), WriterError> {
+        if let Some(nr) = self.nr_cpus_set() {
+            if usize::try_from(nr.available).ok() != Some(topology.cpus.len()) {
+                return Err(WriterError::Encode(
+                    perf_encode::EncodeError::InvalidValue {
+                        what: "CPU_TOPOLOGY needs one entry per CPU of NRCPUS' available count",
+                    },
+                ));
+            }
+        }
+        self.session.set_encoded(feature::CPU_TOPOLOGY, topology)
+    }
+
+    /// Sets NUMA_TOPOLOGY.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::{NumaNode, NumaTopology};
+    /// let mut w = PerfDataFileWriter::new();
+    /// let nodes = [NumaNode { node: 0, mem_total_kib: 8 << 20, mem_free_kib: 4 << 20, cpus: b"0-1" }];
+    /// w.set_numa_topology_header(&NumaTopology { nodes: &nodes })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_numa_topology_header(
+        &mut self,
+        topology: &NumaTopology<'_>,
+    ) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::NUMA_TOPOLOGY, topology)
+    }
+
+    /// Sets PMU_MAPPINGS: the PMU names and their attr `type` (perf uses them to name the
+    /// events of dynamic PMUs).
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::{PmuMapping, PmuMappings};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_pmu_mappings_header(&PmuMappings { pmus: &[PmuMapping { type_: 1, name: b"software" }] })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_pmu_mappings_header(&mut self, pmus: &PmuMappings<'_>) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::PMU_MAPPINGS, pmus)
+    }
+
+    /// Sets GROUP_DESC: which events (by index in the order they were added) form groups.
+    /// Refused when groups overlap or are not by ascending leader.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::{GroupDesc, GroupDescFeature, ANON_GROUP_NAME};
+    /// let mut w = PerfDataFileWriter::new();
+    /// let groups = [GroupDesc { name: ANON_GROUP_NAME, leader_idx: 0, nr_members: 2 }];
+    /// w.set_group_desc_header(&GroupDescFeature { groups: &groups })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_group_desc_header(
+        &mut self,
+        groups: &GroupDescFeature<'_>,
+    ) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::GROUP_DESC, groups)
+    }
+
+    /// Sets CACHE: the CPU caches. Not sent in pipe mode (perf does not either).
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::{CacheLevel, CpuCaches};
+    /// let mut w = PerfDataFileWriter::new();
+    /// let l1d = CacheLevel { level: 1, line_size: 64, sets: 64, ways: 8, type_: b"Data", size: b"32K", map: b"0" };
+    /// w.set_cache_header(&CpuCaches { caches: &[l1d] })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_cache_header(&mut self, caches: &CpuCaches<'_>) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::CACHE, caches)
+    }
+
+    /// Sets MEM_TOPOLOGY: the memory blocks of each node. Refused when a node's bitmap does
+    /// not have `ceil(nbits / 64)` words.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::perf_encode::features::{MemTopology, MemoryNode};
+    /// let mut w = PerfDataFileWriter::new();
+    /// let nodes = [MemoryNode { node: 0, nbits: 8, bitmap: &[0xff] }];
+    /// w.set_mem_topology_header(&MemTopology { block_size: 128 << 20, nodes: &nodes })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_mem_topology_header(
+        &mut self,
+        topology: &MemTopology<'_>,
+    ) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::MEM_TOPOLOGY, topology)
+    }
+
+    /// Sets DIR_FORMAT. perf writes it only in the `data` file of a directory recording
+    /// (`perf record --threads`); perf 6.1 finding it in a plain file prints `assertion
+    /// failed at util/header.c:…` (a `WARN_ON`), so set it only when writing such a
+    /// directory's `data` file.
+    ///
+    /// ```
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// w.set_dir_format_header(perf_writer_std::perf_encode::features::DIR_FORMAT_VERSION);
+    /// ```
+    pub fn set_dir_format_header(&mut self, version: u64) {
+        let _infallible = self
+            .session
+            .set_encoded(feature::DIR_FORMAT, &DirFormat { version });
+    }
+
+    /// Sets COMPRESSED: how the PERF_RECORD_COMPRESSED records of the data section are
+    /// compressed (perf needs it to decompress them). The records themselves are the
+    /// caller's.
+    ///
+    /// ```
+    /// use perf_abi::{CompressedInfo, COMPRESSED_VERSION, COMPRESSION_ZSTD};
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 });
+    /// ```
+    pub fn set_compressed_header(&mut self, info: &CompressedInfo) {
+        let _infallible = self.session.set_encoded(feature::COMPRESSED, info);
+    }
+
+    /// Sets CPU_PMU_CAPS: the capabilities of the `cpu` PMU (`branches`, `max_precise`, …).
+    ///
+    /// ```
+    /// use perf_writer_std::perf_encode::features::{CpuPmuCaps, PmuCap};
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// w.set_cpu_pmu_caps_header(&CpuPmuCaps { caps: &[PmuCap { name: b"branches", value: b"32" }] })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_cpu_pmu_caps_header(&mut self, caps: &CpuPmuCaps<'_>) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::CPU_PMU_CAPS, caps)
+    }
+
+    /// Sets PMU_CAPS: the capabilities of the other PMUs (an empty list is the 4-byte
+    /// payload perf writes when no PMU has any).
+    ///
+    /// ```
+    /// use perf_writer_std::perf_encode::features::{PmuCap, PmuCaps, PmuCapsEntry};
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let caps = [PmuCap { name: b"max_precise", value: b"3" }];
+    /// w.set_pmu_caps_header(&PmuCaps { pmus: &[PmuCapsEntry { pmu: b"cpu_atom", caps: &caps }] })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_pmu_caps_header(&mut self, pmus: &PmuCaps<'_>) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::PMU_CAPS, pmus)
+    }
+
+    /// Sets HYBRID_TOPOLOGY: the core types of a hybrid CPU and their CPUs. Not sent in pipe
+    /// mode (perf does not either).
+    ///
+    /// ```
+    /// use perf_writer_std::perf_encode::features::{HybridNode, HybridTopology};
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// w.set_hybrid_topology_header(&HybridTopology { nodes: &[HybridNode { pmu: b"cpu_core", cpus: b"0-7" }] })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_hybrid_topology_header(
+        &mut self,
+        topology: &HybridTopology<'_>,
+    ) -> Result<(), WriterError> {
+        self.session.set_encoded(feature::HYBRID_TOPOLOGY, topology)
+    }
+
+    /// Sets BPF_PROG_INFO and BPF_BTF to empty lists, what `perf record` writes when it saw
+    /// no BPF program. perf 6.1 warns when it reads them from a file of the other byte
+    /// order, so a writer whose byte order is not this machine's leaves them unset (and
+    /// returns false).
+    ///
+    /// ```
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// assert!(w.set_empty_bpf_headers());
+    /// assert_eq!(w.get_header(perf_writer_std::PerfHeaderIndex::BpfProgInfo), [0; 4]);
+    /// ```
+    pub fn set_empty_bpf_headers(&mut self) -> bool {
+        if self.session.endian() != Endian::NATIVE {
+            return false;
+        }
+        let _infallible = self
+            .session
+            .set_encoded(feature::BPF_PROG_INFO, &EmptyBpfList);
+        let _infallible = self.session.set_encoded(feature::BPF_BTF, &EmptyBpfList);
+        true
+    }
+
+    /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE,
+    /// ARCH, VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY,
+    /// NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and
+    /// HYBRID_TOPOLOGY; a field that is `None` leaves its header as it was. BPF_PROG_INFO
+    /// and BPF_BTF get empty lists unless already set (see
+    /// [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
+    ///
+    /// Not touched: the headers that describe the recording rather than the machine
+    /// (EVENT_DESC, SAMPLE_TIME, BUILD_ID, GROUP_DESC, CLOCKID, CLOCK_DATA, COMPRESSED,
+    /// TRACING_DATA). Every header is tried; the first refusal (a value the format cannot
+    /// carry) is returned after the others were set.
+    ///
+    /// ```
+    /// use perf_writer_std::{HostDescription, PerfDataFileWriter, PerfHeaderIndex};
+    /// let host = HostDescription { hostname: Some("vm".into()), total_mem_kib: Some(1 << 20), ..Default::default() };
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_host_headers(&host)?;
+    /// assert_eq!(w.get_header(PerfHeaderIndex::TotalMem), (1u64 << 20).to_ne_bytes());
+    /// assert!(w.get_header(PerfHeaderIndex::Arch).is_empty());
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_host_headers(&mut self, host: &HostDescription) -> Result<(), WriterError> {
+        let mut first_error = None;
+        let mut keep = |r: Result<(), WriterError>| {
+            if let Err(e) = r {
+                first_error.get_or_insert(e);
+            }
+        };
+        for (index, value) in [
+            (feature::HOSTNAME, &host.hostname),
+            (feature::OSRELEASE, &host.os_release),
+            (feature::ARCH, &host.arch),
+            (feature::VERSION, &host.version),
+            (feature::CPUDESC, &host.cpu_desc),
+            (feature::CPUID, &host.cpuid),
+        ] {
+            if let Some(v) = value {
+                keep(
+                    self.session
+                        .set_encoded(index, &HeaderString::new(v.as_bytes())),
+                );
+            }
+        }
+        if let Some(nr) = host.nr_cpus {
+            keep(self.session.set_encoded(feature::NRCPUS, &nr));
+        }
+        if let Some(kib) = host.total_mem_kib {
+            keep(
+                self.session
+                    .set_encoded(feature::TOTAL_MEM, &TotalMem { kib }),
+            );
+        }
+        if let Some(args) = &host.cmdline {
+            keep(
+                self.session
+                    .set_encoded(feature::CMDLINE, &StringList::new(args)),
+            );
+        }
+        if let Some(t) = &host.cpu_topology {
+            keep(self.set_cpu_topology_header(&CpuTopology {
+                package_cpus: &t.package_cpus,
+                core_cpus: &t.core_cpus,
+                die_cpus: &t.die_cpus,
+                cpus: &t.cpus,
+            }));
+        }
+        if let Some(nodes) = &host.numa_nodes {
+            let nodes: Vec<NumaNode<'_>> = nodes
+                .iter()
+                .map(|n| NumaNode {
+                    node: n.node,
+                    mem_total_kib: n.mem_total_kib,
+                    mem_free_kib: n.mem_free_kib,
+                    cpus: n.cpus.as_bytes(),
+                })
+                .collect();
+            keep(self.set_numa_topology_header(&NumaTopology { nodes: &nodes }));
+        }
+        if let Some(pmus) = &host.pmu_mappings {
+            let pmus: Vec<PmuMapping<'_>> = pmus
+                .iter()
+                .map(|p| PmuMapping {
+                    type_: p.type_,
+                    name: p.name.as_bytes(),
+                })
+                .collect();
+            keep(self.set_pmu_mappings_header(&PmuMappings { pmus: &pmus }));
+        }
+        if let Some(caches) = &host.caches {
+            let caches: Vec<CacheLevel<'_>> = caches
+                .iter()
+                .map(|c| CacheLevel {
+                    level: c.level,
+                    line_size: c.line_size,
+                    sets: c.sets,
+                    ways: c.ways,
+                    type_: c.type_.as_bytes(),
+                    size: c.size.as_bytes(),
+                    map: c.shared_cpu_list.as_bytes(),
+                })
+                .collect();
+            keep(self.set_cache_header(&CpuCaches { caches: &caches }));
+        }
+        if let Some(m) = &host.mem_topology {
+            let nodes: Vec<MemoryNode<'_>> = m
+                .nodes
+                .iter()
+                .map(|n| MemoryNode {
+                    node: n.node,
+                    nbits: n.nbits,
+                    bitmap: &n.bitmap,
+                })
+                .collect();
+            keep(self.set_mem_topology_header(&MemTopology {
+                block_size: m.block_size,
+                nodes: &nodes,
+            }));
+        }
+        if let Some(caps) = &host.cpu_pmu_caps {
+            let caps = cap_views(caps);
+            keep(self.set_cpu_pmu_caps_header(&CpuPmuCaps { caps: &caps }));
+        }
+        if let Some(pmus) = &host.pmu_caps {
+            let caps: Vec<Vec<PmuCap<'_>>> = pmus.iter().map(|p| cap_views(&p.caps)).collect();
+            let entries: Vec<PmuCapsEntry<'_>> = pmus
+                .iter()
+                .zip(&caps)
+                .map(|(p, caps)| PmuCapsEntry {
+                    pmu: p.pmu.as_bytes(),
+                    caps,
+                })
+                .collect();
+            keep(self.set_pmu_caps_header(&PmuCaps { pmus: &entries }));
+        }
+        if let Some(nodes) = &host.hybrid_topology {
+            let nodes: Vec<HybridNode<'_>> = nodes
+                .iter()
+                .map(|n| HybridNode {
+                    pmu: n.pmu.as_bytes(),
+                    cpus: n.cpus.as_bytes(),
+                })
+                .collect();
+            keep(self.set_hybrid_topology_header(&HybridTopology { nodes: &nodes }));
+        }
+        if self.session.header(feature::BPF_PROG_INFO).is_empty()
+            && self.session.header(feature::BPF_BTF).is_empty()
+        {
+            self.set_empty_bpf_headers();
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads this machine's description ([`HostDescription::read`]) and sets its headers
+    /// ([`set_host_headers`](Self::set_host_headers)). What cannot be read (a container
+    /// without `/sys`) is left unset, never an error.
+    ///
+    /// ```
+    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// w.set_host_headers_from_this_machine()?;
+    /// assert!(!w.get_header(perf_writer_std::PerfHeaderIndex::Hostname).is_empty());
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_host_headers_from_this_machine(&mut self) -> Result<(), WriterError> {
+        self.set_host_headers(&HostDescription::read())
+    }
+
+    /// NRCPUS as set, if it was set by a typed setter (decoded in the writer's byte order).
+    fn nr_cpus_set(&self) -> Option<NrCpus> {
+        let raw: [u8; 8] = self.session.header(feature::NRCPUS).try_into().ok()?;
+        let endian = self.session.endian();
+        let word = |b: &[u8]| -> Option<u32> {
+            let b: [u8; 4] = b.try_into().ok()?;
+            Some(match endian {
+                Endian::Little => u32::from_le_bytes(b),
+                Endian::Big => u32::from_be_bytes(b),
+            })
+        };
+        Some(NrCpus {
+            available: word(raw.get(..4)?)?,
+            online: word(raw.get(4..)?)?,
+        })
+    }
+}
+
+fn cap_views(caps: &[crate::host_description::PmuCapInfo]) -> Vec<PmuCap<'_>> {
+    caps.iter()
+        .map(|c| PmuCap {
+            name: c.name.as_bytes(),
+            value: c.value.as_bytes(),
+        })
+        .collect()
+}
