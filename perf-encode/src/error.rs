@@ -61,6 +61,33 @@ pub enum EncodeError {
     },
     /// Formatting a tracefs format text failed.
     Format,
+    /// A field the attr's layout (`sample_type`, `read_format`, `sample_id_all`, …) requires
+    /// is missing from a typed record description.
+    MissingField {
+        /// The record (`"SAMPLE"`, `"COMM"`, …).
+        record: &'static str,
+        /// The field (`"time"`, `"sample_id.cpu"`, …).
+        field: &'static str,
+    },
+    /// A typed record description has a field the attr's layout does not have.
+    UnexpectedField {
+        /// The record (`"SAMPLE"`, `"COMM"`, …).
+        record: &'static str,
+        /// The field (`"addr"`, `"sample_id.time"`, …).
+        field: &'static str,
+    },
+    /// A field has a different number of items than the attr's layout says (registers of
+    /// `sample_regs_user`, for example).
+    FieldCount {
+        /// The record.
+        record: &'static str,
+        /// The field.
+        field: &'static str,
+        /// Items the layout implies.
+        expected: u64,
+        /// Items given.
+        actual: u64,
+    },
     /// An encoder wrote a different length than it announced (a bug in this crate: reported,
     /// never a panic).
     LengthMismatch {
@@ -98,6 +125,23 @@ impl fmt::Display for EncodeError {
             Self::Unordered { what } => write!(f, "{what} are not in the required order"),
             Self::InvalidValue { what } => f.write_str(what),
             Self::Format => f.write_str("formatting a tracefs format text failed"),
+            Self::MissingField { record, field } => write!(
+                f,
+                "{record} record: field {field} is required by the attr's layout but missing"
+            ),
+            Self::UnexpectedField { record, field } => write!(
+                f,
+                "{record} record: field {field} is given but the attr's layout does not have it"
+            ),
+            Self::FieldCount {
+                record,
+                field,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "{record} record: field {field} has {actual} items, the attr's layout says {expected}"
+            ),
             Self::LengthMismatch { announced, written } => write!(
                 f,
                 "internal error: encoder announced {announced} bytes but wrote {written}"

@@ -7,6 +7,11 @@
 //! run-time [`Endian`] applied to every field. Nothing here panics, allocates (without
 //! `alloc`), or uses `unsafe`.
 //!
+//! Typed records ([`records::SampleRecord`], [`records::Comm`], [`records::Mmap2`], …) are
+//! laid out by their attr ([`records::SampleLayout`]), with the `sample_id` trailer it asks
+//! for, and [`records::parse_sample`] / [`records::id_of_non_sample`] read raw records back
+//! by the same layout. [`stream::PipeStream`] builds a pipe-mode stream in a fixed buffer.
+//!
 //! A file is built in two phases, as `object`'s ELF writer does: plan every range with
 //! [`layout::FileLayout`], then write the regions in that order.
 //!
@@ -56,6 +61,7 @@ mod file_header;
 pub mod layout;
 mod output;
 pub mod records;
+pub mod stream;
 mod string;
 
 #[cfg(feature = "alloc")]

@@ -1,0 +1,69 @@
+//! `PERF_RECORD_COMM`: a thread's name.
+
+use crate::records::kernel_record::{header, name_len, write_name};
+use crate::records::sample_id::SampleId;
+use crate::records::sample_layout::SampleLayout;
+use crate::{Encode, EncodeError, Encoder, Output};
+use perf_abi::{misc, record_type, PerfEventHeader};
+
+const RECORD: &str = "COMM";
+
+/// `{header, u32 pid, u32 tid, char comm[] (NUL-terminated, padded to 8), sample_id}`;
+/// `exec` sets `misc::COMM_EXEC` (the name changed because of an exec).
+///
+/// ```
+/// use perf_encode::records::{Comm, SampleId, SampleLayout};
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout::default(); // no sample_id_all: no trailer
+/// let c = Comm { layout: &layout, pid: 10, tid: 11, comm: b"sleep", exec: true, sample_id: SampleId::default() };
+/// let v = to_vec(&c, Endian::Little).unwrap();
+/// assert_eq!(v.len(), 8 + 8 + 8);
+/// assert_eq!(&v[4..6], &perf_abi::misc::COMM_EXEC.to_le_bytes());
+/// assert_eq!(&v[16..22], b"sleep\0");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Comm<'a> {
+    /// The attr's layout (for the trailer).
+    pub layout: &'a SampleLayout,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// The name (the kernel's is at most 15 bytes); no NUL inside.
+    pub comm: &'a [u8],
+    /// The name comes from an exec.
+    pub exec: bool,
+    /// The trailer's fields.
+    pub sample_id: SampleId,
+}
+
+impl Comm<'_> {
+    fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
+        let name = name_len("COMM record: comm contains a NUL byte", self.comm)?;
+        let misc = if self.exec { misc::COMM_EXEC } else { 0 };
+        let h = header(
+            RECORD,
+            record_type::COMM,
+            misc,
+            name.saturating_add(8),
+            self.layout,
+            &self.sample_id,
+        )?;
+        Ok((h, name))
+    }
+}
+
+impl Encode for Comm<'_> {
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        let (h, name) = self.parts()?;
+        enc.encode(&h)?;
+        enc.u32(self.pid)?;
+        enc.u32(self.tid)?;
+        write_name(enc, self.comm, name)?;
+        self.sample_id.write(enc, self.layout, RECORD)
+    }
+
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        Ok(usize::from(self.parts()?.0.size))
+    }
+}

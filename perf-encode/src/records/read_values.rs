@@ -1,0 +1,260 @@
+//! `struct read_format`: counter values of SAMPLE's READ field and of READ records.
+
+use crate::records::parse_error::ParseError;
+use crate::records::reader::Reader;
+use crate::records::sample_id::field;
+use crate::records::sample_parse::U64Array;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::read_format;
+
+/// One counter: its value, and its id and lost count when `read_format` has
+/// `ID` / `LOST`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReadValue {
+    /// The counter value.
+    pub value: u64,
+    /// `read_format::ID`.
+    pub id: Option<u64>,
+    /// `read_format::LOST` (kernel 6.0 and later).
+    pub lost: Option<u64>,
+}
+
+/// The counters: one, or a group (`read_format::GROUP`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadCounters<'a> {
+    /// Without `read_format::GROUP`.
+    One(ReadValue),
+    /// With `read_format::GROUP`: every member of the group.
+    Group(&'a [ReadValue]),
+}
+
+/// The values of `struct read_format`, laid out by `read_format`:
+/// single `{value, [time_enabled], [time_running], [id], [lost]}`, group
+/// `{nr, [time_enabled], [time_running], {value, [id], [lost]}[nr]}`.
+///
+/// ```
+/// use perf_abi::{read_format, sample_type};
+/// use perf_encode::records::{ReadCounters, ReadValue, ReadValues, Sample, SampleLayout, SampleRecord};
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::READ, read_format: read_format::GROUP | read_format::ID, ..Default::default() };
+/// let members = [ReadValue { value: 10, id: Some(1), lost: None }, ReadValue { value: 20, id: Some(2), lost: None }];
+/// let read = ReadValues { time_enabled: None, time_running: None, counters: ReadCounters::Group(&members) };
+/// let sample = Sample { read: Some(read), ..Default::default() };
+/// let v = to_vec(&SampleRecord { layout: &layout, sample: &sample, misc: 0 }, Endian::Little).unwrap();
+/// assert_eq!(v.len(), 8 + 8 + 2 * 16);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReadValues<'a> {
+    /// `read_format::TOTAL_TIME_ENABLED`.
+    pub time_enabled: Option<u64>,
+    /// `read_format::TOTAL_TIME_RUNNING`.
+    pub time_running: Option<u64>,
+    /// The counter or the group's counters.
+    pub counters: ReadCounters<'a>,
+}
+
+fn write_value<O: Output + ?Sized>(
+    enc: &mut Encoder<'_, O>,
+    rf: u64,
+    v: &ReadValue,
+    record: &'static str,
+) -> Result<(), EncodeError> {
+    enc.u64(v.value)?;
+    write_id_lost(enc, rf, v, record)
+}
+
+fn write_id_lost<O: Output + ?Sized>(
+    enc: &mut Encoder<'_, O>,
+    rf: u64,
+    v: &ReadValue,
+    record: &'static str,
+) -> Result<(), EncodeError> {
+    if let Some(id) = field(record, "read.id", rf & read_format::ID != 0, v.id)? {
+        enc.u64(id)?;
+    }
+    if let Some(lost) = field(record, "read.lost", rf & read_format::LOST != 0, v.lost)? {
+        enc.u64(lost)?;
+    }
+    Ok(())
+}
+
+impl ReadValues<'_> {
+    /// Writes the values as `read_format` lays them out; errors name `record`.
+    pub(crate) fn write<O: Output + ?Sized>(
+        &self,
+        enc: &mut Encoder<'_, O>,
+        rf: u64,
+        record: &'static str,
+    ) -> Result<(), EncodeError> {
+        let enabled = field(
+            record,
+            "read.time_enabled",
+            rf & read_format::TOTAL_TIME_ENABLED != 0,
+            self.time_enabled,
+        )?;
+        let running = field(
+            record,
+            "read.time_running",
+            rf & read_format::TOTAL_TIME_RUNNING != 0,
+            self.time_running,
+        )?;
+        let group = rf & read_format::GROUP != 0;
+        match (group, self.counters) {
+            (false, ReadCounters::One(v)) => {
+                enc.u64(v.value)?;
+                if let Some(t) = enabled {
+                    enc.u64(t)?;
+                }
+                if let Some(t) = running {
+                    enc.u64(t)?;
+                }
+                write_id_lost(enc, rf, &v, record)
+            }
+            (true, ReadCounters::Group(values)) => {
+                enc.u64(values.len() as u64)?;
+                if let Some(t) = enabled {
+                    enc.u64(t)?;
+                }
+                if let Some(t) = running {
+                    enc.u64(t)?;
+                }
+                values
+                    .iter()
+                    .try_for_each(|v| write_value(enc, rf, v, record))
+            }
+            (false, ReadCounters::Group(_)) => Err(EncodeError::UnexpectedField {
+                record,
+                field: "read (a group; read_format has no GROUP)",
+            }),
+            (true, ReadCounters::One(_)) => Err(EncodeError::MissingField {
+                record,
+                field: "read (a group: read_format has GROUP)",
+            }),
+        }
+    }
+}
+
+/// The members of a group as read from a record, without copying: iterate or index them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadGroup<'a> {
+    words: U64Array<'a>,
+    has_id: bool,
+    has_lost: bool,
+}
+
+impl<'a> ReadGroup<'a> {
+    fn stride(&self) -> usize {
+        1usize
+            .saturating_add(usize::from(self.has_id))
+            .saturating_add(usize::from(self.has_lost))
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.words.len().checked_div(self.stride()).unwrap_or(0)
+    }
+
+    /// True when the group has no member.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Member `i`.
+    pub fn get(&self, i: usize) -> Option<ReadValue> {
+        let at = i.checked_mul(self.stride())?;
+        let value = self.words.get(at)?;
+        let mut next = at.checked_add(1)?;
+        let id = if self.has_id {
+            let v = self.words.get(next)?;
+            next = next.checked_add(1)?;
+            Some(v)
+        } else {
+            None
+        };
+        let lost = if self.has_lost {
+            Some(self.words.get(next)?)
+        } else {
+            None
+        };
+        Some(ReadValue { value, id, lost })
+    }
+
+    /// The members in order.
+    pub fn iter(&self) -> impl Iterator<Item = ReadValue> + 'a {
+        let g = *self;
+        (0..g.len()).filter_map(move |i| g.get(i))
+    }
+}
+
+/// Counters as read from a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParsedReadCounters<'a> {
+    /// Without `read_format::GROUP`.
+    One(ReadValue),
+    /// With `read_format::GROUP`.
+    Group(ReadGroup<'a>),
+}
+
+/// [`ReadValues`] as read from a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsedReadValues<'a> {
+    /// `read_format::TOTAL_TIME_ENABLED`.
+    pub time_enabled: Option<u64>,
+    /// `read_format::TOTAL_TIME_RUNNING`.
+    pub time_running: Option<u64>,
+    /// The counters.
+    pub counters: ParsedReadCounters<'a>,
+}
+
+/// Reads `struct read_format` laid out by `rf`.
+pub(crate) fn parse_read<'a>(
+    r: &mut Reader<'a>,
+    rf: u64,
+) -> Result<ParsedReadValues<'a>, ParseError> {
+    let group = rf & read_format::GROUP != 0;
+    let first = r.u64(if group { "read.nr" } else { "read.value" })?;
+    let time_enabled = if rf & read_format::TOTAL_TIME_ENABLED != 0 {
+        Some(r.u64("read.time_enabled")?)
+    } else {
+        None
+    };
+    let time_running = if rf & read_format::TOTAL_TIME_RUNNING != 0 {
+        Some(r.u64("read.time_running")?)
+    } else {
+        None
+    };
+    let has_id = rf & read_format::ID != 0;
+    let has_lost = rf & read_format::LOST != 0;
+    let counters = if group {
+        let stride = 1u64
+            .saturating_add(u64::from(has_id))
+            .saturating_add(u64::from(has_lost));
+        let words = r.u64s(first.saturating_mul(stride), "read.values")?;
+        ParsedReadCounters::Group(ReadGroup {
+            words,
+            has_id,
+            has_lost,
+        })
+    } else {
+        let id = if has_id {
+            Some(r.u64("read.id")?)
+        } else {
+            None
+        };
+        let lost = if has_lost {
+            Some(r.u64("read.lost")?)
+        } else {
+            None
+        };
+        ParsedReadCounters::One(ReadValue {
+            value: first,
+            id,
+            lost,
+        })
+    };
+    Ok(ParsedReadValues {
+        time_enabled,
+        time_running,
+        counters,
+    })
+}

@@ -1,0 +1,176 @@
+//! What an attr says SAMPLE records and `sample_id` trailers hold.
+
+use crate::records::parse_error::ParseError;
+use crate::records::sample_parse::walk_sample;
+use crate::Endian;
+use perf_abi::{attr_flags, sample_type, PerfEventAttr};
+
+/// `PERF_SAMPLE_BRANCH_HW_INDEX` of `branch_sample_type`: BRANCH_STACK carries `hw_idx`.
+pub const BRANCH_SAMPLE_HW_INDEX: u64 = 1 << 17;
+
+/// `PERF_SAMPLE_REGS_ABI_NONE`: a register dump with no registers (the task had none).
+pub const REGS_ABI_NONE: u64 = 0;
+/// `PERF_SAMPLE_REGS_ABI_32`.
+pub const REGS_ABI_32: u64 = 1;
+/// `PERF_SAMPLE_REGS_ABI_64`.
+pub const REGS_ABI_64: u64 = 2;
+
+/// The `sample_type` bits a `sample_id` trailer can carry.
+pub const SAMPLE_ID_BITS: u64 = sample_type::TID
+    | sample_type::TIME
+    | sample_type::ID
+    | sample_type::STREAM_ID
+    | sample_type::CPU
+    | sample_type::IDENTIFIER;
+
+/// The parts of a `perf_event_attr` that fix the layout of its SAMPLE records and of the
+/// `sample_id` trailer of its other records.
+///
+/// ```
+/// use perf_abi::{attr_flags, sample_type, PerfEventAttr};
+/// use perf_encode::records::SampleLayout;
+/// let attr = PerfEventAttr {
+///     sample_type: sample_type::IDENTIFIER | sample_type::TID | sample_type::TIME | sample_type::REGS_USER,
+///     sample_regs_user: 0b1011,
+///     flags: attr_flags::SAMPLE_ID_ALL,
+///     ..Default::default()
+/// };
+/// let layout = SampleLayout::from_attr(&attr);
+/// assert_eq!(layout.regs_user, 3);
+/// assert_eq!(layout.sample_id_len(), 24); // TID, TIME, IDENTIFIER
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SampleLayout {
+    /// `attr.sample_type`: which fields SAMPLE records have (`sample_type::*`).
+    pub sample_type: u64,
+    /// `attr.read_format`: the layout of READ values (`read_format::*`).
+    pub read_format: u64,
+    /// Registers in REGS_USER when its `abi` is not [`REGS_ABI_NONE`]: the number of bits
+    /// set in `attr.sample_regs_user`.
+    pub regs_user: u32,
+    /// Registers in REGS_INTR (bits set in `attr.sample_regs_intr`).
+    pub regs_intr: u32,
+    /// BRANCH_STACK carries `hw_idx` (`branch_sample_type` has [`BRANCH_SAMPLE_HW_INDEX`]).
+    pub branch_hw_index: bool,
+    /// Records other than SAMPLE end with a `sample_id` trailer (`attr.sample_id_all`).
+    pub sample_id_all: bool,
+}
+
+impl SampleLayout {
+    /// The layout of `attr`'s records.
+    pub const fn from_attr(attr: &PerfEventAttr) -> Self {
+        SampleLayout {
+            sample_type: attr.sample_type,
+            read_format: attr.read_format,
+            regs_user: attr.sample_regs_user.count_ones(),
+            regs_intr: attr.sample_regs_intr.count_ones(),
+            branch_hw_index: attr.branch_sample_type & BRANCH_SAMPLE_HW_INDEX != 0,
+            sample_id_all: attr.flags & attr_flags::SAMPLE_ID_ALL != 0,
+        }
+    }
+
+    /// True when `sample_type` has every bit of `bits`.
+    pub const fn has(&self, bits: u64) -> bool {
+        self.sample_type & bits == bits
+    }
+
+    /// The `sample_type` bits of the `sample_id` trailer: none without `sample_id_all`.
+    pub const fn sample_id_bits(&self) -> u64 {
+        if self.sample_id_all {
+            self.sample_type & SAMPLE_ID_BITS
+        } else {
+            0
+        }
+    }
+
+    /// Bytes of the `sample_id` trailer every non-SAMPLE record of this attr ends with
+    /// (8 per field: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER).
+    pub const fn sample_id_len(&self) -> usize {
+        (self.sample_id_bits().count_ones() as usize).saturating_mul(8)
+    }
+
+    /// Offset of the event id (IDENTIFIER, else ID) in this attr's SAMPLE records, when the
+    /// fields before it have fixed sizes (always the case: only fields after PERIOD vary).
+    /// `None` when the layout has neither field.
+    pub const fn sample_id_offset(&self) -> Option<usize> {
+        if self.has(sample_type::IDENTIFIER) {
+            return Some(8);
+        }
+        if !self.has(sample_type::ID) {
+            return None;
+        }
+        let before = self.sample_type
+            & (sample_type::IP | sample_type::TID | sample_type::TIME | sample_type::ADDR);
+        Some(
+            (before.count_ones() as usize)
+                .saturating_mul(8)
+                .saturating_add(8),
+        )
+    }
+
+    /// Position of the event id (IDENTIFIER, else ID) in the `sample_id` trailer, counted in
+    /// bytes back from the record's end. `None` when the trailer has no id.
+    pub const fn trailer_id_offset_from_end(&self) -> Option<usize> {
+        let bits = self.sample_id_bits();
+        if bits & sample_type::IDENTIFIER != 0 {
+            return Some(8);
+        }
+        if bits & sample_type::ID == 0 {
+            return None;
+        }
+        // ID is followed by STREAM_ID and CPU, then the end.
+        let after = bits & (sample_type::STREAM_ID | sample_type::CPU);
+        Some(
+            (after.count_ones() as usize)
+                .saturating_mul(8)
+                .saturating_add(8),
+        )
+    }
+
+    /// The length in bytes (header included) this layout implies for the SAMPLE record at the
+    /// start of `record`, found by walking its variable-length fields (READ groups,
+    /// CALLCHAIN, RAW, BRANCH_STACK, register dumps, STACK_USER, AUX). Compare it with the
+    /// record's `header.size`. `record` may be longer than the record; the walk never reads
+    /// past its end, and never panics.
+    ///
+    /// ```
+    /// use perf_abi::sample_type;
+    /// use perf_encode::records::{SampleLayout, Sample, SampleRecord};
+    /// use perf_encode::{to_vec, Endian};
+    /// let layout = SampleLayout { sample_type: sample_type::IP | sample_type::CALLCHAIN, ..Default::default() };
+    /// let ips = [1, 2, 3];
+    /// let sample = Sample { ip: Some(7), callchain: Some(&ips), ..Default::default() };
+    /// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &sample, misc: 0 }, Endian::Big).unwrap();
+    /// assert_eq!(layout.sample_len(&bytes, Endian::Big), Ok(8 + 8 + 8 + 24));
+    /// assert!(layout.sample_len(&bytes[..20], Endian::Big).is_err());
+    /// ```
+    pub fn sample_len(&self, record: &[u8], endian: Endian) -> Result<usize, ParseError> {
+        walk_sample(self, endian, record).map(|s| s.len)
+    }
+}
+
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perf_abi::sample_type::*;
+
+    #[test]
+    fn id_positions() {
+        let l = SampleLayout {
+            sample_type: IP | TID | TIME | ID | CPU | PERIOD,
+            sample_id_all: true,
+            ..Default::default()
+        };
+        assert_eq!(l.sample_id_offset(), Some(8 + 24));
+        assert_eq!(l.trailer_id_offset_from_end(), Some(16));
+        assert_eq!(l.sample_id_len(), 32);
+        let l = SampleLayout {
+            sample_type: IDENTIFIER | IP,
+            ..Default::default()
+        };
+        assert_eq!(l.sample_id_offset(), Some(8));
+        assert_eq!(l.trailer_id_offset_from_end(), None);
+        assert_eq!(l.sample_id_len(), 0);
+    }
+}

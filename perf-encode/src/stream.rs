@@ -1,0 +1,316 @@
+//! A pipe-mode session over a fixed caller buffer, for `no_std` users without an allocator.
+
+use crate::records::{HeaderAttr, HeaderFeature, RecordFramer};
+use crate::{to_slice, Encode, EncodeError, Encoder, Endian, SliceOutput};
+use perf_abi::{feature, record_type, PerfEventAttr, PerfPipeHeader, PERF_MAGIC, PIPE_HEADER_SIZE};
+
+/// Where a pipe stream is: what may come next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// HEADER_ATTR records (and anything after them) may come.
+    Attrs,
+    /// HEADER_FEATURE records have started; the end marker has not been written.
+    Features,
+    /// Past the header records: HEADER_ATTR and HEADER_FEATURE are refused.
+    Records,
+}
+
+/// Builds a pipe-mode `perf.data` stream in a fixed buffer: the pipe header, HEADER_ATTR
+/// records, HEADER_FEATURE records and their end marker, then any records. The caller
+/// drains the written bytes ([`PipeStream::pending`] and [`PipeStream::consume`], or
+/// [`PipeStream::drain_to`]) to a file, socket or larger buffer; the bytes drained, in
+/// order, are a valid pipe-mode stream.
+///
+/// Nothing allocates. A record that does not fit the free space is
+/// [`EncodeError::BufferTooSmall`] and nothing of it is written: drain and retry. The
+/// order perf needs is enforced: an attr after a feature or a record, or a feature after a
+/// record, is [`EncodeError::Unordered`]; the first record after features writes the end
+/// marker first (both or neither).
+///
+/// ```
+/// use perf_abi::{attr, feature, PerfEventAttr};
+/// use perf_encode::records::FinishedRound;
+/// use perf_encode::{stream::PipeStream, Endian, HeaderString, to_slice};
+///
+/// let mut buf = [0u8; 512];
+/// let mut out = [0u8; 1024];
+/// let mut out_len = 0;
+/// let mut s = PipeStream::new(&mut buf, Endian::Little)?;
+/// let a = PerfEventAttr { type_: attr::TYPE_SOFTWARE, size: 128, config: attr::SW_DUMMY, ..Default::default() };
+/// s.add_attr(&a, &[1])?;
+/// let mut host = [0u8; 68];
+/// let host = to_slice(&HeaderString::new(b"vm"), Endian::Little, &mut host)?;
+/// s.add_feature(feature::HOSTNAME, host)?;
+/// s.push(&FinishedRound)?; // writes the features' end marker first
+/// s.drain_to(|chunk| {
+///     out[out_len..out_len + chunk.len()].copy_from_slice(chunk);
+///     out_len += chunk.len();
+///     Ok::<usize, ()>(chunk.len())
+/// }).unwrap();
+/// assert_eq!(out_len, 16 + (8 + 128 + 8) + (16 + 68) + 16 + 8);
+/// assert_eq!(&out[..8], b"PERFILE2");
+/// # Ok::<(), perf_encode::EncodeError>(())
+/// ```
+#[derive(Debug)]
+pub struct PipeStream<'b> {
+    buf: &'b mut [u8],
+    start: usize,
+    end: usize,
+    endian: Endian,
+    phase: Phase,
+}
+
+impl<'b> PipeStream<'b> {
+    /// A stream in `buf`, which must hold at least the 16-byte pipe header (written now).
+    pub fn new(buf: &'b mut [u8], endian: Endian) -> Result<Self, EncodeError> {
+        let header = PerfPipeHeader {
+            magic: PERF_MAGIC,
+            size: PIPE_HEADER_SIZE,
+        };
+        let n = to_slice(&header, endian, buf)?.len();
+        Ok(PipeStream {
+            buf,
+            start: 0,
+            end: n,
+            endian,
+            phase: Phase::Attrs,
+        })
+    }
+
+    /// The stream's byte order.
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// Bytes written and not yet consumed, in stream order.
+    pub fn pending(&self) -> &[u8] {
+        self.buf.get(self.start..self.end).unwrap_or(&[])
+    }
+
+    /// True when every written byte has been consumed.
+    pub fn is_drained(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// Marks the first `n` pending bytes as consumed (at most all of them).
+    pub fn consume(&mut self, n: usize) {
+        self.start = self.start.saturating_add(n).min(self.end);
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+    }
+
+    /// Hands the pending bytes to `sink` until they are all consumed or `sink` takes none;
+    /// `sink` returns how many bytes of the chunk it took. Returns the bytes drained.
+    pub fn drain_to<E>(
+        &mut self,
+        mut sink: impl FnMut(&[u8]) -> Result<usize, E>,
+    ) -> Result<usize, E> {
+        let mut total = 0usize;
+        while !self.is_drained() {
+            let pending = self.pending().len();
+            let took = sink(self.pending())?.min(pending);
+            if took == 0 {
+                break;
+            }
+            self.consume(took);
+            total = total.saturating_add(took);
+        }
+        Ok(total)
+    }
+
+    /// Bytes a record may take now (after moving the pending bytes to the buffer's start).
+    pub fn free(&self) -> usize {
+        self.buf
+            .len()
+            .saturating_sub(self.end.saturating_sub(self.start))
+    }
+
+    /// Appends a HEADER_ATTR record: `attr` (written with its `size`) and its ids.
+    pub fn add_attr(&mut self, attr: &PerfEventAttr, ids: &[u64]) -> Result<(), EncodeError> {
+        self.push(&HeaderAttr { attr, ids })
+    }
+
+    /// Appends a HEADER_FEATURE record with feature `index`'s payload (the bytes its
+    /// file-mode section would hold).
+    pub fn add_feature(&mut self, index: u8, payload: &[u8]) -> Result<(), EncodeError> {
+        if index == feature::RESERVED || index >= feature::LAST_FEATURE {
+            return Err(EncodeError::InvalidFeature {
+                index: u32::from(index),
+            });
+        }
+        self.push(&HeaderFeature { index, payload })
+    }
+
+    /// Appends the end marker of the features (`feat_id = HEADER_LAST_FEATURE`). Optional:
+    /// the first record after features writes it; after it, features are refused.
+    pub fn end_features(&mut self) -> Result<(), EncodeError> {
+        self.push(&HeaderFeature::END)
+    }
+
+    /// Appends `record` (any encoder of whole records: SAMPLE, COMM, TIME_CONV,
+    /// HEADER_TRACING_DATA, …), checking that its bytes are whole records and that it may
+    /// come at this point of the stream.
+    pub fn push<E: Encode + ?Sized>(&mut self, record: &E) -> Result<(), EncodeError> {
+        let (type_, feat_id) = self.probe(record)?;
+        let (marker, next) = match type_ {
+            record_type::HEADER_ATTR => {
+                if self.phase != Phase::Attrs {
+                    return Err(EncodeError::Unordered {
+                        what: "HEADER_ATTR records (they come before features and records)",
+                    });
+                }
+                (false, Phase::Attrs)
+            }
+            record_type::HEADER_FEATURE => {
+                if self.phase == Phase::Records {
+                    return Err(EncodeError::Unordered {
+                        what: "HEADER_FEATURE records (they come before other records)",
+                    });
+                }
+                let ended = feat_id == Some(u64::from(feature::LAST_FEATURE));
+                (
+                    false,
+                    if ended {
+                        Phase::Records
+                    } else {
+                        Phase::Features
+                    },
+                )
+            }
+            _ => (self.phase == Phase::Features, Phase::Records),
+        };
+        let marker_len = if marker {
+            HeaderFeature::END.encoded_len()?
+        } else {
+            0
+        };
+        let len = record.encoded_len()?;
+        let needed = len
+            .checked_add(marker_len)
+            .ok_or(EncodeError::Overflow { what: "record" })?;
+        let endian = self.endian;
+        let space = self.reserve(needed)?;
+        let (head, tail) = space.split_at_mut(marker_len.min(space.len()));
+        if marker {
+            to_slice(&HeaderFeature::END, endian, head)?;
+        }
+        let written = to_slice(record, endian, tail)?.len();
+        let framed = RecordFramer::new(endian)
+            .check(space.get(..needed).unwrap_or(&[]))
+            .ok()
+            .filter(RecordFramer::at_boundary);
+        if written != len || framed.is_none() {
+            return Err(EncodeError::InvalidRecordSize { size: len as u64 });
+        }
+        self.end = self.end.saturating_add(needed);
+        self.phase = next;
+        Ok(())
+    }
+
+    /// The record's type and, for HEADER_FEATURE, its `feat_id`: encodes its first 16 bytes.
+    fn probe<E: Encode + ?Sized>(&self, record: &E) -> Result<(u32, Option<u64>), EncodeError> {
+        let mut first = [0u8; 16];
+        let mut out = SliceOutput::new(&mut first);
+        // A record longer than 16 bytes stops with BufferTooSmall after its first 16.
+        let result = record.encode(&mut Encoder::new(&mut out, self.endian));
+        let written = out.written();
+        match result {
+            Ok(()) | Err(EncodeError::BufferTooSmall { .. }) if written >= 8 => {}
+            Err(e) => return Err(e),
+            Ok(()) => {
+                return Err(EncodeError::InvalidRecordSize {
+                    size: written as u64,
+                })
+            }
+        }
+        let [t0, t1, t2, t3, _, _, _, _, f0, f1, f2, f3, f4, f5, f6, f7] = first;
+        let type_ = self.endian.read_u32([t0, t1, t2, t3]);
+        let feat_id =
+            (written >= 16).then(|| self.endian.read_u64([f0, f1, f2, f3, f4, f5, f6, f7]));
+        Ok((type_, feat_id))
+    }
+
+    /// `needed` free bytes after the pending ones, moving those to the buffer's start if
+    /// that makes room.
+    fn reserve(&mut self, needed: usize) -> Result<&mut [u8], EncodeError> {
+        let available = self.free();
+        if needed > available {
+            return Err(EncodeError::BufferTooSmall { needed, available });
+        }
+        if self.buf.len().saturating_sub(self.end) < needed && self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end = self.end.saturating_sub(self.start);
+            self.start = 0;
+        }
+        let end = self.end.saturating_add(needed);
+        self.buf
+            .get_mut(self.end..end)
+            .ok_or(EncodeError::BufferTooSmall { needed, available })
+    }
+}
+
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::records::{FinishedInit, FinishedRound};
+    use alloc::vec::Vec;
+
+    #[test]
+    fn full_buffer_refuses_and_retries_after_drain() {
+        let mut buf = [0u8; 40];
+        let mut s = PipeStream::new(&mut buf, Endian::Big).unwrap();
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            s.push(&FinishedRound).unwrap();
+        }
+        assert_eq!(s.free(), 0);
+        assert_eq!(
+            s.push(&FinishedInit),
+            Err(EncodeError::BufferTooSmall {
+                needed: 8,
+                available: 0
+            })
+        );
+        s.drain_to(|c| {
+            out.extend_from_slice(&c[..c.len().min(5)]);
+            Ok::<_, ()>(c.len().min(5))
+        })
+        .unwrap();
+        s.push(&FinishedInit).unwrap();
+        out.extend_from_slice(s.pending());
+        assert_eq!(out.len(), 16 + 32);
+        assert_eq!(&out[out.len() - 8..], &[0, 0, 0, 82, 0, 0, 0, 8]);
+    }
+
+    #[test]
+    fn order_is_enforced() {
+        let mut buf = [0u8; 512];
+        let mut s = PipeStream::new(&mut buf, Endian::Little).unwrap();
+        let attr = PerfEventAttr {
+            size: 128,
+            ..Default::default()
+        };
+        s.add_feature(feature::HOSTNAME, &[]).unwrap();
+        assert!(matches!(
+            s.add_attr(&attr, &[]),
+            Err(EncodeError::Unordered { .. })
+        ));
+        // The end marker and the record go in together, or neither.
+        let free = s.free();
+        let mut small = [0u8; 16 + 16 + 8 - 1];
+        let mut t = PipeStream::new(&mut small, Endian::Little).unwrap();
+        t.add_feature(feature::HOSTNAME, &[]).unwrap();
+        assert!(t.push(&FinishedRound).is_err());
+        assert_eq!(t.pending().len(), 32);
+        s.push(&FinishedRound).unwrap();
+        assert_eq!(free - s.free(), 16 + 8);
+        assert!(matches!(
+            s.add_feature(feature::ARCH, &[]),
+            Err(EncodeError::Unordered { .. })
+        ));
+        assert!(s.add_feature(0, &[]).is_err());
+    }
+}
