@@ -12,6 +12,13 @@ const RECORD: &str = "MMAP2";
 pub const MMAP2_MAX_BUILD_ID: usize = 20;
 
 /// How MMAP2 identifies the mapped file.
+///
+/// ```
+/// use perf_encode::records::Mmap2File;
+/// let by_inode = Mmap2File::Inode { maj: 8, min: 1, ino: 1234, ino_generation: 0 };
+/// let by_build_id = Mmap2File::BuildId(&[0xab; 20]);
+/// assert_ne!(by_inode, by_build_id);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mmap2File<'a> {
     /// `{u32 maj, u32 min, u64 ino, u64 ino_generation}`.

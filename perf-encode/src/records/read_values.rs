@@ -9,6 +9,13 @@ use perf_abi::read_format;
 
 /// One counter: its value, and its id and lost count when `read_format` has
 /// `ID` / `LOST`.
+///
+/// ```
+/// use perf_encode::records::ReadValue;
+/// // read_format = ID: the id is present, the lost count is not.
+/// let v = ReadValue { value: 1000, id: Some(5), lost: None };
+/// assert_eq!(v.id, Some(5));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ReadValue {
     /// The counter value.
@@ -20,6 +27,12 @@ pub struct ReadValue {
 }
 
 /// The counters: one, or a group (`read_format::GROUP`).
+///
+/// ```
+/// use perf_encode::records::{ReadCounters, ReadValue};
+/// let members = [ReadValue::default(); 2];
+/// assert_ne!(ReadCounters::Group(&members), ReadCounters::One(ReadValue::default()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReadCounters<'a> {
     /// Without `read_format::GROUP`.
@@ -135,6 +148,19 @@ impl ReadValues<'_> {
 }
 
 /// The members of a group as read from a record, without copying: iterate or index them.
+///
+/// ```
+/// use perf_abi::{read_format, sample_type};
+/// use perf_encode::records::*;
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::READ, read_format: read_format::GROUP | read_format::ID, ..Default::default() };
+/// let members = [ReadValue { value: 1, id: Some(10), lost: None }, ReadValue { value: 2, id: Some(20), lost: None }];
+/// let read = ReadValues { time_enabled: None, time_running: None, counters: ReadCounters::Group(&members) };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &Sample { read: Some(read), ..Default::default() }, misc: 0 }, Endian::Big).unwrap();
+/// let parsed = parse_sample(&layout, Endian::Big, &bytes).unwrap();
+/// let Some(ParsedReadValues { counters: ParsedReadCounters::Group(g), .. }) = parsed.read else { panic!() };
+/// assert_eq!(g.iter().collect::<Vec<_>>(), members);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadGroup<'a> {
     words: U64Array<'a>,
@@ -187,6 +213,12 @@ impl<'a> ReadGroup<'a> {
 }
 
 /// Counters as read from a record.
+///
+/// ```
+/// use perf_encode::records::{ParsedReadCounters, ReadValue};
+/// let one = ParsedReadCounters::One(ReadValue { value: 3, id: None, lost: None });
+/// assert!(matches!(one, ParsedReadCounters::One(v) if v.value == 3));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParsedReadCounters<'a> {
     /// Without `read_format::GROUP`.
@@ -196,6 +228,17 @@ pub enum ParsedReadCounters<'a> {
 }
 
 /// [`ReadValues`] as read from a record.
+///
+/// ```
+/// use perf_abi::{read_format, sample_type};
+/// use perf_encode::records::*;
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::READ, read_format: read_format::TOTAL_TIME_ENABLED, ..Default::default() };
+/// let read = ReadValues { time_enabled: Some(9), time_running: None, counters: ReadCounters::One(ReadValue { value: 4, id: None, lost: None }) };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &Sample { read: Some(read), ..Default::default() }, misc: 0 }, Endian::Little).unwrap();
+/// let p = parse_sample(&layout, Endian::Little, &bytes).unwrap().read.unwrap();
+/// assert_eq!(p.time_enabled, Some(9));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedReadValues<'a> {
     /// `read_format::TOTAL_TIME_ENABLED`.

@@ -16,6 +16,12 @@ const RECORD: &str = "SAMPLE";
 /// 26..30 `new_type`, 30..33 `priv`). A big-endian kernel packs C bit-fields from the top
 /// bit down (`mispred` is bit 63), and perf reads big-endian files that way: in a
 /// big-endian file the encoder writes each field mirrored, and the parser mirrors back.
+///
+/// ```
+/// use perf_encode::records::BranchEntry;
+/// let e = BranchEntry { from: 0x1000, to: 0x2000, flags: BranchEntry::PREDICTED | 5 << BranchEntry::CYCLES_SHIFT };
+/// assert_eq!(e.flags >> BranchEntry::CYCLES_SHIFT & 0xffff, 5);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BranchEntry {
     /// Source address.
@@ -92,6 +98,13 @@ impl BranchEntry {
 }
 
 /// BRANCH_STACK: `{u64 nr, [u64 hw_idx], perf_branch_entry[nr]}`.
+///
+/// ```
+/// use perf_encode::records::{BranchEntry, BranchStack};
+/// let entries = [BranchEntry { from: 1, to: 2, flags: 0 }];
+/// let b = BranchStack { hw_idx: None, entries: &entries }; // hw_idx: Some(_) with BRANCH_SAMPLE_HW_INDEX
+/// assert_eq!(b.entries.len(), 1);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BranchStack<'a> {
     /// Present when the attr's `branch_sample_type` has `PERF_SAMPLE_BRANCH_HW_INDEX`.
@@ -102,6 +115,14 @@ pub struct BranchStack<'a> {
 
 /// REGS_USER / REGS_INTR: `{u64 abi, u64 regs[]}`; `regs` has one value per bit set in the
 /// attr's register mask, lowest bit first, unless `abi` is `REGS_ABI_NONE` (then none).
+///
+/// ```
+/// use perf_encode::records::{Regs, REGS_ABI_64, REGS_ABI_NONE};
+/// let values = [0x11, 0x22]; // sample_regs_user = 0b11: AX, BX on x86-64
+/// let r = Regs { abi: REGS_ABI_64, regs: &values };
+/// let none = Regs { abi: REGS_ABI_NONE, regs: &[] }; // a kernel thread: no user registers
+/// assert_ne!(r, none);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Regs<'a> {
     /// `REGS_ABI_NONE`, `REGS_ABI_32` or `REGS_ABI_64`.
@@ -113,6 +134,13 @@ pub struct Regs<'a> {
 /// STACK_USER: `{u64 size, u8 data[size], u64 dyn_size}` (`dyn_size` only when `size` is
 /// not 0). `data` is zero-padded to 8 bytes and `size` counts the padding, as the kernel
 /// writes it.
+///
+/// ```
+/// use perf_encode::records::StackUser;
+/// let stack = [0u8; 64];
+/// let s = StackUser { data: &stack, dyn_size: 40 }; // 64 bytes dumped, 40 of them valid
+/// assert!(s.dyn_size <= s.data.len() as u64);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StackUser<'a> {
     /// The stack bytes dumped.
@@ -124,6 +152,13 @@ pub struct StackUser<'a> {
 /// WEIGHT_STRUCT: `union perf_sample_weight`, one `u64` whose low 32 bits are `var1_dw`,
 /// then `var2_w`, then `var3_w` (the kernel orders the struct so that this holds in both
 /// byte orders).
+///
+/// ```
+/// use perf_encode::records::WeightStruct;
+/// let w = WeightStruct { var1_dw: 300, var2_w: 7, var3_w: 0 };
+/// assert_eq!(w.to_u64(), 300 | 7 << 32);
+/// assert_eq!(WeightStruct::from_u64(w.to_u64()), w);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct WeightStruct {
     /// Low 32 bits (perf: weight).

@@ -7,6 +7,11 @@ use crate::{Encode, EncodeError, Encoder, Endian, Output};
 use perf_abi::sample_type;
 
 /// `{u32 pid, u32 tid}` of SAMPLE's TID field and of the trailer.
+///
+/// ```
+/// let t = perf_encode::records::PidTid { pid: 10, tid: 11 };
+/// assert_eq!((t.pid, t.tid), (10, 11));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PidTid {
     /// Process id (`u32::MAX` for -1).
@@ -16,6 +21,10 @@ pub struct PidTid {
 }
 
 /// `{u32 cpu, u32 res}` of SAMPLE's CPU field and of the trailer.
+///
+/// ```
+/// assert_eq!(perf_encode::records::SampleCpu::new(3).res, 0);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SampleCpu {
     /// The cpu.
@@ -194,6 +203,15 @@ impl Word {
 }
 
 /// Encodes a `sample_id` trailer alone, for callers that assemble their own records.
+///
+/// ```
+/// use perf_abi::sample_type;
+/// use perf_encode::records::{SampleId, SampleIdTrailer, SampleLayout};
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::IDENTIFIER, sample_id_all: true, ..Default::default() };
+/// let sid = SampleId { identifier: Some(3), ..Default::default() };
+/// assert_eq!(to_vec(&SampleIdTrailer { layout: &layout, sample_id: &sid, record: "MMAP" }, Endian::Big).unwrap(), [0, 0, 0, 0, 0, 0, 0, 3]);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct SampleIdTrailer<'a> {
     /// The attr's layout.

@@ -74,6 +74,18 @@ impl<'a> U64Array<'a> {
 }
 
 /// BRANCH_STACK as read from a record.
+///
+/// ```
+/// use perf_abi::sample_type;
+/// use perf_encode::records::*;
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::BRANCH_STACK, branch_hw_index: true, ..Default::default() };
+/// let entries = [BranchEntry { from: 1, to: 2, flags: BranchEntry::MISPRED }];
+/// let s = Sample { branch_stack: Some(BranchStack { hw_idx: Some(0), entries: &entries }), ..Default::default() };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Big).unwrap();
+/// let b = parse_sample(&layout, Endian::Big, &bytes).unwrap().branch_stack.unwrap();
+/// assert_eq!((b.hw_idx, b.get(0)), (Some(0), Some(entries[0])));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedBranchStack<'a> {
     /// `hw_idx`, when the layout has it.
@@ -112,6 +124,17 @@ impl<'a> ParsedBranchStack<'a> {
 }
 
 /// REGS_USER / REGS_INTR as read from a record.
+///
+/// ```
+/// use perf_abi::sample_type;
+/// use perf_encode::records::*;
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::REGS_INTR, regs_intr: 2, ..Default::default() };
+/// let s = Sample { regs_intr: Some(Regs { abi: REGS_ABI_64, regs: &[5, 6] }), ..Default::default() };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Little).unwrap();
+/// let r = parse_sample(&layout, Endian::Little, &bytes).unwrap().regs_intr.unwrap();
+/// assert_eq!((r.abi, r.regs.iter().collect::<Vec<_>>()), (REGS_ABI_64, vec![5, 6]));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedRegs<'a> {
     /// The ABI.
@@ -122,6 +145,17 @@ pub struct ParsedRegs<'a> {
 
 /// Every field of a SAMPLE record, read by the attr's layout. Variable-length fields point
 /// into the record.
+///
+/// ```
+/// use perf_abi::sample_type;
+/// use perf_encode::records::*;
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::ID | sample_type::RAW, ..Default::default() };
+/// let s = Sample { id: Some(8), raw: Some(&[1, 2, 3, 4]), ..Default::default() };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Little).unwrap();
+/// let p: ParsedSample = parse_sample(&layout, Endian::Little, &bytes).unwrap();
+/// assert_eq!((p.event_id(), p.raw), (Some(8), Some(&[1, 2, 3, 4][..])));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedSample<'a> {
     /// Length the layout implies, header included (equal to `header.size` when returned by

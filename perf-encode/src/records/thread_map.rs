@@ -4,6 +4,13 @@ use crate::{Encode, EncodeError, Encoder, Output};
 use perf_abi::{record_type, PerfEventHeader};
 
 /// One thread: `{u64 pid, char comm[16]}` (pid `u64::MAX` for -1: "any thread").
+///
+/// ```
+/// use perf_encode::records::ThreadMapEntry;
+/// let e = ThreadMapEntry::new(7, b"a-name-longer-than-fifteen");
+/// assert_eq!(&e.comm[..15], b"a-name-longer-t");
+/// assert_eq!(e.comm[15], 0);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ThreadMapEntry {
     /// The thread id (perf writes `-1` as all ones for a system-wide session).
