@@ -6,7 +6,8 @@
 //! `sched_trace.data`). With `-` as OUTPUT it streams pipe mode to stdout:
 //! `cargo run -q -p perf-writer-std --example sched_trace -- - | perf script -i -`.
 
-use perf_abi::{attr_flags, misc, record_type, sample_type};
+use perf_abi::{attr_flags, misc, sample_type};
+use perf_writer_std::perf_encode::records::{PidTid, Sample, SampleCpu, SampleId};
 use perf_writer_std::{
     OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
 };
@@ -20,44 +21,8 @@ const STORED_FORMAT: &str = include_str!("../../tests/data/sched_switch.format")
 const SWITCH_ID: u64 = 1;
 const CLOCK_ID: u64 = 2;
 
-/// A record under construction, fields in this machine's byte order.
-struct RecordBytes(Vec<u8>);
-
-impl RecordBytes {
-    fn new(type_: u32, misc: u16) -> Self {
-        let mut v = Vec::with_capacity(128);
-        v.extend_from_slice(&type_.to_ne_bytes());
-        v.extend_from_slice(&misc.to_ne_bytes());
-        v.extend_from_slice(&0u16.to_ne_bytes()); // size, set by finish
-        RecordBytes(v)
-    }
-    fn u32(mut self, v: u32) -> Self {
-        self.0.extend_from_slice(&v.to_ne_bytes());
-        self
-    }
-    fn u64(mut self, v: u64) -> Self {
-        self.0.extend_from_slice(&v.to_ne_bytes());
-        self
-    }
-    fn bytes(mut self, b: &[u8]) -> Self {
-        self.0.extend_from_slice(b);
-        self
-    }
-    fn pad8(mut self) -> Self {
-        while self.0.len() % 8 != 0 {
-            self.0.push(0);
-        }
-        self
-    }
-    fn finish(mut self) -> Vec<u8> {
-        let size = u16::try_from(self.0.len()).expect("small record");
-        self.0[6..8].copy_from_slice(&size.to_ne_bytes());
-        self.0
-    }
-}
-
 /// The RAW payload of a sched_switch event, fields placed where the format says.
-fn switch_payload(format: &PerfEventFormat, prev: (&str, i32), next: (&str, i32)) -> Vec<u8> {
+fn switch_payload(format: &PerfEventFormat, prev: (&str, u32), next: (&str, u32)) -> Vec<u8> {
     let size = format
         .fields()
         .iter()
@@ -156,24 +121,19 @@ fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Res
     };
     assert!(writer.add_event_desc(&[CLOCK_ID], &clock_attr, "cpu-clock"));
 
-    let threads = [("demo-main", 4242), ("demo-worker", 4243)];
+    let threads = [("demo-main", 4242u32), ("demo-worker", 4243u32)];
     let t0 = 1_000_000_000u64;
-    for (i, (name, tid)) in threads.iter().enumerate() {
-        // COMM with the sample_id trailer of cpu-clock: TID, TIME, CPU, IDENTIFIER.
-        let comm = RecordBytes::new(record_type::COMM, misc::USER)
-            .u32(*tid as u32)
-            .u32(*tid as u32)
-            .bytes(name.as_bytes())
-            .bytes(&[0])
-            .pad8()
-            .u32(*tid as u32)
-            .u32(*tid as u32)
-            .u64(t0 + i as u64)
-            .u32(0)
-            .u32(0)
-            .u64(CLOCK_ID)
-            .finish();
-        writer.write_event_data(&comm)?;
+    for (i, &(name, tid)) in threads.iter().enumerate() {
+        // COMM names the thread; its sample_id trailer (cpu-clock's TID, TIME, CPU,
+        // IDENTIFIER) is laid out by the writer from the event the identifier names.
+        let trailer = SampleId {
+            tid: Some(PidTid { pid: tid, tid }),
+            time: Some(t0 + i as u64),
+            cpu: Some(SampleCpu::new(0)),
+            identifier: Some(CLOCK_ID),
+            ..Default::default()
+        };
+        writer.write_comm(tid, tid, name.as_bytes(), false, &trailer)?;
     }
     writer.write_finished_init()?;
 
@@ -184,33 +144,37 @@ fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Res
         } else {
             (threads[1], threads[0])
         };
+        let cpu = Some(SampleCpu::new((step % 2) as u32));
         let raw = switch_payload(&format, prev, next);
-        let sample = RecordBytes::new(record_type::SAMPLE, misc::KERNEL)
-            .u64(SWITCH_ID)
-            .u64(0xffff_ffff_8100_0000 + step * 16)
-            .u32(prev.1 as u32)
-            .u32(prev.1 as u32)
-            .u64(time)
-            .u32((step % 2) as u32)
-            .u32(0)
-            .u64(1)
-            .u32(raw.len() as u32)
-            .bytes(&raw)
-            .pad8()
-            .finish();
-        writer.write_event_data(&sample)?;
+        // SAMPLEs: the writer lays the fields out by the sample_type of the event.
+        let switch = Sample {
+            identifier: Some(SWITCH_ID),
+            ip: Some(0xffff_ffff_8100_0000 + step * 16),
+            tid: Some(PidTid {
+                pid: prev.1,
+                tid: prev.1,
+            }),
+            time: Some(time),
+            cpu,
+            period: Some(1),
+            raw: Some(&raw),
+            ..Default::default()
+        };
+        writer.write_sample(misc::KERNEL, &switch)?;
 
-        let tick = RecordBytes::new(record_type::SAMPLE, misc::USER)
-            .u64(CLOCK_ID)
-            .u64(0x40_1000 + step * 4)
-            .u32(next.1 as u32)
-            .u32(next.1 as u32)
-            .u64(time + 500_000)
-            .u32((step % 2) as u32)
-            .u32(0)
-            .u64(1_000_000)
-            .finish();
-        writer.write_event_data(&tick)?;
+        let tick = Sample {
+            identifier: Some(CLOCK_ID),
+            ip: Some(0x40_1000 + step * 4),
+            tid: Some(PidTid {
+                pid: next.1,
+                tid: next.1,
+            }),
+            time: Some(time + 500_000),
+            cpu,
+            period: Some(1_000_000),
+            ..Default::default()
+        };
+        writer.write_sample(misc::USER, &tick)?;
     }
     writer.write_finished_round()?;
     Ok(())

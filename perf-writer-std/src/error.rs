@@ -1,6 +1,6 @@
 //! [`WriterError`]: why the writer refused something.
 
-use perf_encode::records::FramingError;
+use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
 use std::{fmt, io};
 
@@ -63,6 +63,64 @@ pub enum WriterError {
     /// perf could not tell this event's records from the others' (it would refuse the file
     /// with "non matching sample_type"); the reason says what differs.
     IndistinguishableEvents(&'static str),
+    /// No event description owns this sample id.
+    UnknownEventId(u64),
+    /// A record needs an event description (for its layout) and none was added.
+    NoEventDescription,
+    /// Strict mode refused a record (nothing of the call's bytes was written).
+    RecordRefused {
+        /// Offset of the record in the bytes of the refused call (a record begun in an
+        /// earlier call starts before them: 0).
+        offset: usize,
+        /// The record's type (`perf_abi::record_type`).
+        type_: u32,
+        /// What is wrong with it.
+        problem: RecordProblem,
+    },
+}
+
+/// What strict mode found wrong with a record (see [`WriterError::RecordRefused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordProblem {
+    /// The record's sample id belongs to no event description.
+    UnknownId(u64),
+    /// The record needs an event description and none was added yet.
+    NoEventDescription,
+    /// A SAMPLE record disagrees with the layout of its event's attr.
+    SampleLayout(ParseError),
+    /// The record's size does not fit its type and its attr's `sample_id` trailer.
+    Size {
+        /// `header.size`.
+        size: u16,
+        /// The size the type and trailer imply: exact, or the least for records with a
+        /// variable part.
+        expected: u16,
+        /// `expected` is the exact size (else the least).
+        exact: bool,
+    },
+}
+
+impl fmt::Display for RecordProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
+            Self::NoEventDescription => f.write_str("no event description was added before it"),
+            Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::Size {
+                size,
+                expected,
+                exact: true,
+            } => write!(
+                f,
+                "its size is {size}, its type and sample_id trailer make it {expected}"
+            ),
+            Self::Size { size, expected, .. } => write!(
+                f,
+                "its size is {size}, below the {expected} its type and sample_id trailer need"
+            ),
+        }
+    }
 }
 
 impl WriterError {
@@ -107,6 +165,19 @@ impl fmt::Display for WriterError {
             Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),
             Self::TooManyEvents => f.write_str("too many event descriptions"),
             Self::IndistinguishableEvents(why) => write!(f, "events cannot be told apart: {why}"),
+            Self::UnknownEventId(id) => write!(f, "sample id {id} belongs to no event description"),
+            Self::NoEventDescription => f.write_str("no event description was added"),
+            Self::RecordRefused {
+                offset,
+                type_,
+                problem,
+            } => {
+                let name = perf_abi::record_type::name(*type_).unwrap_or("unknown");
+                write!(
+                    f,
+                    "strict mode refused the {name} record (type {type_}) at byte {offset}: {problem}"
+                )
+            }
         }
     }
 }

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod checks;
 mod error;
 mod file_output;
 mod header_index;
@@ -24,12 +25,14 @@ mod host;
 mod host_description;
 mod output_mode;
 mod pipe_output;
+mod record_check;
 mod record_stream;
 mod session;
 mod typed_features;
+mod typed_records;
 mod writer;
 
-pub use error::WriterError;
+pub use error::{RecordProblem, WriterError};
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
 pub use host_description::{
@@ -45,3 +48,8 @@ pub use writer::{PerfDataFileWriter, PerfPipeWriter, PerfWriter};
 
 /// The encoder crate, re-exported.
 pub use perf_encode;
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -5,9 +5,12 @@ use crate::host;
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{EventDescFeature, FormatText, TracepointFormat, TracingData};
+use perf_encode::records::SampleLayout;
 use perf_encode::{Encode, Endian, EventEntry};
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use tracepoint_decode::PerfEventFormat;
 
@@ -24,6 +27,8 @@ pub struct EventDescData {
     pub(crate) name: String,
     pub(crate) ids: Vec<u64>,
     pub(crate) attr: PerfEventAttr,
+    /// How the attr lays out its records.
+    pub(crate) layout: SampleLayout,
 }
 
 /// A tracepoint's format and, when the caller gave it, its original tracefs text.
@@ -96,9 +101,15 @@ pub struct Session {
     /// The revision at which each feature last changed.
     feature_revision: [u64; FEATURE_SLOTS],
     descs: Vec<EventDescData>,
-    ids: HashSet<u64>,
+    /// Every sample id, to the index of the description that owns it.
+    ids: FxHashMap<u64, u32>,
     tracepoints: BTreeMap<u32, Tracepoint>,
-    headers: [Vec<u8>; FEATURE_SLOTS],
+    /// Feature payloads; `None` is unset (an empty payload is a feature that is present with
+    /// no bytes, as BRANCH_STACK and STAT are).
+    headers: [Option<Vec<u8>>; FEATURE_SLOTS],
+    /// Features whose payload the writer derived from the events (bit per index): the
+    /// caller's own value always wins over them.
+    derived: u32,
     pub(crate) tracing: TracingSettings,
 }
 
@@ -121,9 +132,10 @@ impl Session {
             revision: 0,
             feature_revision: [0; FEATURE_SLOTS],
             descs: Vec::new(),
-            ids: HashSet::new(),
+            ids: FxHashMap::default(),
             tracepoints: BTreeMap::new(),
             headers: Default::default(),
+            derived: 0,
             tracing: TracingSettings::default(),
         }
     }
@@ -141,11 +153,35 @@ impl Session {
         &self.descs
     }
 
+    /// The payload of feature `index` (empty when unset).
     pub(crate) fn header(&self, index: u8) -> &[u8] {
+        self.header_if_set(index).unwrap_or(&[])
+    }
+
+    /// The payload of feature `index`, `None` when unset.
+    pub(crate) fn header_if_set(&self, index: u8) -> Option<&[u8]> {
         self.headers
             .get(usize::from(index))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .and_then(Option::as_deref)
+    }
+
+    /// The description that owns sample id `id`.
+    pub(crate) fn desc_of_id(&self, id: u64) -> Option<&EventDescData> {
+        let index = *self.ids.get(&id)?;
+        self.descs.get(usize::try_from(index).ok()?)
+    }
+
+    /// The description whose layout applies to a record naming event `id`: the only one in
+    /// a one-event file, else the owner of `id` (`None`: the record has no id, so the first
+    /// description). `Err` when there is none, or the id belongs to no description.
+    pub(crate) fn desc_for(&self, id: Option<u64>) -> Result<&EventDescData, WriterError> {
+        match (id, self.descs.as_slice()) {
+            (_, []) => Err(WriterError::NoEventDescription),
+            // perf gives every record of a one-event file to that event, and a record
+            // with id 0 (perf's synthesized records) to the first.
+            (None | Some(0), [first, ..]) | (Some(_), [first]) => Ok(first),
+            (Some(id), _) => self.desc_of_id(id).ok_or(WriterError::UnknownEventId(id)),
+        }
     }
 
     /// Records a change.
@@ -172,7 +208,8 @@ impl Session {
         &mut self.tracing
     }
 
-    fn slot(&mut self, index: u8) -> Result<&mut Vec<u8>, WriterError> {
+    /// The slot of feature `index`, for a change by the caller.
+    fn slot(&mut self, index: u8) -> Result<&mut Option<Vec<u8>>, WriterError> {
         if index == feature::RESERVED {
             return Err(WriterError::BadFeatureIndex(index));
         }
@@ -184,6 +221,7 @@ impl Session {
         if let Some(r) = self.feature_revision.get_mut(i) {
             *r = self.revision;
         }
+        self.derived &= !(1u32 << (i & 31));
         self.headers
             .get_mut(i)
             .ok_or(WriterError::BadFeatureIndex(index))
@@ -191,26 +229,44 @@ impl Session {
 
     /// Sets the raw payload of a feature (empty clears it).
     pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
-        let slot = self.slot(index)?;
-        slot.clear();
-        slot.extend_from_slice(data);
+        *self.slot(index)? = (!data.is_empty()).then(|| data.to_vec());
         Ok(())
     }
 
-    /// Sets a feature to the encoding of `value`; on error the feature keeps its old value.
+    /// Sets a feature to the encoding of `value` (present even when that is no bytes); on
+    /// error the feature keeps its old value.
     pub(crate) fn set_encoded<E: Encode + ?Sized>(
         &mut self,
         index: u8,
         value: &E,
     ) -> Result<(), WriterError> {
         let bytes = perf_encode::to_vec(value, self.endian)?;
-        *self.slot(index)? = bytes;
+        *self.slot(index)? = Some(bytes);
+        Ok(())
+    }
+
+    /// Sets a feature the writer derived from the events, unless the caller set it.
+    pub(crate) fn set_derived<E: Encode + ?Sized>(
+        &mut self,
+        index: u8,
+        value: &E,
+    ) -> Result<(), WriterError> {
+        let bit = 1u32 << (usize::from(index) & 31);
+        if self.header_if_set(index).is_some() && self.derived & bit == 0 {
+            return Ok(());
+        }
+        let bytes = perf_encode::to_vec(value, self.endian)?;
+        let slot = self.slot(index)?;
+        if slot.as_deref() != Some(bytes.as_slice()) {
+            *slot = Some(bytes);
+        }
+        self.derived |= bit;
         Ok(())
     }
 
     pub(crate) fn clear_header(&mut self, index: u8) {
         if let Ok(slot) = self.slot(index) {
-            slot.clear();
+            *slot = None;
         }
     }
 
@@ -231,15 +287,59 @@ impl Session {
         if u32::try_from(self.descs.len()).map_or(true, |n| n == u32::MAX) {
             return Err(WriterError::TooManyEvents);
         }
-        let mut seen = HashSet::with_capacity(ids.len());
-        if let Some(&dup) = ids
-            .iter()
-            .find(|id| self.ids.contains(id) || !seen.insert(**id))
-        {
-            return Err(WriterError::DuplicateId(dup));
+        let index = u32::try_from(self.descs.len()).map_err(|_| WriterError::TooManyEvents)?;
+        // Claim the ids (a duplicate is the first refusal), then check the rest; a refusal
+        // gives back the ids this call claimed.
+        self.ids.reserve(ids.len());
+        for (n, &id) in ids.iter().enumerate() {
+            match self.ids.entry(id) {
+                Entry::Vacant(v) => {
+                    v.insert(index);
+                }
+                Entry::Occupied(_) => {
+                    self.unclaim(ids.get(..n).unwrap_or(&[]));
+                    return Err(WriterError::DuplicateId(id));
+                }
+            }
         }
+        if let Err(e) = self.check_new_desc(&attr, tracepoint) {
+            self.unclaim(ids);
+            return Err(e);
+        }
+        if let Some((format, text)) = tracepoint {
+            self.tracepoints.insert(
+                format.id(),
+                Tracepoint {
+                    format: format.clone(),
+                    text: text.map(<[u8]>::to_vec),
+                },
+            );
+        }
+        self.touch();
+        self.descs.push(EventDescData {
+            name: name.to_owned(),
+            ids: ids.to_vec(),
+            attr,
+            layout: SampleLayout::from_attr(&attr),
+        });
+        Ok(())
+    }
+
+    /// Gives back ids claimed by a refused description.
+    fn unclaim(&mut self, ids: &[u64]) {
+        for id in ids {
+            self.ids.remove(id);
+        }
+    }
+
+    /// The checks of a new description besides its ids.
+    fn check_new_desc(
+        &self,
+        attr: &PerfEventAttr,
+        tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
+    ) -> Result<(), WriterError> {
         if let Some(first) = self.descs.first() {
-            check_distinguishable(&first.attr, &attr)?;
+            check_distinguishable(&first.attr, attr)?;
         }
         if let Some((format, _)) = tracepoint {
             let id = format.id();
@@ -253,22 +353,6 @@ impl Session {
                 });
             }
         }
-        if let Some((format, text)) = tracepoint {
-            self.tracepoints.insert(
-                format.id(),
-                Tracepoint {
-                    format: format.clone(),
-                    text: text.map(<[u8]>::to_vec),
-                },
-            );
-        }
-        self.touch();
-        self.ids.extend(ids.iter().copied());
-        self.descs.push(EventDescData {
-            name: name.to_owned(),
-            ids: ids.to_vec(),
-            attr,
-        });
         Ok(())
     }
 
@@ -293,8 +377,7 @@ impl Session {
 
     /// The TRACING_DATA blob: the caller's, else synthesized when the events need one.
     pub(crate) fn tracing_data(&self) -> Result<Option<Cow<'_, [u8]>>, WriterError> {
-        let own = self.header(feature::TRACING_DATA);
-        if !own.is_empty() {
+        if let Some(own) = self.header_if_set(feature::TRACING_DATA) {
             return Ok(Some(Cow::Borrowed(own)));
         }
         if self.needs_tracing_data() {
@@ -372,7 +455,7 @@ impl Session {
     /// perf refuses a file with a tracepoint attr whose format is not in TRACING_DATA. The
     /// formats are known for descs added with one; a caller's own TRACING_DATA is trusted.
     pub(crate) fn check_tracepoint_formats(&self) -> Result<(), WriterError> {
-        if !self.header(feature::TRACING_DATA).is_empty() {
+        if self.header_if_set(feature::TRACING_DATA).is_some() {
             return Ok(());
         }
         let missing = self.descs.iter().find(|d| {
@@ -399,7 +482,7 @@ impl Session {
             let index = u8::try_from(index).map_err(|_| WriterError::BadFeatureIndex(u8::MAX))?;
             let payload = if index == feature::TRACING_DATA {
                 self.tracing_data()?.map(Payload::Bytes)
-            } else if !data.is_empty() {
+            } else if let Some(data) = data {
                 Some(Payload::Bytes(Cow::Borrowed(data.as_slice())))
             } else if index == feature::EVENT_DESC {
                 Some(Payload::EventDesc(EventDescFeature::new(events)))

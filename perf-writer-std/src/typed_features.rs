@@ -7,8 +7,9 @@ use crate::{OutputMode, PerfWriter, WriterError};
 use perf_abi::{feature, CompressedInfo, NrCpus};
 use perf_encode::features::{
     BuildIdEntry, BuildIdFeature, CacheLevel, CpuCaches, CpuPmuCaps, CpuTopology, DirFormat,
-    EmptyBpfList, GroupDescFeature, HybridNode, HybridTopology, MemTopology, MemoryNode, NumaNode,
-    NumaTopology, PmuCap, PmuCaps, PmuCapsEntry, PmuMapping, PmuMappings, TotalMem,
+    EmptyBpfList, EmptyFeature, GroupDescFeature, HybridNode, HybridTopology, MemTopology,
+    MemoryNode, NumaNode, NumaTopology, PmuCap, PmuCaps, PmuCapsEntry, PmuMapping, PmuMappings,
+    TotalMem,
 };
 use perf_encode::{Endian, HeaderString, StringList};
 
@@ -154,6 +155,42 @@ impl<O: OutputMode> PerfWriter<O> {
         let _infallible = self
             .session
             .set_encoded(feature::DIR_FORMAT, &DirFormat { version });
+    }
+
+    /// Sets BRANCH_STACK: a flag feature (no payload) saying the samples carry branch stacks;
+    /// `perf report` then offers its branch view. Clear it with `set_header(BranchStack, &[])`.
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_branch_stack_header();
+    /// assert!(w.has_header(PerfHeaderIndex::BranchStack));
+    /// assert!(w.get_header(PerfHeaderIndex::BranchStack).is_empty());
+    /// ```
+    pub fn set_branch_stack_header(&mut self) {
+        let _infallible = self
+            .session
+            .set_encoded(feature::BRANCH_STACK, &EmptyFeature);
+    }
+
+    /// Sets STAT: a flag feature (no payload) saying the file holds `perf stat record` data
+    /// (STAT_CONFIG, STAT, STAT_ROUND records), so `perf report` hands it to `perf stat
+    /// report`.
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_stat_header();
+    /// assert!(w.has_header(PerfHeaderIndex::Stat));
+    /// ```
+    pub fn set_stat_header(&mut self) {
+        let _infallible = self.session.set_encoded(feature::STAT, &EmptyFeature);
+    }
+
+    /// True when feature `index` is set, including the flag features whose payload is
+    /// empty (EVENT_DESC and TRACING_DATA synthesized at finalize do not count).
+    pub fn has_header(&self, index: crate::PerfHeaderIndex) -> bool {
+        self.session.header_if_set(index.0).is_some()
     }
 
     /// Sets COMPRESSED: how the PERF_RECORD_COMPRESSED records of the data section are

@@ -3,6 +3,7 @@
 //! modes; the mode decides how they reach the stream.
 
 use crate::output_mode::{OutputMode, OwnRecord};
+use crate::record_check::RecordCheck;
 use crate::session::Session;
 use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, WriterError};
 use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
@@ -96,6 +97,10 @@ pub struct PerfWriter<O: OutputMode> {
     pub(crate) session: Session,
     /// The open output, if any.
     pub(crate) out: Option<O>,
+    /// Strict mode and the statistics derived from the events.
+    pub(crate) check: RecordCheck,
+    /// Reused by the typed record methods to encode a record.
+    pub(crate) scratch: Vec<u8>,
 }
 
 impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
@@ -104,6 +109,7 @@ impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
             .field("endian", &self.session.endian())
             .field("event_descs", &self.session.descs().len())
             .field("file_pos", &self.file_pos())
+            .field("strict", &self.check.strict)
             .finish()
     }
 }
@@ -117,10 +123,7 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
     /// A writer with no output open that writes in `endian`. Event bytes given to
     /// [`write_event_data`](Self::write_event_data) must be in that byte order too.
     pub fn new_with_endian(endian: Endian) -> Self {
-        PerfWriter {
-            session: Session::new(endian),
-            out: None,
-        }
+        PerfWriter::closed(endian)
     }
 
     /// Creates (truncates) the file at `path` and starts the output in it (perf reads
@@ -148,12 +151,19 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// A writer whose output is `stream`, already started, writing in `endian`.
     pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> io::Result<Self> {
-        let mut writer = PerfWriter {
-            session: Session::new(endian),
-            out: None,
-        };
+        let mut writer = PerfWriter::closed(endian);
         writer.open_writer(stream)?;
         Ok(writer)
+    }
+
+    /// A writer with no output, strict in debug builds.
+    fn closed(endian: Endian) -> Self {
+        PerfWriter {
+            session: Session::new(endian),
+            out: None,
+            check: RecordCheck::new(cfg!(debug_assertions)),
+            scratch: Vec::new(),
+        }
     }
 }
 
@@ -165,6 +175,7 @@ impl<O: OutputMode> PerfWriter<O> {
             self.close_no_finalize();
         }
         self.out = Some(O::open(stream, self.session.endian())?);
+        self.check.reset_output();
         Ok(())
     }
 
@@ -179,6 +190,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn close_no_finalize(&mut self) {
         self.out = None;
         self.session.reset();
+        self.check.reset_output();
     }
 
     /// Finalizes the output and closes it. See [`finish`](Self::finish).
@@ -198,6 +210,15 @@ impl<O: OutputMode> PerfWriter<O> {
     /// On error nothing is lost: the writer stays open with its data and settings, and
     /// `finish` can be called again (after more events, or a fixed setting).
     pub fn finish(&mut self) -> io::Result<O::Stream> {
+        if self.out.is_none() {
+            return Err(io_err(WriterError::NotOpen));
+        }
+        if self.check.inside_record() {
+            return Err(io_err(WriterError::IncompleteRecord));
+        }
+        if self.check.derive {
+            self.set_headers_derived_from_events()?;
+        }
         let out = self
             .out
             .as_mut()
@@ -208,6 +229,7 @@ impl<O: OutputMode> PerfWriter<O> {
             .take()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
         self.session.reset();
+        self.check.reset_output();
         out.into_stream()
     }
 
@@ -222,7 +244,10 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Stream position where the next event byte goes, or `None` when no output is open.
     pub fn file_pos(&self) -> Option<u64> {
-        self.out.as_ref().map(O::position)
+        let held_back = self.check.held_back() as u64;
+        self.out
+            .as_ref()
+            .map(|o| o.position().saturating_add(held_back))
     }
 
     /// Appends records. `data` holds records in the output's byte order
@@ -233,7 +258,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// mode: before the record).
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) => out.write_records(&self.session, data),
+            Some(out) if !self.check.active() => out.write_records(&self.session, data),
+            Some(out) => self.check.write(&self.session, out, &[data]).map(drop),
             None => Err(io_err(WriterError::NotOpen)),
         }
     }
@@ -242,7 +268,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// returns the number of bytes written, always all of them.
     pub fn write_event_data_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         match self.out.as_mut() {
-            Some(out) => out.write_records_vectored(&self.session, bufs),
+            Some(out) if !self.check.active() => out.write_records_vectored(&self.session, bufs),
+            Some(out) => self.check.write(&self.session, out, bufs),
             None => Err(io_err(WriterError::NotOpen)),
         }
     }
@@ -250,6 +277,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Appends a FINISHED_INIT record: the records describing the initial system state (COMM,
     /// MMAP, ID_INDEX, THREAD_MAP, CPU_MAP…) are all written.
     pub fn write_finished_init(&mut self) -> io::Result<()> {
+        if self.check.inside_record() {
+            return Err(io_err(WriterError::IncompleteRecord));
+        }
         match self.out.as_mut() {
             Some(out) => out.write_own_record(&self.session, OwnRecord::FinishedInit),
             None => Err(io_err(WriterError::NotOpen)),
@@ -258,6 +288,9 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Appends a FINISHED_ROUND record: no record before it is newer than one after it.
     pub fn write_finished_round(&mut self) -> io::Result<()> {
+        if self.check.inside_record() {
+            return Err(io_err(WriterError::IncompleteRecord));
+        }
         match self.out.as_mut() {
             Some(out) => out.write_own_record(&self.session, OwnRecord::FinishedRound),
             None => Err(io_err(WriterError::NotOpen)),

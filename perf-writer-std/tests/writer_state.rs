@@ -112,6 +112,7 @@ fn a_failed_event_write_poisons_instead_of_corrupting() {
         fail: fail.clone(),
     };
     let mut w = PerfDataFileWriter::from_writer(out).unwrap();
+    assert!(w.add_event_desc(&[1], &attr(), "e"));
     fail.set(true);
     // The writer buffers: the failure shows once the buffer has to be written out.
     let buffered_events = perf_writer_std::FILE_BUFFER_SIZE / 16;

@@ -1,0 +1,113 @@
+//! Strict mode and the headers the writer derives from the events: the public switches of
+//! [`RecordCheck`](crate::record_check::RecordCheck).
+
+use crate::output_mode::OutputMode;
+use crate::{PerfWriter, WriterError};
+use perf_abi::{feature, NrCpus, SampleTime};
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Turns strict mode on or off. On by default in debug builds (`debug_assertions`), off
+    /// in release builds, where the raw write path stays a buffered copy.
+    ///
+    /// In strict mode every record given to [`write_event_data`](Self::write_event_data),
+    /// [`write_event_data_vectored`](Self::write_event_data_vectored) or the typed methods is
+    /// checked against the event descriptions added *before* it, and a call is refused
+    /// ([`WriterError::RecordRefused`](crate::WriterError::RecordRefused), naming the record,
+    /// its offset and the problem) with nothing of it written when a record:
+    /// - is a SAMPLE whose id belongs to no description (with several descriptions; perf
+    ///   gives every record to the only one when there is one, and records with id 0, as
+    ///   perf synthesizes them, to the first), or a SAMPLE before any description;
+    /// - is a SAMPLE whose fields disagree with its attr's layout (`sample_type`,
+    ///   `read_format`, register masks, `branch_sample_type`): `header.size` must be what
+    ///   the layout implies (or that rounded up to 8: padding after the last field, as
+    ///   writers that do not count RAW's padding in its size produce, reads the same);
+    /// - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
+    ///   id, or whose size does not fit its type plus the trailer its attr asks for.
+    ///
+    /// Sizes that are not multiples of 8 are refused in every mode. Records of the user
+    /// range (FINISHED_ROUND, ID_INDEX, …) are only framed. A record split across calls is
+    /// held back until its last byte arrives, then checked; [`file_pos`](Self::file_pos)
+    /// counts it. When such a record is refused, its held-back start is dropped with it, so
+    /// the output continues after the last accepted record. Attrs perf could not tell apart are refused by `add_event_desc` in every
+    /// mode.
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, WriterError};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+    /// let attr = PerfEventAttr {
+    ///     attr_type: PerfEventAttrType::Software,
+    ///     sample_type: PerfEventAttrSampleType::Identifier.or(PerfEventAttrSampleType::Time),
+    ///     ..Default::default()
+    /// };
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.set_strict(true);
+    /// w.add_event_desc(&[1], &attr, "a");
+    /// w.add_event_desc(&[2], &attr, "b");
+    /// // A SAMPLE of 16 bytes: IDENTIFIER 1, but no TIME.
+    /// let mut sample = vec![9, 0, 0, 0, 2, 0, 16, 0];
+    /// sample.extend_from_slice(&1u64.to_ne_bytes());
+    /// let err = w.write_event_data(&sample).unwrap_err();
+    /// assert!(matches!(WriterError::from_io(&err), Some(WriterError::RecordRefused { .. })));
+    /// assert_eq!(w.file_pos(), Some(perf_abi::FILE_HEADER_SIZE)); // nothing written
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn set_strict(&mut self, strict: bool) {
+        self.check.strict = strict;
+    }
+
+    /// True in strict mode (see [`set_strict`](Self::set_strict)).
+    pub fn strict(&self) -> bool {
+        self.check.strict
+    }
+
+    /// Turns on (or off) the headers derived from the events: at finalize the writer sets
+    /// SAMPLE_TIME to the smallest and largest SAMPLE time it saw and NRCPUS (available and
+    /// online) to the highest CPU seen in a SAMPLE or `sample_id` trailer, plus one. A header
+    /// the caller set keeps the caller's value; a file without sample times (or CPUs) gets no
+    /// such header. Off by default. Like strict mode it looks at whole records, so records
+    /// split across calls are held back until complete.
+    ///
+    /// ```
+    /// use perf_writer_std::perf_encode::records::{Sample, SampleCpu};
+    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
+    /// let attr = PerfEventAttr {
+    ///     attr_type: PerfEventAttrType::Software,
+    ///     sample_type: S::Identifier.or(S::Time).or(S::Cpu),
+    ///     ..Default::default()
+    /// };
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.set_headers_from_events(true);
+    /// w.add_event_desc(&[1], &attr, "cpu-clock");
+    /// for (time, cpu) in [(500, 3), (200, 1)] {
+    ///     let s = Sample { identifier: Some(1), time: Some(time), cpu: Some(SampleCpu::new(cpu)), ..Default::default() };
+    ///     w.write_sample(perf_abi::misc::USER, &s)?;
+    /// }
+    /// let file = w.finish()?.into_inner();
+    /// assert_eq!(file.len() % 8, 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn set_headers_from_events(&mut self, on: bool) {
+        self.check.derive = on;
+    }
+
+    /// Puts the derived headers into the session (the caller's own values win).
+    pub(crate) fn set_headers_derived_from_events(&mut self) -> Result<(), WriterError> {
+        let stats = self.check.stats;
+        if let Some((first, last)) = stats.time {
+            self.session
+                .set_derived(feature::SAMPLE_TIME, &SampleTime { first, last })?;
+        }
+        if let Some(cpu) = stats.max_cpu {
+            let n = cpu.saturating_add(1);
+            self.session.set_derived(
+                feature::NRCPUS,
+                &NrCpus {
+                    available: n,
+                    online: n,
+                },
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,477 @@
+//! [`RecordCheck`]: strict mode, and the statistics the writer derives from the events
+//! (SAMPLE_TIME, NRCPUS). Both look at whole records, so while either is on a record split
+//! across calls is held back until its last byte arrives; nothing of a refused call is
+//! written.
+
+use crate::error::{RecordProblem, WriterError};
+use crate::output_mode::OutputMode;
+use crate::session::{EventDescData, Session};
+use perf_abi::record_type;
+use perf_encode::records::{
+    id_of_non_sample, parse_sample, FramingError, ParseError, SampleLayout,
+};
+use perf_encode::Endian;
+use std::io;
+use std::ops::Deref;
+
+/// What the events told the writer (see [`RecordCheck`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EventStats {
+    /// Smallest and largest SAMPLE time.
+    pub(crate) time: Option<(u64, u64)>,
+    /// Highest CPU number in a SAMPLE or a `sample_id` trailer.
+    pub(crate) max_cpu: Option<u32>,
+}
+
+impl EventStats {
+    fn add_time(&mut self, t: u64) {
+        self.time = Some(match self.time {
+            Some((first, last)) => (first.min(t), last.max(t)),
+            None => (t, t),
+        });
+    }
+
+    fn add_cpu(&mut self, cpu: u32) {
+        self.max_cpu = Some(self.max_cpu.map_or(cpu, |m| m.max(cpu)));
+    }
+}
+
+/// Checks records in strict mode and gathers [`EventStats`]; idle (and free) when both are
+/// off.
+#[derive(Debug, Default)]
+pub(crate) struct RecordCheck {
+    /// Refuse records perf would misread.
+    pub(crate) strict: bool,
+    /// Gather [`EventStats`].
+    pub(crate) derive: bool,
+    /// The start of a record whose end has not arrived (held back).
+    pending: Vec<u8>,
+    /// Bytes of a HEADER_TRACING_DATA or AUXTRACE payload still to pass through unchecked.
+    skip: u64,
+    /// Gathered so far in this output.
+    pub(crate) stats: EventStats,
+    /// Reused to join a record split across calls.
+    scratch: Vec<u8>,
+}
+
+/// Why a call wrote nothing.
+enum Refusal {
+    /// The refused record began in the bytes held back from earlier calls: they are dropped
+    /// with it.
+    Held(WriterError),
+    /// The call's own bytes were refused (or the output failed); the held-back bytes stay.
+    Call(io::Error),
+}
+
+/// Where the bytes of one call stop being whole records.
+struct Walk {
+    /// Logical offset (held-back bytes first, then the call's bytes) of the first byte held
+    /// back.
+    tail: usize,
+    /// Payload bytes to pass through after this call.
+    skip: u64,
+    stats: EventStats,
+}
+
+impl RecordCheck {
+    /// A check in strict mode or not, deriving nothing.
+    pub(crate) fn new(strict: bool) -> Self {
+        RecordCheck {
+            strict,
+            ..RecordCheck::default()
+        }
+    }
+
+    /// True when records go through this check.
+    #[inline]
+    pub(crate) fn active(&self) -> bool {
+        self.strict || self.derive
+    }
+
+    /// Bytes held back (a record begun but not complete).
+    pub(crate) fn held_back(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The stream ends inside a record.
+    pub(crate) fn inside_record(&self) -> bool {
+        !self.pending.is_empty() || self.skip != 0
+    }
+
+    /// Forgets what belongs to the current output (settings stay).
+    pub(crate) fn reset_output(&mut self) {
+        self.pending.clear();
+        self.skip = 0;
+        self.stats = EventStats::default();
+    }
+
+    /// Checks the concatenation of `chunks` as the continuation of the stream, then writes
+    /// its whole records to `out` and holds back an incomplete last one. A refused call
+    /// writes nothing and changes nothing. Returns the bytes accepted (all of them).
+    pub(crate) fn write<O: OutputMode, C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        chunks: &[C],
+    ) -> io::Result<usize> {
+        let pending = std::mem::take(&mut self.pending);
+        match self.write_parts(session, out, &pending, chunks) {
+            Ok(n) => Ok(n),
+            Err(Refusal::Held(e)) => Err(e.into()),
+            Err(Refusal::Call(e)) => {
+                self.pending = pending;
+                Err(e)
+            }
+        }
+    }
+
+    fn write_parts<O: OutputMode, C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        pending: &[u8],
+        chunks: &[C],
+    ) -> Result<usize, Refusal> {
+        let parts = Parts { pending, chunks };
+        let walk = self.walk(session, &parts)?;
+        // Everything before the tail is whole records (or pass-through payload).
+        let mut start = 0usize;
+        for part in parts.iter() {
+            let end = start.saturating_add(part.len());
+            let upto = walk.tail.clamp(start, end).saturating_sub(start);
+            if let Some(bytes) = part.get(..upto).filter(|b| !b.is_empty()) {
+                out.write_records(session, bytes).map_err(Refusal::Call)?;
+            }
+            start = end;
+        }
+        let mut tail = Vec::new();
+        parts.copy_from(walk.tail, &mut tail);
+        self.pending = tail;
+        self.skip = walk.skip;
+        self.stats = walk.stats;
+        Ok(parts.len().saturating_sub(pending.len()))
+    }
+
+    /// Finds the records of `parts` and checks each complete one.
+    fn walk<C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        parts: &Parts<'_, C>,
+    ) -> Result<Walk, Refusal> {
+        let endian = session.endian();
+        let total = parts.len();
+        let held = parts.pending.len();
+        let mut stats = self.stats;
+        // A payload begun in an earlier call passes through first.
+        let skipped = usize::try_from(self.skip).unwrap_or(usize::MAX).min(total);
+        let mut skip = self.skip.saturating_sub(skipped as u64);
+        let mut pos = skipped;
+        while pos < total && skip == 0 {
+            let offset = pos.saturating_sub(held);
+            // A refused record begun in an earlier call is dropped whole: its first bytes
+            // were held back, so the stream stays at the record before it.
+            let refuse = |e: WriterError| {
+                if pos < held {
+                    Refusal::Held(e)
+                } else {
+                    Refusal::Call(e.into())
+                }
+            };
+            let mut head = [0u8; 16];
+            let have = parts.copy_into(pos, &mut head);
+            if have < 8 {
+                break;
+            }
+            let type_ = endian.read_u32([head[0], head[1], head[2], head[3]]);
+            let size = endian.read_u16([head[6], head[7]]);
+            let aligned = size % 8 == 0 || type_ == record_type::HEADER_FEATURE;
+            if size < 8 || !aligned {
+                return Err(refuse(
+                    FramingError::BadSize {
+                        offset,
+                        type_,
+                        size,
+                    }
+                    .into(),
+                ));
+            }
+            let size = usize::from(size);
+            if let Some(payload) = payload_after_header(type_, endian, &head) {
+                if size < 16 {
+                    return Err(refuse(FramingError::ShortHeader { offset, type_ }.into()));
+                }
+                if have < 16 || total.saturating_sub(pos) < size {
+                    break;
+                }
+                // The payload passes through unchecked.
+                let after = pos.saturating_add(size);
+                let in_call = usize::try_from(payload)
+                    .unwrap_or(usize::MAX)
+                    .min(total.saturating_sub(after));
+                skip = payload.saturating_sub(in_call as u64);
+                pos = after.saturating_add(in_call);
+                continue;
+            }
+            if total.saturating_sub(pos) < size {
+                break;
+            }
+            let end = pos.saturating_add(size);
+            let record = match parts.contiguous(pos, end) {
+                Some(r) => r,
+                None => {
+                    self.scratch.clear();
+                    parts.copy_range(pos, end, &mut self.scratch);
+                    &self.scratch
+                }
+            };
+            if let Err(problem) = self.check_record(session, record, &mut stats) {
+                return Err(refuse(WriterError::RecordRefused {
+                    offset,
+                    type_,
+                    problem,
+                }));
+            }
+            pos = end;
+        }
+        Ok(Walk {
+            tail: pos,
+            skip,
+            stats,
+        })
+    }
+
+    /// Strict checks and statistics of one whole record.
+    fn check_record(
+        &self,
+        session: &Session,
+        record: &[u8],
+        stats: &mut EventStats,
+    ) -> Result<(), RecordProblem> {
+        let endian = session.endian();
+        let type_ = endian.read_u32(first_bytes(record));
+        if record_type::is_user(type_) || type_ == 0 {
+            return Ok(());
+        }
+        let Some(first) = session.descs().first() else {
+            if self.strict && type_ == record_type::SAMPLE {
+                return Err(RecordProblem::NoEventDescription);
+            }
+            return Ok(());
+        };
+        if type_ == record_type::SAMPLE {
+            let id = first
+                .layout
+                .sample_id_offset()
+                .and_then(|at| read_u64(record, at, endian));
+            let desc = self.event_of(session, first, id)?;
+            match time_and_cpu(&desc.layout, endian, record) {
+                Ok((time, cpu)) => {
+                    if let Some(t) = time {
+                        stats.add_time(t);
+                    }
+                    if let Some(cpu) = cpu {
+                        stats.add_cpu(cpu);
+                    }
+                }
+                Err(e) if self.strict => return Err(RecordProblem::SampleLayout(e)),
+                Err(_) => {}
+            }
+            return Ok(());
+        }
+        let id = first
+            .layout
+            .trailer_id_offset_from_end()
+            .and_then(|back| read_u64(record, record.len().checked_sub(back)?, endian));
+        let desc = self.event_of(session, first, id)?;
+        let trailer = desc.layout.sample_id_len();
+        if self.strict {
+            if let Some((body, exact)) = kernel_body_len(type_) {
+                let expected = u16::try_from(body.saturating_add(8).saturating_add(trailer))
+                    .unwrap_or(u16::MAX);
+                let size = u16::try_from(record.len()).unwrap_or(u16::MAX);
+                if (exact && size != expected) || size < expected {
+                    return Err(RecordProblem::Size {
+                        size,
+                        expected,
+                        exact,
+                    });
+                }
+            }
+        }
+        if self.derive && trailer != 0 {
+            if let Ok(Some(cpu)) = id_of_non_sample(&desc.layout, endian, record).map(|s| s.cpu) {
+                stats.add_cpu(cpu.cpu);
+            }
+        }
+        Ok(())
+    }
+
+    /// The description a record with event id `id` belongs to, as perf finds it: with one
+    /// description, that one whatever the id; id 0 or none, the first.
+    fn event_of<'s>(
+        &self,
+        session: &'s Session,
+        first: &'s EventDescData,
+        id: Option<u64>,
+    ) -> Result<&'s EventDescData, RecordProblem> {
+        if session.descs().len() == 1 {
+            return Ok(first);
+        }
+        match id {
+            // perf's synthesized records carry id 0 and belong to the first event.
+            Some(0) | None => Ok(first),
+            Some(id) => match session.desc_of_id(id) {
+                Some(d) => Ok(d),
+                None if self.strict => Err(RecordProblem::UnknownId(id)),
+                None => Ok(first),
+            },
+        }
+    }
+}
+
+/// Parses a SAMPLE by its layout; returns its TIME and CPU. `header.size` must be the
+/// layout's length, or that length rounded up to 8 (padding after the last field, which
+/// perf reads alike: writers that pad RAW without counting the padding make those).
+fn time_and_cpu(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(Option<u64>, Option<u32>), ParseError> {
+    match parse_sample(layout, endian, record) {
+        Ok(s) => Ok((s.time, s.cpu.map(|c| c.cpu))),
+        Err(ParseError::SizeMismatch {
+            header_size,
+            implied,
+            ..
+        }) if implied < header_size && implied.next_multiple_of(8) == header_size => {
+            let size = u16::try_from(implied).unwrap_or(u16::MAX);
+            let mut copy = record.to_vec();
+            if let Some(field) = copy.get_mut(6..8) {
+                field.copy_from_slice(&endian.u16_bytes(size));
+            }
+            let s = parse_sample(layout, endian, &copy)?;
+            Ok((s.time, s.cpu.map(|c| c.cpu)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The length of the payload that follows a HEADER_TRACING_DATA or AUXTRACE record outside
+/// its `header.size` (read from the 16 bytes `head`), `None` for other records.
+fn payload_after_header(type_: u32, endian: Endian, head: &[u8; 16]) -> Option<u64> {
+    let word = [
+        head[8], head[9], head[10], head[11], head[12], head[13], head[14], head[15],
+    ];
+    match type_ {
+        record_type::HEADER_TRACING_DATA => {
+            let size = endian.read_u32([word[0], word[1], word[2], word[3]]);
+            Some(u64::from(size).saturating_add(7) & !7)
+        }
+        record_type::AUXTRACE => Some(endian.read_u64(word)),
+        _ => None,
+    }
+}
+
+/// Bytes after the header and before the `sample_id` trailer of a kernel record: exact
+/// (`true`) or the least, for records with a name or a variable part. `None` when strict mode
+/// does not know the type's size (READ: it depends on `read_format`).
+fn kernel_body_len(type_: u32) -> Option<(usize, bool)> {
+    Some(match type_ {
+        record_type::MMAP => (32 + 8, false),
+        record_type::LOST => (16, true),
+        record_type::COMM => (8 + 8, false),
+        record_type::EXIT | record_type::FORK => (24, true),
+        record_type::THROTTLE | record_type::UNTHROTTLE => (24, true),
+        record_type::MMAP2 => (64 + 8, false),
+        record_type::AUX => (24, true),
+        record_type::ITRACE_START => (8, true),
+        record_type::LOST_SAMPLES => (8, true),
+        record_type::SWITCH => (0, true),
+        record_type::SWITCH_CPU_WIDE => (8, true),
+        record_type::NAMESPACES => (16, false),
+        record_type::KSYMBOL => (16 + 8, false),
+        record_type::BPF_EVENT => (16, true),
+        record_type::CGROUP => (8 + 8, false),
+        record_type::TEXT_POKE => (16, false),
+        record_type::AUX_OUTPUT_HW_ID => (8, true),
+        _ => return None,
+    })
+}
+
+fn first_bytes(record: &[u8]) -> [u8; 4] {
+    record.first_chunk::<4>().copied().unwrap_or_default()
+}
+
+fn read_u64(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
+    let bytes = record.get(at..)?.first_chunk::<8>()?;
+    Some(endian.read_u64(*bytes))
+}
+
+/// The held-back bytes followed by a call's chunks, addressed as one byte string.
+struct Parts<'a, C> {
+    pending: &'a [u8],
+    chunks: &'a [C],
+}
+
+impl<C: Deref<Target = [u8]>> Parts<'_, C> {
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(self.pending).chain(self.chunks.iter().map(|c| &**c))
+    }
+
+    fn len(&self) -> usize {
+        self.iter().fold(0usize, |n, p| n.saturating_add(p.len()))
+    }
+
+    /// The bytes `start..end` when one part holds them all.
+    fn contiguous(&self, start: usize, end: usize) -> Option<&[u8]> {
+        let mut base = 0usize;
+        for part in self.iter() {
+            let part_end = base.saturating_add(part.len());
+            if start >= base && end <= part_end {
+                return part.get(start.saturating_sub(base)..end.saturating_sub(base));
+            }
+            base = part_end;
+        }
+        None
+    }
+
+    /// Appends the bytes `start..end` to `out`.
+    fn copy_range(&self, start: usize, end: usize, out: &mut Vec<u8>) {
+        let mut base = 0usize;
+        for part in self.iter() {
+            let part_end = base.saturating_add(part.len());
+            let from = start.clamp(base, part_end).saturating_sub(base);
+            let to = end.clamp(base, part_end).saturating_sub(base);
+            if let Some(b) = part.get(from..to) {
+                out.extend_from_slice(b);
+            }
+            base = part_end;
+        }
+    }
+
+    /// Appends the bytes from `start` to the end to `out`.
+    fn copy_from(&self, start: usize, out: &mut Vec<u8>) {
+        self.copy_range(start, usize::MAX, out);
+    }
+
+    /// Copies up to `dst.len()` bytes from `start`; returns how many there were.
+    fn copy_into(&self, start: usize, dst: &mut [u8]) -> usize {
+        let mut base = 0usize;
+        let mut copied = 0usize;
+        for part in self.iter() {
+            let part_end = base.saturating_add(part.len());
+            let at = start.saturating_add(copied);
+            if at < part_end && copied < dst.len() {
+                let src = part.get(at.saturating_sub(base)..).unwrap_or(&[]);
+                let n = src.len().min(dst.len().saturating_sub(copied));
+                let end = copied.saturating_add(n);
+                if let (Some(d), Some(s)) = (dst.get_mut(copied..end), src.get(..n)) {
+                    d.copy_from_slice(s);
+                }
+                copied = end;
+            }
+            base = part_end;
+        }
+        copied
+    }
+}

@@ -1,0 +1,158 @@
+//! Typed records: the writer lays each record out by the attr of the event it names, with
+//! `perf-encode`'s encoders, so callers never pack bytes by hand.
+
+use crate::output_mode::OutputMode;
+use crate::{PerfWriter, WriterError};
+use perf_encode::records::{Comm, Exit, Fork, Lost, Sample, SampleId, SampleLayout, SampleRecord};
+use perf_encode::Encode;
+use std::io;
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// The record layout of the event that owns sample id `id` (`None`: the first event,
+    /// for records without an id). Pass it to `perf-encode`'s record encoders and write the
+    /// result with [`write_record`](Self::write_record).
+    ///
+    /// ```
+    /// use perf_writer_std::perf_encode::records::{Mmap2, Mmap2File, SampleId};
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
+    /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid), options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll, ..Default::default() };
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.add_event_desc(&[7], &attr, "cpu-clock");
+    /// let layout = w.sample_layout(Some(7))?;
+    /// let sample_id = SampleId { identifier: Some(7), tid: Some(perf_writer_std::perf_encode::records::PidTid { pid: 1, tid: 1 }), ..Default::default() };
+    /// w.write_record(&Mmap2 {
+    ///     layout: &layout, misc: perf_abi::misc::USER, pid: 1, tid: 1, addr: 0x400000, len: 0x1000, pgoff: 0,
+    ///     file: Mmap2File::Inode { maj: 8, min: 1, ino: 42, ino_generation: 0 },
+    ///     prot: 5, flags: 2, filename: b"/usr/bin/app", sample_id,
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sample_layout(&self, id: Option<u64>) -> Result<SampleLayout, WriterError> {
+        self.session.desc_for(id).map(|d| d.layout)
+    }
+
+    /// Encodes `record` in the file's byte order and appends it as
+    /// [`write_event_data`](Self::write_event_data) would (checked in strict mode). For the
+    /// records whose layout depends on an attr, build them with
+    /// [`sample_layout`](Self::sample_layout), or use the methods below.
+    pub fn write_record<R: Encode + ?Sized>(&mut self, record: &R) -> io::Result<()> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        let result = perf_encode::append_to_vec(record, self.session.endian(), &mut buf)
+            .map_err(|e| io::Error::from(WriterError::from(e)))
+            .and_then(|()| self.write_event_data(&buf));
+        self.scratch = buf;
+        result
+    }
+
+    /// Appends a SAMPLE record laid out by the attr of the event `sample` names (its
+    /// `identifier`, else its `id`; with neither, the first event). `misc` is the header's
+    /// `misc` (the cpu mode, `misc::USER`, `misc::KERNEL`, …). A field the attr's
+    /// `sample_type` has and `sample` lacks, or the other way round, is refused
+    /// ([`EncodeError::MissingField`](perf_encode::EncodeError::MissingField) /
+    /// [`UnexpectedField`](perf_encode::EncodeError::UnexpectedField)), as is an id no event
+    /// owns.
+    ///
+    /// ```
+    /// use perf_writer_std::perf_encode::records::{PidTid, Sample};
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
+    /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid).or(S::Time), ..Default::default() };
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.add_event_desc(&[1], &attr, "cpu-clock");
+    /// let s = Sample { identifier: Some(1), tid: Some(PidTid { pid: 10, tid: 11 }), time: Some(1000), ..Default::default() };
+    /// w.write_sample(perf_abi::misc::USER, &s)?;
+    /// let missing_time = Sample { time: None, ..s };
+    /// assert!(w.write_sample(perf_abi::misc::USER, &missing_time).is_err());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> io::Result<()> {
+        let layout = self.layout_for(sample.identifier.or(sample.id))?;
+        self.write_record(&SampleRecord {
+            layout: &layout,
+            sample,
+            misc,
+        })
+    }
+
+    /// Appends a COMM record: thread `tid` of process `pid` is named `comm` (`exec`: because
+    /// of an exec). The `sample_id` trailer follows the attr of the event `sample_id` names
+    /// (fields the attr does not ask for must be `None`).
+    pub fn write_comm(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        comm: &[u8],
+        exec: bool,
+        sample_id: &SampleId,
+    ) -> io::Result<()> {
+        let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
+        self.write_record(&Comm {
+            layout: &layout,
+            pid,
+            tid,
+            comm,
+            exec,
+            sample_id: *sample_id,
+        })
+    }
+
+    /// Appends a FORK record: `pid`/`tid` was created by `ppid`/`ptid` at `time`.
+    pub fn write_fork(
+        &mut self,
+        (pid, tid): (u32, u32),
+        (ppid, ptid): (u32, u32),
+        time: u64,
+        sample_id: &SampleId,
+    ) -> io::Result<()> {
+        let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
+        self.write_record(&Fork {
+            layout: &layout,
+            misc: 0,
+            pid,
+            ppid,
+            tid,
+            ptid,
+            time,
+            sample_id: *sample_id,
+        })
+    }
+
+    /// Appends an EXIT record: `pid`/`tid` (child of `ppid`/`ptid`) exited at `time`.
+    pub fn write_exit(
+        &mut self,
+        (pid, tid): (u32, u32),
+        (ppid, ptid): (u32, u32),
+        time: u64,
+        sample_id: &SampleId,
+    ) -> io::Result<()> {
+        let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
+        self.write_record(&Exit {
+            layout: &layout,
+            misc: 0,
+            pid,
+            ppid,
+            tid,
+            ptid,
+            time,
+            sample_id: *sample_id,
+        })
+    }
+
+    /// Appends a LOST record: `lost` records of event `id` were dropped.
+    pub fn write_lost(&mut self, id: u64, lost: u64, sample_id: &SampleId) -> io::Result<()> {
+        let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
+        self.write_record(&Lost {
+            layout: &layout,
+            misc: 0,
+            id,
+            lost,
+            sample_id: *sample_id,
+        })
+    }
+
+    fn layout_for(&self, id: Option<u64>) -> io::Result<SampleLayout> {
+        self.sample_layout(id).map_err(io::Error::from)
+    }
+}

@@ -1,0 +1,797 @@
+//! The writers' typed record methods, strict mode, and the headers derived from the events
+//! (SAMPLE_TIME, NRCPUS, and the flag features BRANCH_STACK and STAT), read back by perf
+//! 6.1, linux-perf-data 0.13 and tracepoint_perf 0.5.
+
+use integration_tests::perf_tool::{
+    parse_header_only, parse_stats, perf_report_header, perf_report_stats, perf_script,
+    require_perf, script_lines,
+};
+use integration_tests::{lpd, temp_data_file, tp_reader};
+use perf_writer_std::perf_encode::abi::{attr_flags, misc, record_type, sample_type};
+use perf_writer_std::perf_encode::records::{
+    Mmap2, Mmap2File, ParseError, PidTid, Sample, SampleCpu, SampleId, SampleLayout, SampleRecord,
+};
+use perf_writer_std::perf_encode::{to_vec, Endian};
+use perf_writer_std::{
+    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem,
+    WriterError,
+};
+use std::io::{Cursor, IoSlice};
+use std::sync::Arc;
+use tracepoint_decode::{
+    PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType, PerfEventAttrType,
+    PerfEventFormat,
+};
+
+const SWITCH_IDS: [u64; 2] = [11, 12];
+const CLOCK_ID: u64 = 21;
+const MAIN: u32 = 100;
+const WORKER: u32 = 101;
+const T0: u64 = 2_000_000_000;
+
+const COMMON: u64 = sample_type::IDENTIFIER
+    | sample_type::IP
+    | sample_type::TID
+    | sample_type::TIME
+    | sample_type::CPU
+    | sample_type::PERIOD;
+
+fn format() -> Arc<PerfEventFormat> {
+    let text = include_str!("../data/sched_switch.format");
+    Arc::new(PerfEventFormat::parse(true, "sched", text).unwrap())
+}
+
+fn switch_attr(format: &PerfEventFormat) -> PerfEventAttr {
+    PerfEventAttr {
+        attr_type: PerfEventAttrType::Tracepoint,
+        config: u64::from(format.id()),
+        sample_time: 1,
+        sample_type: PerfEventAttrSampleType(COMMON | sample_type::RAW),
+        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
+        ..Default::default()
+    }
+}
+
+fn clock_attr() -> PerfEventAttr {
+    PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        config: 0,
+        sample_time: 1_000_000,
+        sample_type: PerfEventAttrSampleType(COMMON),
+        options: PerfEventAttrOptions(
+            attr_flags::SAMPLE_ID_ALL | attr_flags::COMM | attr_flags::TASK | attr_flags::MMAP2,
+        ),
+        ..Default::default()
+    }
+}
+
+/// A writer with the two events: sched_switch (ids 11, 12) and cpu-clock (id 21).
+fn add_events<O: OutputMode>(w: &mut PerfWriter<O>) {
+    let format = format();
+    assert!(w.add_tracepoint_event_desc(
+        &SWITCH_IDS,
+        &switch_attr(&format),
+        "sched:sched_switch",
+        &format
+    ));
+    assert!(w.add_event_desc(&[CLOCK_ID], &clock_attr(), "cpu-clock"));
+}
+
+/// RAW payload of sched_switch in byte order `e`, fields where the format puts them.
+fn switch_raw(e: Endian, prev: (&str, u32), next: (&str, u32)) -> Vec<u8> {
+    let format = format();
+    let size = format
+        .fields()
+        .iter()
+        .map(|f| usize::from(f.offset()) + usize::from(f.size()))
+        .max()
+        .unwrap();
+    let mut raw = vec![0u8; size];
+    let mut put = |name: &str, value: &[u8]| {
+        let f = format.fields().iter().find(|f| f.name() == name).unwrap();
+        let at = usize::from(f.offset());
+        raw[at..at + value.len()].copy_from_slice(value);
+    };
+    put("common_type", &e.u16_bytes(format.id() as u16));
+    put("common_pid", &e.u32_bytes(prev.1));
+    put("prev_comm", prev.0.as_bytes());
+    put("prev_pid", &e.u32_bytes(prev.1));
+    put("prev_prio", &e.u32_bytes(120));
+    put("next_comm", next.0.as_bytes());
+    put("next_pid", &e.u32_bytes(next.1));
+    put("next_prio", &e.u32_bytes(120));
+    raw
+}
+
+/// The `sample_id` trailer of cpu-clock's side-band records.
+fn clock_sid(pid: u32, time: u64, cpu: u32) -> SampleId {
+    SampleId {
+        tid: Some(PidTid { pid, tid: pid }),
+        time: Some(time),
+        cpu: Some(SampleCpu::new(cpu)),
+        identifier: Some(CLOCK_ID),
+        ..Default::default()
+    }
+}
+
+/// A trace written with the typed methods only: COMM, FORK, COMM (exec), MMAP2, eight
+/// SAMPLEs of two events on CPUs 0-3, LOST, EXIT.
+fn write_typed_trace<O: OutputMode>(w: &mut PerfWriter<O>) {
+    let e = w.endian();
+    w.write_comm(MAIN, MAIN, b"strict-main", false, &clock_sid(MAIN, T0, 0))
+        .unwrap();
+    w.write_fork(
+        (WORKER, WORKER),
+        (MAIN, MAIN),
+        T0 + 1,
+        &clock_sid(WORKER, T0 + 1, 0),
+    )
+    .unwrap();
+    w.write_comm(
+        WORKER,
+        WORKER,
+        b"strict-worker",
+        true,
+        &clock_sid(WORKER, T0 + 2, 0),
+    )
+    .unwrap();
+    let layout = w.sample_layout(Some(CLOCK_ID)).unwrap();
+    w.write_record(&Mmap2 {
+        layout: &layout,
+        misc: misc::USER,
+        pid: WORKER,
+        tid: WORKER,
+        addr: 0x40_0000,
+        len: 0x1_0000,
+        pgoff: 0,
+        file: Mmap2File::Inode {
+            maj: 8,
+            min: 1,
+            ino: 77,
+            ino_generation: 0,
+        },
+        prot: 5,
+        flags: 2,
+        filename: b"/opt/strict/worker",
+        sample_id: clock_sid(WORKER, T0 + 3, 0),
+    })
+    .unwrap();
+    w.write_finished_init().unwrap();
+    let threads = [("strict-main", MAIN), ("strict-worker", WORKER)];
+    for step in 0..4u64 {
+        let (prev, next) = if step % 2 == 0 {
+            (threads[0], threads[1])
+        } else {
+            (threads[1], threads[0])
+        };
+        let time = T0 + 1_000_000 * (step + 1);
+        let cpu = Some(SampleCpu::new(step as u32));
+        let raw = switch_raw(e, prev, next);
+        w.write_sample(
+            misc::KERNEL,
+            &Sample {
+                identifier: Some(SWITCH_IDS[step as usize % 2]),
+                ip: Some(0xffff_ffff_8100_0000),
+                tid: Some(PidTid {
+                    pid: prev.1,
+                    tid: prev.1,
+                }),
+                time: Some(time),
+                cpu,
+                period: Some(1),
+                raw: Some(&raw),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        w.write_sample(
+            misc::USER,
+            &Sample {
+                identifier: Some(CLOCK_ID),
+                ip: Some(0x40_1000 + step * 8),
+                tid: Some(PidTid {
+                    pid: next.1,
+                    tid: next.1,
+                }),
+                time: Some(time + 500_000),
+                cpu,
+                period: Some(1_000_000),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    }
+    w.write_lost(CLOCK_ID, 3, &clock_sid(WORKER, T0 + 9_000_000, 1))
+        .unwrap();
+    w.write_exit(
+        (WORKER, WORKER),
+        (MAIN, MAIN),
+        T0 + 9_500_000,
+        &clock_sid(WORKER, T0 + 9_500_000, 1),
+    )
+    .unwrap();
+    w.write_finished_round().unwrap();
+}
+
+fn typed_file(endian: Endian) -> Vec<u8> {
+    let mut w =
+        PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian).unwrap();
+    w.set_strict(true);
+    add_events(&mut w);
+    write_typed_trace(&mut w);
+    w.finish().unwrap().into_inner()
+}
+
+/// What every reader must find in the typed trace.
+fn check_typed_trace(bytes: &[u8], pipe: bool) {
+    let l = if pipe {
+        lpd::read_pipe_without_tracing_payload(bytes).unwrap()
+    } else {
+        lpd::read_file(bytes).unwrap()
+    };
+    assert_eq!(l.count(record_type::SAMPLE), 8);
+    assert_eq!(l.count(record_type::COMM), 2);
+    assert_eq!(l.count(record_type::FORK), 1);
+    assert_eq!(l.count(record_type::EXIT), 1);
+    assert_eq!(l.count(record_type::MMAP2), 1);
+    assert_eq!(l.count(record_type::LOST), 1);
+    assert!(l.records_with_parse_errors().is_empty());
+    let times: Vec<u64> = l
+        .records
+        .iter()
+        .filter_map(|r| r.sample.as_ref()?.time)
+        .collect();
+    assert_eq!(times.len(), 8);
+    assert_eq!(times.iter().min(), Some(&(T0 + 1_000_000)));
+
+    // tracepoint_perf 0.5's reader reads the file's section tables in host byte order
+    // (`read_struct`), so it cannot open a byte-swapped file.
+    if bytes.starts_with(b"PERFILE2") {
+        check_with_tracepoint_perf(bytes);
+    }
+    if require_perf() {
+        check_with_perf(bytes, pipe);
+    }
+}
+
+fn check_with_tracepoint_perf(bytes: &[u8]) {
+    let tp = tp_reader::read_bytes(bytes).unwrap();
+    let switches: Vec<_> = tp
+        .samples()
+        .into_iter()
+        .filter(|s| s.name == "sched:sched_switch")
+        .collect();
+    assert_eq!(switches.len(), 4);
+    assert_eq!(switches[0].field("prev_comm"), Some("strict-main"));
+    assert_eq!(switches[0].field("next_comm"), Some("strict-worker"));
+    assert_eq!(switches[1].field_i64("prev_pid"), Some(i64::from(WORKER)));
+    assert_eq!(
+        switches.iter().map(|s| s.cpu).collect::<Vec<_>>(),
+        [0, 1, 2, 3]
+    );
+}
+
+fn check_with_perf(bytes: &[u8], pipe: bool) {
+    let f = temp_data_file(bytes);
+    let script = perf_script(f.path(), &[]);
+    // The LOST record is reported, as perf reports every one; nothing else is.
+    script.assert_success();
+    assert_eq!(
+        script.stderr_findings(),
+        ["Warning:"],
+        "{}",
+        script.describe()
+    );
+    assert!(
+        script.stderr.contains("lost 1 chunks"),
+        "{}",
+        script.describe()
+    );
+    let lines = script_lines(&script);
+    assert_eq!(lines.len(), 8, "{lines:?}");
+    let switch_lines: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("sched_switch"))
+        .collect();
+    assert_eq!(switch_lines.len(), 4);
+    assert!(
+        switch_lines[0].contains("prev_comm=strict-main prev_pid=100")
+            && switch_lines[0].contains("next_comm=strict-worker next_pid=101"),
+        "{lines:?}"
+    );
+    // cpu-clock samples of the worker are named by its COMM (after the exec).
+    let worker_ticks = lines
+        .iter()
+        .filter(|l| l.contains("cpu-clock") && l.trim_start().starts_with("strict-worker"))
+        .count();
+    assert_eq!(worker_ticks, 2, "{lines:?}");
+    if !pipe {
+        let stats = perf_report_stats(f.path());
+        stats.assert_success();
+        let counts = parse_stats(&stats.stdout);
+        for (name, n) in [
+            ("SAMPLE", 8),
+            ("COMM", 2),
+            ("FORK", 1),
+            ("EXIT", 1),
+            ("MMAP2", 1),
+            ("LOST", 1),
+        ] {
+            assert_eq!(counts.get(name), Some(&n), "{name}: {counts:?}");
+        }
+    }
+}
+
+#[test]
+fn typed_methods_write_a_trace_every_reader_decodes() {
+    check_typed_trace(&typed_file(Endian::Little), false);
+}
+
+#[test]
+fn typed_methods_write_the_other_byte_order_too() {
+    let le = typed_file(Endian::Little);
+    let be = typed_file(Endian::Big);
+    assert_eq!(&be[..8], b"2ELIFREP");
+    assert_eq!(&le[..8], b"PERFILE2");
+    check_typed_trace(&be, false);
+}
+
+#[test]
+fn typed_methods_write_pipe_mode() {
+    let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    w.set_strict(true);
+    add_events(&mut w);
+    write_typed_trace(&mut w);
+    let stream = w.finish().unwrap();
+    check_typed_trace(&stream, true);
+}
+
+#[test]
+fn typed_methods_refuse_what_the_attr_does_not_lay_out() {
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    add_events(&mut w);
+    let before = w.file_pos();
+    // cpu-clock has no RAW.
+    let raw = [0u8; 4];
+    let s = Sample {
+        identifier: Some(CLOCK_ID),
+        ip: Some(1),
+        tid: Some(PidTid { pid: 1, tid: 1 }),
+        time: Some(1),
+        cpu: Some(SampleCpu::new(0)),
+        period: Some(1),
+        raw: Some(&raw),
+        ..Default::default()
+    };
+    let err = w.write_sample(0, &s).unwrap_err();
+    assert!(
+        matches!(WriterError::from_io(&err), Some(WriterError::Encode(_))),
+        "{err}"
+    );
+    // An id no event owns.
+    let err = w
+        .write_sample(
+            0,
+            &Sample {
+                identifier: Some(99),
+                raw: None,
+                ..s
+            },
+        )
+        .unwrap_err();
+    assert_eq!(
+        WriterError::from_io(&err),
+        Some(&WriterError::UnknownEventId(99))
+    );
+    // A trailer without the fields cpu-clock asks for.
+    let err = w
+        .write_comm(1, 1, b"x", false, &SampleId::default())
+        .unwrap_err();
+    assert!(
+        matches!(WriterError::from_io(&err), Some(WriterError::Encode(_))),
+        "{err}"
+    );
+    assert_eq!(w.file_pos(), before, "nothing written");
+    // A writer without events has no layout to offer.
+    let w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    assert_eq!(w.sample_layout(None), Err(WriterError::NoEventDescription));
+}
+
+/// A cpu-clock SAMPLE in the file's byte order, encoded by perf-encode.
+fn clock_sample(e: Endian, id: u64, time: u64, cpu: u32) -> Vec<u8> {
+    let attr = perf_writer_std::perf_encode::abi::PerfEventAttr::from(&clock_attr());
+    let layout = SampleLayout::from_attr(&attr);
+    let s = Sample {
+        identifier: Some(id),
+        ip: Some(0x1000),
+        tid: Some(PidTid { pid: 5, tid: 5 }),
+        time: Some(time),
+        cpu: Some(SampleCpu::new(cpu)),
+        period: Some(1),
+        ..Default::default()
+    };
+    to_vec(
+        &SampleRecord {
+            layout: &layout,
+            sample: &s,
+            misc: misc::USER,
+        },
+        e,
+    )
+    .unwrap()
+}
+
+fn refusal(err: &std::io::Error) -> (usize, u32, RecordProblem) {
+    match WriterError::from_io(err) {
+        Some(&WriterError::RecordRefused {
+            offset,
+            type_,
+            problem,
+        }) => (offset, type_, problem),
+        other => panic!("not a strict refusal: {other:?} ({err})"),
+    }
+}
+
+#[test]
+fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
+    let e = Endian::Little;
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.set_strict(true);
+    assert!(w.strict());
+    // Before any event description: a SAMPLE has no layout.
+    let err = w
+        .write_event_data(&clock_sample(e, CLOCK_ID, T0, 0))
+        .unwrap_err();
+    assert_eq!(refusal(&err).2, RecordProblem::NoEventDescription);
+    add_events(&mut w);
+    let good = clock_sample(e, CLOCK_ID, T0, 0);
+    w.write_event_data(&good).unwrap();
+    let pos = w.file_pos().unwrap();
+
+    // 1. A SAMPLE whose id no event owns, after a good record in the same call: the whole
+    //    call is refused; the offset names the bad record.
+    let mut call = good.clone();
+    call.extend_from_slice(&clock_sample(e, 99, T0, 0));
+    let err = w.write_event_data(&call).unwrap_err();
+    assert_eq!(
+        refusal(&err),
+        (
+            good.len(),
+            record_type::SAMPLE,
+            RecordProblem::UnknownId(99)
+        )
+    );
+    assert!(err.to_string().contains("SAMPLE"), "{err}");
+
+    // 2. A SAMPLE one field short of cpu-clock's layout (no PERIOD).
+    let mut short = clock_sample(e, CLOCK_ID, T0, 0);
+    short.truncate(short.len() - 8);
+    let size = e.u16_bytes(short.len() as u16);
+    short[6..8].copy_from_slice(&size);
+    let (_, _, problem) = refusal(&w.write_event_data(&short).unwrap_err());
+    assert!(
+        matches!(
+            problem,
+            RecordProblem::SampleLayout(ParseError::Truncated { .. })
+        ),
+        "{problem:?}"
+    );
+
+    // 3. A sched_switch SAMPLE (it has RAW) sent with cpu-clock's layout: the RAW size
+    //    word is missing.
+    let switch_as_clock = clock_sample(e, SWITCH_IDS[0], T0, 0);
+    let (_, _, problem) = refusal(&w.write_event_data(&switch_as_clock).unwrap_err());
+    assert!(
+        matches!(problem, RecordProblem::SampleLayout(_)),
+        "{problem:?}"
+    );
+
+    // 4. A FORK without the sample_id trailer cpu-clock asks for: size 32, not 64.
+    let mut fork = vec![0u8; 32];
+    fork[..4].copy_from_slice(&e.u32_bytes(record_type::FORK));
+    fork[6..8].copy_from_slice(&e.u16_bytes(32));
+    fork[24..32].copy_from_slice(&CLOCK_ID.to_le_bytes()); // read as the trailer's id
+    let (_, type_, problem) = refusal(&w.write_event_data(&fork).unwrap_err());
+    assert_eq!(type_, record_type::FORK);
+    assert_eq!(
+        problem,
+        RecordProblem::Size {
+            size: 32,
+            expected: 8 + 24 + 32,
+            exact: true
+        }
+    );
+
+    // 5. A COMM whose trailer names an unknown id.
+    let sid = SampleId {
+        identifier: Some(77),
+        ..clock_sid(5, T0, 0)
+    };
+    let layout = w.sample_layout(Some(CLOCK_ID)).unwrap();
+    let comm = to_vec(
+        &perf_writer_std::perf_encode::records::Comm {
+            layout: &layout,
+            pid: 5,
+            tid: 5,
+            comm: b"ghost",
+            exec: false,
+            sample_id: sid,
+        },
+        e,
+    )
+    .unwrap();
+    let (_, type_, problem) = refusal(&w.write_event_data(&comm).unwrap_err());
+    assert_eq!(
+        (type_, problem),
+        (record_type::COMM, RecordProblem::UnknownId(77))
+    );
+
+    // 6. Vectored: a bad slice refuses the whole call.
+    let bufs = [IoSlice::new(&good), IoSlice::new(&fork)];
+    assert!(w.write_event_data_vectored(&bufs).is_err());
+
+    assert_eq!(w.file_pos(), Some(pos), "no refused byte was written");
+
+    // 7. A good record split in three calls is held back, then written whole.
+    w.write_event_data(&good[..5]).unwrap();
+    w.write_event_data(&good[5..20]).unwrap();
+    assert_eq!(w.file_pos(), Some(pos + 20));
+    assert_eq!(
+        WriterError::from_io(&w.write_finished_round().unwrap_err()),
+        Some(&WriterError::IncompleteRecord)
+    );
+    w.write_event_data(&good[20..]).unwrap();
+    let pos = pos + good.len() as u64;
+    assert_eq!(w.file_pos(), Some(pos));
+
+    // 8. A bad record split in two: its held-back start is dropped with it.
+    let bad = clock_sample(e, 99, T0, 0);
+    w.write_event_data(&bad[..12]).unwrap();
+    let (offset, _, problem) = refusal(&w.write_event_data(&bad[12..]).unwrap_err());
+    assert_eq!((offset, problem), (0, RecordProblem::UnknownId(99)));
+    assert_eq!(w.file_pos(), Some(pos));
+
+    // 9. Synthesized records with id 0 belong to the first event, as perf reads them.
+    let mut synthesized = comm.clone();
+    let at = synthesized.len() - 8;
+    synthesized[at..].copy_from_slice(&0u64.to_le_bytes());
+    w.write_event_data(&synthesized).unwrap();
+
+    let bytes = w.finish().unwrap().into_inner();
+    // Exactly the accepted records: two SAMPLEs and the COMM.
+    let l = lpd::read_file(&bytes).unwrap();
+    assert_eq!(l.count(record_type::SAMPLE), 2);
+    assert_eq!(l.count(record_type::COMM), 1);
+    assert_eq!(l.count(record_type::FORK), 0);
+    let tp = tp_reader::read_bytes(&bytes).unwrap();
+    assert_eq!(tp.samples().len(), 2);
+    if require_perf() {
+        let f = temp_data_file(&bytes);
+        let script = perf_script(f.path(), &[]);
+        script.assert_clean();
+        assert_eq!(script_lines(&script).len(), 2);
+    }
+}
+
+#[test]
+fn without_strict_mode_the_same_records_are_written_as_given() {
+    let e = Endian::Little;
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.set_strict(false);
+    add_events(&mut w);
+    w.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap();
+    let mut fork = vec![0u8; 32];
+    fork[..4].copy_from_slice(&e.u32_bytes(record_type::FORK));
+    fork[6..8].copy_from_slice(&e.u16_bytes(32));
+    w.write_event_data(&fork).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let l = lpd::read_file(&bytes).unwrap();
+    assert_eq!(l.count(record_type::SAMPLE), 1);
+    assert_eq!(l.count(record_type::FORK), 1);
+}
+
+#[test]
+fn strict_mode_is_on_in_debug_builds_only() {
+    let w = PerfDataFileWriter::new();
+    assert_eq!(w.strict(), cfg!(debug_assertions));
+    let p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    assert_eq!(p.strict(), cfg!(debug_assertions));
+}
+
+#[test]
+fn strict_pipe_writer_refuses_and_the_stream_stays_readable() {
+    let e = Endian::Little;
+    let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    w.set_strict(true);
+    add_events(&mut w);
+    w.write_event_data(&clock_sample(e, CLOCK_ID, T0, 1))
+        .unwrap();
+    let err = w
+        .write_event_data(&clock_sample(e, 99, T0 + 1, 1))
+        .unwrap_err();
+    assert_eq!(refusal(&err).2, RecordProblem::UnknownId(99));
+    w.write_event_data(&clock_sample(e, CLOCK_ID, T0 + 2, 1))
+        .unwrap();
+    let stream = w.finish().unwrap();
+    let l = lpd::read_pipe_without_tracing_payload(&stream).unwrap();
+    assert_eq!(l.count(record_type::SAMPLE), 2);
+    if require_perf() {
+        let f = temp_data_file(&stream);
+        let script = perf_script(f.path(), &[]);
+        script.assert_clean();
+        assert_eq!(script_lines(&script).len(), 2);
+    }
+}
+
+/// Samples at times +700, +300, +900 µs (out of order) on CPUs 2, 5, 0; a COMM on CPU 6.
+fn write_for_derived<O: OutputMode>(w: &mut PerfWriter<O>) {
+    let e = w.endian();
+    add_events(w);
+    for (time, cpu) in [(T0 + 700_000, 2), (T0 + 300_000, 5), (T0 + 900_000, 0)] {
+        w.write_event_data(&clock_sample(e, CLOCK_ID, time, cpu))
+            .unwrap();
+    }
+    // Split across calls: counted once it is whole.
+    let comm = {
+        let layout = w.sample_layout(Some(CLOCK_ID)).unwrap();
+        to_vec(
+            &perf_writer_std::perf_encode::records::Comm {
+                layout: &layout,
+                pid: 5,
+                tid: 5,
+                comm: b"late",
+                exec: false,
+                sample_id: clock_sid(5, T0 + 950_000, 6),
+            },
+            e,
+        )
+        .unwrap()
+    };
+    w.write_event_data(&comm[..10]).unwrap();
+    w.write_event_data(&comm[10..]).unwrap();
+}
+
+#[test]
+fn sample_time_and_nrcpus_come_from_the_events_when_asked() {
+    for endian in [Endian::Little, Endian::Big] {
+        let mut w =
+            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian).unwrap();
+        w.set_strict(false); // the statistics work without strict mode
+        w.set_headers_from_events(true);
+        write_for_derived(&mut w);
+        let bytes = w.finish().unwrap().into_inner();
+        let l = lpd::read_file(&bytes).unwrap();
+        assert_eq!(
+            l.sample_time_range,
+            Some((T0 + 300_000, T0 + 900_000)),
+            "{endian:?}"
+        );
+        let nr = l.nr_cpus.as_ref().expect("NRCPUS");
+        assert_eq!((nr.available, nr.online), (7, 7), "{endian:?}");
+        if require_perf() {
+            let f = temp_data_file(&bytes);
+            let out = perf_report_header(f.path(), false);
+            out.assert_clean();
+            let h = parse_header_only(&out.stdout);
+            assert_eq!(h.nrcpus_online(), Some(7));
+            assert_eq!(h.nrcpus_avail(), Some(7));
+            assert_eq!(
+                h.get("time of first sample"),
+                Some("2.000300"),
+                "{endian:?}"
+            );
+            assert_eq!(h.get("time of last sample"), Some("2.000900"));
+            assert_eq!(h.get("sample duration").map(str::trim), Some("0.600 ms"));
+        }
+    }
+}
+
+#[test]
+fn derived_headers_leave_the_callers_values_alone() {
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.set_headers_from_events(true);
+    w.set_nr_cpus_header(64, 32);
+    write_for_derived(&mut w);
+    let bytes = w.finish().unwrap().into_inner();
+    let l = lpd::read_file(&bytes).unwrap();
+    let nr = l.nr_cpus.as_ref().unwrap();
+    assert_eq!((nr.available, nr.online), (64, 32));
+    assert_eq!(l.sample_time_range, Some((T0 + 300_000, T0 + 900_000)));
+
+    // Off (the default): no SAMPLE_TIME, no NRCPUS.
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    write_for_derived(&mut w);
+    let l = lpd::read_file(&w.finish().unwrap().into_inner()).unwrap();
+    assert_eq!(l.sample_time_range, None);
+    assert!(l.nr_cpus.is_none());
+}
+
+#[test]
+fn derived_headers_reach_a_pipe_stream_at_its_end() {
+    let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    w.set_headers_from_events(true);
+    write_for_derived(&mut w);
+    let stream = w.finish().unwrap();
+    // The values are known at the end only: two HEADER_FEATURE records after the events.
+    let e = Endian::Little;
+    let mut pos = 16;
+    let mut late = Vec::new();
+    let mut seen_sample = false;
+    while pos < stream.len() {
+        let type_ = u32::from_le_bytes(stream[pos..pos + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes(
+            stream[pos + 6..pos + 8].try_into().unwrap(),
+        ));
+        let mut extra = 0;
+        if type_ == record_type::HEADER_TRACING_DATA {
+            let n = u32::from_le_bytes(stream[pos + 8..pos + 12].try_into().unwrap()) as usize;
+            extra = n.next_multiple_of(8);
+        }
+        seen_sample |= type_ == record_type::SAMPLE;
+        if seen_sample && type_ == record_type::HEADER_FEATURE {
+            let feat = u64::from_le_bytes(stream[pos + 8..pos + 16].try_into().unwrap());
+            late.push((feat, stream[pos + 16..pos + size].to_vec()));
+        }
+        pos += size + extra;
+    }
+    let mut sample_time = e.u64_bytes(T0 + 300_000).to_vec();
+    sample_time.extend_from_slice(&e.u64_bytes(T0 + 900_000));
+    assert_eq!(
+        late,
+        vec![
+            (
+                u64::from(perf_writer_std::perf_encode::abi::feature::NRCPUS),
+                [e.u32_bytes(7), e.u32_bytes(7)].concat()
+            ),
+            (
+                u64::from(perf_writer_std::perf_encode::abi::feature::SAMPLE_TIME),
+                sample_time
+            ),
+        ]
+    );
+    if require_perf() {
+        let f = temp_data_file(&stream);
+        let script = perf_script(f.path(), &[]);
+        script.assert_clean();
+        assert_eq!(script_lines(&script).len(), 3);
+    }
+}
+
+#[test]
+fn branch_stack_and_stat_flags_are_features_without_payload() {
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    add_events(&mut w);
+    w.set_branch_stack_header();
+    w.set_stat_header();
+    assert!(w.has_header(PerfHeaderIndex::BranchStack));
+    assert!(w.get_header(PerfHeaderIndex::Stat).is_empty());
+    w.write_event_data(&clock_sample(Endian::Little, CLOCK_ID, T0, 0))
+        .unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let l = lpd::read_file(&bytes).unwrap();
+    use perf_writer_std::perf_encode::abi::feature;
+    for f in [feature::BRANCH_STACK, feature::STAT] {
+        assert!(l.features.contains(&u32::from(f)), "{f}: {:?}", l.features);
+        assert_eq!(l.feature_sections.get(&u32::from(f)).map(Vec::len), Some(0));
+    }
+    if require_perf() {
+        let f = temp_data_file(&bytes);
+        let out = perf_report_header(f.path(), true);
+        out.assert_clean();
+        assert!(
+            out.stdout.contains("# contains samples with branch stack"),
+            "{}",
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("# contains stat data"),
+            "{}",
+            out.stdout
+        );
+    }
+    // Cleared again by an empty raw payload.
+    let mut w = PerfDataFileWriter::new();
+    w.set_branch_stack_header();
+    assert!(w.set_header(PerfHeaderIndex::BranchStack, &[]));
+    assert!(!w.has_header(PerfHeaderIndex::BranchStack));
+}
