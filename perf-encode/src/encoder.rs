@@ -20,46 +20,55 @@ pub struct Encoder<'o, O: Output + ?Sized> {
 
 impl<'o, O: Output + ?Sized> Encoder<'o, O> {
     /// An encoder writing in `endian` to `out`.
+    #[inline]
     pub fn new(out: &'o mut O, endian: Endian) -> Self {
         Encoder { out, endian }
     }
 
     /// The byte order applied to every field.
+    #[inline]
     pub fn endian(&self) -> Endian {
         self.endian
     }
 
     /// The underlying output.
+    #[inline]
     pub fn output(&mut self) -> &mut O {
         self.out
     }
 
     /// A `u8`.
+    #[inline]
     pub fn u8(&mut self, v: u8) -> Result<(), EncodeError> {
         self.out.put(&[v])
     }
 
     /// A `u16` in the byte order.
+    #[inline]
     pub fn u16(&mut self, v: u16) -> Result<(), EncodeError> {
         self.out.put(&self.endian.u16_bytes(v))
     }
 
     /// A `u32` in the byte order.
+    #[inline]
     pub fn u32(&mut self, v: u32) -> Result<(), EncodeError> {
         self.out.put(&self.endian.u32_bytes(v))
     }
 
     /// An `i32` in the byte order.
+    #[inline]
     pub fn i32(&mut self, v: i32) -> Result<(), EncodeError> {
         self.u32(u32::from_ne_bytes(v.to_ne_bytes()))
     }
 
     /// A `u64` in the byte order.
+    #[inline]
     pub fn u64(&mut self, v: u64) -> Result<(), EncodeError> {
         self.out.put(&self.endian.u64_bytes(v))
     }
 
     /// Each `u64` of `values` in the byte order.
+    #[inline]
     pub fn u64s(&mut self, values: &[u64]) -> Result<(), EncodeError> {
         if self.endian.is_native() {
             return self.out.put(zerocopy::IntoBytes::as_bytes(values));
@@ -68,16 +77,19 @@ impl<'o, O: Output + ?Sized> Encoder<'o, O> {
     }
 
     /// Bytes as they are.
+    #[inline]
     pub fn bytes(&mut self, b: &[u8]) -> Result<(), EncodeError> {
         self.out.put(b)
     }
 
     /// `n` zero bytes.
+    #[inline]
     pub fn zeros(&mut self, n: usize) -> Result<(), EncodeError> {
         self.out.put_zeros(n)
     }
 
     /// Encodes `value` here.
+    #[inline]
     pub fn encode<E: Encode + ?Sized>(&mut self, value: &E) -> Result<(), EncodeError> {
         value.encode(self)
     }
@@ -112,10 +124,12 @@ pub trait Encode {
 }
 
 impl<T: Encode + ?Sized> Encode for &T {
+    #[inline]
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         (**self).encode(enc)
     }
 
+    #[inline]
     fn encoded_len(&self) -> Result<usize, EncodeError> {
         (**self).encoded_len()
     }
@@ -126,6 +140,7 @@ impl<T: Encode + ?Sized> Encode for &T {
 /// ```
 /// assert_eq!(perf_encode::encoded_len(&perf_encode::HeaderString::new(b"x86_64")), Ok(68));
 /// ```
+#[inline]
 pub fn encoded_len<E: Encode + ?Sized>(value: &E) -> Result<usize, EncodeError> {
     value.encoded_len()
 }
@@ -141,6 +156,7 @@ pub fn encoded_len<E: Encode + ?Sized>(value: &E) -> Result<usize, EncodeError> 
 /// let used = to_slice(&FinishedRound, Endian::Little, &mut buf).unwrap();
 /// assert_eq!(used, &[68, 0, 0, 0, 0, 0, 8, 0]);
 /// ```
+#[inline]
 pub fn to_slice<'b, E: Encode + ?Sized>(
     value: &E,
     endian: Endian,

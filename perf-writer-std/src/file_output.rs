@@ -25,12 +25,22 @@ pub struct FileOutput<W: Write + Seek> {
 }
 
 impl<W: Write + Seek> FileOutput<W> {
+    #[inline]
     fn reposition(&mut self) -> io::Result<()> {
         if self.moved {
-            self.stream.usable()?;
-            self.stream.w.seek(SeekFrom::Start(self.stream.pos))?;
-            self.moved = false;
+            return self.seek_back();
         }
+        Ok(())
+    }
+
+    /// [`reposition`](Self::reposition)'s rare case: back to the data end after a failed
+    /// finalize (out of line, so the write path stays small).
+    #[cold]
+    #[inline(never)]
+    fn seek_back(&mut self) -> io::Result<()> {
+        self.stream.usable()?;
+        self.stream.w.seek(SeekFrom::Start(self.stream.pos))?;
+        self.moved = false;
         Ok(())
     }
 
@@ -58,11 +68,13 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         })
     }
 
+    #[inline]
     fn write_records(&mut self, _: &Session, data: &[u8]) -> io::Result<()> {
         self.reposition()?;
         self.stream.write_records(data)
     }
 
+    #[inline]
     fn write_records_vectored(&mut self, _: &Session, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         self.reposition()?;
         self.stream.write_records_vectored(bufs)

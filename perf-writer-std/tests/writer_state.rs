@@ -256,3 +256,31 @@ fn events_perf_could_not_tell_apart_are_refused() {
         Err(WriterError::IndistinguishableEvents(_))
     ));
 }
+
+#[test]
+fn finished_round_inside_a_split_record_is_refused_in_both_modes() {
+    // Without strict mode the framer tracks the split; with it the start is held back.
+    for strict in [false, true] {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        w.set_strict(strict);
+        assert!(w.add_event_desc(&[1], &attr(), "e"));
+        let s = sample(1);
+        w.write_event_data(&s[..6]).unwrap();
+        let err = w.write_finished_round().unwrap_err();
+        assert_eq!(
+            WriterError::from_io(&err),
+            Some(&WriterError::IncompleteRecord),
+            "strict {strict}"
+        );
+        w.write_event_data(&s[6..]).unwrap();
+        w.write_finished_round().unwrap();
+        let bytes = w.finish().unwrap().into_inner();
+        assert_eq!(
+            u64_at(&bytes, 48),
+            16 + 8,
+            "the sample, then FINISHED_ROUND"
+        );
+        assert_eq!(&bytes[104..104 + 16], s.as_slice());
+        assert_eq!(&bytes[120..124], &68u32.to_le_bytes());
+    }
+}

@@ -77,6 +77,7 @@ pub struct RecordFramer {
 
 impl RecordFramer {
     /// A framer at the start of a stream of byte order `endian`.
+    #[inline]
     pub const fn new(endian: Endian) -> Self {
         RecordFramer {
             endian,
@@ -88,11 +89,13 @@ impl RecordFramer {
     }
 
     /// True between records.
+    #[inline]
     pub const fn at_boundary(&self) -> bool {
         self.have == 0 && self.remaining == 0
     }
 
     /// Records started so far.
+    #[inline]
     pub const fn records(&self) -> u64 {
         self.records
     }
@@ -111,45 +114,215 @@ impl RecordFramer {
         // The common calls (one whole record, or a piece of one) are checked inline and in
         // place; the rest (several records, split headers, trailers, errors) goes through the
         // loop.
-        if !self.feed_within_record(data) {
+        if self.advance_within_record(data).is_none() {
             *self = self.check_stream(data)?;
         }
         Ok(())
     }
 
+    /// Validates `data`, then calls `write` (which writes `data` somewhere), and stays
+    /// advanced past `data` only when both succeed: a refused chunk and a failed write both
+    /// leave the framer as it was, without the caller keeping a copy of it.
+    ///
+    /// Returns `Err` when `data` is refused (`write` is not called), else what `write`
+    /// returned.
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let mut f = RecordFramer::new(Endian::Little);
+    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    /// let mut out = Vec::new();
+    /// let ok = f.feed_then(&rec, || -> Result<(), ()> {
+    ///     out.extend_from_slice(&rec);
+    ///     Ok(())
+    /// });
+    /// assert_eq!(ok, Ok(Ok(())));
+    /// assert_eq!(f.records(), 1);
+    /// assert_eq!(f.feed_then(&rec[..5], || Err::<(), _>("disk full")), Ok(Err("disk full")));
+    /// assert!(f.at_boundary()); // the failed write changed nothing
+    /// let bad = [9u8, 0, 0, 0, 0, 0, 12, 0]; // size 12
+    /// let refused = f.feed_then(&bad, || -> Result<(), ()> { unreachable!() });
+    /// assert!(refused.is_err()); // refused: `write` not called
+    /// ```
+    #[inline]
+    pub fn feed_then<T, E>(
+        &mut self,
+        data: &[u8],
+        write: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Result<T, E>, FramingError> {
+        if let Some(undo) = self.advance_within_record(data) {
+            let written = write();
+            if written.is_err() {
+                self.undo(undo);
+            }
+            return Ok(written);
+        }
+        self.feed_then_stream(data, write)
+    }
+
+    /// [`feed_then`](Self::feed_then) for the calls the inline path does not take (out of
+    /// line, so that the inline path stays small).
+    #[inline(never)]
+    fn feed_then_stream<T, E>(
+        &mut self,
+        data: &[u8],
+        write: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Result<T, E>, FramingError> {
+        let next = self.check_stream(data)?;
+        let written = write();
+        if written.is_ok() {
+            *self = next;
+        }
+        Ok(written)
+    }
+
     /// The calls checked inline: bytes that all belong to the body of the current record, or
     /// a record starting at a boundary that `data` does not pass (a whole record, or the
-    /// first part of one), without a trailer and with a valid size. Advances and returns true
-    /// for those, leaving the state [`check_stream`](Self::check_stream) would; returns false
-    /// (changing nothing) for any other call.
+    /// first part of one), without a trailer and with a valid size. Advances for those,
+    /// leaving the state [`check_stream`](Self::check_stream) would, and returns how to undo
+    /// that; returns `None` (changing nothing) for any other call.
     #[inline]
-    fn feed_within_record(&mut self, data: &[u8]) -> bool {
+    fn advance_within_record(&mut self, data: &[u8]) -> Option<Undo> {
         if self.have != 0 {
-            return false;
+            return None;
         }
-        if self.remaining > 0 || data.is_empty() {
-            let len = data.len() as u64;
-            if self.remaining < len {
-                return false;
+        let remaining = self.remaining;
+        let (next, started) = plain_step(self.endian, remaining, data)?;
+        self.remaining = next;
+        if started {
+            // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
+            self.records = self.records.wrapping_add(1);
+        }
+        Some(Undo { remaining, started })
+    }
+
+    /// Validates the concatenation of `chunks` (as [`feed`](Self::feed) of each in turn
+    /// would: an error's offset is within its chunk) and advances past all of them; on error
+    /// nothing changes.
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let mut f = RecordFramer::new(Endian::Little);
+    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    /// f.feed_all([&rec[..8], &rec[8..], &rec[..]]).unwrap();
+    /// assert_eq!(f.records(), 2);
+    /// let bad = [9u8, 0, 0, 0, 0, 0, 12, 0]; // size 12
+    /// assert!(f.feed_all([&rec[..], &bad[..]]).is_err());
+    /// assert_eq!(f.records(), 2); // the whole call was refused
+    /// ```
+    #[inline]
+    pub fn feed_all<'d, I>(&mut self, chunks: I) -> Result<(), FramingError>
+    where
+        I: IntoIterator<Item = &'d [u8]>,
+    {
+        let plan = self.plan_all(chunks)?;
+        self.apply(plan);
+        Ok(())
+    }
+
+    /// [`feed_all`](Self::feed_all), then `write` (which writes the chunks somewhere), as
+    /// [`feed_then`](Self::feed_then) does for one chunk: the framer advances only when both
+    /// succeed, and `write` is not called when the chunks are refused.
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let mut f = RecordFramer::new(Endian::Little);
+    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    /// let chunks = [&rec[..8], &rec[8..]];
+    /// assert_eq!(f.feed_all_then(chunks, || Err::<(), _>("disk full")), Ok(Err("disk full")));
+    /// assert_eq!(f.records(), 0);
+    /// assert_eq!(f.feed_all_then(chunks, || Ok::<_, ()>(16)), Ok(Ok(16)));
+    /// assert_eq!(f.records(), 1);
+    /// ```
+    #[inline]
+    pub fn feed_all_then<'d, I, T, E>(
+        &mut self,
+        chunks: I,
+        write: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Result<T, E>, FramingError>
+    where
+        I: IntoIterator<Item = &'d [u8]>,
+    {
+        let plan = self.plan_all(chunks)?;
+        let written = write();
+        if written.is_ok() {
+            self.apply(plan);
+        }
+        Ok(written)
+    }
+
+    /// The state after `chunks`, without changing `self`.
+    #[inline]
+    fn plan_all<'d, I>(&self, chunks: I) -> Result<Plan, FramingError>
+    where
+        I: IntoIterator<Item = &'d [u8]>,
+    {
+        let mut chunks = chunks.into_iter();
+        if self.have != 0 {
+            return self.plan_rest(*self, chunks);
+        }
+        // The inline path on the two words it changes, kept in registers; the first chunk it
+        // does not take sends this one and the rest the long way.
+        let (mut remaining, mut records) = (self.remaining, self.records);
+        while let Some(c) = chunks.next() {
+            match plain_step(self.endian, remaining, c) {
+                Some((next, started)) => {
+                    remaining = next;
+                    records = records.wrapping_add(u64::from(started));
+                }
+                None => {
+                    let s = RecordFramer {
+                        remaining,
+                        records,
+                        ..*self
+                    };
+                    return self.plan_rest(s.check_stream(c)?, chunks);
+                }
             }
-            self.remaining = self.remaining.saturating_sub(len);
-            return true;
         }
-        let Some(h) = data.first_chunk::<8>() else {
-            return false;
-        };
-        let (type_, size) = self.plain_header(h);
-        let whole = usize::from(size);
-        if whole < data.len() || !size_ok(type_, size) || has_trailer(type_) {
-            return false;
+        Ok(Plan::Words { remaining, records })
+    }
+
+    /// The rest of [`plan_all`](Self::plan_all) from the state `s` (out of line).
+    #[inline(never)]
+    fn plan_rest<'d>(
+        &self,
+        mut s: RecordFramer,
+        chunks: impl Iterator<Item = &'d [u8]>,
+    ) -> Result<Plan, FramingError> {
+        for c in chunks {
+            s.feed(c)?;
         }
-        self.start_plain_record(h, whole.saturating_sub(data.len()) as u64);
-        true
+        Ok(Plan::Whole(s))
+    }
+
+    /// Takes a step planned by [`plan_all`](Self::plan_all).
+    #[inline]
+    fn apply(&mut self, plan: Plan) {
+        match plan {
+            Plan::Words { remaining, records } => {
+                self.remaining = remaining;
+                self.records = records;
+            }
+            Plan::Whole(s) => *self = s,
+        }
+    }
+
+    /// Takes back an [`advance_within_record`](Self::advance_within_record).
+    #[cold]
+    fn undo(&mut self, undo: Undo) {
+        self.remaining = undo.remaining;
+        if undo.started {
+            self.records = self.records.wrapping_sub(1);
+        }
     }
 
     /// [`check`](Self::check) for any chunk.
-    fn check_stream(&self, data: &[u8]) -> Result<RecordFramer, FramingError> {
-        let mut s = *self;
+    ///
+    /// Takes the framer by value: a caller that keeps its framer in a local (as a loop over
+    /// chunks does) then passes a copy, and its local can stay in registers.
+    fn check_stream(self, data: &[u8]) -> Result<RecordFramer, FramingError> {
+        let mut s = self;
         let mut pos = 0usize;
         while pos < data.len() {
             let rest = data.get(pos..).unwrap_or(&[]);
@@ -168,7 +341,7 @@ impl RecordFramer {
                         }
                         let size = usize::from(size);
                         let body = size.min(rest.len());
-                        s.start_plain_record(h, size.saturating_sub(body) as u64);
+                        s.start_plain_record(size.saturating_sub(body) as u64);
                         pos = pos.saturating_add(body);
                         continue;
                     }
@@ -235,16 +408,14 @@ impl RecordFramer {
         )
     }
 
-    /// At a boundary, starts the record of header `h` (no trailer) whose first `size - left`
-    /// bytes are consumed: the state gathering `h` and then skipping would leave.
+    /// At a boundary, starts a record without a trailer whose first `size - left` bytes are
+    /// consumed: the state gathering its header and then skipping would leave. The header
+    /// bytes are not kept: `header` only means something while `have > 0`.
     #[inline]
-    fn start_plain_record(&mut self, h: &[u8; 8], left: u64) {
-        if let Some(dst) = self.header.first_chunk_mut::<8>() {
-            *dst = *h;
-        }
-        self.have = 0;
+    fn start_plain_record(&mut self, left: u64) {
         self.remaining = left;
-        self.records = self.records.saturating_add(1);
+        // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
+        self.records = self.records.wrapping_add(1);
     }
 
     fn type_(&self) -> u32 {
@@ -274,8 +445,58 @@ impl RecordFramer {
             .saturating_sub(consumed)
             .saturating_add(extra);
         self.have = 0;
-        self.records = self.records.saturating_add(1);
+        self.records = self.records.wrapping_add(1);
     }
+}
+
+/// The inline path on the words it reads and changes, for a framer with `have == 0` whose
+/// body bytes still to come are `remaining`: `data` is all body bytes of the current record,
+/// or (at a boundary) a record without a trailer, of a valid size, that `data` does not pass.
+/// Returns the new `remaining` and whether a record started; `None` for any other call.
+#[inline]
+fn plain_step(endian: Endian, remaining: u64, data: &[u8]) -> Option<(u64, bool)> {
+    if remaining == 0 {
+        // At a boundary: a record starts here. (Empty data goes the long way, which
+        // changes nothing either.)
+        let h = data.first_chunk::<8>()?;
+        let type_ = endian.read_u32([h[0], h[1], h[2], h[3]]);
+        let size = endian.read_u16([h[6], h[7]]);
+        let whole = usize::from(size);
+        if whole < data.len() || !plain_size_ok(type_, size) {
+            return None;
+        }
+        // `whole >= data.len()`: no wrap.
+        return Some((whole.wrapping_sub(data.len()) as u64, true));
+    }
+    let len = data.len() as u64;
+    if remaining < len {
+        return None;
+    }
+    // `remaining >= len`: no wrap.
+    Some((remaining.wrapping_sub(len), false))
+}
+
+/// The state after a [`RecordFramer::plan_all`].
+#[derive(Clone, Copy)]
+enum Plan {
+    /// Only `remaining` and `records` change (the inline path took every chunk).
+    Words {
+        /// The new `remaining`.
+        remaining: u64,
+        /// The new `records`.
+        records: u64,
+    },
+    /// The whole state.
+    Whole(RecordFramer),
+}
+
+/// What [`RecordFramer::advance_within_record`] changed, to take it back.
+#[derive(Clone, Copy)]
+struct Undo {
+    /// `remaining` before.
+    remaining: u64,
+    /// A record was started (and counted).
+    started: bool,
 }
 
 /// A record size is a multiple of 8 and at least 8; perf itself writes pipe-mode
@@ -283,6 +504,54 @@ impl RecordFramer {
 #[inline]
 fn size_ok(type_: u32, size: u16) -> bool {
     size >= 8 && (size % 8 == 0 || type_ == record_type::HEADER_FEATURE)
+}
+
+/// [`size_ok`] and not [`has_trailer`]: a record the inline path takes. The common types
+/// (SAMPLE, MMAP, COMM…) are far from the special ones, which one range test rules out.
+#[inline]
+fn plain_size_ok(type_: u32, size: u16) -> bool {
+    const FIRST: u32 = special_first();
+    const SPAN: u32 = special_last().wrapping_sub(special_first());
+    if type_.wrapping_sub(FIRST) > SPAN {
+        return size >= 8 && size % 8 == 0;
+    }
+    size_ok(type_, size) && !has_trailer(type_)
+}
+
+/// Smallest record type with a special framing rule.
+const fn special_first() -> u32 {
+    min3(
+        record_type::HEADER_TRACING_DATA,
+        record_type::AUXTRACE,
+        record_type::HEADER_FEATURE,
+    )
+}
+
+/// Largest record type with a special framing rule.
+const fn special_last() -> u32 {
+    max3(
+        record_type::HEADER_TRACING_DATA,
+        record_type::AUXTRACE,
+        record_type::HEADER_FEATURE,
+    )
+}
+
+const fn min3(a: u32, b: u32, c: u32) -> u32 {
+    let ab = if a < b { a } else { b };
+    if ab < c {
+        ab
+    } else {
+        c
+    }
+}
+
+const fn max3(a: u32, b: u32, c: u32) -> u32 {
+    let ab = if a > b { a } else { b };
+    if ab > c {
+        ab
+    } else {
+        c
+    }
 }
 
 #[inline]
@@ -394,7 +663,8 @@ mod tests {
     ) -> bool {
         match (a, b) {
             (Ok(x), Ok(y)) => {
-                x.header == y.header
+                // Only the gathered part of the header is state.
+                x.header[..x.have] == y.header[..y.have]
                     && x.have == y.have
                     && x.remaining == y.remaining
                     && x.records == y.records
@@ -461,7 +731,85 @@ mod tests {
         whole.feed(&stream).unwrap();
         assert_eq!((f.records, f.have, f.remaining), (4, 0, 0));
         assert_eq!((whole.records, whole.have, whole.remaining), (4, 0, 0));
-        assert_eq!(f.header, whole.header);
+    }
+
+    fn state(f: &RecordFramer) -> (usize, u64, u64, [u8; 16]) {
+        let mut header = [0u8; 16];
+        header[..f.have].copy_from_slice(&f.header[..f.have]);
+        (f.have, f.remaining, f.records, header)
+    }
+
+    #[test]
+    fn feed_then_and_feed_all_agree_with_feed() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut buf = [0u8; 4096];
+        for _ in 0..1000 {
+            let len = random_stream(&mut rng, &mut buf);
+            let data = &buf[..len];
+            let mut all: [&[u8]; 4096] = [&[]; 4096];
+            let (mut n, mut pos) = (0, 0);
+            while pos < len {
+                let end = (pos + 1 + rng.below(40) as usize).min(len);
+                all[n] = &data[pos..end];
+                n += 1;
+                pos = end;
+            }
+            let chunks = &all[..n];
+            // One chunk at a time: feed, feed_then (a write that succeeds, then one that
+            // fails: the failed one must change nothing) and feed_all of one chunk.
+            let (mut a, mut b, mut c) = (
+                RecordFramer::new(Endian::Little),
+                RecordFramer::new(Endian::Little),
+                RecordFramer::new(Endian::Little),
+            );
+            for &chunk in chunks {
+                let fed = a.feed(chunk);
+                let before = state(&b);
+                let failed = b.feed_then(chunk, || Err::<(), _>(()));
+                assert_eq!(failed.is_err(), fed.is_err());
+                assert_eq!(state(&b), before);
+                let mut called = false;
+                let then = b.feed_then(chunk, || {
+                    called = true;
+                    Ok::<_, ()>(())
+                });
+                assert_eq!(then.map(drop), fed);
+                assert_eq!(called, fed.is_ok());
+                assert_eq!(c.feed_all([chunk]), fed);
+                if fed.is_err() {
+                    break;
+                }
+                assert_eq!(state(&a), state(&b));
+                assert_eq!(state(&a), state(&c));
+            }
+            // Groups of chunks through feed_all and feed_all_then: the same as feeding each
+            // group's chunks one by one on a copy, kept only when all are accepted.
+            let (mut d, mut e, mut g) = (
+                RecordFramer::new(Endian::Little),
+                RecordFramer::new(Endian::Little),
+                RecordFramer::new(Endian::Little),
+            );
+            let mut at = 0;
+            while at < chunks.len() {
+                let n = (1 + rng.below(6) as usize).min(chunks.len() - at);
+                let group = &chunks[at..at + n];
+                at += n;
+                let mut copy = d;
+                let fed = group.iter().try_for_each(|c| copy.feed(c));
+                if fed.is_ok() {
+                    d = copy;
+                }
+                let before = state(&e);
+                let failed = e.feed_all_then(group.iter().copied(), || Err::<(), _>(()));
+                assert_eq!(failed.is_err(), fed.is_err());
+                assert_eq!(state(&e), before);
+                let then = e.feed_all_then(group.iter().copied(), || Ok::<_, ()>(()));
+                assert_eq!(then.map(drop), fed);
+                assert_eq!(g.feed_all(group.iter().copied()), fed);
+                assert_eq!(state(&d), state(&e));
+                assert_eq!(state(&d), state(&g));
+            }
+        }
     }
 
     #[test]
