@@ -1,12 +1,10 @@
 //! `PERF_RECORD_EXIT`: a task's end.
 
-use crate::records::kernel_record::header;
 use crate::records::sample_id::SampleId;
 use crate::records::sample_layout::SampleLayout;
+use crate::records::task::Task;
 use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-const RECORD: &str = "EXIT";
+use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time, sample_id}`.
 ///
@@ -39,31 +37,29 @@ pub struct Exit<'a> {
     pub sample_id: SampleId,
 }
 
-impl Exit<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        header(
-            RECORD,
-            record_type::EXIT,
-            self.misc,
-            24,
-            self.layout,
-            &self.sample_id,
-        )
+impl<'a> Exit<'a> {
+    fn task(&self) -> Task<'a> {
+        Task {
+            record: "EXIT",
+            type_: record_type::EXIT,
+            layout: self.layout,
+            misc: self.misc,
+            pid: self.pid,
+            ppid: self.ppid,
+            tid: self.tid,
+            ptid: self.ptid,
+            time: self.time,
+            sample_id: self.sample_id,
+        }
     }
 }
 
 impl Encode for Exit<'_> {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
-        enc.u32(self.pid)?;
-        enc.u32(self.ppid)?;
-        enc.u32(self.tid)?;
-        enc.u32(self.ptid)?;
-        enc.u64(self.time)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        self.task().encode(enc)
     }
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+        self.task().encoded_len()
     }
 }

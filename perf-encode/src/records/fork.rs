@@ -1,12 +1,10 @@
 //! `PERF_RECORD_FORK`: a new task.
 
-use crate::records::kernel_record::header;
 use crate::records::sample_id::SampleId;
 use crate::records::sample_layout::SampleLayout;
+use crate::records::task::Task;
 use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-const RECORD: &str = "FORK";
+use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time, sample_id}`
 /// (`misc::FORK_EXEC` marks the threads perf synthesizes at start).
@@ -40,31 +38,29 @@ pub struct Fork<'a> {
     pub sample_id: SampleId,
 }
 
-impl Fork<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        header(
-            RECORD,
-            record_type::FORK,
-            self.misc,
-            24,
-            self.layout,
-            &self.sample_id,
-        )
+impl<'a> Fork<'a> {
+    fn task(&self) -> Task<'a> {
+        Task {
+            record: "FORK",
+            type_: record_type::FORK,
+            layout: self.layout,
+            misc: self.misc,
+            pid: self.pid,
+            ppid: self.ppid,
+            tid: self.tid,
+            ptid: self.ptid,
+            time: self.time,
+            sample_id: self.sample_id,
+        }
     }
 }
 
 impl Encode for Fork<'_> {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
-        enc.u32(self.pid)?;
-        enc.u32(self.ppid)?;
-        enc.u32(self.tid)?;
-        enc.u32(self.ptid)?;
-        enc.u64(self.time)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        self.task().encode(enc)
     }
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+        self.task().encoded_len()
     }
 }

@@ -66,13 +66,46 @@ impl core::error::Error for FramingError {}
 /// assert!(f.feed(&[9, 0, 0, 0, 0, 0, 12, 0]).is_err()); // size 12: refused
 /// assert!(f.at_boundary());
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct RecordFramer {
     endian: Endian,
+    /// The first `have` bytes are a record header gathered across calls; the rest is stale.
     header: [u8; 16],
     have: usize,
     remaining: u64,
     records: u64,
+}
+
+impl RecordFramer {
+    /// The part of `header` that is state.
+    fn gathered(&self) -> &[u8] {
+        self.header.get(..self.have).unwrap_or(&self.header)
+    }
+}
+
+/// Two framers are equal when they are in the same state: the stale header bytes past the
+/// gathered ones do not count.
+impl PartialEq for RecordFramer {
+    fn eq(&self, other: &Self) -> bool {
+        self.endian == other.endian
+            && self.have == other.have
+            && self.remaining == other.remaining
+            && self.records == other.records
+            && self.gathered() == other.gathered()
+    }
+}
+
+impl Eq for RecordFramer {}
+
+impl fmt::Debug for RecordFramer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordFramer")
+            .field("endian", &self.endian)
+            .field("header", &self.gathered())
+            .field("remaining", &self.remaining)
+            .field("records", &self.records)
+            .finish()
+    }
 }
 
 impl RecordFramer {

@@ -33,6 +33,7 @@ mod sample_id;
 mod sample_layout;
 mod sample_parse;
 mod switch;
+mod task;
 mod thread_map;
 mod throttle;
 mod time_conv;
