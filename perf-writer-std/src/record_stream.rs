@@ -62,6 +62,27 @@ impl<W: Write> RecordStream<W> {
     /// Appends caller records, whole or split across calls; a refused chunk changes nothing.
     #[inline]
     pub(crate) fn write_records(&mut self, data: &[u8]) -> io::Result<()> {
+        // The commonest call, one whole record, inline; the rest out of line.
+        if !self.poisoned {
+            let w = &mut self.w;
+            if let Some(written) = self.framer.feed_one_record_then(data, || w.write_all(data)) {
+                return match written {
+                    Ok(()) => {
+                        // No wrap: a stream does not reach 2^64 bytes.
+                        self.pos = self.pos.wrapping_add(data.len() as u64);
+                        Ok(())
+                    }
+                    Err(e) => Err(self.poison(e)),
+                };
+            }
+        }
+        self.write_records_general(data)
+    }
+
+    /// [`write_records`](Self::write_records) for pieces of records, several records, and
+    /// refusals.
+    #[inline(never)]
+    fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
         self.usable()?;
         // The framer advances only once the bytes are in the buffer: a refused chunk and a
         // failed write leave it as it was (a failed write poisons the stream anyway).
