@@ -108,6 +108,22 @@ pub struct LpdSample {
     pub raw: Option<Vec<u8>>,
     /// Callchain addresses, if any.
     pub callchain: Option<Vec<u64>>,
+    /// `addr`.
+    pub addr: Option<u64>,
+    /// `stream_id`.
+    pub stream_id: Option<u64>,
+    /// `phys_addr`.
+    pub phys_addr: Option<u64>,
+    /// `data_page_size`.
+    pub data_page_size: Option<u64>,
+    /// `code_page_size`.
+    pub code_page_size: Option<u64>,
+    /// REGS_USER values in register order (None: absent, or abi NONE).
+    pub user_regs: Option<Vec<u64>>,
+    /// REGS_INTR values in register order (None: absent, or abi NONE).
+    pub intr_regs: Option<Vec<u64>>,
+    /// STACK_USER: the stack bytes (as stored, padding included) and the dynamic size.
+    pub user_stack: Option<(Vec<u8>, u64)>,
 }
 
 /// One record returned by linux-perf-data.
@@ -492,6 +508,22 @@ fn summarize<R: std::io::Read>(reader: PerfFileReader<R>) -> Result<LpdSummary, 
                             callchain: s
                                 .callchain
                                 .map(|c| (0..c.len()).filter_map(|i| c.get(i)).collect()),
+                            addr: s.addr,
+                            stream_id: s.stream_id,
+                            phys_addr: s.phys_addr,
+                            data_page_size: s.data_page_size,
+                            code_page_size: s.code_page_size,
+                            // The reader keeps the mask private: the values are those of the
+                            // registers it answers for, in register order.
+                            user_regs: s
+                                .user_regs
+                                .map(|r| (0..64).filter_map(|i| r.get(i)).collect()),
+                            intr_regs: s
+                                .intr_regs
+                                .map(|r| (0..64).filter_map(|i| r.get(i)).collect()),
+                            user_stack: s
+                                .user_stack
+                                .map(|(d, dyn_size)| (d.as_slice().into_owned(), dyn_size)),
                         }),
                         None,
                     ),
