@@ -1,6 +1,6 @@
 //! `PERF_RECORD_MMAP`: an executable mapping (the original record; see MMAP2).
 
-use crate::records::kernel_record::{header, name_len, write_name};
+use crate::records::kernel_record::{map_header, write_map_start, write_name};
 use crate::records::sample_id::SampleId;
 use crate::records::sample_layout::SampleLayout;
 use crate::{Encode, EncodeError, Encoder, Output};
@@ -43,16 +43,16 @@ pub struct Mmap<'a> {
 
 impl Mmap<'_> {
     fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
-        let name = name_len("MMAP record: filename contains a NUL byte", self.filename)?;
-        let h = header(
+        map_header(
             RECORD,
+            "MMAP record: filename contains a NUL byte",
             record_type::MMAP,
             self.misc,
-            name.saturating_add(32),
+            32,
+            self.filename,
             self.layout,
             &self.sample_id,
-        )?;
-        Ok((h, name))
+        )
     }
 }
 
@@ -60,11 +60,7 @@ impl Encode for Mmap<'_> {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         let (h, name) = self.parts()?;
         enc.encode(&h)?;
-        enc.u32(self.pid)?;
-        enc.u32(self.tid)?;
-        enc.u64(self.addr)?;
-        enc.u64(self.len)?;
-        enc.u64(self.pgoff)?;
+        write_map_start(enc, (self.pid, self.tid), (self.addr, self.len, self.pgoff))?;
         write_name(enc, self.filename, name)?;
         self.sample_id.write(enc, self.layout, RECORD)
     }

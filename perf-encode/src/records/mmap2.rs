@@ -1,6 +1,6 @@
 //! `PERF_RECORD_MMAP2`: a mapping with its file's identity (device and inode, or build id).
 
-use crate::records::kernel_record::{header, name_len, write_name};
+use crate::records::kernel_record::{map_header, write_map_start, write_name};
 use crate::records::sample_id::SampleId;
 use crate::records::sample_layout::SampleLayout;
 use crate::{Encode, EncodeError, Encoder, Output};
@@ -82,7 +82,6 @@ pub struct Mmap2<'a> {
 
 impl Mmap2<'_> {
     fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
-        let name = name_len("MMAP2 record: filename contains a NUL byte", self.filename)?;
         let misc = match self.file {
             Mmap2File::Inode { .. } => self.misc & !misc::MMAP_BUILD_ID,
             Mmap2File::BuildId(id) => {
@@ -96,15 +95,16 @@ impl Mmap2<'_> {
                 self.misc | misc::MMAP_BUILD_ID
             }
         };
-        let h = header(
+        map_header(
             RECORD,
+            "MMAP2 record: filename contains a NUL byte",
             record_type::MMAP2,
             misc,
-            name.saturating_add(64),
+            64,
+            self.filename,
             self.layout,
             &self.sample_id,
-        )?;
-        Ok((h, name))
+        )
     }
 }
 
@@ -112,11 +112,7 @@ impl Encode for Mmap2<'_> {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         let (h, name) = self.parts()?;
         enc.encode(&h)?;
-        enc.u32(self.pid)?;
-        enc.u32(self.tid)?;
-        enc.u64(self.addr)?;
-        enc.u64(self.len)?;
-        enc.u64(self.pgoff)?;
+        write_map_start(enc, (self.pid, self.tid), (self.addr, self.len, self.pgoff))?;
         match self.file {
             Mmap2File::Inode {
                 maj,
