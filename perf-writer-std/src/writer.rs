@@ -259,12 +259,10 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
         // Inline: the unchecked path into the output; strict mode and errors out of line.
-        if !self.check.active() {
-            if let Some(out) = self.out.as_mut() {
-                return out.write_records(&self.session, data);
-            }
+        match self.out.as_mut() {
+            Some(out) if !self.check.active() => out.write_records(&self.session, data),
+            _ => self.write_event_data_checked(data),
         }
-        self.write_event_data_checked(data)
     }
 
     /// [`write_event_data`](Self::write_event_data) through the record check (strict mode,
@@ -272,7 +270,6 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline(never)]
     fn write_event_data_checked(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) if !self.check.active() => out.write_records(&self.session, data),
             Some(out) => self.check.write(&self.session, out, &[data]).map(drop),
             None => Err(io_err(WriterError::NotOpen)),
         }

@@ -23,7 +23,7 @@ use std::io::Cursor;
 
 use linux_perf_data::linux_perf_event_reader::{
     AttrFlags, EventRecord, HardwareCacheId, HardwareCacheOp, HardwareCacheOpResult,
-    HardwareEventId, PerfEventType, SamplingPolicy, SoftwareCounterType,
+    HardwareEventId, PerfEventType, SampleFormat, SamplingPolicy, SoftwareCounterType,
 };
 use linux_perf_data::{Endianness, Feature, PerfFile, PerfFileReader, PerfFileRecord};
 
@@ -125,6 +125,37 @@ pub struct LpdSample {
     /// STACK_USER: the stack bytes (as stored, padding included) and the dynamic size.
     pub user_stack: Option<(Vec<u8>, u64)>,
 }
+
+/// The `sample_type` bits whose fields linux-perf-event-reader 0.10.2 hands out in its
+/// `SampleRecord` (and so [`LpdSample`] carries).
+pub const DECODED_SAMPLE_BITS: u64 = SampleFormat::IDENTIFIER
+    .union(SampleFormat::IP)
+    .union(SampleFormat::TID)
+    .union(SampleFormat::TIME)
+    .union(SampleFormat::ADDR)
+    .union(SampleFormat::ID)
+    .union(SampleFormat::STREAM_ID)
+    .union(SampleFormat::CPU)
+    .union(SampleFormat::PERIOD)
+    .union(SampleFormat::CALLCHAIN)
+    .union(SampleFormat::RAW)
+    .union(SampleFormat::REGS_USER)
+    .union(SampleFormat::STACK_USER)
+    .union(SampleFormat::REGS_INTR)
+    .union(SampleFormat::PHYS_ADDR)
+    .union(SampleFormat::DATA_PAGE_SIZE)
+    .union(SampleFormat::CODE_PAGE_SIZE)
+    .bits();
+
+/// The bits whose fields that reader steps over in kernel order without handing them out.
+/// Not here: READ (it swaps the group and single-counter layouts), CGROUP and WEIGHT_STRUCT
+/// (unknown to it), and AUX (it expects AUX before DATA_PAGE_SIZE and CODE_PAGE_SIZE; the
+/// kernel writes it after them).
+pub const SKIPPED_SAMPLE_BITS: u64 = SampleFormat::BRANCH_STACK
+    .union(SampleFormat::WEIGHT)
+    .union(SampleFormat::DATA_SRC)
+    .union(SampleFormat::TRANSACTION)
+    .bits();
 
 /// One record returned by linux-perf-data.
 #[derive(Clone, Debug, PartialEq, Eq)]

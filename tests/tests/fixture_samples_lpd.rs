@@ -17,25 +17,6 @@ use perf_writer_std::perf_encode::records::{
 use perf_writer_std::perf_encode::{to_vec, Endian};
 use std::collections::HashMap;
 
-/// The `sample_type` bits whose fields linux-perf-event-reader 0.10.2 hands out (the others it
-/// skips or, for READ, misreads).
-const DECODED: u64 = sample_type::IDENTIFIER
-    | sample_type::IP
-    | sample_type::TID
-    | sample_type::TIME
-    | sample_type::ADDR
-    | sample_type::ID
-    | sample_type::STREAM_ID
-    | sample_type::CPU
-    | sample_type::PERIOD
-    | sample_type::CALLCHAIN
-    | sample_type::RAW
-    | sample_type::REGS_USER
-    | sample_type::STACK_USER
-    | sample_type::PHYS_ADDR
-    | sample_type::DATA_PAGE_SIZE
-    | sample_type::CODE_PAGE_SIZE;
-
 fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8)
         .map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap()))
@@ -91,7 +72,7 @@ fn reencode_samples(name: &str) -> usize {
             by_id[&l.id.expect("several events: samples carry an id")]
         };
         assert_eq!(
-            layout.sample_type & !DECODED,
+            layout.sample_type & !lpd::DECODED_SAMPLE_BITS,
             0,
             "{name}: a sample field linux-perf-data does not decode"
         );

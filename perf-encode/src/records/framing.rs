@@ -215,13 +215,10 @@ impl RecordFramer {
         data: &[u8],
         write: impl FnOnce() -> Result<T, E>,
     ) -> Option<Result<T, E>> {
-        if (self.have as u64 | self.remaining) != 0 {
-            return None;
-        }
-        let h = data.first_chunk::<8>()?;
-        let type_ = self.endian.read_u32([h[0], h[1], h[2], h[3]]);
-        let size = self.endian.read_u16([h[6], h[7]]);
-        if usize::from(size) != data.len() || !plain_size_ok(type_, size) {
+        // Between records, and the record `plain_step` reads ends exactly with `data`.
+        if (self.have as u64 | self.remaining) != 0
+            || plain_step(self.endian, 0, data) != Some((0, true))
+        {
             return None;
         }
         let written = write();

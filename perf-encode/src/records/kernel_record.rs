@@ -59,31 +59,6 @@ pub(crate) fn write_name<O: Output + ?Sized>(
     enc.zeros(padded.saturating_sub(name.len()))
 }
 
-/// The header and padded name length of MMAP / MMAP2: `fixed_len` bytes of fields, then the
-/// NUL-terminated `filename` padded to 8, then the trailer.
-#[allow(clippy::too_many_arguments)] // the header's inputs, each named
-pub(crate) fn map_header(
-    record: &'static str,
-    nul_inside: &'static str,
-    type_: u32,
-    misc: u16,
-    fixed_len: usize,
-    filename: &[u8],
-    layout: &SampleLayout,
-    sample_id: &SampleId,
-) -> Result<(PerfEventHeader, usize), EncodeError> {
-    let name = name_len(nul_inside, filename)?;
-    let h = header(
-        record,
-        type_,
-        misc,
-        name.saturating_add(fixed_len),
-        layout,
-        sample_id,
-    )?;
-    Ok((h, name))
-}
-
 /// The fields MMAP and MMAP2 begin with: `u32 pid, u32 tid, u64 addr, u64 len, u64 pgoff`.
 pub(crate) fn write_map_start<O: Output + ?Sized>(
     enc: &mut Encoder<'_, O>,

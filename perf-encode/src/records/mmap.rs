@@ -1,6 +1,6 @@
 //! `PERF_RECORD_MMAP`: an executable mapping (the original record; see MMAP2).
 
-use crate::records::kernel_record::{map_header, write_map_start, write_name};
+use crate::records::kernel_record::{header, name_len, write_map_start, write_name};
 use crate::records::sample_id::SampleId;
 use crate::records::sample_layout::SampleLayout;
 use crate::{Encode, EncodeError, Encoder, Output};
@@ -43,16 +43,16 @@ pub struct Mmap<'a> {
 
 impl Mmap<'_> {
     fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
-        map_header(
+        let name = name_len("MMAP record: filename contains a NUL byte", self.filename)?;
+        let h = header(
             RECORD,
-            "MMAP record: filename contains a NUL byte",
             record_type::MMAP,
             self.misc,
-            32,
-            self.filename,
+            name.saturating_add(32),
             self.layout,
             &self.sample_id,
-        )
+        )?;
+        Ok((h, name))
     }
 }
 

@@ -1,6 +1,6 @@
 //! `PERF_RECORD_MMAP2`: a mapping with its file's identity (device and inode, or build id).
 
-use crate::records::kernel_record::{map_header, write_map_start, write_name};
+use crate::records::kernel_record::{header, name_len, write_map_start, write_name};
 use crate::records::sample_id::SampleId;
 use crate::records::sample_layout::SampleLayout;
 use crate::{Encode, EncodeError, Encoder, Output};
@@ -82,6 +82,7 @@ pub struct Mmap2<'a> {
 
 impl Mmap2<'_> {
     fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
+        let name = name_len("MMAP2 record: filename contains a NUL byte", self.filename)?;
         let misc = match self.file {
             Mmap2File::Inode { .. } => self.misc & !misc::MMAP_BUILD_ID,
             Mmap2File::BuildId(id) => {
@@ -95,16 +96,15 @@ impl Mmap2<'_> {
                 self.misc | misc::MMAP_BUILD_ID
             }
         };
-        map_header(
+        let h = header(
             RECORD,
-            "MMAP2 record: filename contains a NUL byte",
             record_type::MMAP2,
             misc,
-            64,
-            self.filename,
+            name.saturating_add(64),
             self.layout,
             &self.sample_id,
-        )
+        )?;
+        Ok((h, name))
     }
 }
 
