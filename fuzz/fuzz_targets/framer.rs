@@ -2,7 +2,8 @@
 //! in arbitrary chunk splits: the result is the one of feeding it whole, whatever the split;
 //! a refused chunk leaves the framer as it was; the error names the same record; a stream of
 //! valid records only ends on a boundary having counted each record once; the one-record
-//! fast path (`feed_one_record_then`) agrees with `feed` on every chunk.
+//! fast path (`feed_one_record_then`) agrees with `feed` on every chunk, and a chunk
+//! `is_one_plain_record` accepts is one whole record for `feed` at a boundary.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -116,6 +117,23 @@ fuzz_target!(|input: Input| {
         let end = (pos + len).min(stream.len());
         let chunk = &stream[pos..end];
         let before = f;
+        // A chunk the stateless test takes is one whole record to a framer between records.
+        for order in [Endian::Little, Endian::Big] {
+            if RecordFramer::is_one_plain_record(order, chunk) {
+                let mut fresh = RecordFramer::new(order);
+                assert_eq!(
+                    fresh.feed(chunk),
+                    Ok(()),
+                    "is_one_plain_record took a bad record"
+                );
+                assert!(fresh.at_boundary(), "is_one_plain_record took a piece");
+                assert_eq!(
+                    fresh.records(),
+                    1,
+                    "is_one_plain_record took several records"
+                );
+            }
+        }
         // check and feed agree.
         let checked = f.check(chunk);
         let fast_fed = match fast.feed_one_record_then(chunk, || Ok::<_, ()>(())) {

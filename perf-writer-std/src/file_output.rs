@@ -20,14 +20,13 @@ pub struct FileOutput<W: Write + Seek> {
     stream: RecordStream<W>,
     /// Stream position of the file's first byte.
     base: u64,
-    /// The stream position may not be the data end (after a failed finalize).
-    moved: bool,
 }
 
 impl<W: Write + Seek> FileOutput<W> {
     #[inline]
     fn reposition(&mut self) -> io::Result<()> {
-        if self.moved {
+        // Held: the stream position may not be the data end (after a failed finalize).
+        if self.stream.is_held() {
             return self.seek_back();
         }
         Ok(())
@@ -40,8 +39,15 @@ impl<W: Write + Seek> FileOutput<W> {
     fn seek_back(&mut self) -> io::Result<()> {
         self.stream.usable()?;
         self.stream.w.seek(SeekFrom::Start(self.stream.pos))?;
-        self.moved = false;
+        self.stream.hold(false);
         Ok(())
+    }
+
+    /// [`write_records`](OutputMode::write_records) the long way.
+    #[inline(never)]
+    fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.write_records_general(data)
     }
 
     fn data_size(&self) -> u64 {
@@ -61,17 +67,16 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         // A zeroed header until finalize writes the real one: readers see "not a perf file"
         // rather than a file that looks complete.
         stream.write_raw(&[0u8; FILE_HEADER_SIZE as usize])?;
-        Ok(FileOutput {
-            stream,
-            base,
-            moved: false,
-        })
+        Ok(FileOutput { stream, base })
     }
 
     #[inline]
     fn write_records(&mut self, _: &Session, data: &[u8]) -> io::Result<()> {
-        self.reposition()?;
-        self.stream.write_records(data)
+        // A held stream keeps its short way closed, so that way never needs to seek.
+        if self.stream.write_small_record(data) {
+            return Ok(());
+        }
+        self.write_records_general(data)
     }
 
     #[inline]
@@ -131,7 +136,7 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
 
         // From here a failure leaves the stream elsewhere than the data end: the next write
         // or finalize seeks back, and finalize rewrites the same bytes.
-        self.moved = true;
+        self.stream.hold(true);
         // The regions after the data section, in file order, encoded straight into the
         // buffered stream (one pass, no copy of the whole tail).
         let tail_start = layout.feature_table().offset;
@@ -172,7 +177,7 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
 
     fn into_stream(self) -> io::Result<W> {
         // Flushed by finalize, so taking the stream out of its buffer writes nothing more.
-        self.stream.w.into_inner().map_err(|e| e.into_error())
+        self.stream.w.into_inner()
     }
 
     fn position(&self) -> u64 {

@@ -23,6 +23,7 @@ mod file_output;
 mod header_index;
 mod host;
 mod host_description;
+mod output_buffer;
 mod output_mode;
 mod pipe_output;
 mod record_check;

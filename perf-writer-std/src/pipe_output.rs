@@ -239,7 +239,7 @@ impl<W: Write> OutputMode for PipeOutput<W> {
     }
 
     fn into_stream(self) -> io::Result<W> {
-        self.stream.w.into_inner().map_err(|e| e.into_error())
+        self.stream.w.into_inner()
     }
 
     fn position(&self) -> u64 {

@@ -1,21 +1,28 @@
 //! The buffered byte stream under both output modes: checks framing, counts bytes, and
 //! refuses further writes after a failed one.
 
+use crate::output_buffer::{OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
 use perf_encode::records::{FramingError, RecordFramer};
 use perf_encode::{Encode, Endian};
-use std::io::{self, BufWriter, IoSlice, Write};
+use std::io::{self, IoSlice, Write};
 
 /// Capacity of the buffer the writer puts in front of every output.
 pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
 
 /// A buffered stream of records.
 pub(crate) struct RecordStream<W: Write> {
-    pub(crate) w: BufWriter<W>,
+    pub(crate) w: OutputBuffer<W>,
     endian: Endian,
     framer: RecordFramer,
     /// A write failed: what reached the stream is unknown.
     poisoned: bool,
+    /// The owner moved the stream away from `pos` (see [`hold`](Self::hold)).
+    held: bool,
+    /// In the machine's byte order, not poisoned, not held, and between records: a whole
+    /// plain record may go straight into the buffer. Kept equal to that by
+    /// [`refresh_lane`](Self::refresh_lane) after every change to those.
+    lane_open: bool,
     /// Stream position of the next byte.
     pub(crate) pos: u64,
 }
@@ -23,12 +30,54 @@ pub(crate) struct RecordStream<W: Write> {
 impl<W: Write> RecordStream<W> {
     pub(crate) fn new(w: W, endian: Endian, pos: u64) -> Self {
         RecordStream {
-            w: BufWriter::with_capacity(FILE_BUFFER_SIZE, w),
+            w: OutputBuffer::with_capacity(FILE_BUFFER_SIZE, w),
             endian,
             framer: RecordFramer::new(endian),
             poisoned: false,
+            held: false,
+            lane_open: endian.is_native(),
             pos,
         }
+    }
+
+    fn refresh_lane(&mut self) {
+        self.lane_open =
+            self.endian.is_native() && !self.poisoned && !self.held && self.framer.at_boundary();
+    }
+
+    /// Closes (`true`) or reopens the short way for records: the owner has moved the
+    /// underlying stream away from [`pos`](Self::pos) and must move it back before records
+    /// go on.
+    pub(crate) fn hold(&mut self, held: bool) {
+        self.held = held;
+        self.refresh_lane();
+    }
+
+    /// True between [`hold`](Self::hold)`(true)` and `hold(false)`.
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        self.held
+    }
+
+    /// True when `data` may skip the framer: one whole plain record while the lane is open
+    /// (the framer stays between records, as it was).
+    #[inline]
+    fn lane_takes(&self, data: &[u8]) -> bool {
+        // The lane is open only in the machine's byte order, which the compiler then knows.
+        self.lane_open && RecordFramer::is_one_plain_record(Endian::NATIVE, data)
+    }
+
+    /// The commonest call: appends `data` when it is one whole plain record of at most
+    /// [`SMALL_WRITE`] bytes, the lane is open and the buffer has room. No call and no error
+    /// on the way; returns whether it did (when not, nothing changed).
+    #[inline]
+    pub(crate) fn write_small_record(&mut self, data: &[u8]) -> bool {
+        if data.len() > SMALL_WRITE || !self.lane_takes(data) || !self.w.append_small(data) {
+            return false;
+        }
+        // No wrap: a stream does not reach 2^64 bytes.
+        self.pos = self.pos.wrapping_add(data.len() as u64);
+        true
     }
 
     pub(crate) fn endian(&self) -> Endian {
@@ -62,32 +111,28 @@ impl<W: Write> RecordStream<W> {
     /// Appends caller records, whole or split across calls; a refused chunk changes nothing.
     #[inline]
     pub(crate) fn write_records(&mut self, data: &[u8]) -> io::Result<()> {
-        // The commonest call, one whole record, inline; the rest out of line.
-        if !self.poisoned {
-            let w = &mut self.w;
-            if let Some(written) = self.framer.feed_one_record_then(data, || w.write_all(data)) {
-                return match written {
-                    Ok(()) => {
-                        // No wrap: a stream does not reach 2^64 bytes.
-                        self.pos = self.pos.wrapping_add(data.len() as u64);
-                        Ok(())
-                    }
-                    Err(e) => Err(self.poison(e)),
-                };
-            }
+        // The commonest call inline; the rest out of line.
+        if self.write_small_record(data) {
+            return Ok(());
         }
         self.write_records_general(data)
     }
 
-    /// [`write_records`](Self::write_records) for pieces of records, several records, and
-    /// refusals.
+    /// [`write_records`](Self::write_records) for larger records, pieces of records, several
+    /// records, and refusals.
     #[inline(never)]
-    fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
+    pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
         self.usable()?;
+        let lane = self.lane_takes(data);
         // The framer advances only once the bytes are in the buffer: a refused chunk and a
         // failed write leave it as it was (a failed write poisons the stream anyway).
         let w = &mut self.w;
-        match self.framer.feed_then(data, || w.write_all(data)) {
+        let checked = if lane {
+            Ok(w.write_all(data))
+        } else {
+            self.framer.feed_then(data, || w.write_all(data))
+        };
+        let result = match checked {
             Ok(Ok(())) => {
                 // No wrap: a stream does not reach 2^64 bytes.
                 self.pos = self.pos.wrapping_add(data.len() as u64);
@@ -95,7 +140,9 @@ impl<W: Write> RecordStream<W> {
             }
             Ok(Err(e)) => Err(self.poison(e)),
             Err(e) => Err(framing(e)),
-        }
+        };
+        self.refresh_lane();
+        result
     }
 
     /// Appends the concatenation of `bufs`; returns its length.
@@ -115,11 +162,13 @@ impl<W: Write> RecordStream<W> {
         // The position counts what the buffer took, even when a later slice failed.
         // No wrap: a stream does not reach 2^64 bytes.
         self.pos = self.pos.wrapping_add(done as u64);
-        match written {
+        let result = match written {
             Ok(Ok(())) => Ok(done),
             Ok(Err(e)) => Err(self.poison(e)),
             Err(e) => Err(framing(e)),
-        }
+        };
+        self.refresh_lane();
+        result
     }
 
     /// Marks the stream failed; returns `e`.
@@ -127,6 +176,7 @@ impl<W: Write> RecordStream<W> {
     #[inline(never)]
     fn poison(&mut self, e: io::Error) -> io::Error {
         self.poisoned = true;
+        self.lane_open = false;
         e
     }
 
@@ -327,5 +377,67 @@ mod tests {
             assert!(is_poisoned(&s.write_raw(&[0; 8]).unwrap_err()));
             assert!(is_poisoned(&s.flush().unwrap_err()));
         }
+    }
+
+    /// A SAMPLE record of `len` bytes whose body bytes are `fill`.
+    fn sample(len: u16, fill: u8, endian: Endian) -> Vec<u8> {
+        let mut r = vec![fill; usize::from(len)];
+        r[..4].copy_from_slice(&endian.u32_bytes(record_type::SAMPLE));
+        r[4..6].copy_from_slice(&[0, 0]);
+        r[6..8].copy_from_slice(&endian.u16_bytes(len));
+        r
+    }
+
+    #[test]
+    fn the_short_way_opens_only_between_records() {
+        let mut s = stream(usize::MAX);
+        let whole = sample(64, 1, Endian::NATIVE);
+        assert!(s.write_small_record(&whole));
+        // The start of a 72-byte record, then 64 body bytes that look like a whole record:
+        // they are the body, not a record of their own.
+        let long = sample(72, 2, Endian::NATIVE);
+        s.write_records(&long[..8]).unwrap();
+        assert!(!s.write_small_record(&whole), "inside a record");
+        s.write_records(&whole).unwrap();
+        assert!(s.at_boundary());
+        // Only the 8-byte body tail was left; now records again.
+        assert!(s.write_small_record(&whole));
+        // A record that does not end with the call, or is not one record, goes the long way.
+        assert!(!s.write_small_record(&long[..64]));
+        let two = [&whole[..], &whole[..]].concat();
+        assert!(!s.write_small_record(&two));
+        s.write_records(&two).unwrap();
+        // The owner's hold closes the short way until released.
+        s.hold(true);
+        assert!(!s.write_small_record(&whole));
+        s.hold(false);
+        assert!(s.write_small_record(&whole));
+        s.flush().unwrap();
+        let expected = [&whole[..], &long[..8], &whole, &whole, &two, &whole].concat();
+        assert_eq!(s.w.get_ref().taken, expected);
+        assert_eq!(s.pos, 100 + expected.len() as u64);
+    }
+
+    #[test]
+    fn byte_swapped_records_are_checked_the_long_way() {
+        let other = if Endian::NATIVE == Endian::Little {
+            Endian::Big
+        } else {
+            Endian::Little
+        };
+        let w = Limited {
+            taken: Vec::new(),
+            room: usize::MAX,
+        };
+        let mut s = RecordStream::new(w, other, 0);
+        let rec = sample(64, 3, other);
+        assert!(!s.write_small_record(&rec));
+        s.write_records(&rec).unwrap();
+        // Written in the machine's order, size 264 (0x108) reads as 0x801: refused, nothing
+        // written.
+        let native = sample(264, 3, Endian::NATIVE);
+        assert!(s.write_records(&native).is_err());
+        s.flush().unwrap();
+        assert_eq!(s.w.get_ref().taken, rec);
     }
 }

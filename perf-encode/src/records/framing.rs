@@ -215,10 +215,7 @@ impl RecordFramer {
         data: &[u8],
         write: impl FnOnce() -> Result<T, E>,
     ) -> Option<Result<T, E>> {
-        // Between records, and the record `plain_step` reads ends exactly with `data`.
-        if (self.have as u64 | self.remaining) != 0
-            || plain_step(self.endian, 0, data) != Some((0, true))
-        {
+        if !self.at_boundary() || !Self::is_one_plain_record(self.endian, data) {
             return None;
         }
         let written = write();
@@ -227,6 +224,31 @@ impl RecordFramer {
             self.records = self.records.wrapping_add(1);
         }
         Some(written)
+    }
+
+    /// True when `data` is exactly one whole record (its header's size is `data.len()`) of a
+    /// valid size, of a type with no special framing rule: what
+    /// [`feed_one_record_then`](Self::feed_one_record_then) takes between records. A caller
+    /// that tracks the boundary itself can test bytes with this alone; any call it refuses
+    /// may still be valid for [`feed`](Self::feed).
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    /// assert!(RecordFramer::is_one_plain_record(Endian::Little, &rec));
+    /// assert!(!RecordFramer::is_one_plain_record(Endian::Big, &rec)); // size 0x1000
+    /// assert!(!RecordFramer::is_one_plain_record(Endian::Little, &rec[..8])); // a piece
+    /// ```
+    #[inline]
+    pub fn is_one_plain_record(endian: Endian, data: &[u8]) -> bool {
+        let Some(h) = data.first_chunk::<8>() else {
+            return false;
+        };
+        let type_ = endian.read_u32([h[0], h[1], h[2], h[3]]);
+        let size = endian.read_u16([h[6], h[7]]);
+        // `size == data.len()` makes it at least 8. `&`, not `&&`: the tests need no branch
+        // between them.
+        (usize::from(size) == data.len()) & (size % 8 == 0) & is_plain_type(type_)
     }
 
     /// [`feed_then`](Self::feed_then) for the calls the inline path does not take (out of
@@ -579,12 +601,18 @@ fn size_ok(type_: u32, size: u16) -> bool {
 /// (SAMPLE, MMAP, COMM…) are far from the special ones, which one range test rules out.
 #[inline]
 fn plain_size_ok(type_: u32, size: u16) -> bool {
-    const FIRST: u32 = special_first();
-    const SPAN: u32 = special_last().wrapping_sub(special_first());
-    if type_.wrapping_sub(FIRST) > SPAN {
+    if is_plain_type(type_) {
         return size >= 8 && size % 8 == 0;
     }
     size_ok(type_, size) && !has_trailer(type_)
+}
+
+/// Not one of the types with a special framing rule, tested as one range.
+#[inline]
+fn is_plain_type(type_: u32) -> bool {
+    const FIRST: u32 = special_first();
+    const SPAN: u32 = special_last().wrapping_sub(special_first());
+    type_.wrapping_sub(FIRST) > SPAN
 }
 
 /// Smallest record type with a special framing rule.
