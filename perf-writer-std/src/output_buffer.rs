@@ -35,7 +35,9 @@ impl<W: Write> OutputBuffer<W> {
     pub(crate) fn append(&mut self, data: &[u8]) -> bool {
         match self.free_for(data.len()) {
             Some(free) => {
-                free.copy_from_slice(data);
+                if !copy_small(free, data) {
+                    free.copy_from_slice(data);
+                }
                 self.fill = self.fill.wrapping_add(data.len());
                 true
             }
