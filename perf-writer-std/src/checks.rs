@@ -52,12 +52,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn set_strict(&mut self, strict: bool) {
-        self.check.strict = strict;
+        self.check.set_strict(strict);
     }
 
     /// True in strict mode (see [`set_strict`](Self::set_strict)).
     pub fn strict(&self) -> bool {
-        self.check.strict
+        self.check.strict()
     }
 
     /// Turns on (or off) the headers derived from the events: at finalize the writer sets
@@ -88,7 +88,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn set_headers_from_events(&mut self, on: bool) {
-        self.check.derive = on;
+        self.check.set_derive(on);
     }
 
     /// Puts the derived headers into the session (the caller's own values win).

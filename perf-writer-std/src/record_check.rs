@@ -41,9 +41,11 @@ impl EventStats {
 #[derive(Debug, Default)]
 pub(crate) struct RecordCheck {
     /// Refuse records perf would misread.
-    pub(crate) strict: bool,
+    strict: bool,
     /// Gather [`EventStats`].
-    pub(crate) derive: bool,
+    derive: bool,
+    /// `strict || derive`, kept by the setters: the write path tests one flag.
+    active: bool,
     /// The start of a record whose end has not arrived (held back).
     pending: Vec<u8>,
     /// Bytes of a HEADER_TRACING_DATA or AUXTRACE payload still to pass through unchecked.
@@ -78,6 +80,7 @@ impl RecordCheck {
     pub(crate) fn new(strict: bool) -> Self {
         RecordCheck {
             strict,
+            active: strict,
             ..RecordCheck::default()
         }
     }
@@ -85,7 +88,27 @@ impl RecordCheck {
     /// True when records go through this check.
     #[inline]
     pub(crate) fn active(&self) -> bool {
-        self.strict || self.derive
+        self.active
+    }
+
+    /// Strict mode: refuse records perf would misread.
+    pub(crate) fn strict(&self) -> bool {
+        self.strict
+    }
+
+    pub(crate) fn set_strict(&mut self, on: bool) {
+        self.strict = on;
+        self.active = self.strict || self.derive;
+    }
+
+    /// Gathering the stats the derived headers come from.
+    pub(crate) fn derive(&self) -> bool {
+        self.derive
+    }
+
+    pub(crate) fn set_derive(&mut self, on: bool) {
+        self.derive = on;
+        self.active = self.strict || self.derive;
     }
 
     /// Bytes held back (a record begun but not complete).

@@ -109,7 +109,7 @@ impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
             .field("endian", &self.session.endian())
             .field("event_descs", &self.session.descs().len())
             .field("file_pos", &self.file_pos())
-            .field("strict", &self.check.strict)
+            .field("strict", &self.check.strict())
             .finish()
     }
 }
@@ -216,7 +216,7 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.check.inside_record() {
             return Err(io_err(WriterError::IncompleteRecord));
         }
-        if self.check.derive {
+        if self.check.derive() {
             self.set_headers_derived_from_events()?;
         }
         let out = self
