@@ -14,6 +14,9 @@ pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
 pub(crate) struct RecordStream<W: Write> {
     pub(crate) w: OutputBuffer<W>,
     endian: Endian,
+    /// Where the stream is in the record structure. Records the lane takes skip it (they
+    /// start and end on a boundary, so they leave it as it was; its record count, which
+    /// nothing here reads, leaves them out).
     framer: RecordFramer,
     /// A write failed: what reached the stream is unknown.
     poisoned: bool,
