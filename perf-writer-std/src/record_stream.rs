@@ -14,9 +14,10 @@ pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
 pub(crate) struct RecordStream<W: Write> {
     pub(crate) w: OutputBuffer<W>,
     endian: Endian,
-    /// Where the stream is in the record structure. Records the lane takes skip it (they
-    /// start and end on a boundary, so they leave it as it was; its record count, which
-    /// nothing here reads, leaves them out).
+    /// Where the stream is in the record structure. Records
+    /// [`write_small_record`](Self::write_small_record) takes skip it (they start and end on
+    /// a boundary, so they leave it as it was; its record count, which nothing here reads,
+    /// leaves them out).
     framer: RecordFramer,
     /// A write failed: what reached the stream is unknown.
     poisoned: bool,
@@ -62,20 +63,18 @@ impl<W: Write> RecordStream<W> {
         self.held
     }
 
-    /// True when `data` may skip the framer: one whole plain record while the lane is open
-    /// (the framer stays between records, as it was).
-    #[inline]
-    fn lane_takes(&self, data: &[u8]) -> bool {
-        // The lane is open only in the machine's byte order, which the compiler then knows.
-        self.lane_open && RecordFramer::is_one_plain_record(Endian::NATIVE, data)
-    }
-
     /// The commonest call: appends `data` when it is one whole plain record of at most
-    /// [`SMALL_WRITE`] bytes, the lane is open and the buffer has room. No call and no error
-    /// on the way; returns whether it did (when not, nothing changed).
+    /// [`SMALL_WRITE`] bytes, the lane is open and the buffer has room. It skips the framer,
+    /// which it leaves between records, as it was. No call and no error on the way; returns
+    /// whether it did (when not, nothing changed).
     #[inline]
     pub(crate) fn write_small_record(&mut self, data: &[u8]) -> bool {
-        if data.len() > SMALL_WRITE || !self.lane_takes(data) || !self.w.append_small(data) {
+        // The lane is open only in the machine's byte order, which the compiler then knows.
+        if data.len() > SMALL_WRITE
+            || !self.lane_open
+            || !RecordFramer::is_one_plain_record(Endian::NATIVE, data)
+            || !self.w.append_small(data)
+        {
             return false;
         }
         // No wrap: a stream does not reach 2^64 bytes.
@@ -126,16 +125,10 @@ impl<W: Write> RecordStream<W> {
     #[inline(never)]
     pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
         self.usable()?;
-        let lane = self.lane_takes(data);
         // The framer advances only once the bytes are in the buffer: a refused chunk and a
         // failed write leave it as it was (a failed write poisons the stream anyway).
         let w = &mut self.w;
-        let checked = if lane {
-            Ok(w.write_all(data))
-        } else {
-            self.framer.feed_then(data, || w.write_all(data))
-        };
-        let result = match checked {
+        let result = match self.framer.feed_then(data, || w.write_all(data)) {
             Ok(Ok(())) => {
                 // No wrap: a stream does not reach 2^64 bytes.
                 self.pos = self.pos.wrapping_add(data.len() as u64);

@@ -193,44 +193,11 @@ impl RecordFramer {
         self.feed_then_stream(data, write)
     }
 
-    /// [`feed_then`](Self::feed_then) for the commonest call, in as few instructions as it
-    /// takes: between records, `data` is exactly one whole record of a valid size with no
-    /// payload after it. Then calls `write` and counts the record when `write` succeeds
-    /// (returning what it returned); for any other call returns `None`, changes nothing and
-    /// does not call `write`: feed those bytes with [`feed_then`](Self::feed_then).
-    ///
-    /// ```
-    /// use perf_encode::{records::RecordFramer, Endian};
-    /// let mut f = RecordFramer::new(Endian::Little);
-    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
-    /// assert_eq!(f.feed_one_record_then(&rec, || Ok::<_, ()>(())), Some(Ok(())));
-    /// assert_eq!(f.records(), 1);
-    /// assert_eq!(f.feed_one_record_then(&rec[..8], || Ok::<_, ()>(())), None); // a piece
-    /// assert_eq!(f.feed_one_record_then(&rec, || Err::<(), _>("disk full")), Some(Err("disk full")));
-    /// assert_eq!(f.records(), 1);
-    /// ```
-    #[inline]
-    pub fn feed_one_record_then<T, E>(
-        &mut self,
-        data: &[u8],
-        write: impl FnOnce() -> Result<T, E>,
-    ) -> Option<Result<T, E>> {
-        if !self.at_boundary() || !Self::is_one_plain_record(self.endian, data) {
-            return None;
-        }
-        let written = write();
-        if written.is_ok() {
-            // 2^64 records do not happen.
-            self.records = self.records.wrapping_add(1);
-        }
-        Some(written)
-    }
-
     /// True when `data` is exactly one whole record (its header's size is `data.len()`) of a
-    /// valid size, of a type with no special framing rule: what
-    /// [`feed_one_record_then`](Self::feed_one_record_then) takes between records. A caller
-    /// that tracks the boundary itself can test bytes with this alone; any call it refuses
-    /// may still be valid for [`feed`](Self::feed).
+    /// valid size, of a type with no special framing rule. Between records, [`feed`](Self::feed)
+    /// accepts such bytes and ends between records again, so a caller that tracks the
+    /// boundary itself may take them without the framer; anything this refuses may still be
+    /// valid for `feed`.
     ///
     /// ```
     /// use perf_encode::{records::RecordFramer, Endian};
@@ -924,20 +891,17 @@ mod tests {
     }
 
     #[test]
-    fn feed_one_record_then_agrees_with_feed() {
+    fn is_one_plain_record_agrees_with_feed() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
         let mut buf = [0u8; 4096];
         let (mut taken, mut declined) = (0u32, 0u32);
         for round in 0..2000 {
             let len = random_stream(&mut rng, &mut buf);
             let data = &buf[..len];
-            let (mut a, mut b) = (
-                RecordFramer::new(Endian::Little),
-                RecordFramer::new(Endian::Little),
-            );
+            let mut a = RecordFramer::new(Endian::Little);
             let mut pos = 0;
             while pos < len {
-                // Mostly whole records (the fast path's case), sometimes a random cut.
+                // Mostly whole records (the case it takes), sometimes a random cut.
                 let whole = record_len(&data[pos..]).unwrap_or(len - pos);
                 let n = if round % 3 == 0 {
                     1 + rng.below(40) as usize
@@ -946,39 +910,26 @@ mod tests {
                 };
                 let chunk = &data[pos..(pos + n).min(len)];
                 pos += chunk.len();
+                let before = state(&a);
+                let plain = RecordFramer::is_one_plain_record(Endian::Little, chunk);
                 let fed = a.feed(chunk);
-                let before = state(&b);
-                // A failed write changes nothing; a call it declines changes nothing either.
-                if let Some(r) = b.feed_one_record_then(chunk, || Err::<(), _>(())) {
-                    assert!(r.is_err() && fed.is_ok(), "{chunk:?}");
+                if plain && before.0 == 0 && before.1 == 0 {
+                    // Taken between records: feed agrees it is one whole record.
+                    taken += 1;
+                    assert_eq!(fed, Ok(()), "{chunk:?}");
+                    assert!(a.at_boundary(), "{chunk:?}");
+                    assert_eq!(a.records(), before.2 + 1, "{chunk:?}");
+                } else {
+                    declined += 1;
                 }
-                assert_eq!(state(&b), before);
-                let mut called = false;
-                let then = match b.feed_one_record_then(chunk, || {
-                    called = true;
-                    Ok::<_, ()>(())
-                }) {
-                    Some(r) => {
-                        taken += 1;
-                        assert!(before.0 == 0 && before.1 == 0, "only between records");
-                        r.map_err(|()| unreachable!())
-                    }
-                    None => {
-                        declined += 1;
-                        assert!(!called);
-                        assert_eq!(state(&b), before);
-                        b.feed(chunk)
-                    }
-                };
-                assert_eq!(then, fed);
                 if fed.is_err() {
+                    // A refused chunk changes nothing.
+                    assert_eq!(state(&a), before);
                     break;
                 }
-                assert_eq!(state(&a), state(&b));
             }
         }
-        // The fast path was taken, and declined too (the random streams hold trailers and
-        // bad sizes): both branches above ran.
+        // Both branches above ran (the random streams hold trailers and bad sizes).
         assert!(taken > 10_000 && declined > 10_000, "{taken} {declined}");
     }
 
