@@ -1,4 +1,4 @@
-//! Byte-for-byte checks against files written by Linux perf 6.1 (`shared/fixtures/perf-6.1`,
+//! Byte-for-byte checks against files written by Linux perf 6.1 (`tests/data/perf-6.1`,
 //! file mode, little-endian): every feature payload we can encode is decoded from perf's bytes
 //! and encoded again, and the result must be exactly perf's bytes.
 #![allow(clippy::arithmetic_side_effects)] // tests: arithmetic on small known values
@@ -10,6 +10,8 @@
 )]
 // tests: helpers outside #[test] fns (parsers of perf bytes, checkers) panic on bad input, which fails the test
 #![cfg(feature = "alloc")]
+
+mod perf_recordings;
 
 use perf_abi::{feature, record_type, ClockData, NrCpus, PerfEventAttr, SampleTime};
 use perf_encode::features::{
@@ -149,11 +151,7 @@ struct Fixture {
 
 impl Fixture {
     fn load(name: &'static str) -> Fixture {
-        let path = format!(
-            "{}/../../shared/fixtures/perf-6.1/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+        let bytes = perf_recordings::read(name);
         assert!(bytes.len() > 104, "{name}: shorter than a header");
         assert_eq!(&bytes[..8], b"PERFILE2", "{name}: little-endian magic");
         assert_eq!(u64_at(&bytes, 8), 104, "{name}: header size");
@@ -840,11 +838,7 @@ fn pipe_records(stream: &[u8]) -> Vec<(usize, u32, usize)> {
 }
 
 fn pipe_stream() -> Vec<u8> {
-    let path = format!(
-        "{}/../../shared/fixtures/perf-6.1/pipe_sched.data",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let bytes = perf_recordings::read("pipe_sched.data");
     assert_eq!(&bytes[..8], b"PERFILE2");
     assert_eq!(u64_at(&bytes, 8), 16);
     bytes[16..].to_vec()

@@ -1,5 +1,5 @@
 //! Byte-for-byte round trips of the records in the real perf 6.1 recordings
-//! (`shared/fixtures/perf-6.1`): every SAMPLE, COMM, FORK, EXIT, MMAP, MMAP2, THREAD_MAP,
+//! (`tests/data/perf-6.1`): every SAMPLE, COMM, FORK, EXIT, MMAP, MMAP2, THREAD_MAP,
 //! CPU_MAP, ID_INDEX and HEADER_ATTR record is decoded from perf's bytes (SAMPLEs and
 //! trailers with this crate's parsers, the rest by hand), encoded again with the typed
 //! encoders and the attr's layout, and must equal perf's bytes exactly.
@@ -18,6 +18,8 @@
 // tests: helpers outside #[test] fns (parsers of perf bytes, checkers) panic on bad input, which fails the test
 #![cfg(feature = "alloc")]
 
+mod perf_recordings;
+
 use perf_abi::{misc, record_type, sample_type, IdIndexEntry, PerfEventAttr};
 use perf_encode::records::{
     id_of_non_sample, parse_sample, BranchStack, Comm, CpuMap, Exit, Fork, HeaderAttr, IdIndex,
@@ -32,11 +34,7 @@ const PERF_CONTEXT_KERNEL: u64 = -128i64 as u64;
 const PERF_CONTEXT_USER: u64 = -512i64 as u64;
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../../shared/fixtures/perf-6.1/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+    perf_recordings::read(name)
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {

@@ -1,4 +1,4 @@
-//! Real recordings made by `perf record` 6.1 (`shared/fixtures/perf-6.1/*.data`) and a
+//! Real recordings made by `perf record` 6.1 (`tests/data/perf-6.1/*.data`) and a
 //! plain-bytes parser that returns what a perf.data file holds exactly as stored.
 //!
 //! [`FixtureContent::from_bytes`] works on any perf.data bytes (file or pipe mode, either
@@ -23,28 +23,12 @@ use std::path::{Path, PathBuf};
 
 use crate::Endian;
 
-/// Sub-directory of `shared/` holding the perf 6.1 recordings.
-pub const FIXTURE_SUBDIR: &str = "fixtures/perf-6.1";
-
-/// The directory holding the fixtures. Resolution order: `$PERF_FIXTURES_DIR`; then
-/// `<workspace>/../shared/fixtures/perf-6.1` (the work tree has `shared/` beside the repo,
-/// and CI clones the repo into another folder with a copy of `shared/` beside the clone);
-/// then `<workspace>/shared/fixtures/perf-6.1`. `<workspace>` is this crate's manifest
-/// directory's parent. Returns the first candidate that exists, else the second one.
+/// The directory holding the perf 6.1 recordings: `tests/data/perf-6.1` in this repository
+/// (its README says how each was made). Tests read nothing outside the repository.
 pub fn fixtures_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PERF_FIXTURES_DIR") {
-        if !dir.is_empty() {
-            return PathBuf::from(dir);
-        }
-    }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let workspace = manifest.parent().unwrap_or(manifest);
-    let beside = workspace.join("..").join("shared").join(FIXTURE_SUBDIR);
-    let inside = workspace.join("shared").join(FIXTURE_SUBDIR);
-    if !beside.is_dir() && inside.is_dir() {
-        return inside;
-    }
-    beside
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join("perf-6.1")
 }
 
 /// Path of fixture `name` (e.g. `"sched_switch.data"`); not checked for existence.
@@ -70,7 +54,7 @@ pub fn read_fixture(name: &str) -> Vec<u8> {
     let path = fixture_path(name);
     std::fs::read(&path).unwrap_or_else(|e| {
         panic!(
-            "cannot read fixture {} ({e}); set PERF_FIXTURES_DIR if shared/ is elsewhere",
+            "cannot read fixture {} ({e}): the recordings live in the repository",
             path.display()
         )
     })

@@ -7,7 +7,7 @@
 //! - [`lpd`]: the `linux-perf-data` 0.13 crate (file mode and pipe mode).
 //! - [`tp_reader`]: the `tracepoint_perf` 0.5.0 reader, which also decodes tracepoint
 //!   fields through `tracepoint_decode`.
-//! - [`fixtures`]: real recordings made by `perf record` (in `shared/fixtures/perf-6.1`)
+//! - [`fixtures`]: real recordings made by `perf record` (in `tests/data/perf-6.1`)
 //!   and a plain-bytes parser that returns a file's attrs, feature sections and records
 //!   exactly as stored ([`fixtures::FixtureContent`]), usable on any perf.data bytes.
 //!

@@ -11,11 +11,18 @@
 //! timeout (`PERF_HARNESS_TIMEOUT_SECS`, default 120 s) after which it is killed and the
 //! test panics.
 //!
+//! **perf sees nothing of the host's symbols** ([`HostSymbols::Hidden`], every runner here):
+//! each run gets a new empty `HOME` and build-id directory (no `~/.debug` cache, which
+//! `perf record` fills, and nothing left for the next run), and the commands that symbolize
+//! (`script`, `report`, `annotate`, `diff`, `top`) get `--symfs` pointing at an empty
+//! directory, so perf reads neither `/proc/kallsyms` nor the host's binaries. Every
+//! kernel and user address prints as `[unknown]`, whatever the running kernel, its
+//! `kptr_restrict` or the installed libraries; the self-check test
+//! `host_symbols_never_reach_perf_output` proves it against a host whose symbols are reachable.
+//!
 //! What perf 6.1 normally prints on stderr for the fixtures (none of it is flagged by
 //! [`PerfOutput::assert_clean`], so nothing needs whitelisting):
-//! - `perf script` (file and pipe mode, path or stdin): one line,
-//!   `No kallsyms or vmlinux with build-id <hex> was found`, because the recording's kernel
-//!   is not the running one.
+//! - `perf script` (file and pipe mode, path or stdin): nothing.
 //! - `perf report --header-only [-I]`, `perf report --stats` (file mode), `perf evlist -v`,
 //!   `perf inject`: nothing. (`perf evlist` prints `# Tip: use 'perf evlist --trace-fields'
 //!   ...` on STDOUT when there are tracepoints; [`parse_evlist`] skips `#` lines.)
@@ -206,17 +213,102 @@ fn timeout() -> Duration {
     Duration::from_secs(secs)
 }
 
-/// Runs perf with `args` (no implicit options), feeding `stdin` through an OS pipe when
-/// given (stdin is `/dev/null` otherwise). Panics if perf cannot be started or exceeds
-/// the timeout.
+/// What a perf run may read of the host besides its input.
+#[derive(Clone, Debug)]
+pub enum HostSymbols {
+    /// The harness default: a new empty `HOME` and build-id directory for the run, and
+    /// `--symfs` set to an empty directory for the commands that symbolize (see the module
+    /// docs). Output does not depend on the machine.
+    Hidden,
+    /// perf as a user runs it, with `HOME` set to `home`: its build-id cache, the running
+    /// kernel's `/proc/kallsyms` and the host's binaries are all reachable. Only for the
+    /// self-check that shows what [`HostSymbols::Hidden`] hides.
+    Visible {
+        /// `HOME` for the run (its `.debug` is perf's build-id cache).
+        home: PathBuf,
+    },
+}
+
+/// perf subcommands that take `--symfs` (they resolve addresses to symbols).
+const SYMBOLIZING_COMMANDS: [&str; 5] = ["script", "report", "annotate", "diff", "top"];
+
+/// A perf command ready to run: `LC_ALL=C`, no pager, no config file, and the host's
+/// symbols hidden as [`HostSymbols::Hidden`] says. Set stdin/stdout/stderr and spawn it
+/// through [`PerfCommand::command`]; keep the `PerfCommand` alive until perf has exited
+/// (it owns the run's private `HOME`).
+pub struct PerfCommand {
+    command: Command,
+    _private_home: Option<tempfile::TempDir>,
+}
+
+impl PerfCommand {
+    /// `perf ARGS` with the host's symbols hidden.
+    pub fn new(args: &[&str]) -> PerfCommand {
+        PerfCommand::with_host(args, &HostSymbols::Hidden)
+    }
+
+    /// `perf ARGS` with what `host` says perf may see.
+    pub fn with_host(args: &[&str], host: &HostSymbols) -> PerfCommand {
+        let mut command = Command::new(perf_binary());
+        command
+            .env("LC_ALL", "C")
+            .env("PERF_PAGER", "cat")
+            .env("PAGER", "cat")
+            .env("PERF_CONFIG", "/dev/null")
+            .stdin(Stdio::null());
+        let private_home = match host {
+            HostSymbols::Hidden => {
+                let home = tempfile::Builder::new()
+                    .prefix("perf-harness-home-")
+                    .tempdir()
+                    .expect("create a private HOME for perf");
+                let empty = home.path().join("symfs");
+                std::fs::create_dir(&empty).expect("create an empty symfs");
+                command
+                    .env("HOME", home.path())
+                    .env("PERF_BUILDID_DIR", home.path().join(".debug"));
+                let (sub, rest) = args
+                    .split_first()
+                    .map_or((None, args), |(s, r)| (Some(*s), r));
+                if let Some(sub) = sub {
+                    command.arg(sub);
+                    if SYMBOLIZING_COMMANDS.contains(&sub) {
+                        command.arg(format!("--symfs={}", path_str(&empty)));
+                    }
+                }
+                command.args(rest);
+                Some(home)
+            }
+            HostSymbols::Visible { home } => {
+                command.env("HOME", home).env_remove("PERF_BUILDID_DIR");
+                command.args(args);
+                None
+            }
+        };
+        PerfCommand {
+            command,
+            _private_home: private_home,
+        }
+    }
+
+    /// The command, to set its stdio and spawn it.
+    pub fn command(&mut self) -> &mut Command {
+        &mut self.command
+    }
+}
+
+/// Runs perf with `args`, the host's symbols hidden ([`HostSymbols::Hidden`]), feeding
+/// `stdin` through an OS pipe when given (stdin is `/dev/null` otherwise). Panics if perf
+/// cannot be started or exceeds the timeout.
 pub fn run_perf(args: &[&str], stdin: Option<&[u8]>) -> PerfOutput {
-    let mut cmd = Command::new(perf_binary());
-    cmd.args(args)
-        .env("LC_ALL", "C")
-        .env("PERF_PAGER", "cat")
-        .env("PAGER", "cat")
-        .env("PERF_CONFIG", "/dev/null")
-        .stdout(Stdio::piped())
+    run_perf_with_host(args, stdin, &HostSymbols::Hidden)
+}
+
+/// [`run_perf`] with what `host` says perf may see of the host.
+pub fn run_perf_with_host(args: &[&str], stdin: Option<&[u8]>, host: &HostSymbols) -> PerfOutput {
+    let mut perf = PerfCommand::with_host(args, host);
+    let cmd = perf.command();
+    cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .stdin(if stdin.is_some() {
             Stdio::piped()

@@ -1,5 +1,5 @@
-//! One test per defect of tracepoint_perf 0.5's writer (shared/docs/perf-format.md, "Known
-//! defects"): each asserts the fixed behaviour through real readers, and where it is cheap,
+//! One test per defect of tracepoint_perf 0.5's writer (the README's "Migrating" table lists
+//! them): each asserts the fixed behaviour through real readers, and where it is cheap,
 //! shows the seed writer failing the same check.
 
 use integration_tests::perf_tool::{

@@ -1,6 +1,6 @@
 //! Real recordings rewritten with `PerfDataFileWriter`.
 //!
-//! For each perf 6.1 recording in `shared/fixtures/perf-6.1` (file mode and pipe mode) the
+//! For each perf 6.1 recording in `tests/data/perf-6.1` (file mode and pipe mode) the
 //! attrs, names, ids, feature sections and records (in file order) are taken out of the
 //! recording, written again with the writer (file mode), and both files are compared with
 //! perf 6.1 (`perf script`, `perf report --stats`, `perf report --header-only`,
@@ -1363,10 +1363,10 @@ fn pipe_round_trip(name: &'static str, expected_samples: usize) {
     let dir = tempfile::tempdir().unwrap();
     let reference = if rec.content.mode == DataMode::File && !rec.has_tracepoints() {
         let out = dir.path().join("inject.pipe");
-        let mut child = std::process::Command::new(perf_tool::perf_binary())
-            .args(["inject", "-i"])
-            .arg(&rec.path)
-            .args(["-o", "-"])
+        let input = rec.path.to_str().unwrap();
+        let mut inject = perf_tool::PerfCommand::new(&["inject", "-i", input, "-o", "-"]);
+        let mut child = inject
+            .command()
             .stdout(std::fs::File::create(&out).unwrap())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -1,4 +1,4 @@
-//! The kernel's SAMPLE records in the real perf 6.1 recordings (`shared/fixtures/perf-6.1`),
+//! The kernel's SAMPLE records in the real perf 6.1 recordings (`tests/data/perf-6.1`),
 //! decoded by linux-perf-data 0.13 and encoded again by perf-encode's `SampleRecord` from the
 //! fields linux-perf-data decoded (and the attr's layout): the bytes must equal the kernel's.
 //!

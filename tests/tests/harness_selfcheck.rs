@@ -1,5 +1,5 @@
 //! Self-check of the reader harness against the real perf 6.1 recordings in
-//! `shared/fixtures/perf-6.1`. The expected values were read off the tools (perf 6.1.187,
+//! `tests/data/perf-6.1`. The expected values were read off the tools (perf 6.1.187,
 //! linux-perf-data 0.13.0, tracepoint_perf 0.5.0) on these exact files.
 
 use std::collections::{BTreeMap, BTreeSet};

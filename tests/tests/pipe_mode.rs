@@ -3,8 +3,8 @@
 
 use integration_tests::fixtures::{DataMode, FixtureContent};
 use integration_tests::perf_tool::{
-    parse_header_only, perf_binary, perf_report_header, perf_script, perf_script_stdin,
-    require_perf, script_lines,
+    parse_header_only, perf_report_header, perf_script, perf_script_stdin, require_perf,
+    script_lines, PerfCommand,
 };
 use integration_tests::records::{comm, sample, StdSample};
 use integration_tests::{lpd, temp_data_file, tp_reader, Endian};
@@ -93,9 +93,9 @@ fn pipe_stream_through_an_os_pipe_to_perf_script() {
     if !require_perf() {
         return;
     }
-    let mut perf = Command::new(perf_binary())
-        .args(["script", "-i", "-"])
-        .env("LC_ALL", "C")
+    let mut command = PerfCommand::new(&["script", "-i", "-"]);
+    let mut perf = command
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,6 +1,6 @@
 //! The typed feature encoders against the bytes Linux perf 6.1 wrote.
 //!
-//! Every feature section of the perf 6.1 fixtures (`shared/fixtures/perf-6.1`) and of files
+//! Every feature section of the perf 6.1 recordings (`tests/data/perf-6.1`) and of files
 //! made here by `perf record` / `perf stat record` (plain, `-k 1`, `-z`, an event group,
 //! `--threads` directory) is parsed into the typed values by a hand-written reader and
 //! encoded again: the little-endian encoding must be perf's bytes exactly, and the
@@ -11,27 +11,18 @@
 //!
 //! Without perf (and with `CI` unset) only the fixtures are checked; with `CI` set a missing
 //! perf fails the test.
-#![allow(clippy::arithmetic_side_effects)] // tests: arithmetic on small known values
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-// tests: helpers outside #[test] fns (parsers of perf bytes) panic on bad input, which fails the test
-#![cfg(feature = "alloc")]
-
-use perf_abi::{feature, misc, ClockData, CompressedInfo, COMPRESSION_ZSTD};
-use perf_encode::features::{
+use integration_tests::{fixtures, perf_tool};
+use perf_writer_std::perf_encode::abi::{
+    feature, misc, ClockData, CompressedInfo, COMPRESSION_ZSTD,
+};
+use perf_writer_std::perf_encode::features::{
     BuildIdEntry, BuildIdFeature, CacheLevel, ClockResolution, CpuCaches, CpuPmuCaps, CpuTopology,
     CpuTopologyEntry, DirFormat, EmptyBpfList, EmptyFeature, GroupDesc, GroupDescFeature,
     HybridNode, HybridTopology, MemTopology, MemoryNode, NumaNode, NumaTopology, PmuCap, PmuCaps,
     PmuCapsEntry, PmuMapping, PmuMappings, ANON_GROUP_NAME, DIR_FORMAT_VERSION,
 };
-use perf_encode::{to_vec, Encode, EncodeError, Endian};
+use perf_writer_std::perf_encode::{to_vec, Encode, EncodeError, Endian};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 // ---------------------------------------------------------------------------------------------
 // A little-endian reader of perf's bytes that remembers where every number was, so that the
@@ -511,75 +502,12 @@ fn check_file(name: &str, bytes: &[u8]) -> BTreeSet<u8> {
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../../shared/fixtures/perf-6.1/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+    fixtures::read_fixture(name)
 }
 
-fn perf_binary() -> PathBuf {
-    std::env::var_os("PERF")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/perf"))
-}
-
-/// True when perf runs; false (with a note) when it does not and `CI` is unset; panics when
-/// it does not and `CI` is set.
-fn perf_available() -> bool {
-    let ok = Command::new(perf_binary())
-        .arg("--version")
-        .stdin(Stdio::null())
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "perf is required in CI ({})",
-            perf_binary().display()
-        );
-        eprintln!("skipped: perf not available");
-    }
-    ok
-}
-
-/// A temporary directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("perf-encode-typed-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs `perf ARGS` in `dir`; panics on failure or a warning on stderr.
-fn run_perf(dir: &Path, args: &[&str]) {
-    let out = Command::new(perf_binary())
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .env("PERF_CONFIG", "/dev/null")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let flagged = ["WARNING", "Warning", "failed", "error", "Error", "cannot"];
-    assert!(
-        out.status.success() && !flagged.iter().any(|f| stderr.contains(f)),
-        "perf {args:?}: {}\n{stderr}",
-        out.status
-    );
+/// Runs `perf ARGS` through the harness; panics on failure or a flagged line on stderr.
+fn run_perf(args: &[&str]) {
+    perf_tool::run_perf(args, None).assert_clean();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -607,11 +535,11 @@ fn fixture_features_reencode_to_perfs_bytes() {
 
 #[test]
 fn features_of_fresh_perf_recordings_reencode_to_perfs_bytes() {
-    if !perf_available() {
+    if !perf_tool::require_perf() {
         return;
     }
-    let dir = TempDir::new("record");
-    let d = dir.0.as_path();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
     let sleep = ["--", "sleep", "0.05"];
     let runs: [&[&str]; 6] = [
         &["record", "-q", "-o", "plain.data", "-e", "cpu-clock"],
@@ -646,9 +574,13 @@ fn features_of_fresh_perf_recordings_reencode_to_perfs_bytes() {
         ],
     ];
     for args in runs {
+        // Each run writes its `-o` output into the temporary directory.
+        let out = args.iter().position(|&a| a == "-o").unwrap() + 1;
+        let path = d.join(args[out]).to_str().unwrap().to_owned();
         let mut all = args.to_vec();
+        all[out] = &path;
         all.extend_from_slice(&sleep);
-        run_perf(d, &all);
+        run_perf(&all);
     }
     let mut checked = BTreeSet::new();
     for (file, expect) in [
