@@ -196,7 +196,10 @@ pub struct HybridNodeInfo {
 /// [`PerfWriter::set_host_headers`](crate::PerfWriter::set_host_headers).
 ///
 /// Sources, as perf 6.1 reads them:
-/// - HOSTNAME, OSRELEASE, ARCH: `uname` (`nodename`, `release`, `machine`).
+/// - HOSTNAME, OSRELEASE, ARCH: `uname` (`nodename`, `release`, `machine`), or the
+///   [`UnameInfo`] given to [`HostDescription::read_from_with_uname`]. Its `machine` also
+///   chooses what perf does per architecture: the die topology (x86_64 and s390x), the
+///   CPUDESC key and how CPUID is built.
 /// - VERSION: perf writes its own version; this is the writer's, `"perf-writer-std X.Y.Z"`
 ///   (perf prints it as `# perf version :`; set the field to name your program instead).
 /// - CMDLINE: this program's path (`/proc/self/exe`) and its arguments, as perf writes its
@@ -204,10 +207,11 @@ pub struct HybridNodeInfo {
 /// - NRCPUS: the highest CPU of `/sys/devices/system/cpu/present` plus one, and the number
 ///   of CPUs in `online`.
 /// - CPUDESC: the first `model name` line of `/proc/cpuinfo` (`cpu` on powerpc, `vendor_id`
-///   on s390, …), blanks squeezed. CPUID: on x86 `vendor,family,model,stepping` from the
-///   first CPU of `/proc/cpuinfo` (perf reads the `cpuid` instruction; the kernel derives
-///   these fields from it the same way), on aarch64 `midr_el1` of the first CPU that has it;
-///   `None` on other architectures.
+///   on s390, …), blanks squeezed. CPUID: on x86 (`x86_64`, `i386`…`i686`)
+///   `vendor,family,model,stepping` from the first CPU of `/proc/cpuinfo` (perf reads the
+///   `cpuid` instruction; the kernel derives these fields from it the same way), on aarch64
+///   `midr_el1` (`cpuN/regs/identification/midr_el1`) of the first online CPU that has it;
+///   `None` on other architectures (32-bit arm included).
 /// - TOTAL_MEM: `MemTotal` of `/proc/meminfo`.
 /// - CPU_TOPOLOGY, CACHE: `/sys/devices/system/cpu/cpuN/topology` and `cache/index0..3`.
 /// - NUMA_TOPOLOGY: `/sys/devices/system/node/online`, `nodeN/meminfo`, `nodeN/cpulist`;
@@ -219,9 +223,19 @@ pub struct HybridNodeInfo {
 /// [`PerfWriter::set_clockid_header`](crate::PerfWriter::set_clockid_header).
 ///
 /// ```
-/// let host = perf_writer_std::HostDescription::read();
-/// assert!(host.hostname.is_some() && host.arch.is_some());
-/// let none = perf_writer_std::HostDescription::read_from("/nonexistent".as_ref(), "/nonexistent".as_ref());
+/// use perf_writer_std::{HostDescription, UnameInfo};
+/// // This machine: what is found depends on it; VERSION and CMDLINE are always there.
+/// let host = HostDescription::read();
+/// assert!(host.version.is_some() && host.cmdline.is_some());
+/// // Another machine's files (here none), read as perf on that machine reads them.
+/// let uname = UnameInfo {
+///     sysname: "Linux".into(),
+///     nodename: "vm".into(),
+///     release: "6.1.0".into(),
+///     machine: "aarch64".into(),
+/// };
+/// let none = HostDescription::read_from_with_uname("/nonexistent".as_ref(), "/nonexistent".as_ref(), Some(&uname));
+/// assert_eq!((none.hostname.as_deref(), none.arch.as_deref()), (Some("vm"), Some("aarch64")));
 /// assert!(none.total_mem_kib.is_none() && none.cpu_topology.is_none());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -262,6 +276,44 @@ pub struct HostDescription {
     pub hybrid_topology: Option<Vec<HybridNodeInfo>>,
 }
 
+/// What `uname(2)` says about a machine: the source of HOSTNAME, OSRELEASE and ARCH, and of
+/// what perf does differently per architecture (see [`HostDescription`]).
+///
+/// ```
+/// let u = perf_writer_std::UnameInfo {
+///     sysname: "Linux".into(),
+///     nodename: "vm".into(),
+///     release: "6.1.0".into(),
+///     machine: "x86_64".into(),
+/// };
+/// assert_eq!(u.machine, "x86_64");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UnameInfo {
+    /// `sysname` (`Linux`).
+    pub sysname: String,
+    /// `nodename`: HOSTNAME.
+    pub nodename: String,
+    /// `release`: OSRELEASE.
+    pub release: String,
+    /// `machine` (`x86_64`, `aarch64`, …): ARCH.
+    pub machine: String,
+}
+
+impl UnameInfo {
+    /// This machine's, or `None` when `uname` fails.
+    pub fn current() -> Option<Self> {
+        let u = nix::sys::utsname::uname().ok()?;
+        let text = |s: &std::ffi::OsStr| s.to_string_lossy().into_owned();
+        Some(UnameInfo {
+            sysname: text(u.sysname()),
+            nodename: text(u.nodename()),
+            release: text(u.release()),
+            machine: text(u.machine()),
+        })
+    }
+}
+
 impl HostDescription {
     /// This machine's description, from `uname`, `/proc` and `/sys`.
     pub fn read() -> Self {
@@ -270,9 +322,23 @@ impl HostDescription {
 
     /// The description with `sysfs` and `procfs` as the mount points of `/sys` and `/proc`
     /// (a copy of another machine's files, or a test tree). `uname`, VERSION and CMDLINE
-    /// still come from this process.
+    /// still come from this process; [`read_from_with_uname`](Self::read_from_with_uname)
+    /// takes the `uname` of the machine the files come from.
     pub fn read_from(sysfs: &Path, procfs: &Path) -> Self {
-        let (hostname, os_release, arch) = uname();
+        Self::read_from_with_uname(sysfs, procfs, UnameInfo::current().as_ref())
+    }
+
+    /// The description of the machine whose `/sys` and `/proc` are at `sysfs` and `procfs`
+    /// and whose `uname` is `uname` (`None`: unknown, as when `uname` fails: no HOSTNAME,
+    /// OSRELEASE and ARCH, no die topology, and CPUDESC and CPUID read as for the
+    /// architecture this program was built for). VERSION and CMDLINE come from this process.
+    pub fn read_from_with_uname(sysfs: &Path, procfs: &Path, uname: Option<&UnameInfo>) -> Self {
+        let hostname = uname.map(|u| u.nodename.clone());
+        let os_release = uname.map(|u| u.release.clone());
+        let arch = uname.map(|u| u.machine.clone());
+        let family = arch
+            .as_deref()
+            .map_or_else(ArchFamily::native, ArchFamily::from_machine);
         let cpuinfo = std::fs::read_to_string(procfs.join("cpuinfo")).ok();
         let cpu = sysfs.join("devices/system/cpu");
         let nr_cpus = read_nr_cpus(&cpu);
@@ -289,8 +355,8 @@ impl HostDescription {
             )),
             cmdline: Some(cmdline()),
             nr_cpus,
-            cpu_desc: cpuinfo.as_deref().and_then(cpu_desc),
-            cpuid: cpuinfo.as_deref().and_then(|c| cpuid(c, &cpu)),
+            cpu_desc: cpuinfo.as_deref().and_then(|c| cpu_desc(family, c)),
+            cpuid: cpuinfo.as_deref().and_then(|c| cpuid(family, c, &cpu)),
             total_mem_kib: read_total_mem(&procfs.join("meminfo")),
             cpu_topology,
             numa_nodes: read_numa(&sysfs.join("devices/system/node")),
@@ -305,14 +371,69 @@ impl HostDescription {
     }
 }
 
-fn uname() -> (Option<String>, Option<String>, Option<String>) {
-    match nix::sys::utsname::uname() {
-        Ok(u) => (
-            Some(u.nodename().to_string_lossy().into_owned()),
-            Some(u.release().to_string_lossy().into_owned()),
-            Some(u.machine().to_string_lossy().into_owned()),
-        ),
-        Err(_) => (None, None, None),
+/// The architectures whose perf reads CPUDESC or CPUID its own way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArchFamily {
+    X86,
+    Aarch64,
+    Arm,
+    PowerPc,
+    Sparc,
+    S390,
+    Mips,
+    LoongArch,
+    Other,
+}
+
+impl ArchFamily {
+    /// The architecture of a `uname` `machine`, as perf's `normalize_arch` names it.
+    fn from_machine(machine: &str) -> Self {
+        let m = machine.as_bytes();
+        if machine == "x86_64"
+            || (m.first() == Some(&b'i') && m.get(2) == Some(&b'8') && m.get(3) == Some(&b'6'))
+        {
+            ArchFamily::X86
+        } else if machine == "sun4u" || machine.starts_with("sparc") {
+            ArchFamily::Sparc
+        } else if machine.starts_with("aarch64") || machine.starts_with("arm64") {
+            ArchFamily::Aarch64
+        } else if machine.starts_with("arm") || machine == "sa110" {
+            ArchFamily::Arm
+        } else if machine.starts_with("s390") {
+            ArchFamily::S390
+        } else if machine.starts_with("powerpc") || machine.starts_with("ppc") {
+            ArchFamily::PowerPc
+        } else if machine.starts_with("mips") {
+            ArchFamily::Mips
+        } else if machine.starts_with("loongarch") {
+            ArchFamily::LoongArch
+        } else {
+            ArchFamily::Other
+        }
+    }
+
+    /// The architecture this program was built for (perf's CPUDESC and CPUID code is the
+    /// one it was built with).
+    fn native() -> Self {
+        if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+            ArchFamily::X86
+        } else if cfg!(target_arch = "aarch64") {
+            ArchFamily::Aarch64
+        } else if cfg!(target_arch = "arm") {
+            ArchFamily::Arm
+        } else if cfg!(any(target_arch = "powerpc", target_arch = "powerpc64")) {
+            ArchFamily::PowerPc
+        } else if cfg!(any(target_arch = "sparc", target_arch = "sparc64")) {
+            ArchFamily::Sparc
+        } else if cfg!(target_arch = "s390x") {
+            ArchFamily::S390
+        } else if cfg!(any(target_arch = "mips", target_arch = "mips64")) {
+            ArchFamily::Mips
+        } else if cfg!(target_arch = "loongarch64") {
+            ArchFamily::LoongArch
+        } else {
+            ArchFamily::Other
+        }
     }
 }
 
@@ -411,31 +532,21 @@ fn squeeze_blanks(s: &str) -> String {
     out
 }
 
-/// The `/proc/cpuinfo` keys perf's CPUDESC looks for on this architecture, in order.
-fn cpudesc_keys() -> &'static [&'static str] {
-    if cfg!(any(
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    )) {
-        &["cpu"]
-    } else if cfg!(target_arch = "s390x") {
-        &["vendor_id"]
-    } else if cfg!(any(target_arch = "mips", target_arch = "mips64")) {
-        &["cpu model"]
-    } else if cfg!(target_arch = "arm") {
-        &["model name", "Processor"]
-    } else if cfg!(target_arch = "loongarch64") {
-        &["Model Name"]
-    } else {
-        &["model name"]
+/// The `/proc/cpuinfo` keys perf's CPUDESC looks for on architecture `family`, in order.
+fn cpudesc_keys(family: ArchFamily) -> &'static [&'static str] {
+    match family {
+        ArchFamily::PowerPc | ArchFamily::Sparc => &["cpu"],
+        ArchFamily::S390 => &["vendor_id"],
+        ArchFamily::Mips => &["cpu model"],
+        ArchFamily::Arm => &["model name", "Processor"],
+        ArchFamily::LoongArch => &["Model Name"],
+        ArchFamily::X86 | ArchFamily::Aarch64 | ArchFamily::Other => &["model name"],
     }
 }
 
 /// CPUDESC: the first line that starts with the key, its value with blanks squeezed.
-fn cpu_desc(cpuinfo: &str) -> Option<String> {
-    cpudesc_keys().iter().find_map(|key| {
+fn cpu_desc(family: ArchFamily, cpuinfo: &str) -> Option<String> {
+    cpudesc_keys(family).iter().find_map(|key| {
         let line = cpuinfo.lines().find(|l| l.starts_with(key))?;
         Some(squeeze_blanks(cpuinfo_value(line)))
     })
@@ -452,25 +563,27 @@ fn first_cpu_field<'c>(cpuinfo: &'c str, key: &str) -> Option<&'c str> {
         })
 }
 
-/// CPUID as perf's architecture code builds it.
-fn cpuid(cpuinfo: &str, cpu: &Path) -> Option<String> {
-    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-        let vendor = first_cpu_field(cpuinfo, "vendor_id")?;
-        let number = |key| first_cpu_field(cpuinfo, key)?.parse::<u32>().ok();
-        let (family, model, stepping) =
-            (number("cpu family")?, number("model")?, number("stepping")?);
-        return Some(format!("{vendor},{family},{model},{stepping}"));
+/// CPUID as perf's code for architecture `arch` builds it.
+fn cpuid(arch: ArchFamily, cpuinfo: &str, cpu: &Path) -> Option<String> {
+    match arch {
+        ArchFamily::X86 => {
+            let vendor = first_cpu_field(cpuinfo, "vendor_id")?;
+            let number = |key| first_cpu_field(cpuinfo, key)?.parse::<u32>().ok();
+            let (family, model, stepping) =
+                (number("cpu family")?, number("model")?, number("stepping")?);
+            Some(format!("{vendor},{family},{model},{stepping}"))
+        }
+        ArchFamily::Aarch64 => {
+            let online = read_cpu_list(&cpu.join("online"))?;
+            online.iter().find_map(|n| {
+                let text = first_line(&cpu.join(format!("cpu{n}/regs/identification/midr_el1")))?;
+                let hex = text.trim().trim_start_matches("0x");
+                let midr = u64::from_str_radix(hex, 16).ok()?;
+                Some(format!("0x{midr:016x}"))
+            })
+        }
+        _ => None,
     }
-    if cfg!(target_arch = "aarch64") {
-        let online = read_cpu_list(&cpu.join("online"))?;
-        return online.iter().find_map(|n| {
-            let text = first_line(&cpu.join(format!("cpu{n}/regs/identification/midr_el1")))?;
-            let hex = text.trim().trim_start_matches("0x");
-            let midr = u64::from_str_radix(hex, 16).ok()?;
-            Some(format!("0x{midr:016x}"))
-        });
-    }
-    None
 }
 
 fn read_total_mem(meminfo: &Path) -> Option<u64> {
@@ -758,7 +871,27 @@ mod tests {
         fs::write(p, content).unwrap();
     }
 
-    /// A two-CPU machine: one package, one die, two cores; CPU 2 possible but offline.
+    fn uname(machine: &str) -> UnameInfo {
+        UnameInfo {
+            sysname: "Linux".into(),
+            nodename: "testhost".into(),
+            release: "6.1.0-test".into(),
+            machine: machine.into(),
+        }
+    }
+
+    /// The fake tree `t` read as the machine `machine` (`None`: `uname` unknown).
+    fn read_as(t: &tempfile::TempDir, machine: Option<&str>) -> HostDescription {
+        let u = machine.map(uname);
+        HostDescription::read_from_with_uname(
+            &t.path().join("sys"),
+            &t.path().join("proc"),
+            u.as_ref(),
+        )
+    }
+
+    /// A two-CPU machine: one package, one die, two cores; CPU 2 possible but offline. Its
+    /// `/proc/cpuinfo` is an x86 one, its CPUs also have an aarch64 `midr_el1`.
     fn fake_tree() -> tempfile::TempDir {
         let t = tempfile::tempdir().unwrap();
         let r = t.path();
@@ -785,6 +918,12 @@ mod tests {
             put(r, &format!("{topo}/core_id"), &format!("{n}\n"));
             put(r, &format!("{topo}/physical_package_id"), "0\n");
             put(r, &format!("{topo}/die_id"), "0\n");
+            // CPU 0 in the kernel's format, CPU 1 without the leading zeros.
+            put(
+                r,
+                &format!("sys/devices/system/cpu/cpu{n}/regs/identification/midr_el1"),
+                ["0x00000000410fd083\n", "0x410fd0c1\n"][n],
+            );
             let cache = format!("sys/devices/system/cpu/cpu{n}/cache");
             for (i, (level, type_, size, map)) in [
                 (1, "Data", "32K", n.to_string()),
@@ -829,7 +968,15 @@ mod tests {
     #[test]
     fn reads_a_machine_tree_as_perf_does() {
         let t = fake_tree();
-        let h = HostDescription::read_from(&t.path().join("sys"), &t.path().join("proc"));
+        let h = read_as(&t, Some("x86_64"));
+        assert_eq!(
+            (
+                h.hostname.as_deref(),
+                h.os_release.as_deref(),
+                h.arch.as_deref()
+            ),
+            (Some("testhost"), Some("6.1.0-test"), Some("x86_64"))
+        );
         assert_eq!(h.total_mem_kib, Some(24683568));
         assert_eq!(
             h.nr_cpus,
@@ -839,17 +986,13 @@ mod tests {
             })
         );
         assert_eq!(h.cpu_desc.as_deref(), Some("Intel(R) Core(TM) i7"));
-        if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-            assert_eq!(h.cpuid.as_deref(), Some("GenuineIntel,6,167,1"));
-        }
+        assert_eq!(h.cpuid.as_deref(), Some("GenuineIntel,6,167,1"));
         let topo = h.cpu_topology.unwrap();
         assert_eq!(topo.package_cpus, ["0-1"]);
+        assert_eq!(topo.die_cpus, ["0-1"]);
         assert_eq!(topo.core_cpus, ["0", "1"]);
         assert_eq!(topo.cpus.len(), 2);
         assert_eq!(topo.cpus[1].core_id, 1);
-        if h.arch.as_deref() == Some("x86_64") {
-            assert_eq!(topo.die_cpus, ["0-1"]);
-        }
         let numa = h.numa_nodes.unwrap();
         assert_eq!(numa.len(), 1);
         assert_eq!(
@@ -909,28 +1052,203 @@ mod tests {
         );
     }
 
+    /// The die topology as perf's `has_die_topology`: only when `uname` says x86_64 or
+    /// s390x and CPU 0 has a `die_cpus_list`.
+    #[test]
+    fn dies_are_read_on_x86_64_and_s390x_only() {
+        let t = fake_tree();
+        let dies = |t: &tempfile::TempDir, machine: Option<&str>| {
+            let topo = read_as(t, machine).cpu_topology.unwrap();
+            assert_eq!(
+                (topo.package_cpus, topo.core_cpus),
+                (
+                    vec!["0-1".to_string()],
+                    vec!["0".to_string(), "1".to_string()]
+                ),
+                "{machine:?}: the other lists do not depend on the machine"
+            );
+            topo.die_cpus
+        };
+        for machine in ["x86_64", "s390x"] {
+            assert_eq!(dies(&t, Some(machine)), ["0-1"], "{machine}");
+        }
+        for machine in ["aarch64", "i686", "ppc64le", "riscv64"] {
+            assert!(dies(&t, Some(machine)).is_empty(), "{machine}");
+        }
+        assert!(dies(&t, None).is_empty(), "no uname");
+        // No die_cpus_list on CPU 0 (a kernel before 5.2): no dies, even on x86_64.
+        fs::remove_file(
+            t.path()
+                .join("sys/devices/system/cpu/cpu0/topology/die_cpus_list"),
+        )
+        .unwrap();
+        assert!(dies(&t, Some("x86_64")).is_empty());
+    }
+
+    #[test]
+    fn cpuid_is_built_as_perf_for_the_machine_builds_it() {
+        let t = fake_tree();
+        let cpuid = |machine: &str| read_as(&t, Some(machine)).cpuid;
+        // x86: vendor,family,model,stepping of the first processor of /proc/cpuinfo.
+        for machine in ["x86_64", "i686", "i386"] {
+            assert_eq!(
+                cpuid(machine).as_deref(),
+                Some("GenuineIntel,6,167,1"),
+                "{machine}"
+            );
+        }
+        // aarch64: midr_el1 of the first online CPU that has it, as 16 hex digits.
+        assert_eq!(cpuid("aarch64").as_deref(), Some("0x00000000410fd083"));
+        // perf's other architectures (32-bit arm included) write no CPUID.
+        for machine in ["armv7l", "ppc64le", "s390x", "riscv64"] {
+            assert_eq!(cpuid(machine), None, "{machine}");
+        }
+        fs::remove_file(
+            t.path()
+                .join("sys/devices/system/cpu/cpu0/regs/identification/midr_el1"),
+        )
+        .unwrap();
+        assert_eq!(cpuid("aarch64").as_deref(), Some("0x00000000410fd0c1"));
+        fs::write(
+            t.path()
+                .join("sys/devices/system/cpu/cpu1/regs/identification/midr_el1"),
+            "garbage\n",
+        )
+        .unwrap();
+        assert_eq!(cpuid("aarch64"), None);
+        // An x86 /proc/cpuinfo without a stepping gives none.
+        let cpu = t.path().join("sys/devices/system/cpu");
+        assert_eq!(
+            super::cpuid(
+                ArchFamily::X86,
+                "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 33\n",
+                &cpu
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn cpudesc_key_follows_the_machine() {
+        let t = fake_tree();
+        let desc = |machine: &str| read_as(&t, Some(machine)).cpu_desc;
+        for machine in ["x86_64", "aarch64", "armv7l", "riscv64"] {
+            assert_eq!(
+                desc(machine).as_deref(),
+                Some("Intel(R) Core(TM) i7"),
+                "{machine}"
+            );
+        }
+        // s390 takes vendor_id; powerpc the first line starting with "cpu", as perf's
+        // strncmp does ("cpu family" here).
+        assert_eq!(desc("s390x").as_deref(), Some("GenuineIntel"));
+        assert_eq!(desc("ppc64le").as_deref(), Some("6"));
+        let cpuinfo = "processor\t: 0\ncpu\t\t: POWER9 (architected)\n\
+                       Model Name\t: Loongson-3A5000\ncpu model\t: MIPS 24Kc\n\
+                       Processor\t: ARMv7  rev 4\n";
+        let by = |f| cpu_desc(f, cpuinfo);
+        assert_eq!(
+            by(ArchFamily::PowerPc).as_deref(),
+            Some("POWER9 (architected)")
+        );
+        assert_eq!(
+            by(ArchFamily::Sparc).as_deref(),
+            Some("POWER9 (architected)")
+        );
+        assert_eq!(
+            by(ArchFamily::LoongArch).as_deref(),
+            Some("Loongson-3A5000")
+        );
+        assert_eq!(by(ArchFamily::Mips).as_deref(), Some("MIPS 24Kc"));
+        assert_eq!(
+            by(ArchFamily::Arm).as_deref(),
+            Some("ARMv7 rev 4"),
+            "second key"
+        );
+        assert_eq!(by(ArchFamily::X86), None);
+        assert_eq!(by(ArchFamily::S390), None);
+    }
+
+    #[test]
+    fn machines_are_named_as_perf_normalizes_them() {
+        use ArchFamily::*;
+        for (machine, family) in [
+            ("x86_64", X86),
+            ("i386", X86),
+            ("i686", X86),
+            ("x86", Other),
+            ("aarch64", Aarch64),
+            ("aarch64_be", Aarch64),
+            ("arm64", Aarch64),
+            ("armv7l", Arm),
+            ("armv8l", Arm),
+            ("sa110", Arm),
+            ("ppc64le", PowerPc),
+            ("ppc", PowerPc),
+            ("powerpc", PowerPc),
+            ("sparc64", Sparc),
+            ("sun4u", Sparc),
+            ("s390x", S390),
+            ("s390", S390),
+            ("mips64", Mips),
+            ("loongarch64", LoongArch),
+            ("riscv64", Other),
+            ("", Other),
+        ] {
+            assert_eq!(ArchFamily::from_machine(machine), family, "{machine:?}");
+        }
+    }
+
+    /// Without `uname`: no HOSTNAME, OSRELEASE, ARCH or dies; CPUDESC and CPUID as perf built
+    /// for this program's architecture reads them.
+    #[test]
+    fn an_unknown_uname_falls_back_to_the_built_architecture() {
+        let t = fake_tree();
+        let h = read_as(&t, None);
+        assert_eq!((h.hostname, h.os_release, h.arch), (None, None, None));
+        let cpuinfo = fs::read_to_string(t.path().join("proc/cpuinfo")).unwrap();
+        let cpu = t.path().join("sys/devices/system/cpu");
+        let native = ArchFamily::native();
+        assert_eq!(h.cpu_desc, cpu_desc(native, &cpuinfo));
+        assert_eq!(h.cpuid, cpuid(native, &cpuinfo, &cpu));
+        assert!(h.cpu_topology.unwrap().die_cpus.is_empty());
+    }
+
     #[test]
     fn a_machine_without_proc_and_sys_gives_fewer_headers() {
         let t = tempfile::tempdir().unwrap();
-        let h = HostDescription::read_from(&t.path().join("sys"), &t.path().join("proc"));
-        assert!(h.hostname.is_some() && h.version.is_some() && h.cmdline.is_some());
+        // read_from is read_from_with_uname with this machine's uname.
         assert_eq!(
-            (
-                h.nr_cpus,
-                h.total_mem_kib,
-                h.cpu_desc,
-                h.cpuid,
-                h.cpu_topology,
-                h.numa_nodes,
-                h.caches,
-                h.mem_topology,
-                h.pmu_mappings,
-                h.cpu_pmu_caps,
-                h.pmu_caps,
-                h.hybrid_topology
-            ),
-            (None, None, None, None, None, None, None, None, None, None, None, None)
+            HostDescription::read_from(&t.path().join("sys"), &t.path().join("proc")),
+            HostDescription::read_from_with_uname(
+                &t.path().join("sys"),
+                &t.path().join("proc"),
+                UnameInfo::current().as_ref()
+            )
         );
+        for machine in ["x86_64", "aarch64"] {
+            let h = read_as(&t, Some(machine));
+            assert_eq!(h.hostname.as_deref(), Some("testhost"));
+            assert_eq!(h.arch.as_deref(), Some(machine));
+            assert!(h.version.is_some() && h.cmdline.is_some());
+            assert_eq!(
+                (
+                    h.nr_cpus,
+                    h.total_mem_kib,
+                    h.cpu_desc,
+                    h.cpuid,
+                    h.cpu_topology,
+                    h.numa_nodes,
+                    h.caches,
+                    h.mem_topology,
+                    h.pmu_mappings,
+                    h.cpu_pmu_caps,
+                    h.pmu_caps,
+                    h.hybrid_topology
+                ),
+                (None, None, None, None, None, None, None, None, None, None, None, None)
+            );
+        }
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
 pub use host_description::{
     CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo, MemoryNodeInfo,
-    NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo,
+    NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
 };
 pub use output_mode::OutputMode;
 pub use perf_encode::Endian;

@@ -172,8 +172,9 @@ fn string_headers_are_limited_to_string_features() {
 
 #[test]
 fn settings_made_before_create_file_are_kept() {
-    let dir = std::env::temp_dir().join(format!("perf-writer-state-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when dropped, also when an assertion panics.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let path = dir.join("kept.data");
     let mut w = PerfDataFileWriter::new();
     assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"kept-host"));
@@ -190,7 +191,7 @@ fn settings_made_before_create_file_are_kept() {
     assert!(find(b"kept-event"));
     // After finalize the writer starts fresh.
     assert!(w.get_header(PerfHeaderIndex::Hostname).is_empty());
-    std::fs::remove_dir_all(&dir).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]

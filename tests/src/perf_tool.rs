@@ -94,9 +94,26 @@ pub fn perf_available() -> bool {
     perf_version().is_some()
 }
 
-/// Gate for tests that need perf. Returns true when perf is available. When it is not:
-/// with `CI` unset, prints a "skipped" note to stderr and returns false (the test should
-/// `return`); with `CI` set, panics, since CI must run every check.
+/// True when the tests run in CI (`CI` set to anything but empty, `0` or `false`). There every
+/// check must run: what would be a skip elsewhere is a failure.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Skips the calling test's check for `reason`: prints `skipped: REASON` on stderr and
+/// returns false (the test should `return`), or panics in CI ([`in_ci`]).
+pub fn skip(reason: &str) -> bool {
+    assert!(!in_ci(), "CI must run every check, but: {reason}");
+    eprintln!("skipped: {reason}");
+    false
+}
+
+/// The perf version whose output the tests' expectations were read from.
+pub const EXPECTED_PERF_VERSION: &str = "perf version 6.1.";
+
+/// Gate for tests that need perf. True when perf runs and is 6.1 (the expected outputs,
+/// quirks included, are perf 6.1's). Otherwise [`skip`]s, naming what is missing: the test
+/// should `return`.
 ///
 /// ```no_run
 /// if !integration_tests::perf_tool::require_perf() {
@@ -104,22 +121,51 @@ pub fn perf_available() -> bool {
 /// }
 /// ```
 pub fn require_perf() -> bool {
-    if perf_available() {
-        return true;
+    match perf_version() {
+        Some(v) if v.starts_with(EXPECTED_PERF_VERSION) => true,
+        Some(v) => skip(&format!(
+            "{} is {v}; the tests expect perf 6.1's output (set PERF to a perf 6.1 binary)",
+            perf_binary().display()
+        )),
+        None => skip(&format!(
+            "perf not available at {} (install linux-perf, or set PERF to the binary)",
+            perf_binary().display()
+        )),
     }
-    let bin = perf_binary();
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "perf is required in CI but `{} --version` did not run; install it with \
-             `apt-get install linux-perf` (Debian) or set PERF to the binary",
-            bin.display()
+}
+
+/// Gate for tests that run `perf record` on this machine: [`require_perf`], and a probe
+/// recording (`perf record -e cpu-clock -- true`, once per test process) must succeed; it
+/// needs root or `kernel.perf_event_paranoid` ≤ 2 and a kernel that allows
+/// `perf_event_open` (a container may not). Otherwise [`skip`]s with perf's own words.
+pub fn require_perf_record() -> bool {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    if !require_perf() {
+        return false;
+    }
+    let probe = PROBE.get_or_init(|| {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let out = dir.path().join("probe.data");
+        let path = out.to_str().ok_or("non UTF-8 temp path")?;
+        let run = run_perf(
+            &["record", "-q", "-e", "cpu-clock", "-o", path, "--", "true"],
+            None,
         );
+        match run.success() {
+            true => Ok(()),
+            false => Err(format!(
+                "perf record cannot run here (kernel.perf_event_paranoid = {}): {}",
+                std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+                    .unwrap_or_default()
+                    .trim(),
+                run.stderr.trim()
+            )),
+        }
+    });
+    match probe {
+        Ok(()) => true,
+        Err(reason) => skip(reason),
     }
-    eprintln!(
-        "skipped: perf not available at {} (install linux-perf; set CI=1 to make this fatal)",
-        bin.display()
-    );
-    false
 }
 
 /// What one perf run produced.

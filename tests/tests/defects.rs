@@ -225,21 +225,47 @@ fn defect_4_cmdline_is_a_string_list() {
 #[test]
 fn defect_5_clockid_holds_the_clock_resolution() {
     const CLOCK_MONOTONIC_RAW: u32 = 4;
-    let mut w = new_writer();
-    assert!(w.add_event_desc(&[1], &attr(), "e"));
-    w.set_clockid_header(CLOCK_MONOTONIC_RAW);
-    w.write_event_data(&one_sample(1)).unwrap();
-    let bytes = w.finish().unwrap().into_inner();
-    // MONOTONIC_RAW ticks in 1 ns on Linux; the seed stores the id (4) instead.
+    use nix::time::{clock_getres, ClockId};
+    assert_eq!(
+        ClockId::CLOCK_MONOTONIC_RAW.as_raw(),
+        CLOCK_MONOTONIC_RAW as i32
+    );
+    // The resolution depends on the kernel (1 ns with high-resolution timers, one tick
+    // without): the writer must store what clock_getres says here. The seed stores the id
+    // (4) instead.
+    let res = clock_getres(ClockId::CLOCK_MONOTONIC_RAW).unwrap();
+    let res_ns = u64::try_from(res.tv_sec()).unwrap() * 1_000_000_000
+        + u64::try_from(res.tv_nsec()).unwrap();
+    type Writer = PerfDataFileWriter<Cursor<Vec<u8>>>;
+    let with_resolution = |set: &dyn Fn(&mut Writer)| {
+        let mut w = new_writer();
+        assert!(w.add_event_desc(&[1], &attr(), "e"));
+        set(&mut w);
+        w.write_event_data(&one_sample(1)).unwrap();
+        w.finish().unwrap().into_inner()
+    };
+    let bytes = with_resolution(&|w| w.set_clockid_header(CLOCK_MONOTONIC_RAW));
     let l = lpd::read_file(&bytes).unwrap();
-    assert_eq!(l.clock_frequency, Some(1));
+    assert_eq!(l.clock_frequency, Some(res_ns));
+    // A resolution given directly is stored as given: 1 ns, which perf prints as 1000 MHz
+    // on every machine.
+    let fixed = with_resolution(&|w| w.set_clock_resolution_header(1));
+    assert_eq!(lpd::read_file(&fixed).unwrap().clock_frequency, Some(1));
     if require_perf() {
-        let f = temp_data_file(&bytes);
+        let f = temp_data_file(&fixed);
         let out = perf_report_header(f.path(), true);
         out.assert_clean();
         assert_eq!(
             parse_header_only(&out.stdout).clockid_frequency_mhz(),
             Some(1000)
+        );
+        // perf reads the host's value the same way (resolution × 1000).
+        let f = temp_data_file(&bytes);
+        let out = perf_report_header(f.path(), true);
+        out.assert_clean();
+        assert_eq!(
+            parse_header_only(&out.stdout).clockid_frequency_mhz(),
+            Some(res_ns * 1000)
         );
     }
     let seed = seed_file(|w| {
@@ -291,7 +317,11 @@ fn defect_6_tracing_data_is_synthesized_for_tracepoints() {
         .expect("TRACING_DATA present")
         .starts_with(b"\x17\x08\x44tracing0.6\0"));
     let tp = tp_reader::read_bytes(&bytes).unwrap();
-    assert_eq!(tp.tracing_data_long_size, 8);
+    // Synthesized as perf on this machine would write it: sizeof(long) here.
+    assert_eq!(
+        usize::from(tp.tracing_data_long_size),
+        std::mem::size_of::<std::ffi::c_long>()
+    );
     assert!(tp.tracing_data_page_size.is_power_of_two());
     assert_eq!(tp.samples()[0].field("prev_comm"), Some(""));
     if require_perf() {

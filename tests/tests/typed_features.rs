@@ -535,7 +535,7 @@ fn fixture_features_reencode_to_perfs_bytes() {
 
 #[test]
 fn features_of_fresh_perf_recordings_reencode_to_perfs_bytes() {
-    if !perf_tool::require_perf() {
+    if !perf_tool::require_perf_record() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -598,14 +598,22 @@ fn features_of_fresh_perf_recordings_reencode_to_perfs_bytes() {
         }
         checked.extend(got);
     }
-    for bit in [
+    // Whether perf writes these depends on the machine (a DSO with a build id sampled in
+    // 50 ms, /sys/devices/system/node and memory, PMUs with caps): the fixture test
+    // checks each of them; here they are re-encoded when perf wrote them.
+    let host_dependent = [
         feature::BUILD_ID,
         feature::NUMA_TOPOLOGY,
         feature::PMU_MAPPINGS,
         feature::MEM_TOPOLOGY,
         feature::PMU_CAPS,
-    ] {
-        assert!(checked.contains(&bit), "feature {bit} never met");
+    ];
+    let unmet: Vec<u8> = host_dependent
+        .into_iter()
+        .filter(|bit| !checked.contains(bit))
+        .collect();
+    if !unmet.is_empty() {
+        eprintln!("note: perf record wrote no features {unmet:?} on this machine");
     }
 }
 
