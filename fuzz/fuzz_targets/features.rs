@@ -5,9 +5,10 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use perf_abi::record_fields::{EVENT_UPDATE_NAME, MAX_RECORD_SIZE};
 use perf_abi::{
     ClockData, IdIndexEntry, NrCpus, PerfEventHeader, PerfFileHeader, PerfFileSection,
-    PerfPipeHeader, SampleTime, TimeConv,
+    PerfPipeHeader, SampleTime, TimeConv, MAX_FEATURE_PAYLOAD,
 };
 use perf_data_fuzz::{
     check_encoder, ref_attr, ref_header_string, ref_u16, ref_u32, ref_u64, ArbAttr, ArbEndian,
@@ -18,7 +19,7 @@ use perf_encode::features::{
 };
 use perf_encode::records::{
     EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature, HeaderTracingData,
-    IdIndex, Record, RecordFramer, EVENT_UPDATE_NAME, MAX_FEATURE_PAYLOAD, MAX_RECORD_SIZE,
+    IdIndex, Record, RecordFramer,
 };
 use perf_encode::{
     attr, c_str_prefix, events_attr_size, CountingOutput, EncodeError, Encoder, Endian, EventEntry,
@@ -660,19 +661,31 @@ fn record(
     } else {
         unpadded
     };
-    let valid = size % 8 == 0 && size <= MAX_RECORD_SIZE;
+    // HEADER_FEATURE records are unpadded: any size up to the u16 limit.
+    let unpadded = type_ == perf_abi::record_type::HEADER_FEATURE;
+    let max = if unpadded {
+        usize::from(u16::MAX)
+    } else {
+        MAX_RECORD_SIZE
+    };
+    let expected_err = if size > max {
+        Some(EncodeError::TooLong {
+            what: perf_abi::record_type::name(type_).unwrap_or("record"),
+            len: size as u64,
+            max: max as u64,
+        })
+    } else if !unpadded && size % 8 != 0 {
+        Some(EncodeError::InvalidRecordSize { size: size as u64 })
+    } else {
+        None
+    };
     let got = check_encoder(&r, e, buf_len, fill);
-    assert_eq!(r.header().is_ok(), valid);
-    if !valid {
+    if let Some(err) = expected_err {
         assert!(got.is_none());
-        assert_eq!(
-            perf_encode::to_vec(&r, e),
-            Err(EncodeError::InvalidRecordSize { size: size as u64 })
-        );
+        assert_eq!(perf_encode::to_vec(&r, e), Err(err));
         return;
     }
-    let h = r.header().unwrap();
-    assert_eq!((h.type_, h.misc, usize::from(h.size)), (type_, misc, size));
+    assert_eq!(perf_encode::encoded_len(&r), Ok(size));
     let mut want = [
         &ref_u32(type_, e)[..],
         &ref_u16(misc, e),

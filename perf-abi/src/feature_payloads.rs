@@ -41,6 +41,18 @@ pub struct SampleTime {
 /// The only `version` of [`ClockData`] perf knows.
 pub const CLOCK_DATA_VERSION: u32 = 1;
 
+/// The `version` the CACHE feature starts with.
+pub const CACHE_VERSION: u32 = 1;
+
+/// The `version` the MEM_TOPOLOGY feature starts with.
+pub const MEM_TOPOLOGY_VERSION: u64 = 1;
+
+/// The DIR_FORMAT feature's value for a `--threads` directory (`PERF_DIR_VERSION`).
+pub const DIR_FORMAT_VERSION: u64 = 1;
+
+/// The group name perf gives a GROUP_DESC entry of an unnamed group (`{a,b}`).
+pub const ANON_GROUP_NAME: &[u8] = b"{anon_group}";
+
 /// `HEADER_CLOCK_DATA`: a pair of simultaneous readings of the wall clock and the event clock.
 ///
 /// ```

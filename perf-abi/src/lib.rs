@@ -33,6 +33,7 @@ mod file_header;
 pub mod misc;
 mod pipe_records;
 pub mod read_format;
+pub mod record_fields;
 pub mod record_type;
 pub mod sample_type;
 #[cfg(feature = "tracepoint_decode")]
@@ -41,13 +42,14 @@ mod tracepoint_decode_conv;
 pub use attr::PerfEventAttr;
 pub use event_header::PerfEventHeader;
 pub use feature_payloads::{
-    ClockData, CompressedInfo, EventDescHeader, NrCpus, SampleTime, CLOCK_DATA_VERSION,
-    COMPRESSED_VERSION, COMPRESSION_ZSTD,
+    ClockData, CompressedInfo, EventDescHeader, NrCpus, SampleTime, ANON_GROUP_NAME, CACHE_VERSION,
+    CLOCK_DATA_VERSION, COMPRESSED_VERSION, COMPRESSION_ZSTD, DIR_FORMAT_VERSION,
+    MEM_TOPOLOGY_VERSION,
 };
 pub use file_header::{
     PerfFileHeader, PerfFileSection, PerfPipeHeader, FILE_HEADER_SIZE, PERF_MAGIC,
     PERF_MAGIC_SWAPPED, PIPE_HEADER_SIZE,
 };
-pub use pipe_records::{HeaderFeatureRecord, IdIndexEntry, TimeConv, TracingDataRecord};
+pub use pipe_records::{IdIndexEntry, TimeConv, MAX_FEATURE_PAYLOAD};
 #[cfg(feature = "tracepoint_decode")]
 pub use tracepoint_decode_conv::AttrConversionError;

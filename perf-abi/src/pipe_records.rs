@@ -1,45 +1,11 @@
-//! Fixed parts of records that tools write: HEADER_FEATURE, HEADER_TRACING_DATA, ID_INDEX,
-//! TIME_CONV.
+//! Fixed parts of records that tools write: ID_INDEX entries, TIME_CONV, and the largest
+//! HEADER_FEATURE payload.
 
-use crate::PerfEventHeader;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-/// The fixed start of a `PERF_RECORD_HEADER_FEATURE` record; the feature payload follows.
-///
-/// ```
-/// assert_eq!(core::mem::size_of::<perf_abi::HeaderFeatureRecord>(), 16);
-/// ```
-#[repr(C)]
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
-)]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
-pub struct HeaderFeatureRecord {
-    /// Record header; `size` covers the payload too.
-    pub header: PerfEventHeader,
-    /// Feature index (`feature::*`).
-    pub feat_id: u64,
-}
-
-/// `PERF_RECORD_HEADER_TRACING_DATA` as perf 6.1 writes it: `size` bytes of tracing data
-/// (padded to 8) follow the record, outside `header.size`.
-///
-/// ```
-/// assert_eq!(core::mem::size_of::<perf_abi::TracingDataRecord>(), 16);
-/// ```
-#[repr(C)]
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
-)]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
-pub struct TracingDataRecord {
-    /// Record header; `size` is 16.
-    pub header: PerfEventHeader,
-    /// Bytes of tracing data that follow (padded to 8).
-    pub size: u32,
-    /// Padding, zero.
-    pub pad: u32,
-}
+/// The largest feature payload a HEADER_FEATURE record carries: its `size` is a `u16` and
+/// counts the record's header and its `u64 feat_id`.
+pub const MAX_FEATURE_PAYLOAD: usize = u16::MAX as usize - 16;
 
 /// One entry of a `PERF_RECORD_ID_INDEX` record.
 ///
@@ -94,10 +60,6 @@ pub struct TimeConv {
 
 const _: () = {
     use core::mem::{offset_of, size_of};
-    assert!(size_of::<HeaderFeatureRecord>() == 16);
-    assert!(offset_of!(HeaderFeatureRecord, feat_id) == 8);
-    assert!(size_of::<TracingDataRecord>() == 16);
-    assert!(offset_of!(TracingDataRecord, size) == 8);
     assert!(size_of::<IdIndexEntry>() == 32);
     assert!(size_of::<TimeConv>() == 48);
     assert!(offset_of!(TimeConv, cap_user_time_zero) == 40);

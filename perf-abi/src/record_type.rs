@@ -90,52 +90,140 @@ pub const FINISHED_INIT: u32 = 82;
 /// `PERF_RECORD_COMPRESSED2` (newer perf).
 pub const COMPRESSED2: u32 = 83;
 
-const KERNEL_NAMES: [&str; 21] = [
-    "MMAP",
-    "LOST",
-    "COMM",
-    "EXIT",
-    "THROTTLE",
-    "UNTHROTTLE",
-    "FORK",
-    "READ",
-    "SAMPLE",
-    "MMAP2",
-    "AUX",
-    "ITRACE_START",
-    "LOST_SAMPLES",
-    "SWITCH",
-    "SWITCH_CPU_WIDE",
-    "NAMESPACES",
-    "KSYMBOL",
-    "BPF_EVENT",
-    "CGROUP",
-    "TEXT_POKE",
-    "AUX_OUTPUT_HW_ID",
-];
+/// How a record of a type is delimited in a stream of records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Framing {
+    /// `header.size` bytes, a multiple of 8.
+    Aligned,
+    /// `header.size` bytes, any number of them: perf writes HEADER_FEATURE records unpadded.
+    Unpadded,
+    /// `header.size` bytes (a multiple of 8, at least 16), then a payload outside the record
+    /// whose length the record's second word gives.
+    PayloadAfter(PayloadLen),
+}
 
-const USER_NAMES: [&str; 20] = [
-    "HEADER_ATTR",
-    "HEADER_EVENT_TYPE",
-    "HEADER_TRACING_DATA",
-    "HEADER_BUILD_ID",
-    "FINISHED_ROUND",
-    "ID_INDEX",
-    "AUXTRACE_INFO",
-    "AUXTRACE",
-    "AUXTRACE_ERROR",
-    "THREAD_MAP",
-    "CPU_MAP",
-    "STAT_CONFIG",
-    "STAT",
-    "STAT_ROUND",
-    "EVENT_UPDATE",
-    "TIME_CONV",
-    "HEADER_FEATURE",
-    "COMPRESSED",
-    "FINISHED_INIT",
-    "COMPRESSED2",
-];
+/// Where a record followed by a payload says how long that payload is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PayloadLen {
+    /// The `u32` at byte 8, rounded up to a multiple of 8 (HEADER_TRACING_DATA).
+    U32At8Padded,
+    /// The `u64` at byte 8 (AUXTRACE).
+    U64At8,
+}
+
+/// Bytes of a record's body: after its header, before its `sample_id` trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyLen {
+    /// Always this many.
+    Exact(u16),
+    /// At least this many (a name, a list).
+    AtLeast(u16),
+    /// It depends on the event's attr (SAMPLE, READ) or is not known here.
+    Varies,
+}
+
+/// What a record type's bytes are, beyond its number: its name, how it is framed, its body
+/// length, and whether a `sample_id` trailer follows it. The encoders, the framer and the
+/// writer's record checks all read these facts here.
+///
+/// ```
+/// use perf_abi::record_type::{self, BodyLen, Framing};
+/// let fork = record_type::info(record_type::FORK).unwrap();
+/// assert_eq!((fork.name, fork.body, fork.sample_id), ("FORK", BodyLen::Exact(24), true));
+/// assert_eq!(fork.framing, Framing::Aligned);
+/// assert_eq!(record_type::info(100), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RecordInfo {
+    /// perf's name without the `PERF_RECORD_` prefix.
+    pub name: &'static str,
+    /// How the record is delimited.
+    pub framing: Framing,
+    /// Bytes between the header and the trailer.
+    pub body: BodyLen,
+    /// Ends with the `sample_id` trailer its event's attr lays out (kernel records other
+    /// than SAMPLE, when the attr has `sample_id_all`).
+    pub sample_id: bool,
+}
+
+const fn kernel(name: &'static str, body: BodyLen) -> RecordInfo {
+    RecordInfo {
+        name,
+        framing: Framing::Aligned,
+        body,
+        sample_id: true,
+    }
+}
+
+const fn tool(name: &'static str, body: BodyLen) -> RecordInfo {
+    RecordInfo {
+        name,
+        framing: Framing::Aligned,
+        body,
+        sample_id: false,
+    }
+}
+
+/// The facts of record type `type_`, `None` for a type perf 6.1 does not know.
+pub const fn info(type_: u32) -> Option<RecordInfo> {
+    use BodyLen::{AtLeast, Exact, Varies};
+    Some(match type_ {
+        MMAP => kernel("MMAP", AtLeast(40)),
+        LOST => kernel("LOST", Exact(16)),
+        COMM => kernel("COMM", AtLeast(16)),
+        EXIT => kernel("EXIT", Exact(24)),
+        THROTTLE => kernel("THROTTLE", Exact(24)),
+        UNTHROTTLE => kernel("UNTHROTTLE", Exact(24)),
+        FORK => kernel("FORK", Exact(24)),
+        READ => kernel("READ", Varies),
+        SAMPLE => RecordInfo {
+            sample_id: false, // its fields are laid out by the attr instead
+            ..kernel("SAMPLE", Varies)
+        },
+        MMAP2 => kernel("MMAP2", AtLeast(72)),
+        AUX => kernel("AUX", Exact(24)),
+        ITRACE_START => kernel("ITRACE_START", Exact(8)),
+        LOST_SAMPLES => kernel("LOST_SAMPLES", Exact(8)),
+        SWITCH => kernel("SWITCH", Exact(0)),
+        SWITCH_CPU_WIDE => kernel("SWITCH_CPU_WIDE", Exact(8)),
+        NAMESPACES => kernel("NAMESPACES", AtLeast(16)),
+        KSYMBOL => kernel("KSYMBOL", AtLeast(24)),
+        BPF_EVENT => kernel("BPF_EVENT", Exact(16)),
+        CGROUP => kernel("CGROUP", AtLeast(16)),
+        TEXT_POKE => kernel("TEXT_POKE", AtLeast(16)),
+        AUX_OUTPUT_HW_ID => kernel("AUX_OUTPUT_HW_ID", Exact(8)),
+        HEADER_ATTR => tool("HEADER_ATTR", AtLeast(64)),
+        HEADER_EVENT_TYPE => tool("HEADER_EVENT_TYPE", Varies),
+        HEADER_TRACING_DATA => RecordInfo {
+            framing: Framing::PayloadAfter(PayloadLen::U32At8Padded),
+            ..tool("HEADER_TRACING_DATA", Exact(8))
+        },
+        HEADER_BUILD_ID => tool("HEADER_BUILD_ID", Varies),
+        FINISHED_ROUND => tool("FINISHED_ROUND", Exact(0)),
+        ID_INDEX => tool("ID_INDEX", AtLeast(8)),
+        AUXTRACE_INFO => tool("AUXTRACE_INFO", AtLeast(8)),
+        AUXTRACE => RecordInfo {
+            framing: Framing::PayloadAfter(PayloadLen::U64At8),
+            ..tool("AUXTRACE", Exact(40))
+        },
+        AUXTRACE_ERROR => tool("AUXTRACE_ERROR", Varies),
+        THREAD_MAP => tool("THREAD_MAP", AtLeast(8)),
+        CPU_MAP => tool("CPU_MAP", Varies),
+        STAT_CONFIG => tool("STAT_CONFIG", AtLeast(8)),
+        STAT => tool("STAT", Varies),
+        STAT_ROUND => tool("STAT_ROUND", Exact(16)),
+        EVENT_UPDATE => tool("EVENT_UPDATE", AtLeast(16)),
+        TIME_CONV => tool("TIME_CONV", AtLeast(24)),
+        HEADER_FEATURE => RecordInfo {
+            framing: Framing::Unpadded,
+            ..tool("HEADER_FEATURE", AtLeast(8))
+        },
+        COMPRESSED => tool("COMPRESSED", Varies),
+        FINISHED_INIT => tool("FINISHED_INIT", Exact(0)),
+        COMPRESSED2 => tool("COMPRESSED2", AtLeast(8)),
+        _ => return None,
+    })
+}
 
 /// True for record types written by tools rather than the kernel (64 and up).
 pub const fn is_user(type_: u32) -> bool {
@@ -143,18 +231,27 @@ pub const fn is_user(type_: u32) -> bool {
 }
 
 /// perf's name of record type `type_` without the `PERF_RECORD_` prefix.
-pub fn name(type_: u32) -> Option<&'static str> {
-    let t = usize::try_from(type_).ok()?;
-    if is_user(type_) {
-        USER_NAMES.get(t.checked_sub(64)?).copied()
-    } else {
-        KERNEL_NAMES.get(t.checked_sub(1)?).copied()
+pub const fn name(type_: u32) -> Option<&'static str> {
+    match info(type_) {
+        Some(i) => Some(i.name),
+        None => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_known_type_has_its_name_and_only_kernel_records_have_a_trailer() {
+        for t in 0..200u32 {
+            let Some(i) = info(t) else { continue };
+            assert!(!i.name.is_empty());
+            assert_eq!(i.sample_id, !is_user(t) && t != SAMPLE, "{}", i.name);
+        }
+        let known = (0..200u32).filter(|&t| info(t).is_some()).count();
+        assert_eq!(known, 21 + 20);
+    }
 
     #[test]
     fn names() {

@@ -1,6 +1,6 @@
 //! Bits of [`PerfEventAttr::sample_type`](crate::PerfEventAttr::sample_type)
-//! (`PERF_SAMPLE_*`), in the order their fields appear in a SAMPLE record where that differs
-//! from bit order (see perf-encode's sample encoder).
+//! (`PERF_SAMPLE_*`), in bit order. A SAMPLE record holds their fields in another order (the
+//! kernel's: IDENTIFIER first, then IP, TID, …); perf-encode's SAMPLE field table gives it.
 //!
 //! ```
 //! use perf_abi::sample_type::*;
@@ -62,3 +62,6 @@ pub const WEIGHT_STRUCT: u64 = 1 << 24;
 pub const MAX: u64 = 1 << 25;
 /// `PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT`.
 pub const WEIGHT_TYPE: u64 = WEIGHT | WEIGHT_STRUCT;
+
+/// The bits a `sample_id` trailer can carry (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER).
+pub const SAMPLE_ID_BITS: u64 = TID | TIME | ID | STREAM_ID | CPU | IDENTIFIER;

@@ -10,6 +10,7 @@
 // tests: helpers outside #[test] fns (parsers of perf bytes, checkers) panic on bad input, which fails the test
 #![cfg(feature = "alloc")]
 
+use perf_abi::record_fields::MAX_RECORD_SIZE;
 use perf_abi::{
     attr_flags, feature, record_type, ClockData, NrCpus, PerfEventAttr, PerfEventHeader,
     PerfFileHeader, PerfFileSection, PerfPipeHeader, SampleTime, FILE_HEADER_SIZE, PERF_MAGIC,
@@ -20,7 +21,7 @@ use perf_encode::features::{
     TracingData,
 };
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, SectionOrder};
-use perf_encode::records::{FinishedInit, FinishedRound, Record, MAX_RECORD_SIZE};
+use perf_encode::records::{FinishedInit, FinishedRound, Record};
 use perf_encode::{
     encoded_len, to_vec, Encode, EncodeError, Endian, EventEntry, HeaderString, StringList,
     MAX_EVENT_NAME_LEN,
@@ -797,22 +798,27 @@ fn record_sizes() {
 
     let over = vec![0u8; 0xfff8 - 8 + 8];
     let parts: [&[u8]; 1] = [&over];
+    let too_long = |len| EncodeError::TooLong {
+        what: "SAMPLE",
+        len,
+        max: 0xfff8,
+    };
     both(
         &Record::new(record_type::SAMPLE, 0, &parts),
-        EncodeError::InvalidRecordSize { size: 0x10000 },
+        too_long(0x10000),
     );
     // Padding up past the maximum.
     let odd = vec![0u8; 0xfff8 - 8 + 1];
     let parts: [&[u8]; 1] = [&odd];
     both(
         &Record::padded(record_type::SAMPLE, 0, &parts),
-        EncodeError::InvalidRecordSize { size: 0x10000 },
+        too_long(0x10000),
     );
-    // Not a multiple of 8 and too large at once.
+    // Not a multiple of 8 and too large at once: too large first.
     let parts: [&[u8]; 1] = [&odd];
     both(
         &Record::new(record_type::SAMPLE, 0, &parts),
-        EncodeError::InvalidRecordSize { size: 0xfff9 },
+        too_long(0xfff9),
     );
 }
 

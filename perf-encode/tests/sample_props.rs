@@ -12,11 +12,12 @@
 // tests: helpers outside #[test] fns (generators, checkers) panic on bad input, which fails the test
 #![cfg(feature = "alloc")]
 
+use perf_abi::sample_type::SAMPLE_ID_BITS;
 use perf_abi::{read_format, record_type, sample_type};
 use perf_encode::records::{
     id_of_non_sample, parse_sample, BranchEntry, BranchStack, Exit, ParsedReadCounters, ParsedRegs,
     PidTid, ReadCounters, ReadValue, ReadValues, Regs, Sample, SampleCpu, SampleId, SampleLayout,
-    SampleRecord, StackUser, WeightStruct, SAMPLE_ID_BITS,
+    SampleRecord, StackUser, WeightStruct,
 };
 use perf_encode::{to_vec, EncodeError, Endian};
 use proptest::prelude::*;

@@ -5,10 +5,9 @@ use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_stream::RecordStream;
 use crate::session::{Session, FEATURE_SLOTS};
 use crate::WriterError;
-use perf_abi::{feature, PerfPipeHeader, PERF_MAGIC, PIPE_HEADER_SIZE};
+use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HEADER_SIZE};
 use perf_encode::records::{
     EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature, HeaderTracingData,
-    MAX_FEATURE_PAYLOAD,
 };
 use perf_encode::{append_to_vec, Encode, Endian};
 use std::io::{self, IoSlice, Write};

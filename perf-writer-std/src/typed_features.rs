@@ -97,7 +97,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// use perf_writer_std::PerfDataFileWriter;
-    /// use perf_writer_std::perf_encode::features::{GroupDesc, GroupDescFeature, ANON_GROUP_NAME};
+    /// use perf_writer_std::perf_encode::abi::ANON_GROUP_NAME;
+    /// use perf_writer_std::perf_encode::features::{GroupDesc, GroupDescFeature};
     /// let mut w = PerfDataFileWriter::new();
     /// let groups = [GroupDesc { name: ANON_GROUP_NAME, leader_idx: 0, nr_members: 2 }];
     /// w.set_group_desc_header(&GroupDescFeature { groups: &groups })?;
@@ -149,7 +150,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// let mut w = perf_writer_std::PerfDataFileWriter::new();
-    /// w.set_dir_format_header(perf_writer_std::perf_encode::features::DIR_FORMAT_VERSION);
+    /// w.set_dir_format_header(perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION);
     /// ```
     pub fn set_dir_format_header(&mut self, version: u64) {
         let _infallible = self

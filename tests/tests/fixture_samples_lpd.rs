@@ -9,10 +9,11 @@
 
 use integration_tests::fixtures::{DataMode, FixtureContent};
 use integration_tests::lpd;
+use perf_writer_std::perf_encode::abi::record_fields::BRANCH_SAMPLE_HW_INDEX;
+use perf_writer_std::perf_encode::abi::record_fields::REGS_ABI_64;
 use perf_writer_std::perf_encode::abi::{record_type, sample_type};
 use perf_writer_std::perf_encode::records::{
-    PidTid, Regs, Sample, SampleCpu, SampleLayout, SampleRecord, StackUser, BRANCH_SAMPLE_HW_INDEX,
-    REGS_ABI_64,
+    PidTid, Regs, Sample, SampleCpu, SampleLayout, SampleRecord, StackUser,
 };
 use perf_writer_std::perf_encode::{to_vec, Endian};
 use std::collections::HashMap;

@@ -23,10 +23,11 @@ use integration_tests::perf_tool::{
     parse_header_only, perf_report_header, require_perf, require_perf_record, run_perf, HeaderInfo,
 };
 use integration_tests::{feature_name, Endian};
+use perf_writer_std::perf_encode::abi::ANON_GROUP_NAME;
 use perf_writer_std::perf_encode::abi::{CompressedInfo, COMPRESSED_VERSION, COMPRESSION_ZSTD};
 use perf_writer_std::perf_encode::features::{
     BuildIdEntry, CpuPmuCaps, GroupDesc, GroupDescFeature, HybridNode, HybridTopology, MemTopology,
-    MemoryNode, PmuCap, PmuCaps, PmuCapsEntry, ANON_GROUP_NAME,
+    MemoryNode, PmuCap, PmuCaps, PmuCapsEntry,
 };
 use perf_writer_std::{HostDescription, PerfDataFileWriter, PerfPipeWriter};
 use std::collections::BTreeSet;

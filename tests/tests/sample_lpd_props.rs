@@ -12,10 +12,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use integration_tests::lpd;
+use perf_writer_std::perf_encode::abi::record_fields::BRANCH_SAMPLE_HW_INDEX;
+use perf_writer_std::perf_encode::abi::record_fields::REGS_ABI_64;
 use perf_writer_std::perf_encode::abi::{misc, sample_type, PerfEventAttr as AbiAttr};
 use perf_writer_std::perf_encode::records::{
     BranchEntry, BranchStack, PidTid, Regs, Sample, SampleCpu, SampleLayout, StackUser,
-    BRANCH_SAMPLE_HW_INDEX, REGS_ABI_64,
 };
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::PerfDataFileWriter;

@@ -12,6 +12,8 @@
 //! Without perf (and with `CI` unset) only the fixtures are checked; with `CI` set a missing
 //! perf fails the test.
 use integration_tests::{fixtures, perf_tool};
+use perf_writer_std::perf_encode::abi::ANON_GROUP_NAME;
+use perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION;
 use perf_writer_std::perf_encode::abi::{
     feature, misc, ClockData, CompressedInfo, COMPRESSION_ZSTD,
 };
@@ -19,7 +21,7 @@ use perf_writer_std::perf_encode::features::{
     BuildIdEntry, BuildIdFeature, CacheLevel, ClockResolution, CpuCaches, CpuPmuCaps, CpuTopology,
     CpuTopologyEntry, DirFormat, EmptyBpfList, EmptyFeature, GroupDesc, GroupDescFeature,
     HybridNode, HybridTopology, MemTopology, MemoryNode, NumaNode, NumaTopology, PmuCap, PmuCaps,
-    PmuCapsEntry, PmuMapping, PmuMappings, ANON_GROUP_NAME, DIR_FORMAT_VERSION,
+    PmuCapsEntry, PmuMapping, PmuMappings,
 };
 use perf_writer_std::perf_encode::{to_vec, Encode, EncodeError, Endian};
 use std::collections::BTreeSet;

@@ -7,12 +7,14 @@ use integration_tests::perf_tool::{
     parse_stats, perf_report_stats, perf_script, require_perf, script_lines,
 };
 use integration_tests::{lpd, temp_data_file};
+use perf_writer_std::perf_encode::abi::record_fields::BRANCH_SAMPLE_HW_INDEX;
+use perf_writer_std::perf_encode::abi::record_fields::KSYMBOL_TYPE_BPF;
+use perf_writer_std::perf_encode::abi::record_fields::REGS_ABI_64;
 use perf_writer_std::perf_encode::abi::{attr_flags, misc, sample_type, PerfEventAttr as AbiAttr};
 use perf_writer_std::perf_encode::records::{
     BranchEntry, BranchStack, Comm, CpuMap, Exit, Fork, Ksymbol, Lost, LostSamples, Mmap2,
     Mmap2File, PidTid, Regs, Sample, SampleCpu, SampleId, SampleLayout, SampleRecord, StackUser,
     Switch, SwitchCpuWide, ThreadMap, ThreadMapEntry, Throttle, WeightStruct,
-    BRANCH_SAMPLE_HW_INDEX, KSYMBOL_TYPE_BPF, REGS_ABI_64,
 };
 use perf_writer_std::perf_encode::{to_vec, Encode, Endian};
 use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};

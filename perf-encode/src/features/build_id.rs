@@ -2,9 +2,7 @@
 
 use crate::{c_str_prefix, Encode, EncodeError, Encoder, HeaderString, Output};
 use perf_abi::misc;
-
-/// Longest build id an entry holds (a SHA-1, 20 bytes).
-pub const BUILD_ID_MAX_LEN: usize = 20;
+use perf_abi::record_fields::BUILD_ID_MAX_LEN;
 
 /// Bytes of an entry before its file name: `perf_event_header`, `i32 pid`,
 /// `u8 build_id[20]`, `u8 size`, 3 bytes of padding.
@@ -39,7 +37,7 @@ pub struct BuildIdEntry<'a> {
     pub misc: u16,
     /// `-1` for the host machine, else the pid of the guest machine.
     pub pid: i32,
-    /// The build id, at most [`BUILD_ID_MAX_LEN`] bytes.
+    /// The build id, at most `BUILD_ID_MAX_LEN` bytes.
     pub build_id: &'a [u8],
     /// Path of the binary (`[kernel.kallsyms]`, `[vdso]`, `/usr/lib/...`); it ends at its first NUL.
     pub filename: &'a [u8],

@@ -2,9 +2,7 @@
 
 use crate::features::count::count_u32;
 use crate::{Encode, EncodeError, Encoder, HeaderString, Output};
-
-/// The only `version` of the CACHE payload perf knows.
-pub const CACHE_VERSION: u32 = 1;
+use perf_abi::CACHE_VERSION;
 
 /// One cache, from `/sys/devices/system/cpu/cpuN/cache/indexM/`: `{u32 level, u32
 /// line_size, u32 sets, u32 ways, string type, string size, string map}`.
@@ -45,7 +43,7 @@ impl Encode for CacheLevel<'_> {
     }
 }
 
-/// The CACHE payload: `u32 version` ([`CACHE_VERSION`]), `u32 nr`, then each
+/// The CACHE payload: `u32 version` (`CACHE_VERSION`), `u32 nr`, then each
 /// [`CacheLevel`]. perf lists every distinct cache of every CPU once, sorted by level (CPU
 /// order within a level).
 ///

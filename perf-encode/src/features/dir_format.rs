@@ -2,16 +2,14 @@
 
 use crate::{Encode, EncodeError, Encoder, Output};
 
-/// The directory format version perf 6.1 writes (`PERF_DIR_VERSION`).
-pub const DIR_FORMAT_VERSION: u64 = 1;
-
 /// `u64 version`. perf writes it only in the `data` file of a directory recording
 /// (`perf record --threads -o DIR`: `DIR/data` plus one `DIR/data.N` per thread); perf 6.1
 /// reading it from a plain file prints `assertion failed at util/header.c:…`
 /// (`WARN_ON(!perf_data__is_dir)`) and ignores it.
 ///
 /// ```
-/// use perf_encode::features::{DirFormat, DIR_FORMAT_VERSION};
+/// use perf_abi::DIR_FORMAT_VERSION;
+/// use perf_encode::features::DirFormat;
 /// let v = perf_encode::to_vec(&DirFormat { version: DIR_FORMAT_VERSION }, perf_encode::Endian::Little).unwrap();
 /// assert_eq!(v, 1u64.to_le_bytes());
 /// ```

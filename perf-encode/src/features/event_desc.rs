@@ -2,6 +2,7 @@
 
 use crate::event::events_attr_size;
 use crate::{Encode, EncodeError, Encoder, EventEntry, HeaderString, Output};
+use perf_abi::EventDescHeader;
 
 /// `u32 nr, u32 attr_size`, then per event `{attr, u32 nr_ids, string name, u64 ids[nr_ids]}`.
 ///
@@ -36,8 +37,7 @@ impl Encode for EventDescFeature<'_> {
             max: u32::MAX as u64,
         })?;
         let attr_size = events_attr_size(self.events);
-        enc.u32(nr)?;
-        enc.u32(attr_size)?;
+        enc.encode(&EventDescHeader { nr, attr_size })?;
         for e in self.events {
             e.check()?;
             enc.encode(&e.attr_with_size(attr_size))?;
@@ -75,5 +75,17 @@ impl Encode for EventDescFeature<'_> {
                 .try_fold(len, |l, &n| l.checked_add(n))
                 .ok_or(overflow)
         })
+    }
+}
+
+/// EVENT_DESC's first words: `u32 nr, u32 attr_size`.
+impl Encode for EventDescHeader {
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        enc.u32(self.nr)?;
+        enc.u32(self.attr_size)
+    }
+
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        Ok(8)
     }
 }

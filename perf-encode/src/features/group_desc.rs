@@ -3,21 +3,19 @@
 use crate::features::count::count_u32;
 use crate::{Encode, EncodeError, Encoder, HeaderString, Output};
 
-/// The name perf gives a group that has none (`{a,b}` rather than `name{a,b}`).
-pub const ANON_GROUP_NAME: &[u8] = b"{anon_group}";
-
 /// One group: `{string name, u32 leader_idx, u32 nr_members}`. `leader_idx` is the index of
 /// the leader in the file's event list (EVENT_DESC order); the `nr_members` events from the
 /// leader on (the leader included) form the group. perf writes only groups of two or more.
 ///
 /// ```
-/// use perf_encode::features::{GroupDesc, ANON_GROUP_NAME};
+/// use perf_abi::ANON_GROUP_NAME;
+/// use perf_encode::features::GroupDesc;
 /// let g = GroupDesc { name: ANON_GROUP_NAME, leader_idx: 0, nr_members: 2 };
 /// assert_eq!(perf_encode::encoded_len(&g), Ok(68 + 8));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GroupDesc<'a> {
-    /// Group name, or [`ANON_GROUP_NAME`].
+    /// Group name, or [`perf_abi::ANON_GROUP_NAME`].
     pub name: &'a [u8],
     /// Index of the leader among the file's events.
     pub leader_idx: u32,
@@ -40,7 +38,8 @@ impl Encode for GroupDesc<'_> {
 /// [`EncodeError::InvalidValue`].
 ///
 /// ```
-/// use perf_encode::features::{GroupDesc, GroupDescFeature, ANON_GROUP_NAME};
+/// use perf_abi::ANON_GROUP_NAME;
+/// use perf_encode::features::{GroupDesc, GroupDescFeature};
 /// let groups = [GroupDesc { name: ANON_GROUP_NAME, leader_idx: 0, nr_members: 2 }];
 /// let v = perf_encode::to_vec(&GroupDescFeature { groups: &groups }, perf_encode::Endian::Little).unwrap();
 /// assert_eq!(&v[..4], &[1, 0, 0, 0]);

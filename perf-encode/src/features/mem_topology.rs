@@ -2,9 +2,7 @@
 
 use crate::features::count::count_u64;
 use crate::{Encode, EncodeError, Encoder, Output};
-
-/// The only `version` of the MEM_TOPOLOGY payload perf knows.
-pub const MEM_TOPOLOGY_VERSION: u64 = 1;
+use perf_abi::MEM_TOPOLOGY_VERSION;
 
 /// One node: `{u64 node, u64 size}` and a bitmap of its memory blocks (`u64 size` again,
 /// then `ceil(size / 64)` words). Bit `i` is memory block `i` (`/sys/devices/system/node/
@@ -51,7 +49,7 @@ impl Encode for MemoryNode<'_> {
     }
 }
 
-/// The MEM_TOPOLOGY payload: `u64 version` ([`MEM_TOPOLOGY_VERSION`]), `u64 block_size`
+/// The MEM_TOPOLOGY payload: `u64 version` (`MEM_TOPOLOGY_VERSION`), `u64 block_size`
 /// (`/sys/devices/system/memory/block_size_bytes`), `u64 nr`, then each [`MemoryNode`]
 /// by ascending node.
 ///

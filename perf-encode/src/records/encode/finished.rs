@@ -1,18 +1,8 @@
 //! FINISHED_ROUND and FINISHED_INIT: header-only records.
 
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-fn header_only<O: Output + ?Sized>(
-    enc: &mut Encoder<'_, O>,
-    type_: u32,
-) -> Result<(), EncodeError> {
-    enc.encode(&PerfEventHeader {
-        type_,
-        misc: 0,
-        size: 8,
-    })
-}
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_type;
 
 /// `PERF_RECORD_FINISHED_ROUND`: no record written before it is newer than one written after
 /// it, so readers may sort and flush what they hold.
@@ -24,16 +14,6 @@ fn header_only<O: Output + ?Sized>(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FinishedRound;
 
-impl Encode for FinishedRound {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        header_only(enc, record_type::FINISHED_ROUND)
-    }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(8)
-    }
-}
-
 /// `PERF_RECORD_FINISHED_INIT`: the records describing the initial system state (COMM, MMAP,
 /// ID_INDEX, …) have all been written.
 ///
@@ -44,12 +24,28 @@ impl Encode for FinishedRound {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FinishedInit;
 
-impl Encode for FinishedInit {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        header_only(enc, record_type::FINISHED_INIT)
+impl RecordBody for FinishedRound {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::FINISHED_ROUND
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(8)
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, _: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        Ok(()) // the record is its header
     }
 }
+
+impl RecordBody for FinishedInit {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::FINISHED_INIT
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, _: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        Ok(()) // the record is its header
+    }
+}
+
+encode_as_record!(FinishedRound, FinishedInit);

@@ -1,12 +1,10 @@
 //! `PERF_RECORD_COMM`: a thread's name.
 
-use crate::records::kernel_record::{header, name_len, write_name};
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{misc, record_type, PerfEventHeader};
-
-const RECORD: &str = "COMM";
+use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::{misc, record_type};
 
 /// `{header, u32 pid, u32 tid, char comm[] (NUL-terminated, padded to 8), sample_id}`;
 /// `exec` sets `misc::COMM_EXEC` (the name changed because of an exec).
@@ -38,32 +36,41 @@ pub struct Comm<'a> {
 }
 
 impl Comm<'_> {
-    fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
-        let name = name_len("COMM record: comm contains a NUL byte", self.comm)?;
-        let misc = if self.exec { misc::COMM_EXEC } else { 0 };
-        let h = header(
-            RECORD,
-            record_type::COMM,
-            misc,
-            name.saturating_add(8),
-            self.layout,
-            &self.sample_id,
-        )?;
-        Ok((h, name))
+    fn name_len(&self) -> Result<usize, EncodeError> {
+        name_len("COMM record: comm contains a NUL byte", self.comm)
     }
 }
 
-impl Encode for Comm<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let (h, name) = self.parts()?;
-        enc.encode(&h)?;
+impl RecordBody for Comm<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::COMM
+    }
+
+    #[inline]
+    fn misc(&self) -> u16 {
+        if self.exec {
+            misc::COMM_EXEC
+        } else {
+            0
+        }
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        Ok(self.name_len()?.saturating_add(8))
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u32(self.pid)?;
         enc.u32(self.tid)?;
-        write_name(enc, self.comm, name)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        write_padded(enc, self.comm, self.name_len()?)
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.parts()?.0.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(Comm<'_>);

@@ -1,7 +1,8 @@
 //! `PERF_RECORD_ID_INDEX`: which mmap, cpu and thread each sample id was opened on.
 
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, IdIndexEntry, PerfEventHeader};
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::{record_type, IdIndexEntry};
 
 /// `{perf_event_header, u64 nr, {u64 id, idx, cpu, tid}[nr]}`. At most 2046 entries fit one
 /// record; write several records for more.
@@ -22,7 +23,7 @@ impl IdIndex<'_> {
     /// Most entries one record holds.
     pub const MAX_ENTRIES: usize = (u16::MAX as usize - 16) / 32;
 
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
+    fn check(&self) -> Result<(), EncodeError> {
         if self.entries.len() > Self::MAX_ENTRIES {
             return Err(EncodeError::TooLong {
                 what: "ID_INDEX entries",
@@ -30,21 +31,23 @@ impl IdIndex<'_> {
                 max: Self::MAX_ENTRIES as u64,
             });
         }
-        let size = u16::try_from(self.entries.len().saturating_mul(32).saturating_add(16))
-            .map_err(|_| EncodeError::Overflow {
-                what: "ID_INDEX size",
-            })?;
-        Ok(PerfEventHeader {
-            type_: record_type::ID_INDEX,
-            misc: 0,
-            size,
-        })
+        Ok(())
     }
 }
 
-impl Encode for IdIndex<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+impl RecordBody for IdIndex<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::ID_INDEX
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        self.check()?;
+        Ok(self.entries.len().saturating_mul(32).saturating_add(8))
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u64(self.entries.len() as u64)?;
         for e in self.entries {
             enc.u64(e.id)?;
@@ -54,8 +57,6 @@ impl Encode for IdIndex<'_> {
         }
         Ok(())
     }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
-    }
 }
+
+encode_as_record!(IdIndex<'_>);

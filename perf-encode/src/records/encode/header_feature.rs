@@ -1,10 +1,8 @@
 //! `PERF_RECORD_HEADER_FEATURE`: pipe mode's feature section.
 
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{feature, record_type, PerfEventHeader};
-
-/// Largest payload a HEADER_FEATURE record carries (its size is a `u16`).
-pub const MAX_FEATURE_PAYLOAD: usize = u16::MAX as usize - 16;
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::{feature, record_type, MAX_FEATURE_PAYLOAD};
 
 /// `{perf_event_header, u64 feat_id, payload}`, unpadded as perf writes it.
 ///
@@ -30,8 +28,15 @@ impl HeaderFeature<'_> {
         index: feature::LAST_FEATURE,
         payload: &[],
     };
+}
 
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
+impl RecordBody for HeaderFeature<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::HEADER_FEATURE
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
         if self.payload.len() > MAX_FEATURE_PAYLOAD {
             return Err(EncodeError::TooLong {
                 what: "HEADER_FEATURE payload",
@@ -39,27 +44,14 @@ impl HeaderFeature<'_> {
                 max: MAX_FEATURE_PAYLOAD as u64,
             });
         }
-        let size = u16::try_from(self.payload.len().saturating_add(16)).map_err(|_| {
-            EncodeError::Overflow {
-                what: "HEADER_FEATURE size",
-            }
-        })?;
-        Ok(PerfEventHeader {
-            type_: record_type::HEADER_FEATURE,
-            misc: 0,
-            size,
-        })
+        Ok(self.payload.len().saturating_add(8))
     }
-}
 
-impl Encode for HeaderFeature<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u64(u64::from(self.index))?;
         enc.bytes(self.payload)
     }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
-    }
 }
+
+encode_as_record!(HeaderFeature<'_>);

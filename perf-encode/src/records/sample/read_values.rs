@@ -1,9 +1,9 @@
 //! `struct read_format`: counter values of SAMPLE's READ field and of READ records.
 
-use crate::records::parse_error::ParseError;
-use crate::records::reader::Reader;
-use crate::records::sample_id::field;
-use crate::records::sample_parse::U64Array;
+use crate::records::parse::error::ParseError;
+use crate::records::parse::reader::Reader;
+use crate::records::parse::reader::U64Array;
+use crate::records::sample::sample_id::field;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::read_format;
 

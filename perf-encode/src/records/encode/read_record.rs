@@ -1,13 +1,11 @@
 //! `PERF_RECORD_READ`: counter values of a task (inherit_stat, at exit).
 
-use crate::records::kernel_record::header;
-use crate::records::read_values::ReadValues;
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{CountingOutput, Encode, EncodeError, Encoder, Endian, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-const RECORD: &str = "READ";
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::read_values::ReadValues;
+use crate::records::sample::sample_id::SampleId;
+use crate::{CountingOutput, EncodeError, Encoder, Endian, Output};
+use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 tid, struct read_format values, sample_id}`, the values laid out
 /// by the layout's `read_format`.
@@ -36,35 +34,33 @@ pub struct ReadRecord<'a> {
     pub sample_id: SampleId,
 }
 
-impl ReadRecord<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
+impl RecordBody for ReadRecord<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::READ
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
         let mut counter = CountingOutput::new();
         self.values.write(
             &mut Encoder::new(&mut counter, Endian::NATIVE),
             self.layout.read_format,
-            RECORD,
+            "READ",
         )?;
-        header(
-            RECORD,
-            record_type::READ,
-            0,
-            counter.len().saturating_add(8),
-            self.layout,
-            &self.sample_id,
-        )
+        Ok(counter.len().saturating_add(8))
     }
-}
 
-impl Encode for ReadRecord<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u32(self.pid)?;
         enc.u32(self.tid)?;
-        self.values.write(enc, self.layout.read_format, RECORD)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        self.values.write(enc, self.layout.read_format, "READ")
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(ReadRecord<'_>);

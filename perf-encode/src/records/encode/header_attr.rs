@@ -1,7 +1,8 @@
 //! `PERF_RECORD_HEADER_ATTR`: pipe mode's attr and ids.
 
+use crate::records::encode::body::{encode_as_record, RecordBody};
 use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventAttr, PerfEventHeader};
+use perf_abi::{record_type, PerfEventAttr};
 
 /// `{perf_event_header, perf_event_attr (attr.size bytes), u64 ids[]}`.
 ///
@@ -21,42 +22,31 @@ pub struct HeaderAttr<'a> {
     pub ids: &'a [u64],
 }
 
-impl HeaderAttr<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
+impl RecordBody for HeaderAttr<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::HEADER_ATTR
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
         let ids = self
             .ids
             .len()
             .checked_mul(8)
             .ok_or(EncodeError::Overflow { what: "attr ids" })?;
-        let size = self
-            .attr
+        self.attr
             .encoded_len()?
             .checked_add(ids)
-            .and_then(|n| n.checked_add(PerfEventHeader::SIZE))
             .ok_or(EncodeError::Overflow {
                 what: "HEADER_ATTR size",
-            })?;
-        let size16 = u16::try_from(size).map_err(|_| EncodeError::TooLong {
-            what: "HEADER_ATTR record (ids)",
-            len: size as u64,
-            max: u64::from(u16::MAX),
-        })?;
-        Ok(PerfEventHeader {
-            type_: record_type::HEADER_ATTR,
-            misc: 0,
-            size: size16,
-        })
+            })
     }
-}
 
-impl Encode for HeaderAttr<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.encode(self.attr)?;
         enc.u64s(self.ids)
     }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
-    }
 }
+
+encode_as_record!(HeaderAttr<'_>);

@@ -1,16 +1,9 @@
 //! `PERF_RECORD_CPU_MAP`: the cpus perf record was asked to follow.
 
-use crate::records::record::MAX_RECORD_SIZE;
-use crate::records::sample::align8;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-/// `PERF_CPU_MAP__CPUS`.
-pub const CPU_MAP_CPUS: u16 = 0;
-/// `PERF_CPU_MAP__MASK`.
-pub const CPU_MAP_MASK: u16 = 1;
-/// `PERF_CPU_MAP__RANGE_CPUS` (perf 6.1 and later).
-pub const CPU_MAP_RANGE_CPUS: u16 = 2;
+use crate::records::encode::body::{align8, encode_as_record, RecordBody};
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_fields::{CPU_MAP_CPUS, CPU_MAP_MASK, CPU_MAP_RANGE_CPUS};
+use perf_abi::record_type;
 
 /// `PERF_RECORD_CPU_MAP`: `{header, struct perf_record_cpu_map_data}` zero-padded to 8, as
 /// perf's `perf_event__synthesize_cpu_map` writes it, in one of the data's encodings (the
@@ -90,33 +83,22 @@ impl<'a> CpuMap<'a> {
                 what: "CPU_MAP size",
             })
     }
-
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        let size = align8(self.data_len()?, "CPU_MAP size")?.saturating_add(8);
-        if size > MAX_RECORD_SIZE {
-            return Err(EncodeError::TooLong {
-                what: "CPU_MAP record",
-                len: size as u64,
-                max: MAX_RECORD_SIZE as u64,
-            });
-        }
-        let size = u16::try_from(size).map_err(|_| EncodeError::Overflow {
-            what: "CPU_MAP size",
-        })?;
-        Ok(PerfEventHeader {
-            type_: record_type::CPU_MAP,
-            misc: 0,
-            size,
-        })
-    }
 }
 
-// The record: `{header, perf_record_cpu_map_data}`, zero-padded to 8, as perf's
+// The body: `perf_record_cpu_map_data`, zero-padded to 8, as perf's
 // `perf_event__synthesize_cpu_map` writes it.
-impl Encode for CpuMap<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let h = self.header()?;
-        enc.encode(&h)?;
+impl RecordBody for CpuMap<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::CPU_MAP
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        align8(self.data_len()?, "CPU_MAP size")
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         let data = self.data_len()?;
         // data_len() checked that every count fits a u16.
         let nr = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
@@ -151,14 +133,8 @@ impl Encode for CpuMap<'_> {
                 enc.u16(end)?;
             }
         }
-        enc.zeros(
-            usize::from(h.size)
-                .saturating_sub(PerfEventHeader::SIZE)
-                .saturating_sub(data),
-        )
-    }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+        enc.zeros(align8(data, "CPU_MAP size")?.saturating_sub(data))
     }
 }
+
+encode_as_record!(CpuMap<'_>);

@@ -1,8 +1,8 @@
 //! The `sample_id` trailer of records other than SAMPLE (`attr.sample_id_all`).
 
-use crate::records::parse_error::ParseError;
-use crate::records::reader::Reader;
-use crate::records::sample_layout::SampleLayout;
+use crate::records::parse::error::ParseError;
+use crate::records::parse::reader::Reader;
+use crate::records::sample::layout::SampleLayout;
 use crate::{Encode, EncodeError, Encoder, Endian, Output};
 use perf_abi::sample_type;
 

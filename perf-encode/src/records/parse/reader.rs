@@ -1,7 +1,6 @@
 //! A bounds-checked reader of record bytes in one byte order (private to the parsers).
 
-use crate::records::parse_error::ParseError;
-use crate::records::sample_parse::U64Array;
+use crate::records::parse::error::ParseError;
 use crate::Endian;
 
 /// Reads fields in order from `bytes`; every read is checked and reports the field.
@@ -80,5 +79,72 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.truncated(field))?;
         let bytes = self.take(n, field)?;
         Ok(U64Array::new(bytes, self.endian))
+    }
+}
+
+/// `u64`s in a record, read on access in the record's byte order (records are not aligned
+/// for `&[u64]`, nor in the host's byte order).
+///
+/// ```
+/// use perf_encode::{records::U64Array, Endian};
+/// let a = U64Array::new(&[0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2], Endian::Big);
+/// assert_eq!(a.len(), 2);
+/// assert_eq!(a.iter().collect::<Vec<_>>(), [1, 2]);
+/// assert_eq!(a.get(2), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct U64Array<'a> {
+    bytes: &'a [u8],
+    endian: Endian,
+}
+
+impl<'a> U64Array<'a> {
+    /// The `u64`s of `bytes` (a trailing partial word is ignored).
+    pub fn new(bytes: &'a [u8], endian: Endian) -> Self {
+        let whole = bytes.len() & !7;
+        U64Array {
+            bytes: bytes.get(..whole).unwrap_or(&[]),
+            endian,
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / 8
+    }
+
+    /// True when there is no value.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Value `i`.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        let start = i.checked_mul(8)?;
+        let b: [u8; 8] = self
+            .bytes
+            .get(start..start.checked_add(8)?)?
+            .try_into()
+            .ok()?;
+        Some(self.endian.read_u64(b))
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + 'a {
+        let endian = self.endian;
+        self.bytes.chunks_exact(8).filter_map(move |c| {
+            let b: [u8; 8] = c.try_into().ok()?;
+            Some(endian.read_u64(b))
+        })
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The byte order the values are read in.
+    pub fn endian(&self) -> Endian {
+        self.endian
     }
 }

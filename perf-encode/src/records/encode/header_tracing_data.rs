@@ -1,7 +1,8 @@
 //! `PERF_RECORD_HEADER_TRACING_DATA`: pipe mode's TRACING_DATA.
 
+use crate::records::encode::body::{encode_record, header_of, write_padded, RecordBody};
 use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
+use perf_abi::record_type;
 
 /// `{perf_event_header (size 16), u32 size, u32 pad}` followed, outside `header.size`, by the
 /// tracing data zero-padded to 8 bytes; `size` is the padded length (as perf 6.1 writes it).
@@ -40,29 +41,41 @@ impl HeaderTracingData<'_> {
     }
 }
 
+impl HeaderTracingData<'_> {
+    /// The payload's length: [`Self::data`] padded to 8.
+    fn payload_len(&self) -> Result<usize, EncodeError> {
+        usize::try_from(self.padded_len()?).map_err(|_| EncodeError::Overflow {
+            what: "tracing data",
+        })
+    }
+}
+
+impl RecordBody for HeaderTracingData<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::HEADER_TRACING_DATA
+    }
+
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        enc.u32(self.padded_len()?)?;
+        enc.u32(0)
+    }
+}
+
+/// The record, then its payload: the data zero-padded to `size`.
 impl Encode for HeaderTracingData<'_> {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let padded = self.padded_len()?;
-        enc.encode(&PerfEventHeader {
-            type_: record_type::HEADER_TRACING_DATA,
-            misc: 0,
-            size: 16,
-        })?;
-        enc.u32(padded)?;
-        enc.u32(0)?;
-        enc.bytes(self.data)?;
-        let pad = usize::try_from(padded).map_err(|_| EncodeError::Overflow {
-            what: "tracing data",
-        })?;
-        enc.zeros(pad.saturating_sub(self.data.len()))
+        let padded = self.payload_len()?;
+        encode_record(self, enc)?;
+        write_padded(enc, self.data, padded)
     }
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
-        let padded = usize::try_from(self.padded_len()?).map_err(|_| EncodeError::Overflow {
-            what: "tracing data",
-        })?;
-        padded.checked_add(16).ok_or(EncodeError::Overflow {
-            what: "tracing data",
-        })
+        let record = usize::from(header_of(self)?.size);
+        record
+            .checked_add(self.payload_len()?)
+            .ok_or(EncodeError::Overflow {
+                what: "tracing data",
+            })
     }
 }

@@ -1,77 +1,17 @@
 //! Reading SAMPLE records back: every field, by the attr's layout, without copying.
 
-use crate::records::parse_error::ParseError;
-use crate::records::read_values::{parse_read, ParsedReadValues};
-use crate::records::reader::Reader;
-use crate::records::sample::{branch_flags_from_file, BranchEntry, StackUser, WeightStruct};
-use crate::records::sample_id::{PidTid, SampleCpu};
-use crate::records::sample_layout::SampleLayout;
+use crate::records::parse::error::ParseError;
+use crate::records::parse::reader::{Reader, U64Array};
+use crate::records::sample::fields::{
+    branch_flags_from_file, BranchEntry, StackUser, WeightStruct,
+};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::read_values::{parse_read, ParsedReadValues};
+use crate::records::sample::sample_id::{PidTid, SampleCpu};
 use crate::Endian;
 use perf_abi::{record_type, sample_type};
 
 const RECORD: &str = "SAMPLE";
-
-/// `u64`s in a record, read on access in the record's byte order (records are not aligned
-/// for `&[u64]`, nor in the host's byte order).
-///
-/// ```
-/// use perf_encode::{records::U64Array, Endian};
-/// let a = U64Array::new(&[0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2], Endian::Big);
-/// assert_eq!(a.len(), 2);
-/// assert_eq!(a.iter().collect::<Vec<_>>(), [1, 2]);
-/// assert_eq!(a.get(2), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct U64Array<'a> {
-    bytes: &'a [u8],
-    endian: Endian,
-}
-
-impl<'a> U64Array<'a> {
-    /// The `u64`s of `bytes` (a trailing partial word is ignored).
-    pub fn new(bytes: &'a [u8], endian: Endian) -> Self {
-        let whole = bytes.len() & !7;
-        U64Array {
-            bytes: bytes.get(..whole).unwrap_or(&[]),
-            endian,
-        }
-    }
-
-    /// Number of values.
-    pub fn len(&self) -> usize {
-        self.bytes.len() / 8
-    }
-
-    /// True when there is no value.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
-    /// Value `i`.
-    pub fn get(&self, i: usize) -> Option<u64> {
-        let start = i.checked_mul(8)?;
-        let b: [u8; 8] = self
-            .bytes
-            .get(start..start.checked_add(8)?)?
-            .try_into()
-            .ok()?;
-        Some(self.endian.read_u64(b))
-    }
-
-    /// The values in order.
-    pub fn iter(&self) -> impl Iterator<Item = u64> + 'a {
-        let endian = self.endian;
-        self.bytes.chunks_exact(8).filter_map(move |c| {
-            let b: [u8; 8] = c.try_into().ok()?;
-            Some(endian.read_u64(b))
-        })
-    }
-
-    /// The raw bytes.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-}
 
 /// BRANCH_STACK as read from a record.
 ///
@@ -112,7 +52,7 @@ impl<'a> ParsedBranchStack<'a> {
         Some(BranchEntry {
             from: self.words.get(at)?,
             to: self.words.get(at.checked_add(1)?)?,
-            flags: branch_flags_from_file(self.words.get(at.checked_add(2)?)?, self.words.endian),
+            flags: branch_flags_from_file(self.words.get(at.checked_add(2)?)?, self.words.endian()),
         })
     }
 
@@ -127,6 +67,7 @@ impl<'a> ParsedBranchStack<'a> {
 ///
 /// ```
 /// use perf_abi::sample_type;
+/// use perf_abi::record_fields::REGS_ABI_64;
 /// use perf_encode::records::*;
 /// use perf_encode::{to_vec, Endian};
 /// let layout = SampleLayout { sample_type: sample_type::REGS_INTR, regs_intr: 2, ..Default::default() };
@@ -434,4 +375,27 @@ pub fn parse_sample<'a>(
         });
     }
     Ok(parsed)
+}
+
+impl SampleLayout {
+    /// The length in bytes (header included) this layout implies for the SAMPLE record at the
+    /// start of `record`, found by walking its variable-length fields (READ groups,
+    /// CALLCHAIN, RAW, BRANCH_STACK, register dumps, STACK_USER, AUX). Compare it with the
+    /// record's `header.size`. `record` may be longer than the record; the walk never reads
+    /// past its end, and never panics.
+    ///
+    /// ```
+    /// use perf_abi::sample_type;
+    /// use perf_encode::records::{SampleLayout, Sample, SampleRecord};
+    /// use perf_encode::{to_vec, Endian};
+    /// let layout = SampleLayout { sample_type: sample_type::IP | sample_type::CALLCHAIN, ..Default::default() };
+    /// let ips = [1, 2, 3];
+    /// let sample = Sample { ip: Some(7), callchain: Some(&ips), ..Default::default() };
+    /// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &sample, misc: 0 }, Endian::Big).unwrap();
+    /// assert_eq!(layout.sample_len(&bytes, Endian::Big), Ok(8 + 8 + 8 + 24));
+    /// assert!(layout.sample_len(&bytes[..20], Endian::Big).is_err());
+    /// ```
+    pub fn sample_len(&self, record: &[u8], endian: Endian) -> Result<usize, ParseError> {
+        walk_sample(self, endian, record).map(|s| s.len)
+    }
 }

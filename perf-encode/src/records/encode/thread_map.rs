@@ -1,7 +1,9 @@
 //! `PERF_RECORD_THREAD_MAP`: the threads perf record was asked to follow.
 
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_fields::MAX_RECORD_SIZE;
+use perf_abi::record_type;
 
 /// One thread: `{u64 pid, char comm[16]}` (pid `u64::MAX` for -1: "any thread").
 ///
@@ -49,9 +51,9 @@ pub struct ThreadMap<'a> {
 
 impl ThreadMap<'_> {
     /// Most entries one record holds.
-    pub const MAX_ENTRIES: usize = (crate::records::MAX_RECORD_SIZE - 16) / 24;
+    pub const MAX_ENTRIES: usize = (MAX_RECORD_SIZE - 16) / 24;
 
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
+    fn check(&self) -> Result<(), EncodeError> {
         if self.entries.len() > Self::MAX_ENTRIES {
             return Err(EncodeError::TooLong {
                 what: "THREAD_MAP entries",
@@ -59,21 +61,23 @@ impl ThreadMap<'_> {
                 max: Self::MAX_ENTRIES as u64,
             });
         }
-        let size = u16::try_from(self.entries.len().saturating_mul(24).saturating_add(16))
-            .map_err(|_| EncodeError::Overflow {
-                what: "THREAD_MAP size",
-            })?;
-        Ok(PerfEventHeader {
-            type_: record_type::THREAD_MAP,
-            misc: 0,
-            size,
-        })
+        Ok(())
     }
 }
 
-impl Encode for ThreadMap<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+impl RecordBody for ThreadMap<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::THREAD_MAP
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        self.check()?;
+        Ok(self.entries.len().saturating_mul(24).saturating_add(8))
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u64(self.entries.len() as u64)?;
         for e in self.entries {
             enc.u64(e.pid)?;
@@ -81,8 +85,6 @@ impl Encode for ThreadMap<'_> {
         }
         Ok(())
     }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
-    }
 }
+
+encode_as_record!(ThreadMap<'_>);

@@ -1,12 +1,10 @@
 //! `PERF_RECORD_LOST`: records the kernel dropped because the ring buffer was full.
 
-use crate::records::kernel_record::header;
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-const RECORD: &str = "LOST";
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_type;
 
 /// `{header, u64 id, u64 lost, sample_id}`.
 ///
@@ -31,28 +29,27 @@ pub struct Lost<'a> {
     pub sample_id: SampleId,
 }
 
-impl Lost<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        header(
-            RECORD,
-            record_type::LOST,
-            self.misc,
-            16,
-            self.layout,
-            &self.sample_id,
-        )
+impl RecordBody for Lost<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::LOST
     }
-}
 
-impl Encode for Lost<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+    #[inline]
+    fn misc(&self) -> u16 {
+        self.misc
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u64(self.id)?;
-        enc.u64(self.lost)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        enc.u64(self.lost)
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(Lost<'_>);

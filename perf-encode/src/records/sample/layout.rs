@@ -1,27 +1,8 @@
 //! What an attr says SAMPLE records and `sample_id` trailers hold.
 
-use crate::records::parse_error::ParseError;
-use crate::records::sample_parse::walk_sample;
-use crate::Endian;
-use perf_abi::{attr_flags, sample_type, PerfEventAttr};
-
-/// `PERF_SAMPLE_BRANCH_HW_INDEX` of `branch_sample_type`: BRANCH_STACK carries `hw_idx`.
-pub const BRANCH_SAMPLE_HW_INDEX: u64 = 1 << 17;
-
-/// `PERF_SAMPLE_REGS_ABI_NONE`: a register dump with no registers (the task had none).
-pub const REGS_ABI_NONE: u64 = 0;
-/// `PERF_SAMPLE_REGS_ABI_32`.
-pub const REGS_ABI_32: u64 = 1;
-/// `PERF_SAMPLE_REGS_ABI_64`.
-pub const REGS_ABI_64: u64 = 2;
-
-/// The `sample_type` bits a `sample_id` trailer can carry.
-pub const SAMPLE_ID_BITS: u64 = sample_type::TID
-    | sample_type::TIME
-    | sample_type::ID
-    | sample_type::STREAM_ID
-    | sample_type::CPU
-    | sample_type::IDENTIFIER;
+use perf_abi::record_fields::BRANCH_SAMPLE_HW_INDEX;
+use perf_abi::sample_type::{self, SAMPLE_ID_BITS};
+use perf_abi::{attr_flags, PerfEventAttr};
 
 /// The parts of a `perf_event_attr` that fix the layout of its SAMPLE records and of the
 /// `sample_id` trailer of its other records.
@@ -45,12 +26,12 @@ pub struct SampleLayout {
     pub sample_type: u64,
     /// `attr.read_format`: the layout of READ values (`read_format::*`).
     pub read_format: u64,
-    /// Registers in REGS_USER when its `abi` is not [`REGS_ABI_NONE`]: the number of bits
+    /// Registers in REGS_USER when its `abi` is not `REGS_ABI_NONE`: the number of bits
     /// set in `attr.sample_regs_user`.
     pub regs_user: u32,
     /// Registers in REGS_INTR (bits set in `attr.sample_regs_intr`).
     pub regs_intr: u32,
-    /// BRANCH_STACK carries `hw_idx` (`branch_sample_type` has [`BRANCH_SAMPLE_HW_INDEX`]).
+    /// BRANCH_STACK carries `hw_idx` (`branch_sample_type` has `BRANCH_SAMPLE_HW_INDEX`).
     pub branch_hw_index: bool,
     /// Records other than SAMPLE end with a `sample_id` trailer (`attr.sample_id_all`).
     pub sample_id_all: bool,
@@ -125,27 +106,6 @@ impl SampleLayout {
                 .saturating_mul(8)
                 .saturating_add(8),
         )
-    }
-
-    /// The length in bytes (header included) this layout implies for the SAMPLE record at the
-    /// start of `record`, found by walking its variable-length fields (READ groups,
-    /// CALLCHAIN, RAW, BRANCH_STACK, register dumps, STACK_USER, AUX). Compare it with the
-    /// record's `header.size`. `record` may be longer than the record; the walk never reads
-    /// past its end, and never panics.
-    ///
-    /// ```
-    /// use perf_abi::sample_type;
-    /// use perf_encode::records::{SampleLayout, Sample, SampleRecord};
-    /// use perf_encode::{to_vec, Endian};
-    /// let layout = SampleLayout { sample_type: sample_type::IP | sample_type::CALLCHAIN, ..Default::default() };
-    /// let ips = [1, 2, 3];
-    /// let sample = Sample { ip: Some(7), callchain: Some(&ips), ..Default::default() };
-    /// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &sample, misc: 0 }, Endian::Big).unwrap();
-    /// assert_eq!(layout.sample_len(&bytes, Endian::Big), Ok(8 + 8 + 8 + 24));
-    /// assert!(layout.sample_len(&bytes[..20], Endian::Big).is_err());
-    /// ```
-    pub fn sample_len(&self, record: &[u8], endian: Endian) -> Result<usize, ParseError> {
-        walk_sample(self, endian, record).map(|s| s.len)
     }
 }
 

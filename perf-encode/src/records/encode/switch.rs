@@ -1,10 +1,10 @@
 //! `PERF_RECORD_SWITCH` and `PERF_RECORD_SWITCH_CPU_WIDE`: context switches.
 
-use crate::records::kernel_record::header;
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{misc, record_type, PerfEventHeader};
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::{misc, record_type};
 
 fn switch_misc(out: bool, preempt: bool) -> u16 {
     let mut m = 0;
@@ -40,30 +40,6 @@ pub struct Switch<'a> {
     pub sample_id: SampleId,
 }
 
-impl Switch<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        header(
-            "SWITCH",
-            record_type::SWITCH,
-            switch_misc(self.out, self.preempt),
-            0,
-            self.layout,
-            &self.sample_id,
-        )
-    }
-}
-
-impl Encode for Switch<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
-        self.sample_id.write(enc, self.layout, "SWITCH")
-    }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
-    }
-}
-
 /// `{header, u32 next_prev_pid, u32 next_prev_tid, sample_id}`: a switch on a cpu-wide
 /// event; `next_prev_*` is the task switched to (when `out`) or from (when in).
 ///
@@ -90,28 +66,49 @@ pub struct SwitchCpuWide<'a> {
     pub sample_id: SampleId,
 }
 
-impl SwitchCpuWide<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        header(
-            "SWITCH_CPU_WIDE",
-            record_type::SWITCH_CPU_WIDE,
-            switch_misc(self.out, self.preempt),
-            8,
-            self.layout,
-            &self.sample_id,
-        )
+impl RecordBody for Switch<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::SWITCH
+    }
+
+    #[inline]
+    fn misc(&self) -> u16 {
+        switch_misc(self.out, self.preempt)
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, _: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        Ok(()) // the record is its header and trailer
+    }
+
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
 
-impl Encode for SwitchCpuWide<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+impl RecordBody for SwitchCpuWide<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::SWITCH_CPU_WIDE
+    }
+
+    #[inline]
+    fn misc(&self) -> u16 {
+        switch_misc(self.out, self.preempt)
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u32(self.next_prev_pid)?;
-        enc.u32(self.next_prev_tid)?;
-        self.sample_id.write(enc, self.layout, "SWITCH_CPU_WIDE")
+        enc.u32(self.next_prev_tid)
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(Switch<'_>, SwitchCpuWide<'_>);

@@ -1,15 +1,12 @@
 //! `PERF_RECORD_MMAP2`: a mapping with its file's identity (device and inode, or build id).
 
-use crate::records::kernel_record::{header, name_len, write_map_start, write_name};
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{misc, record_type, PerfEventHeader};
-
-const RECORD: &str = "MMAP2";
-
-/// Longest build id MMAP2 carries.
-pub const MMAP2_MAX_BUILD_ID: usize = 20;
+use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
+use crate::records::encode::mmap::write_map_start;
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_fields::BUILD_ID_MAX_LEN;
+use perf_abi::{misc, record_type};
 
 /// How MMAP2 identifies the mapped file.
 ///
@@ -81,37 +78,40 @@ pub struct Mmap2<'a> {
 }
 
 impl Mmap2<'_> {
-    fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
-        let name = name_len("MMAP2 record: filename contains a NUL byte", self.filename)?;
-        let misc = match self.file {
-            Mmap2File::Inode { .. } => self.misc & !misc::MMAP_BUILD_ID,
-            Mmap2File::BuildId(id) => {
-                if id.len() > MMAP2_MAX_BUILD_ID {
-                    return Err(EncodeError::TooLong {
-                        what: "MMAP2 build id",
-                        len: id.len() as u64,
-                        max: MMAP2_MAX_BUILD_ID as u64,
-                    });
-                }
-                self.misc | misc::MMAP_BUILD_ID
-            }
-        };
-        let h = header(
-            RECORD,
-            record_type::MMAP2,
-            misc,
-            name.saturating_add(64),
-            self.layout,
-            &self.sample_id,
-        )?;
-        Ok((h, name))
+    fn name_len(&self) -> Result<usize, EncodeError> {
+        name_len("MMAP2 record: filename contains a NUL byte", self.filename)
     }
 }
 
-impl Encode for Mmap2<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let (h, name) = self.parts()?;
-        enc.encode(&h)?;
+impl RecordBody for Mmap2<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::MMAP2
+    }
+
+    #[inline]
+    fn misc(&self) -> u16 {
+        match self.file {
+            Mmap2File::Inode { .. } => self.misc & !misc::MMAP_BUILD_ID,
+            Mmap2File::BuildId(_) => self.misc | misc::MMAP_BUILD_ID,
+        }
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        if let Mmap2File::BuildId(id) = self.file {
+            if id.len() > BUILD_ID_MAX_LEN {
+                return Err(EncodeError::TooLong {
+                    what: "MMAP2 build id",
+                    len: id.len() as u64,
+                    max: BUILD_ID_MAX_LEN as u64,
+                });
+            }
+        }
+        Ok(self.name_len()?.saturating_add(64))
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         write_map_start(enc, (self.pid, self.tid), (self.addr, self.len, self.pgoff))?;
         match self.file {
             Mmap2File::Inode {
@@ -126,20 +126,21 @@ impl Encode for Mmap2<'_> {
                 enc.u64(ino_generation)?;
             }
             Mmap2File::BuildId(id) => {
-                // Checked in parts(): at most 20 bytes.
+                // body_len checked it: at most 20 bytes.
                 enc.u8(u8::try_from(id.len()).unwrap_or(u8::MAX))?;
                 enc.zeros(3)?;
-                enc.bytes(id)?;
-                enc.zeros(MMAP2_MAX_BUILD_ID.saturating_sub(id.len()))?;
+                write_padded(enc, id, BUILD_ID_MAX_LEN)?;
             }
         }
         enc.u32(self.prot)?;
         enc.u32(self.flags)?;
-        write_name(enc, self.filename, name)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        write_padded(enc, self.filename, self.name_len()?)
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.parts()?.0.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(Mmap2<'_>);

@@ -1,10 +1,10 @@
 //! `PERF_RECORD_THROTTLE` and `PERF_RECORD_UNTHROTTLE`: sampling was slowed or resumed.
 
-use crate::records::kernel_record::header;
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_type;
 
 /// `{header, u64 time, u64 id, u64 stream_id, sample_id}`: THROTTLE, or UNTHROTTLE when
 /// `unthrottle` is set.
@@ -35,31 +35,32 @@ pub struct Throttle<'a> {
     pub sample_id: SampleId,
 }
 
-impl Throttle<'_> {
-    fn record(&self) -> (&'static str, u32) {
+impl RecordBody for Throttle<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
         if self.unthrottle {
-            ("UNTHROTTLE", record_type::UNTHROTTLE)
+            record_type::UNTHROTTLE
         } else {
-            ("THROTTLE", record_type::THROTTLE)
+            record_type::THROTTLE
         }
     }
 
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
-        let (name, type_) = self.record();
-        header(name, type_, self.misc, 24, self.layout, &self.sample_id)
+    #[inline]
+    fn misc(&self) -> u16 {
+        self.misc
     }
-}
 
-impl Encode for Throttle<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         enc.u64(self.time)?;
         enc.u64(self.id)?;
-        enc.u64(self.stream_id)?;
-        self.sample_id.write(enc, self.layout, self.record().0)
+        enc.u64(self.stream_id)
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(Throttle<'_>);

@@ -1,12 +1,10 @@
 //! `PERF_RECORD_MMAP`: an executable mapping (the original record; see MMAP2).
 
-use crate::records::kernel_record::{header, name_len, write_map_start, write_name};
-use crate::records::sample_id::SampleId;
-use crate::records::sample_layout::SampleLayout;
-use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventHeader};
-
-const RECORD: &str = "MMAP";
+use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 tid, u64 addr, u64 len, u64 pgoff, char filename[] (padded to 8),
 /// sample_id}`. perf synthesizes one for the kernel (`[kernel.kallsyms]_text`, pid -1).
@@ -42,30 +40,49 @@ pub struct Mmap<'a> {
 }
 
 impl Mmap<'_> {
-    fn parts(&self) -> Result<(PerfEventHeader, usize), EncodeError> {
-        let name = name_len("MMAP record: filename contains a NUL byte", self.filename)?;
-        let h = header(
-            RECORD,
-            record_type::MMAP,
-            self.misc,
-            name.saturating_add(32),
-            self.layout,
-            &self.sample_id,
-        )?;
-        Ok((h, name))
+    fn name_len(&self) -> Result<usize, EncodeError> {
+        name_len("MMAP record: filename contains a NUL byte", self.filename)
     }
 }
 
-impl Encode for Mmap<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let (h, name) = self.parts()?;
-        enc.encode(&h)?;
+/// The fields MMAP and MMAP2 begin with: `u32 pid, u32 tid, u64 addr, u64 len, u64 pgoff`.
+pub(super) fn write_map_start<O: Output + ?Sized>(
+    enc: &mut Encoder<'_, O>,
+    (pid, tid): (u32, u32),
+    (addr, len, pgoff): (u64, u64, u64),
+) -> Result<(), EncodeError> {
+    enc.u32(pid)?;
+    enc.u32(tid)?;
+    enc.u64(addr)?;
+    enc.u64(len)?;
+    enc.u64(pgoff)
+}
+
+impl RecordBody for Mmap<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::MMAP
+    }
+
+    #[inline]
+    fn misc(&self) -> u16 {
+        self.misc
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        Ok(self.name_len()?.saturating_add(32))
+    }
+
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         write_map_start(enc, (self.pid, self.tid), (self.addr, self.len, self.pgoff))?;
-        write_name(enc, self.filename, name)?;
-        self.sample_id.write(enc, self.layout, RECORD)
+        write_padded(enc, self.filename, self.name_len()?)
     }
 
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.parts()?.0.size))
+    #[inline]
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        Some((self.layout, &self.sample_id))
     }
 }
+
+encode_as_record!(Mmap<'_>);

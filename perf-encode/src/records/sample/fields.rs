@@ -1,11 +1,12 @@
 //! `PERF_RECORD_SAMPLE`, laid out by the attr's `sample_type`.
 
-use crate::records::read_values::ReadValues;
-use crate::records::record::MAX_RECORD_SIZE;
-use crate::records::sample_id::{field, PidTid, SampleCpu};
-use crate::records::sample_layout::SampleLayout;
-use crate::{CountingOutput, Encode, EncodeError, Encoder, Endian, Output};
-use perf_abi::{record_type, sample_type, PerfEventHeader};
+use crate::records::encode::body::{align8, encode_as_record, write_padded, RecordBody};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::read_values::ReadValues;
+use crate::records::sample::sample_id::{field, PidTid, SampleCpu};
+use crate::{CountingOutput, EncodeError, Encoder, Endian, Output};
+use perf_abi::record_fields::MAX_RECORD_SIZE;
+use perf_abi::{record_type, sample_type};
 
 const RECORD: &str = "SAMPLE";
 
@@ -117,7 +118,8 @@ pub struct BranchStack<'a> {
 /// attr's register mask, lowest bit first, unless `abi` is `REGS_ABI_NONE` (then none).
 ///
 /// ```
-/// use perf_encode::records::{Regs, REGS_ABI_64, REGS_ABI_NONE};
+/// use perf_abi::record_fields::{REGS_ABI_64, REGS_ABI_NONE};
+/// use perf_encode::records::Regs;
 /// let values = [0x11, 0x22]; // sample_regs_user = 0b11: AX, BX on x86-64
 /// let r = Regs { abi: REGS_ABI_64, regs: &values };
 /// let none = Regs { abi: REGS_ABI_NONE, regs: &[] }; // a kernel thread: no user registers
@@ -259,13 +261,6 @@ pub struct Sample<'a> {
     pub aux: Option<&'a [u8]>,
 }
 
-/// `len` rounded up to a multiple of 8.
-pub(crate) fn align8(len: usize, what: &'static str) -> Result<usize, EncodeError> {
-    len.checked_add(7)
-        .map(|n| n & !7)
-        .ok_or(EncodeError::Overflow { what })
-}
-
 fn write_regs<O: Output + ?Sized>(
     enc: &mut Encoder<'_, O>,
     regs: &Regs<'_>,
@@ -296,15 +291,6 @@ fn put_u64<O: Output + ?Sized>(
         Some(v) => enc.u64(v),
         None => Ok(()),
     }
-}
-
-fn write_padded<O: Output + ?Sized>(
-    enc: &mut Encoder<'_, O>,
-    data: &[u8],
-    padded: usize,
-) -> Result<(), EncodeError> {
-    enc.bytes(data)?;
-    enc.zeros(padded.saturating_sub(data.len()))
 }
 
 impl Sample<'_> {
@@ -523,41 +509,31 @@ pub struct SampleRecord<'a> {
     pub misc: u16,
 }
 
-impl SampleRecord<'_> {
-    fn header(&self) -> Result<PerfEventHeader, EncodeError> {
+impl RecordBody for SampleRecord<'_> {
+    #[inline]
+    fn record_type(&self) -> u32 {
+        record_type::SAMPLE
+    }
+
+    #[inline]
+    fn misc(&self) -> u16 {
+        self.misc
+    }
+
+    fn body_len(&self) -> Result<usize, EncodeError> {
         let mut counter = CountingOutput::new();
         self.sample
             .write_body(&mut Encoder::new(&mut counter, Endian::NATIVE), self.layout)?;
-        let size = counter.len().saturating_add(PerfEventHeader::SIZE);
-        if size > MAX_RECORD_SIZE {
-            return Err(EncodeError::TooLong {
-                what: "SAMPLE record",
-                len: size as u64,
-                max: MAX_RECORD_SIZE as u64,
-            });
-        }
-        let size16 = u16::try_from(size)
-            .ok()
-            .filter(|s| s % 8 == 0)
-            .ok_or(EncodeError::InvalidRecordSize { size: size as u64 })?;
-        Ok(PerfEventHeader {
-            type_: record_type::SAMPLE,
-            misc: self.misc,
-            size: size16,
-        })
+        Ok(counter.len())
     }
-}
 
-impl Encode for SampleRecord<'_> {
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        enc.encode(&self.header()?)?;
+    #[inline]
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         self.sample.write_body(enc, self.layout)
     }
-
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        Ok(usize::from(self.header()?.size))
-    }
 }
+
+encode_as_record!(SampleRecord<'_>);
 
 #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
 #[cfg(test)]

@@ -1,0 +1,43 @@
+//! Values and limits of fields inside records: register ABIs, branch-stack options,
+//! KSYMBOL types and flags, CPU_MAP encodings, EVENT_UPDATE kinds, build-id and record sizes.
+//!
+//! ```
+//! use perf_abi::record_fields::*;
+//! assert_eq!(MAX_RECORD_SIZE % 8, 0);
+//! assert_eq!(REGS_ABI_64, 2);
+//! ```
+
+/// The largest record: `perf_event_header.size` is a `u16` and records are 8-aligned.
+pub const MAX_RECORD_SIZE: usize = 0xfff8;
+
+/// The longest build id (a SHA-1), in MMAP2 records and the BUILD_ID feature.
+pub const BUILD_ID_MAX_LEN: usize = 20;
+
+/// `PERF_SAMPLE_BRANCH_HW_INDEX` of `attr.branch_sample_type`: BRANCH_STACK carries `hw_idx`.
+pub const BRANCH_SAMPLE_HW_INDEX: u64 = 1 << 17;
+
+/// `PERF_SAMPLE_REGS_ABI_NONE`: a register dump with no registers (the task had none).
+pub const REGS_ABI_NONE: u64 = 0;
+/// `PERF_SAMPLE_REGS_ABI_32`.
+pub const REGS_ABI_32: u64 = 1;
+/// `PERF_SAMPLE_REGS_ABI_64`.
+pub const REGS_ABI_64: u64 = 2;
+
+/// `PERF_RECORD_KSYMBOL_TYPE_UNKNOWN`.
+pub const KSYMBOL_TYPE_UNKNOWN: u16 = 0;
+/// `PERF_RECORD_KSYMBOL_TYPE_BPF`: a BPF program.
+pub const KSYMBOL_TYPE_BPF: u16 = 1;
+/// `PERF_RECORD_KSYMBOL_TYPE_OOL`: out-of-line code (trampolines, …).
+pub const KSYMBOL_TYPE_OOL: u16 = 2;
+/// `PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER`: the symbol goes away.
+pub const KSYMBOL_FLAGS_UNREGISTER: u16 = 1;
+
+/// `PERF_CPU_MAP__CPUS`: CPU_MAP data is a list of CPU numbers.
+pub const CPU_MAP_CPUS: u16 = 0;
+/// `PERF_CPU_MAP__MASK`: CPU_MAP data is a bit mask.
+pub const CPU_MAP_MASK: u16 = 1;
+/// `PERF_CPU_MAP__RANGE_CPUS`: CPU_MAP data is one range of CPUs.
+pub const CPU_MAP_RANGE_CPUS: u16 = 2;
+
+/// `PERF_EVENT_UPDATE__NAME`: an EVENT_UPDATE record carrying an event's name.
+pub const EVENT_UPDATE_NAME: u64 = 2;

@@ -1,0 +1,170 @@
+//! [`RecordBody`]: what one record type states about itself, and the one path that turns
+//! any of them into a record (header, size and its limits, `sample_id` trailer).
+
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::sample_id::SampleId;
+use crate::{EncodeError, Encoder, Output};
+use perf_abi::record_fields::MAX_RECORD_SIZE;
+use perf_abi::record_type::{self, Framing};
+use perf_abi::PerfEventHeader;
+
+/// A record's body: everything after its `perf_event_header`.
+///
+/// A record type implements this and nothing else; its [`Encode`](crate::Encode) (header
+/// with the checked size, body, `sample_id` trailer) is the same for every type. Its name,
+/// framing and body length are the facts `perf_abi::record_type::info` gives for
+/// [`RecordBody::record_type`].
+///
+/// ```
+/// use perf_abi::record_type;
+/// use perf_encode::records::{Comm, RecordBody, SampleId, SampleLayout};
+/// let layout = SampleLayout::default();
+/// let c = Comm { layout: &layout, pid: 1, tid: 1, comm: b"sh", exec: false, sample_id: SampleId::default() };
+/// assert_eq!((c.record_type(), c.body_len()), (record_type::COMM, Ok(16)));
+/// ```
+pub trait RecordBody {
+    /// `record_type::*` of this record.
+    fn record_type(&self) -> u32;
+
+    /// `header.misc`.
+    fn misc(&self) -> u16 {
+        0
+    }
+
+    /// Bytes [`RecordBody::write_body`] writes; checks every field first. The default is
+    /// the type's exact body length (`perf_abi::record_type::BodyLen::Exact`).
+    fn body_len(&self) -> Result<usize, EncodeError> {
+        match record_type::info(self.record_type()).map(|i| i.body) {
+            Some(record_type::BodyLen::Exact(n)) => Ok(usize::from(n)),
+            _ => Err(EncodeError::InvalidValue {
+                what: "record body: the type has no fixed length",
+            }),
+        }
+    }
+
+    /// Writes the body, exactly [`RecordBody::body_len`] bytes.
+    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError>;
+
+    /// The `sample_id` trailer that follows the body: the attr's layout and the fields
+    /// (records a kernel writes for an event). `None`: no trailer.
+    fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
+        None
+    }
+}
+
+/// perf's name of `type_`, for errors.
+pub(crate) fn record_name(type_: u32) -> &'static str {
+    record_type::name(type_).unwrap_or("record")
+}
+
+/// The header `record` gets: its size checked against the limits of its type's framing.
+#[inline]
+pub(crate) fn header_of<R: RecordBody + ?Sized>(
+    record: &R,
+) -> Result<PerfEventHeader, EncodeError> {
+    let type_ = record.record_type();
+    let trailer = match record.sample_id() {
+        Some((layout, sample_id)) => {
+            sample_id.check(layout, record_name(type_))?;
+            layout.sample_id_len()
+        }
+        None => 0,
+    };
+    let size = record
+        .body_len()?
+        .checked_add(PerfEventHeader::SIZE)
+        .and_then(|n| n.checked_add(trailer))
+        .ok_or(EncodeError::Overflow {
+            what: record_name(type_),
+        })?;
+    let unpadded = matches!(
+        record_type::info(type_).map(|i| i.framing),
+        Some(Framing::Unpadded)
+    );
+    let max = if unpadded {
+        usize::from(u16::MAX)
+    } else {
+        MAX_RECORD_SIZE
+    };
+    if size > max {
+        return Err(EncodeError::TooLong {
+            what: record_name(type_),
+            len: size as u64,
+            max: max as u64,
+        });
+    }
+    let size16 = u16::try_from(size)
+        .ok()
+        .filter(|s| unpadded || s % 8 == 0)
+        .ok_or(EncodeError::InvalidRecordSize { size: size as u64 })?;
+    Ok(PerfEventHeader {
+        type_,
+        misc: record.misc(),
+        size: size16,
+    })
+}
+
+/// Writes `record`: header, body, trailer.
+#[inline]
+pub(crate) fn encode_record<R: RecordBody + ?Sized, O: Output + ?Sized>(
+    record: &R,
+    enc: &mut Encoder<'_, O>,
+) -> Result<(), EncodeError> {
+    let header = header_of(record)?;
+    let e = enc.endian();
+    let [t0, t1, t2, t3] = e.u32_bytes(header.type_);
+    let [m0, m1] = e.u16_bytes(header.misc);
+    let [s0, s1] = e.u16_bytes(header.size);
+    enc.bytes(&[t0, t1, t2, t3, m0, m1, s0, s1])?;
+    record.write_body(enc)?;
+    match record.sample_id() {
+        Some((layout, sample_id)) => sample_id.write(enc, layout, record_name(header.type_)),
+        None => Ok(()),
+    }
+}
+
+/// `impl Encode` for record types: the one path of [`encode_record`] and [`header_of`].
+macro_rules! encode_as_record {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::Encode for $t {
+            #[inline]
+            fn encode<O: $crate::Output + ?Sized>(
+                &self,
+                enc: &mut $crate::Encoder<'_, O>,
+            ) -> Result<(), $crate::EncodeError> {
+                $crate::records::encode::body::encode_record(self, enc)
+            }
+
+            #[inline]
+            fn encoded_len(&self) -> Result<usize, $crate::EncodeError> {
+                $crate::records::encode::body::header_of(self).map(|h| usize::from(h.size))
+            }
+        }
+    )*};
+}
+pub(crate) use encode_as_record;
+
+/// `len` rounded up to a multiple of 8.
+pub(crate) fn align8(len: usize, what: &'static str) -> Result<usize, EncodeError> {
+    len.checked_add(7)
+        .map(|n| n & !7)
+        .ok_or(EncodeError::Overflow { what })
+}
+
+/// Bytes a NUL-terminated `name` takes, padded to 8; a NUL inside `name` is an error.
+pub(crate) fn name_len(what: &'static str, name: &[u8]) -> Result<usize, EncodeError> {
+    if name.contains(&0) {
+        return Err(EncodeError::InvalidValue { what });
+    }
+    align8(name.len().saturating_add(1), what)
+}
+
+/// Writes `data` and zeros up to `padded` bytes (a name's NUL and padding, RAW's padding).
+pub(crate) fn write_padded<O: Output + ?Sized>(
+    enc: &mut Encoder<'_, O>,
+    data: &[u8],
+    padded: usize,
+) -> Result<(), EncodeError> {
+    enc.bytes(data)?;
+    enc.zeros(padded.saturating_sub(data.len()))
+}
