@@ -139,8 +139,9 @@ impl PerfEventAttr {
         self.sample_type & mask == mask
     }
 
-    /// The smallest published size that holds every non-zero field of this attr, but never
-    /// less than [`ATTR_SIZE_VER7`], the size perf 6.1 writes and expects.
+    /// The size this attr is written with in a file: [`ATTR_SIZE_VER8`] when it has
+    /// `config3` (the only field past VER7), else [`ATTR_SIZE_VER7`], the size perf 6.1
+    /// writes and expects. Smaller published sizes are never written.
     pub const fn minimal_file_size(&self) -> u32 {
         if self.config3 != 0 {
             ATTR_SIZE_VER8

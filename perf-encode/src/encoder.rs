@@ -97,8 +97,10 @@ impl<'o, O: Output + ?Sized> Encoder<'o, O> {
 
 /// Something with one exact byte encoding in each byte order.
 ///
-/// [`Encode::encoded_len`] gives the length before anything is written; by default it runs
-/// [`Encode::encode`] into a [`CountingOutput`], so the two cannot disagree.
+/// [`Encode::encoded_len`] gives the length before anything is written. By default it runs
+/// [`Encode::encode`] into a [`CountingOutput`]; the encoders of this crate compute it
+/// directly instead, and [`to_slice`] and [`append_to_vec`] check that the bytes written
+/// match it ([`EncodeError::LengthMismatch`] otherwise).
 ///
 /// ```
 /// use perf_encode::{Encode, Encoder, EncodeError, Output};

@@ -1,7 +1,7 @@
 //! A pipe-mode session over a fixed caller buffer, for `no_std` users without an allocator.
 
-use crate::records::{HeaderAttr, HeaderFeature, RecordFramer};
-use crate::{to_slice, Encode, EncodeError, Encoder, Endian, SliceOutput};
+use crate::records::{HeaderAttr, HeaderFeature, RecordBody, RecordFramer};
+use crate::{to_slice, Encode, EncodeError, Endian};
 use perf_abi::{feature, record_type, PerfEventAttr, PerfPipeHeader, PERF_MAGIC, PIPE_HEADER_SIZE};
 
 /// Where a pipe stream is: what may come next.
@@ -129,7 +129,12 @@ impl<'b> PipeStream<'b> {
 
     /// Appends a HEADER_ATTR record: `attr` (written with its `size`) and its ids.
     pub fn add_attr(&mut self, attr: &PerfEventAttr, ids: &[u64]) -> Result<(), EncodeError> {
-        self.push(&HeaderAttr { attr, ids })
+        if self.phase != Phase::Attrs {
+            return Err(EncodeError::Unordered {
+                what: "HEADER_ATTR records (they come before features and records)",
+            });
+        }
+        self.append(&HeaderAttr { attr, ids }, false, Phase::Attrs)
     }
 
     /// Appends a HEADER_FEATURE record with feature `index`'s payload (the bytes its
@@ -140,47 +145,50 @@ impl<'b> PipeStream<'b> {
                 index: u32::from(index),
             });
         }
-        self.push(&HeaderFeature { index, payload })
+        self.append_feature(&HeaderFeature { index, payload }, Phase::Features)
     }
 
     /// Appends the end marker of the features (`feat_id = HEADER_LAST_FEATURE`). Optional:
     /// the first record after features writes it; after it, features are refused.
     pub fn end_features(&mut self) -> Result<(), EncodeError> {
-        self.push(&HeaderFeature::END)
+        self.append_feature(&HeaderFeature::END, Phase::Records)
     }
 
-    /// Appends `record` (any encoder of whole records: SAMPLE, COMM, TIME_CONV,
-    /// HEADER_TRACING_DATA, …), checking that its bytes are whole records and that it may
-    /// come at this point of the stream.
-    pub fn push<E: Encode + ?Sized>(&mut self, record: &E) -> Result<(), EncodeError> {
-        let (type_, feat_id) = self.probe(record)?;
-        let (marker, next) = match type_ {
-            record_type::HEADER_ATTR => {
-                if self.phase != Phase::Attrs {
-                    return Err(EncodeError::Unordered {
-                        what: "HEADER_ATTR records (they come before features and records)",
-                    });
-                }
-                (false, Phase::Attrs)
+    /// Appends `record` (SAMPLE, COMM, TIME_CONV, HEADER_TRACING_DATA, …: any record but
+    /// HEADER_ATTR and HEADER_FEATURE, which go through [`add_attr`](Self::add_attr) and
+    /// [`add_feature`](Self::add_feature)), ending the features first if they are open.
+    pub fn push<R: RecordBody + Encode + ?Sized>(&mut self, record: &R) -> Result<(), EncodeError> {
+        match record.record_type() {
+            record_type::HEADER_ATTR | record_type::HEADER_FEATURE => {
+                Err(EncodeError::Unordered {
+                    what: "HEADER_ATTR and HEADER_FEATURE records (add them with add_attr and add_feature)",
+                })
             }
-            record_type::HEADER_FEATURE => {
-                if self.phase == Phase::Records {
-                    return Err(EncodeError::Unordered {
-                        what: "HEADER_FEATURE records (they come before other records)",
-                    });
-                }
-                let ended = feat_id == Some(u64::from(feature::LAST_FEATURE));
-                (
-                    false,
-                    if ended {
-                        Phase::Records
-                    } else {
-                        Phase::Features
-                    },
-                )
-            }
-            _ => (self.phase == Phase::Features, Phase::Records),
-        };
+            _ => self.append(record, self.phase == Phase::Features, Phase::Records),
+        }
+    }
+
+    fn append_feature(
+        &mut self,
+        record: &HeaderFeature<'_>,
+        next: Phase,
+    ) -> Result<(), EncodeError> {
+        if self.phase == Phase::Records {
+            return Err(EncodeError::Unordered {
+                what: "HEADER_FEATURE records (they come before other records)",
+            });
+        }
+        self.append(record, false, next)
+    }
+
+    /// Appends `record`, after the features' end marker when `marker`, checking that the
+    /// bytes are whole records; then the stream is in phase `next`.
+    fn append<E: Encode + ?Sized>(
+        &mut self,
+        record: &E,
+        marker: bool,
+        next: Phase,
+    ) -> Result<(), EncodeError> {
         let marker_len = if marker {
             HeaderFeature::END.encoded_len()?
         } else {
@@ -207,29 +215,6 @@ impl<'b> PipeStream<'b> {
         self.end = self.end.saturating_add(needed);
         self.phase = next;
         Ok(())
-    }
-
-    /// The record's type and, for HEADER_FEATURE, its `feat_id`: encodes its first 16 bytes.
-    fn probe<E: Encode + ?Sized>(&self, record: &E) -> Result<(u32, Option<u64>), EncodeError> {
-        let mut first = [0u8; 16];
-        let mut out = SliceOutput::new(&mut first);
-        // A record longer than 16 bytes stops with BufferTooSmall after its first 16.
-        let result = record.encode(&mut Encoder::new(&mut out, self.endian));
-        let written = out.written();
-        match result {
-            Ok(()) | Err(EncodeError::BufferTooSmall { .. }) if written >= 8 => {}
-            Err(e) => return Err(e),
-            Ok(()) => {
-                return Err(EncodeError::InvalidRecordSize {
-                    size: written as u64,
-                })
-            }
-        }
-        let [t0, t1, t2, t3, _, _, _, _, f0, f1, f2, f3, f4, f5, f6, f7] = first;
-        let type_ = self.endian.read_u32([t0, t1, t2, t3]);
-        let feat_id =
-            (written >= 16).then(|| self.endian.read_u64([f0, f1, f2, f3, f4, f5, f6, f7]));
-        Ok((type_, feat_id))
     }
 
     /// `needed` free bytes after the pending ones, moving those to the buffer's start if

@@ -6,9 +6,10 @@
 use crate::error::{RecordProblem, WriterError};
 use crate::output_mode::OutputMode;
 use crate::session::{EventDescData, Session};
-use perf_abi::record_type;
+use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
-    id_of_non_sample, parse_sample, FramingError, ParseError, SampleLayout,
+    id_of_non_sample, parse_sample, payload_len, record_extent, ParseError, RecordExtent,
+    SampleLayout,
 };
 use perf_encode::Endian;
 use std::io;
@@ -206,26 +207,18 @@ impl RecordCheck {
                 break;
             }
             let type_ = endian.read_u32([head[0], head[1], head[2], head[3]]);
-            let size = endian.read_u16([head[6], head[7]]);
-            let aligned = size % 8 == 0 || type_ == record_type::HEADER_FEATURE;
-            if size < 8 || !aligned {
-                return Err(refuse(
-                    FramingError::BadSize {
-                        offset,
-                        type_,
-                        size,
-                    }
-                    .into(),
-                ));
-            }
-            let size = usize::from(size);
-            if let Some(payload) = payload_after_header(type_, endian, &head) {
-                if size < 16 {
-                    return Err(refuse(FramingError::ShortHeader { offset, type_ }.into()));
-                }
+            let size16 = endian.read_u16([head[6], head[7]]);
+            let extent = record_extent(type_, size16)
+                .map_err(|fault| refuse(fault.at(offset, type_, size16).into()))?;
+            let size = usize::from(size16);
+            if let RecordExtent::WithPayload(how) = extent {
                 if have < 16 || total.saturating_sub(pos) < size {
                     break;
                 }
+                let word = [
+                    head[8], head[9], head[10], head[11], head[12], head[13], head[14], head[15],
+                ];
+                let payload = payload_len(how, endian, word);
                 // The payload passes through unchecked.
                 let after = pos.saturating_add(size);
                 let in_call = usize::try_from(payload)
@@ -308,9 +301,14 @@ impl RecordCheck {
         let desc = self.event_of(session, first, id)?;
         let trailer = desc.layout.sample_id_len();
         if self.strict {
-            if let Some((body, exact)) = kernel_body_len(type_) {
-                let expected = u16::try_from(body.saturating_add(8).saturating_add(trailer))
-                    .unwrap_or(u16::MAX);
+            let (body, exact) = match record_type::info(type_).map(|i| i.body) {
+                Some(BodyLen::Exact(n)) => (Some(n), true),
+                Some(BodyLen::AtLeast(n)) => (Some(n), false),
+                _ => (None, false),
+            };
+            if let Some(body) = body {
+                let expected = usize::from(body).saturating_add(8).saturating_add(trailer);
+                let expected = u16::try_from(expected).unwrap_or(u16::MAX);
                 let size = u16::try_from(record.len()).unwrap_or(u16::MAX);
                 if (exact && size != expected) || size < expected {
                     return Err(RecordProblem::Size {
@@ -377,48 +375,6 @@ fn time_and_cpu(
         }
         Err(e) => Err(e),
     }
-}
-
-/// The length of the payload that follows a HEADER_TRACING_DATA or AUXTRACE record outside
-/// its `header.size` (read from the 16 bytes `head`), `None` for other records.
-fn payload_after_header(type_: u32, endian: Endian, head: &[u8; 16]) -> Option<u64> {
-    let word = [
-        head[8], head[9], head[10], head[11], head[12], head[13], head[14], head[15],
-    ];
-    match type_ {
-        record_type::HEADER_TRACING_DATA => {
-            let size = endian.read_u32([word[0], word[1], word[2], word[3]]);
-            Some(u64::from(size).saturating_add(7) & !7)
-        }
-        record_type::AUXTRACE => Some(endian.read_u64(word)),
-        _ => None,
-    }
-}
-
-/// Bytes after the header and before the `sample_id` trailer of a kernel record: exact
-/// (`true`) or the least, for records with a name or a variable part. `None` when strict mode
-/// does not know the type's size (READ: it depends on `read_format`).
-fn kernel_body_len(type_: u32) -> Option<(usize, bool)> {
-    Some(match type_ {
-        record_type::MMAP => (32 + 8, false),
-        record_type::LOST => (16, true),
-        record_type::COMM => (8 + 8, false),
-        record_type::EXIT | record_type::FORK => (24, true),
-        record_type::THROTTLE | record_type::UNTHROTTLE => (24, true),
-        record_type::MMAP2 => (64 + 8, false),
-        record_type::AUX => (24, true),
-        record_type::ITRACE_START => (8, true),
-        record_type::LOST_SAMPLES => (8, true),
-        record_type::SWITCH => (0, true),
-        record_type::SWITCH_CPU_WIDE => (8, true),
-        record_type::NAMESPACES => (16, false),
-        record_type::KSYMBOL => (16 + 8, false),
-        record_type::BPF_EVENT => (16, true),
-        record_type::CGROUP => (8 + 8, false),
-        record_type::TEXT_POKE => (16, false),
-        record_type::AUX_OUTPUT_HW_ID => (8, true),
-        _ => return None,
-    })
 }
 
 fn first_bytes(record: &[u8]) -> [u8; 4] {

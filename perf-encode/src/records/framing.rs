@@ -2,7 +2,7 @@
 
 use crate::Endian;
 use core::fmt;
-use perf_abi::record_type;
+use perf_abi::record_type::{self, Framing, PayloadLen};
 
 /// Why bytes are not a valid sequence of records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,8 +10,8 @@ pub enum FramingError {
     /// A record's `size` is below 8, or not a multiple of 8 (HEADER_FEATURE excepted: perf
     /// writes those unpadded).
     BadSize {
-        /// Offset of the record within the bytes fed in this call (may be negative when the
-        /// header began in an earlier call: then 0).
+        /// Offset of the record within the bytes fed in this call; 0 when its header began
+        /// in an earlier call.
         offset: usize,
         /// Record type.
         type_: u32,
@@ -384,24 +384,21 @@ impl RecordFramer {
         let mut pos = 0usize;
         while pos < data.len() {
             let rest = data.get(pos..).unwrap_or(&[]);
-            // Fast path: a record boundary with the record's whole fixed header in this chunk
-            // and no trailer. Same checks and state as gathering the header below.
+            // Fast path: a record boundary with the record's whole header in this chunk, of a
+            // record that is just its size. Same checks and state as gathering the header below.
             if s.at_boundary() {
                 if let Some(h) = rest.first_chunk::<8>() {
                     let (type_, size) = s.plain_header(h);
-                    if !has_trailer(type_) {
-                        if !size_ok(type_, size) {
-                            return Err(FramingError::BadSize {
-                                offset: pos,
-                                type_,
-                                size,
-                            });
+                    match record_extent(type_, size) {
+                        Err(fault) => return Err(fault.at(pos, type_, size)),
+                        Ok(RecordExtent::Sized) => {
+                            let size = usize::from(size);
+                            let body = size.min(rest.len());
+                            s.start_plain_record(size.saturating_sub(body) as u64);
+                            pos = pos.saturating_add(body);
+                            continue;
                         }
-                        let size = usize::from(size);
-                        let body = size.min(rest.len());
-                        s.start_plain_record(size.saturating_sub(body) as u64);
-                        pos = pos.saturating_add(body);
-                        continue;
+                        Ok(RecordExtent::WithPayload(_)) => {}
                     }
                 }
             }
@@ -414,44 +411,30 @@ impl RecordFramer {
                 continue;
             }
             let start = pos.saturating_sub(s.have);
-            // Gather the fixed part of the header: 8 bytes, or 16 for records with a trailer.
-            let want = if s.have >= 8 && has_trailer(s.type_()) {
-                16
-            } else {
-                8
+            // Gather the header: 8 bytes, or 16 for a record that says how long its payload is.
+            let payload = match (s.have >= 8).then(|| record_extent(s.type_(), s.size())) {
+                Some(Ok(RecordExtent::WithPayload(how))) => Some(how),
+                _ => None,
             };
-            if s.have < want {
-                let take = want.saturating_sub(s.have).min(rest.len());
-                let end = s.have.saturating_add(take);
-                if let (Some(dst), Some(src)) = (s.header.get_mut(s.have..end), rest.get(..take)) {
-                    dst.copy_from_slice(src);
+            let want: usize = if payload.is_some() { 16 } else { 8 };
+            let take = want.saturating_sub(s.have).min(rest.len());
+            let end = s.have.saturating_add(take);
+            if let (Some(dst), Some(src)) = (s.header.get_mut(s.have..end), rest.get(..take)) {
+                dst.copy_from_slice(src);
+            }
+            s.have = end;
+            pos = pos.saturating_add(take);
+            if s.have == 8 {
+                let (type_, size) = (s.type_(), s.size());
+                match record_extent(type_, size) {
+                    Err(fault) => return Err(fault.at(start, type_, size)),
+                    Ok(RecordExtent::Sized) => s.begin_body(0),
+                    Ok(RecordExtent::WithPayload(_)) => {} // gather its second word
                 }
-                s.have = end;
-                pos = pos.saturating_add(take);
-                if s.have == 8 {
-                    let (type_, size) = (s.type_(), s.size());
-                    if !size_ok(type_, size) {
-                        return Err(FramingError::BadSize {
-                            offset: start,
-                            type_,
-                            size,
-                        });
-                    }
-                    if has_trailer(type_) {
-                        if size < 16 {
-                            return Err(FramingError::ShortHeader {
-                                offset: start,
-                                type_,
-                            });
-                        }
-                        continue;
-                    }
-                    s.begin_body(0);
-                } else if s.have == 16 {
-                    let extra = s.trailer_len();
-                    s.begin_body(extra);
-                }
-                continue;
+            } else if let (16, Some(how)) = (s.have, payload) {
+                let h = s.header;
+                let word = [h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15]];
+                s.begin_body(payload_len(how, s.endian, word));
             }
         }
         Ok(s)
@@ -484,17 +467,6 @@ impl RecordFramer {
     fn size(&self) -> u16 {
         let b = self.header;
         self.endian.read_u16([b[6], b[7]])
-    }
-
-    fn trailer_len(&self) -> u64 {
-        let b = self.header;
-        if self.type_() == record_type::HEADER_TRACING_DATA {
-            let size = u64::from(self.endian.read_u32([b[8], b[9], b[10], b[11]]));
-            size.saturating_add(7) & !7
-        } else {
-            self.endian
-                .read_u64([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]])
-        }
     }
 
     fn begin_body(&mut self, extra: u64) {
@@ -557,71 +529,124 @@ struct Undo {
     started: bool,
 }
 
-/// A record size is a multiple of 8 and at least 8; perf itself writes pipe-mode
-/// HEADER_FEATURE records unpadded.
-#[inline]
-fn size_ok(type_: u32, size: u16) -> bool {
-    size >= 8 && (size % 8 == 0 || type_ == record_type::HEADER_FEATURE)
+/// How a record is delimited, from its header's type and size (see [`record_extent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordExtent {
+    /// The record is `header.size` bytes.
+    Sized,
+    /// The record is `header.size` bytes and a payload follows it, whose length
+    /// [`payload_len`] reads from the record's second word.
+    WithPayload(PayloadLen),
 }
 
-/// [`size_ok`] and not [`has_trailer`]: a record the inline path takes. The common types
-/// (SAMPLE, MMAP, COMM…) are far from the special ones, which one range test rules out.
+/// Why a record header's size does not fit its type (see [`record_extent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeFault {
+    /// Below 8, or not a multiple of 8 for a type that must be aligned.
+    BadSize,
+    /// A record followed by a payload is too short (under 16 bytes) to say how long it is.
+    ShortHeader,
+}
+
+impl SizeFault {
+    /// The [`FramingError`] of this fault for the record at `offset`.
+    pub const fn at(self, offset: usize, type_: u32, size: u16) -> FramingError {
+        match self {
+            SizeFault::BadSize => FramingError::BadSize {
+                offset,
+                type_,
+                size,
+            },
+            SizeFault::ShortHeader => FramingError::ShortHeader { offset, type_ },
+        }
+    }
+}
+
+/// The framing rule, in one place: how the record whose header says `type_` and `size`
+/// is delimited in a stream (`perf_abi::record_type::info`'s framing of the type; a type
+/// perf does not know is framed as aligned).
+///
+/// ```
+/// use perf_abi::record_type;
+/// use perf_encode::records::{record_extent, RecordExtent, SizeFault};
+/// assert_eq!(record_extent(record_type::SAMPLE, 16), Ok(RecordExtent::Sized));
+/// assert_eq!(record_extent(record_type::SAMPLE, 12), Err(SizeFault::BadSize));
+/// assert_eq!(record_extent(record_type::HEADER_FEATURE, 84), Ok(RecordExtent::Sized));
+/// assert_eq!(record_extent(record_type::AUXTRACE, 8), Err(SizeFault::ShortHeader));
+/// ```
+#[inline]
+pub const fn record_extent(type_: u32, size: u16) -> Result<RecordExtent, SizeFault> {
+    let framing = match record_type::info(type_) {
+        Some(info) => info.framing,
+        None => Framing::Aligned,
+    };
+    match framing {
+        _ if size < 8 => Err(SizeFault::BadSize),
+        Framing::Unpadded => Ok(RecordExtent::Sized),
+        _ if size % 8 != 0 => Err(SizeFault::BadSize),
+        Framing::Aligned => Ok(RecordExtent::Sized),
+        Framing::PayloadAfter(_) if size < 16 => Err(SizeFault::ShortHeader),
+        Framing::PayloadAfter(len) => Ok(RecordExtent::WithPayload(len)),
+    }
+}
+
+/// The length of the payload that follows a record framed [`RecordExtent::WithPayload`],
+/// from the record's second word (its bytes 8..16 as stored).
+///
+/// ```
+/// use perf_abi::record_type::PayloadLen;
+/// use perf_encode::{records::payload_len, Endian};
+/// assert_eq!(payload_len(PayloadLen::U32At8Padded, Endian::Little, [13, 0, 0, 0, 0, 0, 0, 0]), 16);
+/// assert_eq!(payload_len(PayloadLen::U64At8, Endian::Big, [0, 0, 0, 0, 0, 0, 1, 0]), 256);
+/// ```
+#[inline]
+pub const fn payload_len(how: PayloadLen, endian: Endian, word: [u8; 8]) -> u64 {
+    match how {
+        PayloadLen::U32At8Padded => {
+            let size = endian.read_u32([word[0], word[1], word[2], word[3]]) as u64;
+            size.saturating_add(7) & !7
+        }
+        PayloadLen::U64At8 => endian.read_u64(word),
+    }
+}
+
+/// True for a size [`record_extent`] accepts as a record that is just its `size` bytes, for
+/// the types the inline path takes (see [`is_plain_type`]).
 #[inline]
 fn plain_size_ok(type_: u32, size: u16) -> bool {
     if is_plain_type(type_) {
         return size >= 8 && size % 8 == 0;
     }
-    size_ok(type_, size) && !has_trailer(type_)
+    matches!(record_extent(type_, size), Ok(RecordExtent::Sized))
 }
 
-/// Not one of the types with a special framing rule, tested as one range.
+/// True for a type that [`record_extent`] frames as aligned, tested as one range: the types
+/// with another framing rule sit between [`SPECIAL_TYPES`]'s ends, far from the common ones
+/// (SAMPLE, MMAP, COMM…). Types in between that are aligned take the long way, which agrees.
 #[inline]
 fn is_plain_type(type_: u32) -> bool {
-    const FIRST: u32 = special_first();
-    const SPAN: u32 = special_last().wrapping_sub(special_first());
-    type_.wrapping_sub(FIRST) > SPAN
+    type_.wrapping_sub(SPECIAL_TYPES.0) > SPECIAL_TYPES.1.wrapping_sub(SPECIAL_TYPES.0)
 }
 
-/// Smallest record type with a special framing rule.
-const fn special_first() -> u32 {
-    min3(
-        record_type::HEADER_TRACING_DATA,
-        record_type::AUXTRACE,
-        record_type::HEADER_FEATURE,
-    )
-}
-
-/// Largest record type with a special framing rule.
-const fn special_last() -> u32 {
-    max3(
-        record_type::HEADER_TRACING_DATA,
-        record_type::AUXTRACE,
-        record_type::HEADER_FEATURE,
-    )
-}
-
-const fn min3(a: u32, b: u32, c: u32) -> u32 {
-    let ab = if a < b { a } else { b };
-    if ab < c {
-        ab
-    } else {
-        c
+/// The smallest and largest record types whose framing is not aligned, found in the facts
+/// at compile time.
+const SPECIAL_TYPES: (u32, u32) = {
+    let (mut first, mut last, mut t) = (u32::MAX, 0u32, 0u32);
+    while t < 256 {
+        if let Some(info) = record_type::info(t) {
+            if !matches!(info.framing, Framing::Aligned) {
+                if t < first {
+                    first = t;
+                }
+                if t > last {
+                    last = t;
+                }
+            }
+        }
+        t = t.saturating_add(1);
     }
-}
-
-const fn max3(a: u32, b: u32, c: u32) -> u32 {
-    let ab = if a > b { a } else { b };
-    if ab > c {
-        ab
-    } else {
-        c
-    }
-}
-
-#[inline]
-fn has_trailer(type_: u32) -> bool {
-    type_ == record_type::HEADER_TRACING_DATA || type_ == record_type::AUXTRACE
-}
+    (first, last)
+};
 
 #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
 #[cfg(test)]

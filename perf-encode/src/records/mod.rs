@@ -17,7 +17,9 @@ pub use encode::{
     ReadRecord, Record, RecordBody, Switch, SwitchCpuWide, Task, ThreadMap, ThreadMapEntry,
     Throttle,
 };
-pub use framing::{FramingError, RecordFramer};
+pub use framing::{
+    payload_len, record_extent, FramingError, RecordExtent, RecordFramer, SizeFault,
+};
 pub use parse::error::ParseError;
 pub use parse::reader::U64Array;
 pub use parse::sample::{parse_sample, ParsedBranchStack, ParsedRegs, ParsedSample};
