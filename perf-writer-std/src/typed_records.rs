@@ -3,7 +3,8 @@
 
 use crate::output_mode::OutputMode;
 use crate::{PerfWriter, WriterError};
-use perf_encode::records::{Comm, Exit, Fork, Lost, Sample, SampleId, SampleLayout, SampleRecord};
+use perf_abi::record_type;
+use perf_encode::records::{Comm, Lost, Sample, SampleId, SampleLayout, SampleRecord, Task};
 use perf_encode::Encode;
 use std::io;
 
@@ -101,26 +102,27 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Appends a FORK record: `pid`/`tid` was created by `ppid`/`ptid` at `time`.
     pub fn write_fork(
         &mut self,
-        (pid, tid): (u32, u32),
-        (ppid, ptid): (u32, u32),
+        task: (u32, u32),
+        parent: (u32, u32),
         time: u64,
         sample_id: &SampleId,
     ) -> io::Result<()> {
-        let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
-        self.write_record(&Fork {
-            layout: &layout,
-            misc: 0,
-            pid,
-            ppid,
-            tid,
-            ptid,
-            time,
-            sample_id: *sample_id,
-        })
+        self.write_task::<{ record_type::FORK }>(task, parent, time, sample_id)
     }
 
     /// Appends an EXIT record: `pid`/`tid` (child of `ppid`/`ptid`) exited at `time`.
     pub fn write_exit(
+        &mut self,
+        task: (u32, u32),
+        parent: (u32, u32),
+        time: u64,
+        sample_id: &SampleId,
+    ) -> io::Result<()> {
+        self.write_task::<{ record_type::EXIT }>(task, parent, time, sample_id)
+    }
+
+    /// A FORK or EXIT record (`TYPE`).
+    fn write_task<const TYPE: u32>(
         &mut self,
         (pid, tid): (u32, u32),
         (ppid, ptid): (u32, u32),
@@ -128,7 +130,7 @@ impl<O: OutputMode> PerfWriter<O> {
         sample_id: &SampleId,
     ) -> io::Result<()> {
         let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
-        self.write_record(&Exit {
+        self.write_record(&Task::<TYPE> {
             layout: &layout,
             misc: 0,
             pid,

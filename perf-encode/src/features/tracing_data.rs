@@ -1,6 +1,7 @@
 //! `HEADER_TRACING_DATA`: the tracefs description of tracepoint events that perf needs to
 //! decode their RAW payloads. perf refuses a file with a tracepoint attr and no tracing data.
 
+use crate::features::count::count_u32;
 use crate::{Encode, EncodeError, Encoder, Endian, Output};
 #[cfg(feature = "tracepoint_decode")]
 use core::fmt;
@@ -118,17 +119,6 @@ fn blob_len(what: &'static str, len: usize) -> Result<usize, EncodeError> {
         });
     }
     Ok(len)
-}
-
-fn count_u32(what: &'static str, n: usize) -> Result<u32, EncodeError> {
-    u32::try_from(n)
-        .ok()
-        .filter(|&c| c <= i32::MAX as u32)
-        .ok_or(EncodeError::TooLong {
-            what,
-            len: n as u64,
-            max: i32::MAX as u64,
-        })
 }
 
 fn u64_len(len: usize) -> Result<u64, EncodeError> {

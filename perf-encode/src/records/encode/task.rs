@@ -1,9 +1,9 @@
 //! `PERF_RECORD_FORK` and `PERF_RECORD_EXIT`: a task's start and end, one layout.
 
-use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::encode::body::{encode_record, header_of, RecordBody};
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::sample_id::SampleId;
-use crate::{EncodeError, Encoder, Output};
+use crate::{Encode, EncodeError, Encoder, Output};
 use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time, sample_id}`: FORK when `TYPE`
@@ -16,7 +16,7 @@ use perf_abi::record_type;
 /// let layout = SampleLayout { sample_type: sample_type::TID | sample_type::TIME, sample_id_all: true, ..Default::default() };
 /// let sid = SampleId { tid: Some(PidTid { pid: 2, tid: 2 }), time: Some(100), ..Default::default() };
 /// let fork = Fork { layout: &layout, misc: 0, pid: 2, ppid: 1, tid: 2, ptid: 1, time: 100, sample_id: sid };
-/// let exit = Exit { time: 200, ..Exit::from(fork) };
+/// let exit = Exit { layout: &layout, misc: 0, pid: 2, ppid: 1, tid: 2, ptid: 1, time: 200, sample_id: sid };
 /// assert_eq!(to_vec(&fork, Endian::Little).unwrap().len(), 8 + 24 + 16);
 /// assert_eq!(to_vec(&exit, Endian::Little).unwrap()[0], 4);
 /// ```
@@ -46,32 +46,6 @@ pub type Fork<'a> = Task<'a, { record_type::FORK }>;
 /// `PERF_RECORD_EXIT`: a task's end (see [`Task`]).
 pub type Exit<'a> = Task<'a, { record_type::EXIT }>;
 
-impl<'a> From<Fork<'a>> for Exit<'a> {
-    /// The EXIT record of the task `fork` started, with the same fields.
-    fn from(fork: Fork<'a>) -> Self {
-        let Task {
-            layout,
-            misc,
-            pid,
-            ppid,
-            tid,
-            ptid,
-            time,
-            sample_id,
-        } = fork;
-        Exit {
-            layout,
-            misc,
-            pid,
-            ppid,
-            tid,
-            ptid,
-            time,
-            sample_id,
-        }
-    }
-}
-
 impl<const TYPE: u32> RecordBody for Task<'_, TYPE> {
     #[inline]
     fn record_type(&self) -> u32 {
@@ -98,4 +72,14 @@ impl<const TYPE: u32> RecordBody for Task<'_, TYPE> {
     }
 }
 
-encode_as_record!(Fork<'_>, Exit<'_>);
+impl<const TYPE: u32> Encode for Task<'_, TYPE> {
+    #[inline]
+    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        encode_record(self, enc)
+    }
+
+    #[inline]
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        header_of(self).map(|h| usize::from(h.size))
+    }
+}
