@@ -13,6 +13,7 @@ mod cpu_topology;
 mod dir_format;
 mod empty;
 mod event_desc;
+mod format_text;
 mod group_desc;
 mod hybrid_topology;
 mod mem_topology;
@@ -31,6 +32,10 @@ pub use cpu_topology::{CpuTopology, CpuTopologyEntry};
 pub use dir_format::DirFormat;
 pub use empty::{EmptyBpfList, EmptyFeature};
 pub use event_desc::EventDescFeature;
+pub use format_text::{
+    check_format_text, check_header_page, FormatField, FormatSummary, FormatTextError,
+    FormatTextProblem,
+};
 pub use group_desc::{GroupDesc, GroupDescFeature};
 pub use hybrid_topology::{HybridNode, HybridTopology};
 pub use mem_topology::{MemTopology, MemoryNode};
