@@ -44,6 +44,9 @@ pub enum FormatTextProblem {
     FieldOutsideRecord,
     /// No `common_type` field of 2 bytes (perf finds a record's event by it).
     MissingCommonType,
+    /// The fields are not two blocks each ended by an empty line (the common fields, then
+    /// the event's own, possibly none), as tracefs writes them and perf's parser expects.
+    FieldBlocks,
     /// No `print fmt:` line after the fields.
     MissingPrintFmt,
 }
@@ -64,6 +67,9 @@ impl fmt::Display for FormatTextError {
                 "a field that ends past the largest RAW payload (65528 bytes)"
             }
             FormatTextProblem::MissingCommonType => "no 2-byte `common_type` field",
+            FormatTextProblem::FieldBlocks => {
+                "the fields are not two blocks (common fields, the event's) each ended by an empty line"
+            }
             FormatTextProblem::MissingPrintFmt => "no `print fmt:` line",
         };
         if self.line == 0 {
@@ -101,12 +107,14 @@ pub struct FormatSummary<'a> {
 }
 
 /// Checks an event's tracefs `format` text as perf 6.1 will read it: `name:`, an `ID:` from 0
-/// to 65535, `format:`, field lines with decimal numbers that fit, every field within the
-/// largest RAW payload, a 2-byte `common_type` field, and `print fmt:`. Never panics.
+/// to 65535, `format:`, then two blocks of field lines each ended by an empty line (the
+/// common fields, with a 2-byte `common_type`; the event's own, possibly none), with decimal
+/// numbers that fit and every field within the largest RAW payload, then `print fmt:`.
+/// Never panics.
 ///
 /// ```
 /// use perf_encode::features::check_format_text;
-/// let text = b"name: tick\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:u64 n;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"n=%llu\", REC->n\n";
+/// let text = b"name: tick\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:u64 n;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"n=%llu\", REC->n\n";
 /// let s = check_format_text(text).unwrap();
 /// assert_eq!((s.name, s.id, s.fields_end), (&b"tick"[..], 7, 16));
 /// assert!(check_format_text(b"name: tick\nID: 7\n").is_err()); // no fields
@@ -115,11 +123,9 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
     no_nul(text)?;
     let mut name = None;
     let mut id = None;
-    let mut in_fields = false;
-    let mut seen_format = false;
+    let mut part = Part::Head;
     let mut common_type = None;
     let mut fields_end = 0u32;
-    let mut print_fmt = false;
     let mut line_no = 0u32;
     for line in text.split(|&b| b == b'\n') {
         line_no = line_no.saturating_add(1);
@@ -128,48 +134,80 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
             problem,
         };
         let trimmed = trim(line);
-        if let Some(rest) = trimmed.strip_prefix(b"name:") {
-            name = Some(trim(rest)).filter(|n| !n.is_empty());
-        } else if let Some(rest) = trimmed.strip_prefix(b"ID:") {
-            let n = decimal(trim(rest)).ok_or(err(FormatTextProblem::IdOutOfRange))?;
-            id = Some(u16::try_from(n).map_err(|_| err(FormatTextProblem::IdOutOfRange))?);
-        } else if trimmed == b"format:" {
-            seen_format = true;
-            in_fields = true;
-        } else if trimmed.starts_with(b"print fmt:") {
-            print_fmt = true;
-            in_fields = false;
-        } else if in_fields && !trimmed.is_empty() {
-            let field = field_line(trimmed).map_err(err)?;
-            let end = field
-                .offset
-                .checked_add(field.size)
-                .filter(|&e| e as usize <= MAX_RECORD_SIZE)
-                .ok_or(err(FormatTextProblem::FieldOutsideRecord))?;
-            fields_end = fields_end.max(end);
-            if field.name == b"common_type" && field.size == 2 {
-                common_type = Some(field.offset);
+        part = match (part, trimmed) {
+            (Part::Head, t) if t.starts_with(b"name:") => {
+                name = t.get(5..).map(trim).filter(|n| !n.is_empty());
+                Part::Head
             }
-        } else if !trimmed.is_empty() && !in_fields && seen_format && !print_fmt {
-            return Err(err(FormatTextProblem::BadField));
-        }
+            (Part::Head, t) if t.starts_with(b"ID:") => {
+                let n = t.get(3..).map(trim).and_then(decimal);
+                let n = n.and_then(|n| u16::try_from(n).ok());
+                id = Some(n.ok_or(err(FormatTextProblem::IdOutOfRange))?);
+                Part::Head
+            }
+            (Part::Head, b"format:") => Part::Common { fields: 0 },
+            (Part::Head, _) => Part::Head,
+            (Part::Common { fields: 0 }, b"") => return Err(err(FormatTextProblem::FieldBlocks)),
+            (Part::Common { .. }, b"") => Part::Own,
+            (Part::Own, b"") => Part::Tail,
+            (Part::Common { .. } | Part::Own, t) if !t.starts_with(b"field:") => {
+                return Err(err(FormatTextProblem::FieldBlocks))
+            }
+            (Part::Common { .. } | Part::Own, t) => {
+                let field = field_line(t).map_err(err)?;
+                let end = field
+                    .offset
+                    .checked_add(field.size)
+                    .filter(|&e| e as usize <= MAX_RECORD_SIZE)
+                    .ok_or(err(FormatTextProblem::FieldOutsideRecord))?;
+                fields_end = fields_end.max(end);
+                if field.name == b"common_type" && field.size == 2 {
+                    common_type = Some(field.offset);
+                }
+                match part {
+                    Part::Common { fields } => Part::Common {
+                        fields: fields.saturating_add(1),
+                    },
+                    other => other,
+                }
+            }
+            (Part::Tail, b"") => Part::Tail,
+            (Part::Tail, t) if t.starts_with(b"print fmt:") => Part::Done,
+            (Part::Tail, _) => return Err(err(FormatTextProblem::MissingPrintFmt)),
+            (Part::Done, _) => Part::Done,
+        };
     }
     let whole = |problem| FormatTextError { line: 0, problem };
     let name = name.ok_or(whole(FormatTextProblem::MissingName))?;
     let id = id.ok_or(whole(FormatTextProblem::MissingId))?;
-    if !seen_format {
-        return Err(whole(FormatTextProblem::MissingFormat));
+    match part {
+        Part::Head => return Err(whole(FormatTextProblem::MissingFormat)),
+        Part::Common { .. } | Part::Own => return Err(whole(FormatTextProblem::FieldBlocks)),
+        Part::Tail => return Err(whole(FormatTextProblem::MissingPrintFmt)),
+        Part::Done => {}
     }
     let common_type_offset = common_type.ok_or(whole(FormatTextProblem::MissingCommonType))?;
-    if !print_fmt {
-        return Err(whole(FormatTextProblem::MissingPrintFmt));
-    }
     Ok(FormatSummary {
         name,
         id,
         common_type_offset,
         fields_end,
     })
+}
+
+/// Where [`check_format_text`] is in a format text.
+#[derive(Clone, Copy)]
+enum Part {
+    /// `name:`, `ID:`, up to `format:`.
+    Head,
+    /// The common fields' block (this many so far).
+    Common { fields: u32 },
+    /// The event's own fields' block.
+    Own,
+    /// After the fields, before `print fmt:`.
+    Tail,
+    /// `print fmt:` and what follows it.
+    Done,
 }
 
 /// Checks a `header_page` text (the ring buffer page header perf decodes the data with):
@@ -310,6 +348,9 @@ mod tests {
 
     const SCHED_SWITCH: &[u8] = b"name: sched_switch\nID: 372\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:__data_loc char[] filename;\toffset:24;\tsize:4;\tsigned:0;\n\nprint fmt: \"prev_comm=%s\", REC->prev_comm\n";
 
+    /// The same, with its own fields' block empty (tracefs writes events without fields so).
+    const NO_OWN_FIELDS: &[u8] = b"name: tick\nID: 9\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\nprint fmt: \"tick\"\n";
+
     fn problem(text: &[u8]) -> FormatTextProblem {
         check_format_text(text).unwrap_err().problem
     }
@@ -318,6 +359,12 @@ mod tests {
         let s = core::str::from_utf8(SCHED_SWITCH).unwrap();
         assert!(s.contains(from), "{from}");
         s.replacen(from, to, 1).into_bytes()
+    }
+
+    #[test]
+    fn an_event_without_fields_of_its_own_passes() {
+        let s = check_format_text(NO_OWN_FIELDS).unwrap();
+        assert_eq!((s.id, s.fields_end), (9, 2));
     }
 
     #[test]
@@ -356,7 +403,16 @@ mod tests {
         );
         assert_eq!(problem(&with("prev_comm[16]", "prev_comm[16")), BadField);
         assert_eq!(problem(&with("common_type;", "kind;")), MissingCommonType);
-        assert_eq!(problem(&with("print fmt:", "print:")), BadField);
+        assert_eq!(problem(&with("print fmt:", "print:")), MissingPrintFmt);
+        // One block of fields only: perf 6.1 reads `print` where it wants `field`.
+        assert_eq!(
+            problem(&with(
+                "signed:1;\n\n\tfield:char",
+                "signed:1;\n\tfield:char"
+            )),
+            FieldBlocks
+        );
+        assert_eq!(problem(&with("format:\n", "format:\n\n")), FieldBlocks);
         let no_print = with("print fmt: \"prev_comm=%s\", REC->prev_comm\n", "");
         assert_eq!(problem(&no_print), MissingPrintFmt);
         assert_eq!(
