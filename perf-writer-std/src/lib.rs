@@ -4,7 +4,11 @@
 //! `tracepoint_perf` 0.5's writer: same method names and signatures, buffered, with its
 //! defects fixed. [`PerfPipeWriter`] has the same methods and writes pipe mode over any
 //! `Write`: readable while it is written and after a crash. Every byte is encoded by
-//! [`perf_encode`]; this crate adds I/O and state.
+//! [`perf_encode`]. On top of I/O and state this crate adds checks and facts derived for the
+//! caller: strict mode ([`PerfWriter::set_strict`]), headers derived from the events
+//! ([`PerfWriter::set_headers_from_events`]), the host description ([`HostDescription`],
+//! [`PerfWriter::set_host_headers`]), the synthesized TRACING_DATA, typed records and typed
+//! feature setters.
 //!
 //! ```no_run
 //! use perf_writer_std::PerfDataFileWriter;
