@@ -22,11 +22,13 @@
 #![warn(missing_docs)]
 
 mod checks;
+mod chunked;
 mod error;
 mod file_output;
 mod header_index;
 mod host;
 mod host_description;
+mod id_index;
 mod output_buffer;
 mod output_mode;
 mod pipe_output;

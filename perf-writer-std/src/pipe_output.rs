@@ -75,9 +75,7 @@ impl<W: Write> PipeOutput<W> {
                 endian,
             )?;
         }
-        let descs = session.descs();
-        let new_descs = descs.get(self.attrs_sent..).unwrap_or(&[]);
-        if descs.is_empty() && finishing && !self.started {
+        if session.descs().is_empty() && finishing && !self.started {
             // Readers refuse a stream without attrs: the same placeholder as file mode.
             let events = session.event_entries();
             for e in &events {
@@ -92,16 +90,14 @@ impl<W: Write> PipeOutput<W> {
                 )?;
             }
         }
-        for d in new_descs {
-            let attr = perf_abi::PerfEventAttr {
-                size: d.attr.minimal_file_size(),
-                ..d.attr
-            };
+        for d in session.descs().iter_from(self.attrs_sent) {
+            let e = session.entry(d);
+            let attr = e.attr_with_size(e.attr.minimal_file_size());
             push(
                 &mut out,
                 &HeaderAttr {
                     attr: &attr,
-                    ids: &d.ids,
+                    ids: e.ids,
                 },
                 endian,
             )?;
@@ -149,16 +145,17 @@ impl<W: Write> PipeOutput<W> {
                 push(&mut out, &HeaderFeature { index, payload }, endian)?;
             }
         }
-        let named = if self.started { new_descs } else { descs };
-        for d in named {
-            if let Some(&id) = d.ids.first() {
-                push(&mut out, &EventUpdateName { id, name: &d.name }, endian)?;
+        // Before the first sync no attr was sent: the new descriptions are all of them.
+        for d in session.descs().iter_from(self.attrs_sent) {
+            let e = session.entry(d);
+            if let Some(&id) = e.ids.first() {
+                push(&mut out, &EventUpdateName { id, name: e.name }, endian)?;
             }
         }
 
         self.stream.write_raw(&out)?;
         self.started = true;
-        self.attrs_sent = descs.len();
+        self.attrs_sent = session.descs().len();
         self.seen_revision = session.revision();
         for index in 1..feature::LAST_FEATURE {
             if let Some(r) = self.features_sent.get_mut(usize::from(index)) {
