@@ -24,6 +24,7 @@
 mod checks;
 mod chunked;
 mod error;
+mod feature_slot;
 mod file_output;
 mod header_index;
 mod host;

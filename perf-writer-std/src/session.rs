@@ -2,6 +2,7 @@
 //! the tracing-data settings. Shared by every output mode; holds no I/O.
 
 use crate::chunked::{ArenaSlice, ChunkedVec, SliceArena};
+use crate::feature_slot::{FeatureSlot, FixedPayload};
 use crate::host;
 use crate::id_index::IdIndex;
 use crate::WriterError;
@@ -217,66 +218,55 @@ impl Session {
         &mut self.tracing
     }
 
-    /// The slot of feature `index`, for a change by the caller.
-    fn slot(&mut self, index: u8) -> Result<&mut Option<Vec<u8>>, WriterError> {
-        if index == feature::RESERVED {
-            return Err(WriterError::BadFeatureIndex(index));
-        }
-        let i = usize::from(index);
-        if i >= FEATURE_SLOTS {
-            return Err(WriterError::BadFeatureIndex(index));
-        }
+    /// The slot of a feature, for a change by the caller.
+    fn slot(&mut self, slot: FeatureSlot) -> &mut Option<Vec<u8>> {
         self.touch();
-        if let Some(r) = self.feature_revision.get_mut(i) {
-            *r = self.revision;
-        }
+        let i = slot.position();
+        self.feature_revision[i] = self.revision;
         self.derived &= !(1u32 << (i & 31));
-        self.headers
-            .get_mut(i)
-            .ok_or(WriterError::BadFeatureIndex(index))
+        &mut self.headers[i]
     }
 
-    /// Sets the raw payload of a feature (empty clears it).
+    /// Sets the raw payload of feature `index` (empty clears it).
     pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
-        *self.slot(index)? = (!data.is_empty()).then(|| data.to_vec());
+        *self.slot(FeatureSlot::checked(index)?) = (!data.is_empty()).then(|| data.to_vec());
         Ok(())
     }
 
-    /// Sets a feature to the encoding of `value` (present even when that is no bytes); on
-    /// error the feature keeps its old value.
+    /// Sets feature `index` to the encoding of `value` (present even when that is no
+    /// bytes); on error the feature keeps its old value.
     pub(crate) fn set_encoded<E: Encode + ?Sized>(
         &mut self,
         index: u8,
         value: &E,
     ) -> Result<(), WriterError> {
+        let slot = FeatureSlot::checked(index)?;
         let bytes = perf_encode::to_vec(value, self.endian)?;
-        *self.slot(index)? = Some(bytes);
+        *self.slot(slot) = Some(bytes);
         Ok(())
+    }
+
+    /// Sets a feature to a payload whose encoding cannot be refused.
+    pub(crate) fn set_fixed<P: FixedPayload>(&mut self, slot: FeatureSlot, value: &P) {
+        *self.slot(slot) = Some(value.fixed_bytes(self.endian));
     }
 
     /// Sets a feature the writer derived from the events, unless the caller set it.
-    pub(crate) fn set_derived<E: Encode + ?Sized>(
-        &mut self,
-        index: u8,
-        value: &E,
-    ) -> Result<(), WriterError> {
-        let bit = 1u32 << (usize::from(index) & 31);
-        if self.header_if_set(index).is_some() && self.derived & bit == 0 {
-            return Ok(());
+    pub(crate) fn set_derived<P: FixedPayload>(&mut self, slot: FeatureSlot, value: &P) {
+        let bit = 1u32 << (slot.position() & 31);
+        if self.header_if_set(slot.index()).is_some() && self.derived & bit == 0 {
+            return;
         }
-        let bytes = perf_encode::to_vec(value, self.endian)?;
-        let slot = self.slot(index)?;
-        if slot.as_deref() != Some(bytes.as_slice()) {
-            *slot = Some(bytes);
+        let bytes = value.fixed_bytes(self.endian);
+        let payload = self.slot(slot);
+        if payload.as_deref() != Some(bytes.as_slice()) {
+            *payload = Some(bytes);
         }
         self.derived |= bit;
-        Ok(())
     }
 
-    pub(crate) fn clear_header(&mut self, index: u8) {
-        if let Ok(slot) = self.slot(index) {
-            *slot = None;
-        }
+    pub(crate) fn clear_header(&mut self, slot: FeatureSlot) {
+        *self.slot(slot) = None;
     }
 
     pub(crate) fn has_tracepoint(&self, common_type: u32) -> bool {

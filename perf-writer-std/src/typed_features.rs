@@ -2,6 +2,7 @@
 //! build ids, …), and [`PerfWriter::set_host_headers`], which fills the headers that
 //! describe the machine the way `perf record` fills them.
 
+use crate::feature_slot::FeatureSlot;
 use crate::host_description::HostDescription;
 use crate::{OutputMode, PerfWriter, WriterError};
 use perf_abi::{feature, CompressedInfo, NrCpus};
@@ -152,9 +153,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.set_dir_format_header(perf_writer_std::perf_encode::features::DIR_FORMAT_VERSION);
     /// ```
     pub fn set_dir_format_header(&mut self, version: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::DIR_FORMAT, &DirFormat { version });
+        self.session
+            .set_fixed(FeatureSlot::DIR_FORMAT, &DirFormat { version });
     }
 
     /// Sets BRANCH_STACK: a flag feature (no payload) saying the samples carry branch stacks;
@@ -168,9 +168,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert!(w.get_header(PerfHeaderIndex::BranchStack).is_empty());
     /// ```
     pub fn set_branch_stack_header(&mut self) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::BRANCH_STACK, &EmptyFeature);
+        self.session
+            .set_fixed(FeatureSlot::BRANCH_STACK, &EmptyFeature);
     }
 
     /// Sets STAT: a flag feature (no payload) saying the file holds `perf stat record` data
@@ -184,7 +183,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert!(w.has_header(PerfHeaderIndex::Stat));
     /// ```
     pub fn set_stat_header(&mut self) {
-        let _infallible = self.session.set_encoded(feature::STAT, &EmptyFeature);
+        self.session.set_fixed(FeatureSlot::STAT, &EmptyFeature);
     }
 
     /// True when feature `index` is set, including the flag features whose payload is
@@ -203,7 +202,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 });
     /// ```
     pub fn set_compressed_header(&mut self, info: &CompressedInfo) {
-        let _infallible = self.session.set_encoded(feature::COMPRESSED, info);
+        self.session.set_fixed(FeatureSlot::COMPRESSED, info);
     }
 
     /// Sets CPU_PMU_CAPS: the capabilities of the `cpu` PMU (`branches`, `max_precise`, …).
@@ -262,10 +261,9 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.session.endian() != Endian::NATIVE {
             return false;
         }
-        let _infallible = self
-            .session
-            .set_encoded(feature::BPF_PROG_INFO, &EmptyBpfList);
-        let _infallible = self.session.set_encoded(feature::BPF_BTF, &EmptyBpfList);
+        self.session
+            .set_fixed(FeatureSlot::BPF_PROG_INFO, &EmptyBpfList);
+        self.session.set_fixed(FeatureSlot::BPF_BTF, &EmptyBpfList);
         true
     }
 
@@ -313,13 +311,11 @@ impl<O: OutputMode> PerfWriter<O> {
             }
         }
         if let Some(nr) = host.nr_cpus {
-            keep(self.session.set_encoded(feature::NRCPUS, &nr));
+            self.session.set_fixed(FeatureSlot::NRCPUS, &nr);
         }
         if let Some(kib) = host.total_mem_kib {
-            keep(
-                self.session
-                    .set_encoded(feature::TOTAL_MEM, &TotalMem { kib }),
-            );
+            self.session
+                .set_fixed(FeatureSlot::TOTAL_MEM, &TotalMem { kib });
         }
         if let Some(args) = &host.cmdline {
             keep(

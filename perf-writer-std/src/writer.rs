@@ -2,6 +2,7 @@
 //! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
 //! modes; the mode decides how they reach the stream.
 
+use crate::feature_slot::FeatureSlot;
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
 use crate::session::Session;
@@ -217,7 +218,7 @@ impl<O: OutputMode> PerfWriter<O> {
             return Err(io_err(WriterError::IncompleteRecord));
         }
         if self.check.derive() {
-            self.set_headers_derived_from_events()?;
+            self.set_headers_derived_from_events();
         }
         let out = self
             .out
@@ -363,23 +364,20 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets NRCPUS.
     pub fn set_nr_cpus_header(&mut self, available: u32, online: u32) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::NRCPUS, &NrCpus { available, online });
+        self.session
+            .set_fixed(FeatureSlot::NRCPUS, &NrCpus { available, online });
     }
 
     /// Sets SAMPLE_TIME: time stamps of the first and last sample.
     pub fn set_sample_time_header(&mut self, first: u64, last: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::SAMPLE_TIME, &SampleTime { first, last });
+        self.session
+            .set_fixed(FeatureSlot::SAMPLE_TIME, &SampleTime { first, last });
     }
 
     /// Sets TOTAL_MEM, in kB.
     pub fn set_total_mem_header(&mut self, kib: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::TOTAL_MEM, &TotalMem { kib });
+        self.session
+            .set_fixed(FeatureSlot::TOTAL_MEM, &TotalMem { kib });
     }
 
     /// Sets CLOCKID for the clock `clockid`: perf reads this feature as the clock's
@@ -390,15 +388,14 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_clockid_header(&mut self, clockid: u32) {
         match host::clock_resolution_ns(clockid) {
             Some(ns) => self.set_clock_resolution_header(ns),
-            None => self.session.clear_header(feature::CLOCKID),
+            None => self.session.clear_header(FeatureSlot::CLOCKID),
         }
     }
 
     /// Sets CLOCKID to a clock resolution of `ns` nanoseconds.
     pub fn set_clock_resolution_header(&mut self, ns: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::CLOCKID, &ClockResolution { ns });
+        self.session
+            .set_fixed(FeatureSlot::CLOCKID, &ClockResolution { ns });
     }
 
     /// Sets CLOCK_DATA: `wall_clock_ns` and `clockid_time_ns` read at the same instant.
@@ -414,7 +411,7 @@ impl<O: OutputMode> PerfWriter<O> {
             wall_clock_ns,
             clockid_time_ns,
         };
-        let _infallible = self.session.set_encoded(feature::CLOCK_DATA, &data);
+        self.session.set_fixed(FeatureSlot::CLOCK_DATA, &data);
     }
 
     /// Sets or clears CLOCKID and CLOCK_DATA from a session's clock: CLOCKID gets the
@@ -423,7 +420,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_session_info_headers(&mut self, session_info: &PerfSessionInfo) {
         let clock_id = session_info.clock_id();
         if clock_id == u32::MAX {
-            self.session.clear_header(feature::CLOCKID);
+            self.session.clear_header(FeatureSlot::CLOCKID);
         } else {
             self.set_clockid_header(clock_id);
         }
@@ -431,7 +428,7 @@ impl<O: OutputMode> PerfWriter<O> {
             let (wall_clock_ns, clockid_time_ns) = session_info.get_clock_data();
             self.set_clock_data_header(clock_id, wall_clock_ns, clockid_time_ns);
         } else {
-            self.session.clear_header(feature::CLOCK_DATA);
+            self.session.clear_header(FeatureSlot::CLOCK_DATA);
         }
     }
 
