@@ -249,22 +249,28 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets BPF_PROG_INFO and BPF_BTF to empty lists, what `perf record` writes when it saw
     /// no BPF program. perf 6.1 warns when it reads them from a file of the other byte
-    /// order, so a writer whose byte order is not this machine's leaves them unset (and
-    /// returns false).
+    /// order, so a writer whose byte order is not this machine's refuses
+    /// ([`WriterError::ForeignByteOrder`]) and leaves them unset.
     ///
     /// ```
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
-    /// assert!(w.set_empty_bpf_headers());
-    /// assert_eq!(w.get_header(perf_writer_std::PerfHeaderIndex::BpfProgInfo), [0; 4]);
+    /// use perf_writer_std::{perf_encode::Endian, PerfDataFileWriter, PerfHeaderIndex, WriterError};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_empty_bpf_headers()?;
+    /// assert_eq!(w.get_header(PerfHeaderIndex::BpfProgInfo), [0; 4]);
+    /// let foreign = if Endian::NATIVE == Endian::Little { Endian::Big } else { Endian::Little };
+    /// let mut swapped = PerfDataFileWriter::new_with_endian(foreign);
+    /// assert!(matches!(swapped.set_empty_bpf_headers(), Err(WriterError::ForeignByteOrder(_))));
+    /// assert!(swapped.get_header(PerfHeaderIndex::BpfBtf).is_empty());
+    /// # Ok::<(), WriterError>(())
     /// ```
-    pub fn set_empty_bpf_headers(&mut self) -> bool {
+    pub fn set_empty_bpf_headers(&mut self) -> Result<(), WriterError> {
         if self.session.endian() != Endian::NATIVE {
-            return false;
+            return Err(WriterError::ForeignByteOrder(feature::BPF_PROG_INFO));
         }
         self.session
             .set_fixed(FeatureSlot::BPF_PROG_INFO, &EmptyBpfList);
         self.session.set_fixed(FeatureSlot::BPF_BTF, &EmptyBpfList);
-        true
+        Ok(())
     }
 
     /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE,
@@ -409,10 +415,12 @@ impl<O: OutputMode> PerfWriter<O> {
                 .collect();
             keep(self.set_hybrid_topology_header(&HybridTopology { nodes: &nodes }));
         }
-        if self.session.header(feature::BPF_PROG_INFO).is_empty()
+        // In the other byte order perf would warn about them: left out, not an error.
+        if self.session.endian() == Endian::NATIVE
+            && self.session.header(feature::BPF_PROG_INFO).is_empty()
             && self.session.header(feature::BPF_BTF).is_empty()
         {
-            self.set_empty_bpf_headers();
+            keep(self.set_empty_bpf_headers());
         }
         match first_error {
             Some(e) => Err(e),

@@ -132,7 +132,7 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
     /// finalizing (as `close_no_finalize`), which discards its settings; settings made while
     /// no output was open are kept for the new one, also when creating the file fails.
     pub fn create_file(&mut self, path: &str) -> io::Result<()> {
-        self.open_writer(File::create(path)?)
+        self.open_output(File::create(path)?)
     }
 }
 
@@ -146,12 +146,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// A writer whose output is `stream`, already started, in this machine's byte order.
     /// The writer buffers the stream itself. A file-mode file begins at the stream's current
     /// position; a pipe-mode stream gets nothing until the first event, flush or finish.
-    pub fn from_writer(stream: O::Stream) -> io::Result<Self> {
+    pub fn from_writer(stream: O::Stream) -> Result<Self, WriterError> {
         Self::from_writer_with_endian(stream, Endian::NATIVE)
     }
 
     /// A writer whose output is `stream`, already started, writing in `endian`.
-    pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> io::Result<Self> {
+    pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> Result<Self, WriterError> {
         let mut writer = PerfWriter::closed(endian);
         writer.open_writer(stream)?;
         Ok(writer)
@@ -171,7 +171,12 @@ impl<O: OutputMode> PerfWriter<O> {
 impl<O: OutputMode> PerfWriter<O> {
     /// Starts output on `stream` (see [`create_file`](PerfDataFileWriter::create_file) for
     /// what happens to an output already open and to settings).
-    pub fn open_writer(&mut self, stream: O::Stream) -> io::Result<()> {
+    pub fn open_writer(&mut self, stream: O::Stream) -> Result<(), WriterError> {
+        Ok(self.open_output(stream)?)
+    }
+
+    /// [`open_writer`](Self::open_writer) for the `io::Result` methods.
+    fn open_output(&mut self, stream: O::Stream) -> io::Result<()> {
         if self.out.is_some() {
             self.close_no_finalize();
         }
@@ -196,7 +201,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Finalizes the output and closes it. See [`finish`](Self::finish).
     pub fn finalize_and_close(&mut self) -> io::Result<()> {
-        self.finish().map(drop)
+        self.finish_output().map(drop)
     }
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
@@ -210,7 +215,12 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// On error nothing is lost: the writer stays open with its data and settings, and
     /// `finish` can be called again (after more events, or a fixed setting).
-    pub fn finish(&mut self) -> io::Result<O::Stream> {
+    pub fn finish(&mut self) -> Result<O::Stream, WriterError> {
+        Ok(self.finish_output()?)
+    }
+
+    /// [`finish`](Self::finish) for the `io::Result` methods.
+    fn finish_output(&mut self) -> io::Result<O::Stream> {
         if self.out.is_none() {
             return Err(io_err(WriterError::NotOpen));
         }
@@ -236,10 +246,10 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Writes out everything buffered. In pipe mode the stream is then readable up to here;
     /// in file mode the file stays unreadable until finalized.
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
-            Some(out) => out.flush(&self.session),
-            None => Err(io_err(WriterError::NotOpen)),
+            Some(out) => Ok(out.flush(&self.session)?),
+            None => Err(WriterError::NotOpen),
         }
     }
 
