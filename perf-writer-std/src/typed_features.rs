@@ -276,8 +276,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ARCH, VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY,
     /// NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and
     /// HYBRID_TOPOLOGY; a field that is `None` leaves its header as it was. BPF_PROG_INFO
-    /// and BPF_BTF get empty lists unless already set (see
-    /// [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
+    /// and BPF_BTF get empty lists unless already set, in this machine's byte order only
+    /// (see [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
     ///
     /// Not touched: the headers that describe the recording rather than the machine
     /// (EVENT_DESC, SAMPLE_TIME, BUILD_ID, GROUP_DESC, CLOCKID, CLOCK_DATA, COMPRESSED,
@@ -294,6 +294,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_host_headers(&mut self, host: &HostDescription) -> Result<(), WriterError> {
+        // One entry per step, in this order (NRCPUS before the CPU_TOPOLOGY it checks):
+        // `None` where `host` lacks the feature or the step cannot fail. All run before the
+        // first refusal is picked.
         let results = [
             self.set_host_strings(host),
             self.set_host_counts(host),
