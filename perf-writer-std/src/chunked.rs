@@ -3,6 +3,9 @@
 /// Elements per chunk after the first (an event description is ~220 bytes: ~55 KiB).
 const CHUNK: usize = 256;
 
+/// The first chunk's first capacity (it grows as a `Vec` does up to [`CHUNK`]).
+const FIRST_CHUNK: usize = 4;
+
 /// An append-only list stored in chunks of [`CHUNK`] elements. Growing never copies the
 /// elements already in it, as a `Vec` does each time it doubles: for 10,000 event
 /// descriptions that copy (and the fresh pages it touches) cost more than adding them.
@@ -42,7 +45,11 @@ impl<T> ChunkedVec<T> {
                 chunk.push(value);
                 chunk
             }),
-            None => self.chunks.push(vec![value]),
+            None => self.chunks.push({
+                let mut chunk = Vec::with_capacity(FIRST_CHUNK);
+                chunk.push(value);
+                chunk
+            }),
         }
         self.len += 1;
     }
@@ -68,6 +75,9 @@ impl<T> ChunkedVec<T> {
 
 /// Elements per chunk of a [`SliceArena`] (a bigger slice gets a chunk of its own).
 const ARENA_CHUNK: usize = 4096;
+
+/// The first capacity of a [`SliceArena`]'s first chunk (it grows up to [`ARENA_CHUNK`]).
+const FIRST_ARENA_CHUNK: usize = 256;
 
 /// Where a [`SliceArena`] keeps one slice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,11 +176,12 @@ impl<C: Chunk> SliceArena<C> {
                 }
             }
             full => {
-                let capacity = if full.is_some() {
-                    ARENA_CHUNK.max(len)
+                let first = if full.is_some() {
+                    ARENA_CHUNK
                 } else {
-                    len
+                    FIRST_ARENA_CHUNK
                 };
+                let capacity = first.max(len);
                 let mut chunk = C::with_capacity(capacity);
                 chunk.append(items);
                 self.chunks.push(chunk);
