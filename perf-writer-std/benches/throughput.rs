@@ -627,7 +627,7 @@ fn run_finalize(
                 prepare_ours(&mut w, fi, &inp.small);
                 Ok(())
             })?;
-            let fin = timed(|| w.finish().map(drop))?;
+            let fin = timed(|| w.finish().map(drop).map_err(io::Error::from))?;
             (add, fin)
         }
         (Imp::Seed, _) => {

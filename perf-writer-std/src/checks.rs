@@ -1,9 +1,10 @@
 //! Strict mode and the headers the writer derives from the events: the public switches of
 //! [`RecordCheck`](crate::record_check::RecordCheck).
 
+use crate::feature_slot::FeatureSlot;
 use crate::output_mode::OutputMode;
-use crate::{PerfWriter, WriterError};
-use perf_abi::{feature, NrCpus, SampleTime};
+use crate::PerfWriter;
+use perf_abi::{NrCpus, SampleTime};
 
 impl<O: OutputMode> PerfWriter<O> {
     /// Turns strict mode on or off. On by default in debug builds (`debug_assertions`), off
@@ -92,22 +93,19 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Puts the derived headers into the session (the caller's own values win).
-    pub(crate) fn set_headers_derived_from_events(&mut self) -> Result<(), WriterError> {
+    pub(crate) fn set_headers_derived_from_events(&mut self) {
         let stats = self.check.stats;
         if let Some((first, last)) = stats.time {
             self.session
-                .set_derived(feature::SAMPLE_TIME, &SampleTime { first, last })?;
+                .set_derived(FeatureSlot::SAMPLE_TIME, &SampleTime { first, last });
         }
         if let Some(cpu) = stats.max_cpu {
             let n = cpu.saturating_add(1);
-            self.session.set_derived(
-                feature::NRCPUS,
-                &NrCpus {
-                    available: n,
-                    online: n,
-                },
-            )?;
+            let nr = NrCpus {
+                available: n,
+                online: n,
+            };
+            self.session.set_derived(FeatureSlot::NRCPUS, &nr);
         }
-        Ok(())
     }
 }

@@ -2,21 +2,29 @@
 
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
+use std::sync::Arc;
 use std::{fmt, io};
 
-/// Why a writer call was refused. Methods with the `tracepoint_perf` 0.5 signatures return
-/// `io::Result` (this error is inside: `io::Error::get_ref` and `downcast_ref` reach it) or
-/// `bool`; the `try_*` methods return it directly.
+/// Why a writer call failed: the error of every method that is not one of `tracepoint_perf`
+/// 0.5's (see the crate documentation, "Errors"). The 0.5 methods keep their `bool` or
+/// `io::Result`; an `io::Error` they return carries this error inside
+/// ([`WriterError::from_io`] reaches it), and the output stream's own errors arrive here as
+/// [`WriterError::Io`].
 ///
 /// ```
 /// use perf_writer_std::{PerfDataFileWriter, WriterError};
 /// let mut w = PerfDataFileWriter::new();
+/// // A tracepoint_perf 0.5 method: io::Result, with the WriterError inside.
 /// let err = w.write_event_data(&[0; 8]).unwrap_err();
 /// assert_eq!(WriterError::from_io(&err), Some(&WriterError::NotOpen));
+/// // A method of this crate: the WriterError itself.
+/// assert_eq!(w.flush(), Err(WriterError::NotOpen));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WriterError {
+    /// The output stream failed (its `io::Error` is inside).
+    Io(SharedIoError),
     /// No output is open: call `create_file` or construct the writer over an output.
     NotOpen,
     /// An earlier write failed, so the data section is in an unknown state. The output can only
@@ -60,6 +68,9 @@ pub enum WriterError {
     NotAStringFeature(u8),
     /// More event descriptions than the format counts (2^32 - 1).
     TooManyEvents,
+    /// This feature is written only in this machine's byte order (perf 6.1 warns when it
+    /// reads it from a byte-swapped file).
+    ForeignByteOrder(u8),
     /// perf could not tell this event's records from the others' (it would refuse the file
     /// with "non matching sample_type"); the reason says what differs.
     IndistinguishableEvents(&'static str),
@@ -131,9 +142,48 @@ impl WriterError {
     }
 }
 
+/// An `io::Error` of the output stream, shared so that [`WriterError`] stays `Clone`. Two
+/// are equal when they have the same kind and message.
+#[derive(Clone, Debug)]
+pub struct SharedIoError(Arc<io::Error>);
+
+impl SharedIoError {
+    /// The stream's error.
+    pub fn get(&self) -> &io::Error {
+        &self.0
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> io::ErrorKind {
+        self.0.kind()
+    }
+}
+
+impl PartialEq for SharedIoError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.kind() == other.kind() && self.0.to_string() == other.0.to_string())
+    }
+}
+
+impl Eq for SharedIoError {}
+
+impl fmt::Display for SharedIoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SharedIoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
 impl fmt::Display for WriterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Io(e) => write!(f, "output stream: {e}"),
             Self::NotOpen => f.write_str("no output is open"),
             Self::Poisoned => f.write_str("an earlier write failed; the output can only be closed"),
             Self::Framing(e) => write!(f, "event data refused: {e}"),
@@ -164,6 +214,10 @@ impl fmt::Display for WriterError {
             Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),
             Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),
             Self::TooManyEvents => f.write_str("too many event descriptions"),
+            Self::ForeignByteOrder(i) => write!(
+                f,
+                "feature {i} is written only in this machine's byte order"
+            ),
             Self::IndistinguishableEvents(why) => write!(f, "events cannot be told apart: {why}"),
             Self::UnknownEventId(id) => write!(f, "sample id {id} belongs to no event description"),
             Self::NoEventDescription => f.write_str("no event description was added"),
@@ -182,7 +236,25 @@ impl fmt::Display for WriterError {
     }
 }
 
-impl std::error::Error for WriterError {}
+impl std::error::Error for WriterError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+/// An error of the output stream, or (when it came from this crate) the `WriterError` it
+/// carries.
+impl From<io::Error> for WriterError {
+    fn from(e: io::Error) -> Self {
+        match WriterError::from_io(&e) {
+            Some(inner) => inner.clone(),
+            None => WriterError::Io(SharedIoError(Arc::new(e))),
+        }
+    }
+}
 
 impl From<EncodeError> for WriterError {
     fn from(e: EncodeError) -> Self {
@@ -196,9 +268,19 @@ impl From<FramingError> for WriterError {
     }
 }
 
+/// The stream's own error for [`WriterError::Io`] (when no clone of it is alive), else an
+/// `io::Error` carrying the `WriterError`.
 impl From<WriterError> for io::Error {
     fn from(e: WriterError) -> Self {
-        let kind = match e {
+        let e = match e {
+            WriterError::Io(SharedIoError(shared)) => match Arc::try_unwrap(shared) {
+                Ok(original) => return original,
+                Err(shared) => WriterError::Io(SharedIoError(shared)),
+            },
+            other => other,
+        };
+        let kind = match &e {
+            WriterError::Io(shared) => shared.kind(),
             WriterError::NotOpen | WriterError::Poisoned | WriterError::IncompleteRecord => {
                 io::ErrorKind::Other
             }

@@ -1,8 +1,13 @@
 //! [`HostDescription`]: what `perf record` says about the machine (uname, `/proc`, `/sys`),
 //! read the way perf 6.1 reads it.
 
-use perf_abi::NrCpus;
-use perf_encode::features::CpuTopologyEntry;
+use perf_abi::{feature, NrCpus};
+use perf_encode::features::{
+    CacheLevel, CpuCaches, CpuPmuCaps, CpuTopology, CpuTopologyEntry, HybridNode, HybridTopology,
+    MemTopology, MemoryNode, NumaNode, NumaTopology, PmuCap, PmuCaps, PmuCapsEntry, PmuMapping,
+    PmuMappings, TotalMem,
+};
+use perf_encode::{HeaderString, StringList};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -367,6 +372,177 @@ impl HostDescription {
             pmu_caps,
             hybrid_topology,
             arch,
+        }
+    }
+}
+
+/// The features a [`HostDescription`] fills, as perf-encode's typed values (views that
+/// borrow the description), one function per feature: `None` where the description does
+/// not know it. A feature made of a list of views is handed to `f`, which the views outlive.
+impl HostDescription {
+    /// HOSTNAME, OSRELEASE, ARCH, VERSION, CPUDESC and CPUID, those that are known.
+    pub(crate) fn string_features(&self) -> impl Iterator<Item = (u8, HeaderString<'_>)> {
+        [
+            (feature::HOSTNAME, &self.hostname),
+            (feature::OSRELEASE, &self.os_release),
+            (feature::ARCH, &self.arch),
+            (feature::VERSION, &self.version),
+            (feature::CPUDESC, &self.cpu_desc),
+            (feature::CPUID, &self.cpuid),
+        ]
+        .into_iter()
+        .filter_map(|(index, value)| Some((index, HeaderString::new(value.as_ref()?.as_bytes()))))
+    }
+
+    /// TOTAL_MEM.
+    pub(crate) fn total_mem(&self) -> Option<TotalMem> {
+        self.total_mem_kib.map(|kib| TotalMem { kib })
+    }
+
+    /// CMDLINE.
+    pub(crate) fn cmdline_list(&self) -> Option<StringList<'_, String>> {
+        self.cmdline.as_deref().map(StringList::new)
+    }
+
+    /// CPU_TOPOLOGY.
+    pub(crate) fn cpu_topology_view(&self) -> Option<CpuTopology<'_, String>> {
+        let t = self.cpu_topology.as_ref()?;
+        Some(CpuTopology {
+            package_cpus: &t.package_cpus,
+            core_cpus: &t.core_cpus,
+            die_cpus: &t.die_cpus,
+            cpus: &t.cpus,
+        })
+    }
+
+    /// NUMA_TOPOLOGY, handed to `f`.
+    pub(crate) fn with_numa_topology<R>(
+        &self,
+        f: impl FnOnce(&NumaTopology<'_>) -> R,
+    ) -> Option<R> {
+        let nodes = views(self.numa_nodes.as_deref()?, NumaNodeInfo::view);
+        Some(f(&NumaTopology { nodes: &nodes }))
+    }
+
+    /// PMU_MAPPINGS, handed to `f`.
+    pub(crate) fn with_pmu_mappings<R>(&self, f: impl FnOnce(&PmuMappings<'_>) -> R) -> Option<R> {
+        let pmus = views(self.pmu_mappings.as_deref()?, PmuInfo::view);
+        Some(f(&PmuMappings { pmus: &pmus }))
+    }
+
+    /// CACHE, handed to `f`.
+    pub(crate) fn with_caches<R>(&self, f: impl FnOnce(&CpuCaches<'_>) -> R) -> Option<R> {
+        let caches = views(self.caches.as_deref()?, CacheInfo::view);
+        Some(f(&CpuCaches { caches: &caches }))
+    }
+
+    /// MEM_TOPOLOGY, handed to `f`.
+    pub(crate) fn with_mem_topology<R>(&self, f: impl FnOnce(&MemTopology<'_>) -> R) -> Option<R> {
+        let m = self.mem_topology.as_ref()?;
+        let nodes = views(&m.nodes, MemoryNodeInfo::view);
+        Some(f(&MemTopology {
+            block_size: m.block_size,
+            nodes: &nodes,
+        }))
+    }
+
+    /// CPU_PMU_CAPS, handed to `f`.
+    pub(crate) fn with_cpu_pmu_caps<R>(&self, f: impl FnOnce(&CpuPmuCaps<'_>) -> R) -> Option<R> {
+        let caps = views(self.cpu_pmu_caps.as_deref()?, PmuCapInfo::view);
+        Some(f(&CpuPmuCaps { caps: &caps }))
+    }
+
+    /// PMU_CAPS, handed to `f`.
+    pub(crate) fn with_pmu_caps<R>(&self, f: impl FnOnce(&PmuCaps<'_>) -> R) -> Option<R> {
+        let pmus = self.pmu_caps.as_deref()?;
+        let caps: Vec<Vec<PmuCap<'_>>> = pmus
+            .iter()
+            .map(|p| views(&p.caps, PmuCapInfo::view))
+            .collect();
+        let entries: Vec<PmuCapsEntry<'_>> = pmus
+            .iter()
+            .zip(&caps)
+            .map(|(p, caps)| PmuCapsEntry {
+                pmu: p.pmu.as_bytes(),
+                caps,
+            })
+            .collect();
+        Some(f(&PmuCaps { pmus: &entries }))
+    }
+
+    /// HYBRID_TOPOLOGY, handed to `f`.
+    pub(crate) fn with_hybrid_topology<R>(
+        &self,
+        f: impl FnOnce(&HybridTopology<'_>) -> R,
+    ) -> Option<R> {
+        let nodes = views(self.hybrid_topology.as_deref()?, HybridNodeInfo::view);
+        Some(f(&HybridTopology { nodes: &nodes }))
+    }
+}
+
+/// The view of each item.
+fn views<'a, T, V>(items: &'a [T], view: impl Fn(&'a T) -> V) -> Vec<V> {
+    items.iter().map(view).collect()
+}
+
+impl NumaNodeInfo {
+    fn view(&self) -> NumaNode<'_> {
+        NumaNode {
+            node: self.node,
+            mem_total_kib: self.mem_total_kib,
+            mem_free_kib: self.mem_free_kib,
+            cpus: self.cpus.as_bytes(),
+        }
+    }
+}
+
+impl PmuInfo {
+    fn view(&self) -> PmuMapping<'_> {
+        PmuMapping {
+            type_: self.type_,
+            name: self.name.as_bytes(),
+        }
+    }
+}
+
+impl CacheInfo {
+    fn view(&self) -> CacheLevel<'_> {
+        CacheLevel {
+            level: self.level,
+            line_size: self.line_size,
+            sets: self.sets,
+            ways: self.ways,
+            type_: self.type_.as_bytes(),
+            size: self.size.as_bytes(),
+            map: self.shared_cpu_list.as_bytes(),
+        }
+    }
+}
+
+impl MemoryNodeInfo {
+    fn view(&self) -> MemoryNode<'_> {
+        MemoryNode {
+            node: self.node,
+            nbits: self.nbits,
+            bitmap: &self.bitmap,
+        }
+    }
+}
+
+impl PmuCapInfo {
+    fn view(&self) -> PmuCap<'_> {
+        PmuCap {
+            name: self.name.as_bytes(),
+            value: self.value.as_bytes(),
+        }
+    }
+}
+
+impl HybridNodeInfo {
+    fn view(&self) -> HybridNode<'_> {
+        HybridNode {
+            pmu: self.pmu.as_bytes(),
+            cpus: self.cpus.as_bytes(),
         }
     }
 }

@@ -4,7 +4,11 @@
 //! `tracepoint_perf` 0.5's writer: same method names and signatures, buffered, with its
 //! defects fixed. [`PerfPipeWriter`] has the same methods and writes pipe mode over any
 //! `Write`: readable while it is written and after a crash. Every byte is encoded by
-//! [`perf_encode`]; this crate adds I/O and state.
+//! [`perf_encode`]. On top of I/O and state this crate adds checks and facts derived for the
+//! caller: strict mode ([`PerfWriter::set_strict`]), headers derived from the events
+//! ([`PerfWriter::set_headers_from_events`]), the host description ([`HostDescription`],
+//! [`PerfWriter::set_host_headers`]), the synthesized TRACING_DATA, typed records and typed
+//! feature setters.
 //!
 //! ```no_run
 //! use perf_writer_std::PerfDataFileWriter;
@@ -14,15 +18,36 @@
 //! w.finalize_and_close()?;
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! # Errors
+//!
+//! - **Methods of this crate** return `Result<_, `[`WriterError`]`>` when they can fail:
+//!   constructors over a stream (`from_writer`, `open_writer`), `flush` and `finish`, the
+//!   `try_*` variants, the typed feature setters, `set_host_headers`, `sample_layout`,
+//!   `add_tracepoint_event_desc_from_text`. An error of the output stream itself is
+//!   [`WriterError::Io`]. Setters whose value cannot be refused (`set_total_mem_header`,
+//!   `set_stat_header`, …) return nothing.
+//! - **The methods of `tracepoint_perf` 0.5's writer** keep its signatures: `bool` for
+//!   setters (each has a `try_*` variant saying why), `io::Result` for writes, with the
+//!   `WriterError` inside ([`WriterError::from_io`]).
+//! - **Exception:** the typed record writers (`write_record`, `write_sample`,
+//!   `write_comm`, `write_fork`, `write_exit`, `write_lost`) still return `io::Result`,
+//!   with the `WriterError` inside, like the `write_event_data` they build on.
+//!
+//! `WriterError` converts to `io::Error` (giving back the stream's own error for
+//! `WriterError::Io`) and from it, so `?` works across the two.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod checks;
+mod chunked;
 mod error;
+mod feature_slot;
 mod file_output;
 mod header_index;
 mod host;
 mod host_description;
+mod id_index;
 mod output_buffer;
 mod output_mode;
 mod pipe_output;
@@ -33,7 +58,7 @@ mod typed_features;
 mod typed_records;
 mod writer;
 
-pub use error::{RecordProblem, WriterError};
+pub use error::{RecordProblem, SharedIoError, WriterError};
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
 pub use host_description::{

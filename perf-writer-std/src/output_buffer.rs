@@ -166,8 +166,12 @@ impl<W: Write + Seek> Seek for OutputBuffer<W> {
 impl<W: Write> Drop for OutputBuffer<W> {
     fn drop(&mut self) {
         if self.inner.is_some() {
-            // Nobody to tell: as `BufWriter`, best effort.
-            let _ = self.flush_buf();
+            // Ignoring the error is the only choice here: `drop` cannot return it, and
+            // panicking would turn a full disk or a closed pipe into a crash (or an abort,
+            // when the drop happens while unwinding). Callers who need to know call
+            // `flush`, `finish` or `finalize_and_close`, which report it; a dropped writer
+            // still sends what it can, as `BufWriter` does.
+            let _best_effort: io::Result<()> = self.flush_buf();
         }
     }
 }

@@ -9,7 +9,7 @@ use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HE
 use perf_encode::records::{
     EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature, HeaderTracingData,
 };
-use perf_encode::{append_to_vec, Encode, Endian};
+use perf_encode::{append_to_vec, Encode, Endian, EventEntry};
 use std::io::{self, IoSlice, Write};
 
 fn io_err(e: impl Into<WriterError>) -> io::Error {
@@ -45,133 +45,174 @@ fn sent_in_pipe(index: u8) -> bool {
     )
 }
 
-fn push<E: Encode>(out: &mut Vec<u8>, value: &E, endian: Endian) -> io::Result<()> {
-    append_to_vec(value, endian, out).map_err(io_err)
+/// The records one sync sends, gathered so that they go out in one write.
+struct Batch {
+    bytes: Vec<u8>,
+    endian: Endian,
+}
+
+impl Batch {
+    fn new(endian: Endian) -> Self {
+        Batch {
+            bytes: Vec::new(),
+            endian,
+        }
+    }
+
+    fn push<E: Encode>(&mut self, record: &E) -> io::Result<()> {
+        append_to_vec(record, self.endian, &mut self.bytes).map_err(io_err)
+    }
+
+    /// perf 6.1 does not byte-swap the `feat_id` of HEADER_FEATURE records, so a
+    /// byte-swapped stream's features would break `perf report`: a big-endian stream carries
+    /// none (names still arrive as EVENT_UPDATE records).
+    fn carries_features(&self) -> bool {
+        self.endian == Endian::Little
+    }
+
+    /// The pipe header, which starts the stream; refused when a tracepoint event has no
+    /// format (the tracing data, sent once, could not describe it).
+    fn pipe_header(&mut self, session: &Session) -> io::Result<()> {
+        session.check_tracepoint_formats().map_err(io_err)?;
+        self.push(&PerfPipeHeader {
+            magic: PERF_MAGIC,
+            size: PIPE_HEADER_SIZE,
+        })
+    }
+
+    /// A HEADER_ATTR record for each event.
+    fn attrs<'a>(&mut self, events: impl IntoIterator<Item = EventEntry<'a>>) -> io::Result<()> {
+        for e in events {
+            let attr = e.attr_with_size(e.attr.minimal_file_size());
+            self.push(&HeaderAttr {
+                attr: &attr,
+                ids: e.ids,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// An EVENT_UPDATE name record for each event that has an id to name it by.
+    fn names<'a>(&mut self, events: impl IntoIterator<Item = EventEntry<'a>>) -> io::Result<()> {
+        for e in events {
+            if let Some(&id) = e.ids.first() {
+                self.push(&EventUpdateName { id, name: e.name })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every feature perf reads from a pipe (with the synthesized EVENT_DESC), then the
+    /// end-of-features record.
+    fn all_features(&mut self, session: &Session) -> io::Result<()> {
+        if !self.carries_features() {
+            return Ok(());
+        }
+        let events = session.event_entries();
+        for (index, payload) in session.feature_payloads(&events).map_err(io_err)? {
+            if !sent_in_pipe(index) {
+                continue;
+            }
+            let payload = payload.bytes(self.endian).map_err(io_err)?;
+            if payload.len() > MAX_FEATURE_PAYLOAD && index == feature::EVENT_DESC {
+                continue; // the names also go out as EVENT_UPDATE records
+            }
+            self.feature(index, &payload)?;
+        }
+        self.push(&HeaderFeature::END)
+    }
+
+    /// The features set or changed since `sent` (each feature's revision when it was sent).
+    fn changed_features(
+        &mut self,
+        session: &Session,
+        sent: &[u64; FEATURE_SLOTS],
+    ) -> io::Result<()> {
+        if !self.carries_features() {
+            return Ok(());
+        }
+        for index in 1..feature::LAST_FEATURE {
+            let sent_at = sent.get(usize::from(index)).copied().unwrap_or(0);
+            let payload = session.header(index);
+            if session.feature_revision(index) != sent_at
+                && !payload.is_empty()
+                && sent_in_pipe(index)
+            {
+                self.feature(index, payload)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One HEADER_FEATURE record.
+    fn feature(&mut self, index: u8, payload: &[u8]) -> io::Result<()> {
+        if payload.len() > MAX_FEATURE_PAYLOAD {
+            return Err(io_err(WriterError::FeatureTooLargeForPipe(index)));
+        }
+        self.push(&HeaderFeature { index, payload })
+    }
+
+    /// The TRACING_DATA record, when the events need one (perf reads it once).
+    fn tracing_data(&mut self, session: &Session) -> io::Result<()> {
+        match session.tracing_data().map_err(io_err)? {
+            Some(data) => self.push(&HeaderTracingData { data: &data }),
+            None => Ok(()),
+        }
+    }
 }
 
 impl<W: Write> PipeOutput<W> {
-    /// Sends what the session has that the stream does not, between two records.
+    /// Sends what the session has that the stream does not, between two records. The first
+    /// sync starts the stream: the pipe header, the attrs (a placeholder when finishing
+    /// without any, as readers refuse a stream without attrs), every feature, the tracing
+    /// data. Later ones send the new attrs and the changed features. Both end with the
+    /// names of the new events.
     fn sync(&mut self, session: &Session, finishing: bool) -> io::Result<()> {
-        if self.started && session.revision() == self.seen_revision {
+        if self.is_synced(session) {
             return Ok(());
         }
         self.stream.usable()?;
-        let endian = self.stream.endian();
-        // perf 6.1 does not byte-swap the feat_id of HEADER_FEATURE records, so a
-        // byte-swapped stream's features would break `perf report`: a big-endian stream
-        // carries none (names still arrive as EVENT_UPDATE records).
-        let features_ok = endian == Endian::Little;
-        let mut out = Vec::new();
+        let mut batch = Batch::new(self.stream.endian());
+        if self.started {
+            batch.attrs(self.new_events(session))?;
+            batch.changed_features(session, &self.features_sent)?;
+        } else {
+            batch.pipe_header(session)?;
+            if finishing && session.descs().is_empty() {
+                batch.attrs(session.event_entries())?;
+            }
+            batch.attrs(self.new_events(session))?;
+            batch.all_features(session)?;
+            batch.tracing_data(session)?;
+        }
+        batch.names(self.new_events(session))?;
+        self.stream.write_raw(&batch.bytes)?;
+        self.mark_sent(session);
+        Ok(())
+    }
 
-        if !self.started {
-            session.check_tracepoint_formats().map_err(io_err)?;
-            push(
-                &mut out,
-                &PerfPipeHeader {
-                    magic: PERF_MAGIC,
-                    size: PIPE_HEADER_SIZE,
-                },
-                endian,
-            )?;
-        }
-        let descs = session.descs();
-        let new_descs = descs.get(self.attrs_sent..).unwrap_or(&[]);
-        if descs.is_empty() && finishing && !self.started {
-            // Readers refuse a stream without attrs: the same placeholder as file mode.
-            let events = session.event_entries();
-            for e in &events {
-                let attr = e.attr_with_size(e.attr.minimal_file_size());
-                push(
-                    &mut out,
-                    &HeaderAttr {
-                        attr: &attr,
-                        ids: e.ids,
-                    },
-                    endian,
-                )?;
-            }
-        }
-        for d in new_descs {
-            let attr = perf_abi::PerfEventAttr {
-                size: d.attr.minimal_file_size(),
-                ..d.attr
-            };
-            push(
-                &mut out,
-                &HeaderAttr {
-                    attr: &attr,
-                    ids: &d.ids,
-                },
-                endian,
-            )?;
-        }
+    /// True when the stream has started and nothing changed in the session since.
+    #[inline]
+    fn is_synced(&self, session: &Session) -> bool {
+        self.started && session.revision() == self.seen_revision
+    }
 
-        if !self.started {
-            if features_ok {
-                let events = session.event_entries();
-                for (index, payload) in session.feature_payloads(&events).map_err(io_err)? {
-                    if !sent_in_pipe(index) {
-                        continue;
-                    }
-                    let payload = payload.bytes(endian).map_err(io_err)?;
-                    if payload.len() > MAX_FEATURE_PAYLOAD {
-                        if index == feature::EVENT_DESC {
-                            continue; // the names also go out as EVENT_UPDATE records
-                        }
-                        return Err(io_err(WriterError::FeatureTooLargeForPipe(index)));
-                    }
-                    push(
-                        &mut out,
-                        &HeaderFeature {
-                            index,
-                            payload: &payload,
-                        },
-                        endian,
-                    )?;
-                }
-                push(&mut out, &HeaderFeature::END, endian)?;
-            }
-            if let Some(td) = session.tracing_data().map_err(io_err)? {
-                push(&mut out, &HeaderTracingData { data: &td }, endian)?;
-            }
-        } else if features_ok {
-            // Features changed since they were sent.
-            for index in 1..feature::LAST_FEATURE {
-                let changed = session.feature_revision(index) != self.sent_revision(index);
-                let payload = session.header(index);
-                if !changed || payload.is_empty() || !sent_in_pipe(index) {
-                    continue;
-                }
-                if payload.len() > MAX_FEATURE_PAYLOAD {
-                    return Err(io_err(WriterError::FeatureTooLargeForPipe(index)));
-                }
-                push(&mut out, &HeaderFeature { index, payload }, endian)?;
-            }
-        }
-        let named = if self.started { new_descs } else { descs };
-        for d in named {
-            if let Some(&id) = d.ids.first() {
-                push(&mut out, &EventUpdateName { id, name: &d.name }, endian)?;
-            }
-        }
+    /// The events whose attrs were not sent yet.
+    fn new_events<'s>(&self, session: &'s Session) -> impl Iterator<Item = EventEntry<'s>> {
+        let descs = session.descs().iter_from(self.attrs_sent);
+        descs.map(move |d| session.entry(d))
+    }
 
-        self.stream.write_raw(&out)?;
+    /// Notes that everything the session has was sent.
+    fn mark_sent(&mut self, session: &Session) {
         self.started = true;
-        self.attrs_sent = descs.len();
+        self.attrs_sent = session.descs().len();
         self.seen_revision = session.revision();
         for index in 1..feature::LAST_FEATURE {
             if let Some(r) = self.features_sent.get_mut(usize::from(index)) {
                 *r = session.feature_revision(index);
             }
         }
-        Ok(())
-    }
-
-    fn sent_revision(&self, index: u8) -> u64 {
-        self.features_sent
-            .get(usize::from(index))
-            .copied()
-            .unwrap_or(0)
     }
 
     /// Syncs when the stream is between two records (never inside a caller's record).
@@ -179,8 +220,7 @@ impl<W: Write> PipeOutput<W> {
     fn sync_at_boundary(&mut self, session: &Session) -> io::Result<()> {
         // The same test `sync` starts with, here so that the common call (nothing new) does
         // not leave the write path.
-        let synced = self.started && session.revision() == self.seen_revision;
-        if !synced && self.stream.at_boundary() {
+        if !self.is_synced(session) && self.stream.at_boundary() {
             self.sync(session, false)?;
         }
         Ok(())
@@ -247,5 +287,135 @@ impl<W: Write> OutputMode for PipeOutput<W> {
 
     fn accepts_new_tracepoint_formats(&self) -> bool {
         !self.started
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{PerfHeaderIndex, PerfPipeWriter};
+    use perf_abi::{feature, record_type as rt};
+    use perf_encode::Endian;
+    use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+
+    const SCHED_SWITCH: &str = include_str!("../../tests/data/sched_switch.format");
+    /// HEADER_FEATURE's end marker.
+    const END: u64 = feature::LAST_FEATURE as u64;
+
+    fn attr(type_: PerfEventAttrType, config: u64) -> PerfEventAttr {
+        PerfEventAttr {
+            attr_type: type_,
+            config,
+            sample_type: PerfEventAttrSampleType::Identifier,
+            ..Default::default()
+        }
+    }
+
+    fn sample(id: u64, e: Endian) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&e.u32_bytes(rt::SAMPLE));
+        v.extend_from_slice(&e.u16_bytes(2));
+        v.extend_from_slice(&e.u16_bytes(16));
+        v.extend_from_slice(&e.u64_bytes(id));
+        v
+    }
+
+    /// The stream's records after the pipe header: the type of each, with the feature index
+    /// of a HEADER_FEATURE and the event id of an EVENT_UPDATE (0 for the others).
+    fn records(stream: &[u8], e: Endian) -> Vec<(u32, u64)> {
+        let u64_at = |at: usize| e.read_u64(stream[at..at + 8].try_into().unwrap());
+        assert_eq!(u64_at(0), perf_abi::PERF_MAGIC);
+        let mut out = Vec::new();
+        let mut at = 16;
+        while at < stream.len() {
+            let type_ = e.read_u32(stream[at..at + 4].try_into().unwrap());
+            let mut size = usize::from(e.read_u16(stream[at + 6..at + 8].try_into().unwrap()));
+            let detail = match type_ {
+                rt::HEADER_FEATURE => u64_at(at + 8),
+                rt::EVENT_UPDATE => u64_at(at + 16),
+                rt::HEADER_TRACING_DATA => {
+                    size += e.read_u32(stream[at + 8..at + 12].try_into().unwrap()) as usize;
+                    0
+                }
+                _ => 0,
+            };
+            out.push((type_, detail));
+            at += size;
+        }
+        assert_eq!(at, stream.len());
+        out
+    }
+
+    fn format_id() -> u64 {
+        let f = tracepoint_decode::PerfEventFormat::parse(true, "sched", SCHED_SWITCH).unwrap();
+        u64::from(f.id())
+    }
+
+    #[test]
+    fn first_sync_starts_the_stream_and_later_ones_send_what_changed() {
+        let e = Endian::Little;
+        let mut w = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
+        assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm"));
+        assert!(w.add_event_desc(&[1], &attr(PerfEventAttrType::Software, 0), "a"));
+        let tp = attr(PerfEventAttrType::Tracepoint, format_id());
+        w.add_tracepoint_event_desc_from_text(
+            &[2],
+            &tp,
+            "sched:sched_switch",
+            "sched",
+            SCHED_SWITCH,
+        )
+        .unwrap();
+        w.write_event_data(&sample(1, e)).unwrap();
+        // Nothing new: no sync.
+        w.write_event_data(&sample(2, e)).unwrap();
+        // A new description, a changed feature and a new one.
+        assert!(w.add_event_desc(&[3, 4], &attr(PerfEventAttrType::Software, 1), "c"));
+        assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm2"));
+        w.set_nr_cpus_header(2, 2);
+        w.write_event_data(&sample(3, e)).unwrap();
+        let stream = w.finish().unwrap();
+        let (attr_, feat, name) = (rt::HEADER_ATTR, rt::HEADER_FEATURE, rt::EVENT_UPDATE);
+        assert_eq!(
+            records(&stream, e),
+            [
+                // The first sync: attrs, features (with the synthesized EVENT_DESC), the
+                // end marker, the tracing data, the names.
+                (attr_, 0),
+                (attr_, 0),
+                (feat, u64::from(feature::HOSTNAME)),
+                (feat, u64::from(feature::EVENT_DESC)),
+                (feat, END),
+                (rt::HEADER_TRACING_DATA, 0),
+                (name, 1),
+                (name, 2),
+                (rt::SAMPLE, 0),
+                (rt::SAMPLE, 0),
+                // The second: the new attr, the changed features, the new name.
+                (attr_, 0),
+                (feat, u64::from(feature::HOSTNAME)),
+                (feat, u64::from(feature::NRCPUS)),
+                (name, 3),
+                (rt::SAMPLE, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_empty_stream_gets_the_placeholder_and_a_big_endian_one_no_features() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut w = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
+            assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm"));
+            let stream = w.finish().unwrap();
+            let expected: &[(u32, u64)] = match e {
+                Endian::Little => &[
+                    (rt::HEADER_ATTR, 0),
+                    (rt::HEADER_FEATURE, u64::from(feature::HOSTNAME)),
+                    (rt::HEADER_FEATURE, u64::from(feature::EVENT_DESC)),
+                    (rt::HEADER_FEATURE, END),
+                ],
+                Endian::Big => &[(rt::HEADER_ATTR, 0)],
+            };
+            assert_eq!(records(&stream, e), expected, "{e:?}");
+        }
     }
 }

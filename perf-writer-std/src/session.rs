@@ -1,15 +1,16 @@
 //! What a file will describe besides its records: event descriptions, feature headers and
 //! the tracing-data settings. Shared by every output mode; holds no I/O.
 
+use crate::chunked::{ArenaSlice, ChunkedVec, SliceArena};
+use crate::feature_slot::{FeatureSlot, FixedPayload};
 use crate::host;
+use crate::id_index::IdIndex;
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{EventDescFeature, FormatText, TracepointFormat, TracingData};
 use perf_encode::records::SampleLayout;
 use perf_encode::{Encode, Endian, EventEntry};
-use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tracepoint_decode::PerfEventFormat;
@@ -21,11 +22,12 @@ pub(crate) const FEATURE_SLOTS: usize = feature::LAST_FEATURE as usize;
 /// reader can open it (readers refuse a file without attrs).
 pub const PLACEHOLDER_EVENT_NAME: &str = "dummy:u";
 
-/// One event description.
+/// One event description. Its name and ids are kept by the session
+/// ([`Session::entry`] reaches them).
 #[derive(Debug, Clone)]
 pub struct EventDescData {
-    pub(crate) name: String,
-    pub(crate) ids: Vec<u64>,
+    name: ArenaSlice,
+    ids: ArenaSlice,
     pub(crate) attr: PerfEventAttr,
     /// How the attr lays out its records.
     pub(crate) layout: SampleLayout,
@@ -100,9 +102,13 @@ pub struct Session {
     revision: u64,
     /// The revision at which each feature last changed.
     feature_revision: [u64; FEATURE_SLOTS],
-    descs: Vec<EventDescData>,
+    descs: ChunkedVec<EventDescData>,
+    /// The names of the descriptions.
+    names: SliceArena<String>,
+    /// The sample ids of the descriptions.
+    id_lists: SliceArena<Vec<u64>>,
     /// Every sample id, to the index of the description that owns it.
-    ids: FxHashMap<u64, u32>,
+    ids: IdIndex,
     tracepoints: BTreeMap<u32, Tracepoint>,
     /// Feature payloads; `None` is unset (an empty payload is a feature that is present with
     /// no bytes, as BRANCH_STACK and STAT are).
@@ -131,8 +137,10 @@ impl Session {
             endian,
             revision: 0,
             feature_revision: [0; FEATURE_SLOTS],
-            descs: Vec::new(),
-            ids: FxHashMap::default(),
+            descs: ChunkedVec::default(),
+            names: SliceArena::default(),
+            id_lists: SliceArena::default(),
+            ids: IdIndex::default(),
             tracepoints: BTreeMap::new(),
             headers: Default::default(),
             derived: 0,
@@ -149,7 +157,8 @@ impl Session {
         *self = Session::new(self.endian);
     }
 
-    pub(crate) fn descs(&self) -> &[EventDescData] {
+    /// The event descriptions, in the order they were added.
+    pub(crate) fn descs(&self) -> &ChunkedVec<EventDescData> {
         &self.descs
     }
 
@@ -167,7 +176,7 @@ impl Session {
 
     /// The description that owns sample id `id`.
     pub(crate) fn desc_of_id(&self, id: u64) -> Option<&EventDescData> {
-        let index = *self.ids.get(&id)?;
+        let index = self.ids.get(id)?;
         self.descs.get(usize::try_from(index).ok()?)
     }
 
@@ -175,12 +184,13 @@ impl Session {
     /// a one-event file, else the owner of `id` (`None`: the record has no id, so the first
     /// description). `Err` when there is none, or the id belongs to no description.
     pub(crate) fn desc_for(&self, id: Option<u64>) -> Result<&EventDescData, WriterError> {
-        match (id, self.descs.as_slice()) {
-            (_, []) => Err(WriterError::NoEventDescription),
+        let first = self.descs.first().ok_or(WriterError::NoEventDescription)?;
+        match id {
             // perf gives every record of a one-event file to that event, and a record
             // with id 0 (perf's synthesized records) to the first.
-            (None | Some(0), [first, ..]) | (Some(_), [first]) => Ok(first),
-            (Some(id), _) => self.desc_of_id(id).ok_or(WriterError::UnknownEventId(id)),
+            None | Some(0) => Ok(first),
+            Some(_) if self.descs.len() == 1 => Ok(first),
+            Some(id) => self.desc_of_id(id).ok_or(WriterError::UnknownEventId(id)),
         }
     }
 
@@ -208,66 +218,55 @@ impl Session {
         &mut self.tracing
     }
 
-    /// The slot of feature `index`, for a change by the caller.
-    fn slot(&mut self, index: u8) -> Result<&mut Option<Vec<u8>>, WriterError> {
-        if index == feature::RESERVED {
-            return Err(WriterError::BadFeatureIndex(index));
-        }
-        let i = usize::from(index);
-        if i >= FEATURE_SLOTS {
-            return Err(WriterError::BadFeatureIndex(index));
-        }
+    /// The slot of a feature, for a change by the caller.
+    fn slot(&mut self, slot: FeatureSlot) -> &mut Option<Vec<u8>> {
         self.touch();
-        if let Some(r) = self.feature_revision.get_mut(i) {
-            *r = self.revision;
-        }
+        let i = slot.position();
+        self.feature_revision[i] = self.revision;
         self.derived &= !(1u32 << (i & 31));
-        self.headers
-            .get_mut(i)
-            .ok_or(WriterError::BadFeatureIndex(index))
+        &mut self.headers[i]
     }
 
-    /// Sets the raw payload of a feature (empty clears it).
+    /// Sets the raw payload of feature `index` (empty clears it).
     pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
-        *self.slot(index)? = (!data.is_empty()).then(|| data.to_vec());
+        *self.slot(FeatureSlot::checked(index)?) = (!data.is_empty()).then(|| data.to_vec());
         Ok(())
     }
 
-    /// Sets a feature to the encoding of `value` (present even when that is no bytes); on
-    /// error the feature keeps its old value.
+    /// Sets feature `index` to the encoding of `value` (present even when that is no
+    /// bytes); on error the feature keeps its old value.
     pub(crate) fn set_encoded<E: Encode + ?Sized>(
         &mut self,
         index: u8,
         value: &E,
     ) -> Result<(), WriterError> {
+        let slot = FeatureSlot::checked(index)?;
         let bytes = perf_encode::to_vec(value, self.endian)?;
-        *self.slot(index)? = Some(bytes);
+        *self.slot(slot) = Some(bytes);
         Ok(())
+    }
+
+    /// Sets a feature to a payload whose encoding cannot be refused.
+    pub(crate) fn set_fixed<P: FixedPayload>(&mut self, slot: FeatureSlot, value: &P) {
+        *self.slot(slot) = Some(value.fixed_bytes(self.endian));
     }
 
     /// Sets a feature the writer derived from the events, unless the caller set it.
-    pub(crate) fn set_derived<E: Encode + ?Sized>(
-        &mut self,
-        index: u8,
-        value: &E,
-    ) -> Result<(), WriterError> {
-        let bit = 1u32 << (usize::from(index) & 31);
-        if self.header_if_set(index).is_some() && self.derived & bit == 0 {
-            return Ok(());
+    pub(crate) fn set_derived<P: FixedPayload>(&mut self, slot: FeatureSlot, value: &P) {
+        let bit = 1u32 << (slot.position() & 31);
+        if self.header_if_set(slot.index()).is_some() && self.derived & bit == 0 {
+            return;
         }
-        let bytes = perf_encode::to_vec(value, self.endian)?;
-        let slot = self.slot(index)?;
-        if slot.as_deref() != Some(bytes.as_slice()) {
-            *slot = Some(bytes);
+        let bytes = value.fixed_bytes(self.endian);
+        let payload = self.slot(slot);
+        if payload.as_deref() != Some(bytes.as_slice()) {
+            *payload = Some(bytes);
         }
         self.derived |= bit;
-        Ok(())
     }
 
-    pub(crate) fn clear_header(&mut self, index: u8) {
-        if let Ok(slot) = self.slot(index) {
-            *slot = None;
-        }
+    pub(crate) fn clear_header(&mut self, slot: FeatureSlot) {
+        *self.slot(slot) = None;
     }
 
     pub(crate) fn has_tracepoint(&self, common_type: u32) -> bool {
@@ -290,20 +289,12 @@ impl Session {
         let index = u32::try_from(self.descs.len()).map_err(|_| WriterError::TooManyEvents)?;
         // Claim the ids (a duplicate is the first refusal), then check the rest; a refusal
         // gives back the ids this call claimed.
-        self.ids.reserve(ids.len());
-        for (n, &id) in ids.iter().enumerate() {
-            match self.ids.entry(id) {
-                Entry::Vacant(v) => {
-                    v.insert(index);
-                }
-                Entry::Occupied(_) => {
-                    self.unclaim(ids.get(..n).unwrap_or(&[]));
-                    return Err(WriterError::DuplicateId(id));
-                }
-            }
-        }
+        let claimed = self
+            .ids
+            .claim(ids, index)
+            .map_err(WriterError::DuplicateId)?;
         if let Err(e) = self.check_new_desc(&attr, tracepoint) {
-            self.unclaim(ids);
+            self.ids.release(claimed, ids);
             return Err(e);
         }
         if let Some((format, text)) = tracepoint {
@@ -317,19 +308,12 @@ impl Session {
         }
         self.touch();
         self.descs.push(EventDescData {
-            name: name.to_owned(),
-            ids: ids.to_vec(),
+            name: self.names.push(name),
+            ids: self.id_lists.push(ids),
             attr,
             layout: SampleLayout::from_attr(&attr),
         });
         Ok(())
-    }
-
-    /// Gives back ids claimed by a refused description.
-    fn unclaim(&mut self, ids: &[u64]) {
-        for id in ids {
-            self.ids.remove(id);
-        }
     }
 
     /// The checks of a new description besides its ids.
@@ -365,14 +349,19 @@ impl Session {
                 ids: &[],
             }];
         }
-        self.descs
-            .iter()
-            .map(|d| EventEntry {
-                attr: d.attr,
-                name: &d.name,
-                ids: &d.ids,
-            })
-            .collect()
+        let mut entries = Vec::with_capacity(self.descs.len());
+        entries.extend(self.descs.iter().map(|d| self.entry(d)));
+        entries
+    }
+
+    /// The description `d` with its name and ids (`d` is one of this session's
+    /// descriptions, so both are always found).
+    pub(crate) fn entry<'s>(&'s self, d: &EventDescData) -> EventEntry<'s> {
+        EventEntry {
+            attr: d.attr,
+            name: self.names.get(d.name).unwrap_or_default(),
+            ids: self.id_lists.get(d.ids).unwrap_or_default(),
+        }
     }
 
     /// The TRACING_DATA blob: the caller's, else synthesized when the events need one.

@@ -2,16 +2,16 @@
 //! build ids, …), and [`PerfWriter::set_host_headers`], which fills the headers that
 //! describe the machine the way `perf record` fills them.
 
+use crate::feature_slot::FeatureSlot;
 use crate::host_description::HostDescription;
 use crate::{OutputMode, PerfWriter, WriterError};
 use perf_abi::{feature, CompressedInfo, NrCpus};
 use perf_encode::features::{
-    BuildIdEntry, BuildIdFeature, CacheLevel, CpuCaches, CpuPmuCaps, CpuTopology, DirFormat,
-    EmptyBpfList, EmptyFeature, GroupDescFeature, HybridNode, HybridTopology, MemTopology,
-    MemoryNode, NumaNode, NumaTopology, PmuCap, PmuCaps, PmuCapsEntry, PmuMapping, PmuMappings,
-    TotalMem,
+    BuildIdEntry, BuildIdFeature, CpuCaches, CpuPmuCaps, CpuTopology, DirFormat, EmptyBpfList,
+    EmptyFeature, GroupDescFeature, HybridTopology, MemTopology, NumaTopology, PmuCaps,
+    PmuMappings,
 };
-use perf_encode::{Endian, HeaderString, StringList};
+use perf_encode::Endian;
 
 impl<O: OutputMode> PerfWriter<O> {
     /// Sets BUILD_ID: the build ids of the binaries the samples hit (what `perf buildid-list`
@@ -153,9 +153,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.set_dir_format_header(perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION);
     /// ```
     pub fn set_dir_format_header(&mut self, version: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::DIR_FORMAT, &DirFormat { version });
+        self.session
+            .set_fixed(FeatureSlot::DIR_FORMAT, &DirFormat { version });
     }
 
     /// Sets BRANCH_STACK: a flag feature (no payload) saying the samples carry branch stacks;
@@ -169,9 +168,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert!(w.get_header(PerfHeaderIndex::BranchStack).is_empty());
     /// ```
     pub fn set_branch_stack_header(&mut self) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::BRANCH_STACK, &EmptyFeature);
+        self.session
+            .set_fixed(FeatureSlot::BRANCH_STACK, &EmptyFeature);
     }
 
     /// Sets STAT: a flag feature (no payload) saying the file holds `perf stat record` data
@@ -185,7 +183,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert!(w.has_header(PerfHeaderIndex::Stat));
     /// ```
     pub fn set_stat_header(&mut self) {
-        let _infallible = self.session.set_encoded(feature::STAT, &EmptyFeature);
+        self.session.set_fixed(FeatureSlot::STAT, &EmptyFeature);
     }
 
     /// True when feature `index` is set, including the flag features whose payload is
@@ -204,7 +202,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 });
     /// ```
     pub fn set_compressed_header(&mut self, info: &CompressedInfo) {
-        let _infallible = self.session.set_encoded(feature::COMPRESSED, info);
+        self.session.set_fixed(FeatureSlot::COMPRESSED, info);
     }
 
     /// Sets CPU_PMU_CAPS: the capabilities of the `cpu` PMU (`branches`, `max_precise`, …).
@@ -251,31 +249,36 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets BPF_PROG_INFO and BPF_BTF to empty lists, what `perf record` writes when it saw
     /// no BPF program. perf 6.1 warns when it reads them from a file of the other byte
-    /// order, so a writer whose byte order is not this machine's leaves them unset (and
-    /// returns false).
+    /// order, so a writer whose byte order is not this machine's refuses
+    /// ([`WriterError::ForeignByteOrder`]) and leaves them unset.
     ///
     /// ```
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
-    /// assert!(w.set_empty_bpf_headers());
-    /// assert_eq!(w.get_header(perf_writer_std::PerfHeaderIndex::BpfProgInfo), [0; 4]);
+    /// use perf_writer_std::{perf_encode::Endian, PerfDataFileWriter, PerfHeaderIndex, WriterError};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.set_empty_bpf_headers()?;
+    /// assert_eq!(w.get_header(PerfHeaderIndex::BpfProgInfo), [0; 4]);
+    /// let foreign = if Endian::NATIVE == Endian::Little { Endian::Big } else { Endian::Little };
+    /// let mut swapped = PerfDataFileWriter::new_with_endian(foreign);
+    /// assert!(matches!(swapped.set_empty_bpf_headers(), Err(WriterError::ForeignByteOrder(_))));
+    /// assert!(swapped.get_header(PerfHeaderIndex::BpfBtf).is_empty());
+    /// # Ok::<(), WriterError>(())
     /// ```
-    pub fn set_empty_bpf_headers(&mut self) -> bool {
+    pub fn set_empty_bpf_headers(&mut self) -> Result<(), WriterError> {
         if self.session.endian() != Endian::NATIVE {
-            return false;
+            return Err(WriterError::ForeignByteOrder(feature::BPF_PROG_INFO));
         }
-        let _infallible = self
-            .session
-            .set_encoded(feature::BPF_PROG_INFO, &EmptyBpfList);
-        let _infallible = self.session.set_encoded(feature::BPF_BTF, &EmptyBpfList);
-        true
+        self.session
+            .set_fixed(FeatureSlot::BPF_PROG_INFO, &EmptyBpfList);
+        self.session.set_fixed(FeatureSlot::BPF_BTF, &EmptyBpfList);
+        Ok(())
     }
 
     /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE,
     /// ARCH, VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY,
     /// NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and
     /// HYBRID_TOPOLOGY; a field that is `None` leaves its header as it was. BPF_PROG_INFO
-    /// and BPF_BTF get empty lists unless already set (see
-    /// [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
+    /// and BPF_BTF get empty lists unless already set, in this machine's byte order only
+    /// (see [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
     ///
     /// Not touched: the headers that describe the recording rather than the machine
     /// (EVENT_DESC, SAMPLE_TIME, BUILD_ID, GROUP_DESC, CLOCKID, CLOCK_DATA, COMPRESSED,
@@ -292,137 +295,53 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_host_headers(&mut self, host: &HostDescription) -> Result<(), WriterError> {
-        let mut first_error = None;
-        let mut keep = |r: Result<(), WriterError>| {
-            if let Err(e) = r {
-                first_error.get_or_insert(e);
-            }
-        };
-        for (index, value) in [
-            (feature::HOSTNAME, &host.hostname),
-            (feature::OSRELEASE, &host.os_release),
-            (feature::ARCH, &host.arch),
-            (feature::VERSION, &host.version),
-            (feature::CPUDESC, &host.cpu_desc),
-            (feature::CPUID, &host.cpuid),
-        ] {
-            if let Some(v) = value {
-                keep(
-                    self.session
-                        .set_encoded(index, &HeaderString::new(v.as_bytes())),
-                );
-            }
-        }
+        // One entry per step, in this order (NRCPUS before the CPU_TOPOLOGY it checks):
+        // `None` where `host` lacks the feature or the step cannot fail. All run before the
+        // first refusal is picked.
+        let results = [
+            self.set_host_strings(host),
+            self.set_host_counts(host),
+            host.cmdline_list()
+                .map(|args| self.session.set_encoded(feature::CMDLINE, &args)),
+            host.cpu_topology_view()
+                .map(|t| self.set_cpu_topology_header(&t)),
+            host.with_numa_topology(|t| self.set_numa_topology_header(t)),
+            host.with_pmu_mappings(|p| self.set_pmu_mappings_header(p)),
+            host.with_caches(|c| self.set_cache_header(c)),
+            host.with_mem_topology(|t| self.set_mem_topology_header(t)),
+            host.with_cpu_pmu_caps(|c| self.set_cpu_pmu_caps_header(c)),
+            host.with_pmu_caps(|p| self.set_pmu_caps_header(p)),
+            host.with_hybrid_topology(|t| self.set_hybrid_topology_header(t)),
+            self.set_empty_bpf_headers_unless_set(),
+        ];
+        first_error(results.into_iter().flatten())
+    }
+
+    /// The string features `host` knows (each is tried).
+    fn set_host_strings(&mut self, host: &HostDescription) -> Option<Result<(), WriterError>> {
+        let results = host
+            .string_features()
+            .map(|(index, value)| self.session.set_encoded(index, &value));
+        Some(first_error(results))
+    }
+
+    /// NRCPUS and TOTAL_MEM, which cannot be refused.
+    fn set_host_counts(&mut self, host: &HostDescription) -> Option<Result<(), WriterError>> {
         if let Some(nr) = host.nr_cpus {
-            keep(self.session.set_encoded(feature::NRCPUS, &nr));
+            self.session.set_fixed(FeatureSlot::NRCPUS, &nr);
         }
-        if let Some(kib) = host.total_mem_kib {
-            keep(
-                self.session
-                    .set_encoded(feature::TOTAL_MEM, &TotalMem { kib }),
-            );
+        if let Some(mem) = host.total_mem() {
+            self.session.set_fixed(FeatureSlot::TOTAL_MEM, &mem);
         }
-        if let Some(args) = &host.cmdline {
-            keep(
-                self.session
-                    .set_encoded(feature::CMDLINE, &StringList::new(args)),
-            );
-        }
-        if let Some(t) = &host.cpu_topology {
-            keep(self.set_cpu_topology_header(&CpuTopology {
-                package_cpus: &t.package_cpus,
-                core_cpus: &t.core_cpus,
-                die_cpus: &t.die_cpus,
-                cpus: &t.cpus,
-            }));
-        }
-        if let Some(nodes) = &host.numa_nodes {
-            let nodes: Vec<NumaNode<'_>> = nodes
-                .iter()
-                .map(|n| NumaNode {
-                    node: n.node,
-                    mem_total_kib: n.mem_total_kib,
-                    mem_free_kib: n.mem_free_kib,
-                    cpus: n.cpus.as_bytes(),
-                })
-                .collect();
-            keep(self.set_numa_topology_header(&NumaTopology { nodes: &nodes }));
-        }
-        if let Some(pmus) = &host.pmu_mappings {
-            let pmus: Vec<PmuMapping<'_>> = pmus
-                .iter()
-                .map(|p| PmuMapping {
-                    type_: p.type_,
-                    name: p.name.as_bytes(),
-                })
-                .collect();
-            keep(self.set_pmu_mappings_header(&PmuMappings { pmus: &pmus }));
-        }
-        if let Some(caches) = &host.caches {
-            let caches: Vec<CacheLevel<'_>> = caches
-                .iter()
-                .map(|c| CacheLevel {
-                    level: c.level,
-                    line_size: c.line_size,
-                    sets: c.sets,
-                    ways: c.ways,
-                    type_: c.type_.as_bytes(),
-                    size: c.size.as_bytes(),
-                    map: c.shared_cpu_list.as_bytes(),
-                })
-                .collect();
-            keep(self.set_cache_header(&CpuCaches { caches: &caches }));
-        }
-        if let Some(m) = &host.mem_topology {
-            let nodes: Vec<MemoryNode<'_>> = m
-                .nodes
-                .iter()
-                .map(|n| MemoryNode {
-                    node: n.node,
-                    nbits: n.nbits,
-                    bitmap: &n.bitmap,
-                })
-                .collect();
-            keep(self.set_mem_topology_header(&MemTopology {
-                block_size: m.block_size,
-                nodes: &nodes,
-            }));
-        }
-        if let Some(caps) = &host.cpu_pmu_caps {
-            let caps = cap_views(caps);
-            keep(self.set_cpu_pmu_caps_header(&CpuPmuCaps { caps: &caps }));
-        }
-        if let Some(pmus) = &host.pmu_caps {
-            let caps: Vec<Vec<PmuCap<'_>>> = pmus.iter().map(|p| cap_views(&p.caps)).collect();
-            let entries: Vec<PmuCapsEntry<'_>> = pmus
-                .iter()
-                .zip(&caps)
-                .map(|(p, caps)| PmuCapsEntry {
-                    pmu: p.pmu.as_bytes(),
-                    caps,
-                })
-                .collect();
-            keep(self.set_pmu_caps_header(&PmuCaps { pmus: &entries }));
-        }
-        if let Some(nodes) = &host.hybrid_topology {
-            let nodes: Vec<HybridNode<'_>> = nodes
-                .iter()
-                .map(|n| HybridNode {
-                    pmu: n.pmu.as_bytes(),
-                    cpus: n.cpus.as_bytes(),
-                })
-                .collect();
-            keep(self.set_hybrid_topology_header(&HybridTopology { nodes: &nodes }));
-        }
-        if self.session.header(feature::BPF_PROG_INFO).is_empty()
-            && self.session.header(feature::BPF_BTF).is_empty()
-        {
-            self.set_empty_bpf_headers();
-        }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        None
+    }
+
+    /// BPF_PROG_INFO and BPF_BTF as `perf record` writes them, unless the caller set either;
+    /// left out in the other byte order, where perf would warn about them.
+    fn set_empty_bpf_headers_unless_set(&mut self) -> Option<Result<(), WriterError>> {
+        let unset = self.session.header(feature::BPF_PROG_INFO).is_empty()
+            && self.session.header(feature::BPF_BTF).is_empty();
+        (unset && self.session.endian() == Endian::NATIVE).then(|| self.set_empty_bpf_headers())
     }
 
     /// Reads this machine's description ([`HostDescription::read`]) and sets its headers
@@ -458,11 +377,9 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 }
 
-fn cap_views(caps: &[crate::host_description::PmuCapInfo]) -> Vec<PmuCap<'_>> {
-    caps.iter()
-        .map(|c| PmuCap {
-            name: c.name.as_bytes(),
-            value: c.value.as_bytes(),
-        })
-        .collect()
+/// The first error of `results`, all of them consumed (every header is tried).
+fn first_error(
+    results: impl IntoIterator<Item = Result<(), WriterError>>,
+) -> Result<(), WriterError> {
+    results.into_iter().fold(Ok(()), Result::and)
 }

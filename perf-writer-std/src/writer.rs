@@ -2,6 +2,7 @@
 //! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
 //! modes; the mode decides how they reach the stream.
 
+use crate::feature_slot::FeatureSlot;
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
 use crate::session::Session;
@@ -131,7 +132,7 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
     /// finalizing (as `close_no_finalize`), which discards its settings; settings made while
     /// no output was open are kept for the new one, also when creating the file fails.
     pub fn create_file(&mut self, path: &str) -> io::Result<()> {
-        self.open_writer(File::create(path)?)
+        self.open_output(File::create(path)?)
     }
 }
 
@@ -145,12 +146,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// A writer whose output is `stream`, already started, in this machine's byte order.
     /// The writer buffers the stream itself. A file-mode file begins at the stream's current
     /// position; a pipe-mode stream gets nothing until the first event, flush or finish.
-    pub fn from_writer(stream: O::Stream) -> io::Result<Self> {
+    pub fn from_writer(stream: O::Stream) -> Result<Self, WriterError> {
         Self::from_writer_with_endian(stream, Endian::NATIVE)
     }
 
     /// A writer whose output is `stream`, already started, writing in `endian`.
-    pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> io::Result<Self> {
+    pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> Result<Self, WriterError> {
         let mut writer = PerfWriter::closed(endian);
         writer.open_writer(stream)?;
         Ok(writer)
@@ -170,7 +171,12 @@ impl<O: OutputMode> PerfWriter<O> {
 impl<O: OutputMode> PerfWriter<O> {
     /// Starts output on `stream` (see [`create_file`](PerfDataFileWriter::create_file) for
     /// what happens to an output already open and to settings).
-    pub fn open_writer(&mut self, stream: O::Stream) -> io::Result<()> {
+    pub fn open_writer(&mut self, stream: O::Stream) -> Result<(), WriterError> {
+        Ok(self.open_output(stream)?)
+    }
+
+    /// [`open_writer`](Self::open_writer) for the `io::Result` methods.
+    fn open_output(&mut self, stream: O::Stream) -> io::Result<()> {
         if self.out.is_some() {
             self.close_no_finalize();
         }
@@ -195,7 +201,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Finalizes the output and closes it. See [`finish`](Self::finish).
     pub fn finalize_and_close(&mut self) -> io::Result<()> {
-        self.finish().map(drop)
+        self.finish_output().map(drop)
     }
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
@@ -209,7 +215,12 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// On error nothing is lost: the writer stays open with its data and settings, and
     /// `finish` can be called again (after more events, or a fixed setting).
-    pub fn finish(&mut self) -> io::Result<O::Stream> {
+    pub fn finish(&mut self) -> Result<O::Stream, WriterError> {
+        Ok(self.finish_output()?)
+    }
+
+    /// [`finish`](Self::finish) for the `io::Result` methods.
+    fn finish_output(&mut self) -> io::Result<O::Stream> {
         if self.out.is_none() {
             return Err(io_err(WriterError::NotOpen));
         }
@@ -217,7 +228,7 @@ impl<O: OutputMode> PerfWriter<O> {
             return Err(io_err(WriterError::IncompleteRecord));
         }
         if self.check.derive() {
-            self.set_headers_derived_from_events()?;
+            self.set_headers_derived_from_events();
         }
         let out = self
             .out
@@ -235,10 +246,10 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Writes out everything buffered. In pipe mode the stream is then readable up to here;
     /// in file mode the file stays unreadable until finalized.
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
-            Some(out) => out.flush(&self.session),
-            None => Err(io_err(WriterError::NotOpen)),
+            Some(out) => Ok(out.flush(&self.session)?),
+            None => Err(WriterError::NotOpen),
         }
     }
 
@@ -363,23 +374,20 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets NRCPUS.
     pub fn set_nr_cpus_header(&mut self, available: u32, online: u32) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::NRCPUS, &NrCpus { available, online });
+        self.session
+            .set_fixed(FeatureSlot::NRCPUS, &NrCpus { available, online });
     }
 
     /// Sets SAMPLE_TIME: time stamps of the first and last sample.
     pub fn set_sample_time_header(&mut self, first: u64, last: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::SAMPLE_TIME, &SampleTime { first, last });
+        self.session
+            .set_fixed(FeatureSlot::SAMPLE_TIME, &SampleTime { first, last });
     }
 
     /// Sets TOTAL_MEM, in kB.
     pub fn set_total_mem_header(&mut self, kib: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::TOTAL_MEM, &TotalMem { kib });
+        self.session
+            .set_fixed(FeatureSlot::TOTAL_MEM, &TotalMem { kib });
     }
 
     /// Sets CLOCKID for the clock `clockid`: perf reads this feature as the clock's
@@ -390,15 +398,14 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_clockid_header(&mut self, clockid: u32) {
         match host::clock_resolution_ns(clockid) {
             Some(ns) => self.set_clock_resolution_header(ns),
-            None => self.session.clear_header(feature::CLOCKID),
+            None => self.session.clear_header(FeatureSlot::CLOCKID),
         }
     }
 
     /// Sets CLOCKID to a clock resolution of `ns` nanoseconds.
     pub fn set_clock_resolution_header(&mut self, ns: u64) {
-        let _infallible = self
-            .session
-            .set_encoded(feature::CLOCKID, &ClockResolution { ns });
+        self.session
+            .set_fixed(FeatureSlot::CLOCKID, &ClockResolution { ns });
     }
 
     /// Sets CLOCK_DATA: `wall_clock_ns` and `clockid_time_ns` read at the same instant.
@@ -414,7 +421,7 @@ impl<O: OutputMode> PerfWriter<O> {
             wall_clock_ns,
             clockid_time_ns,
         };
-        let _infallible = self.session.set_encoded(feature::CLOCK_DATA, &data);
+        self.session.set_fixed(FeatureSlot::CLOCK_DATA, &data);
     }
 
     /// Sets or clears CLOCKID and CLOCK_DATA from a session's clock: CLOCKID gets the
@@ -423,7 +430,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_session_info_headers(&mut self, session_info: &PerfSessionInfo) {
         let clock_id = session_info.clock_id();
         if clock_id == u32::MAX {
-            self.session.clear_header(feature::CLOCKID);
+            self.session.clear_header(FeatureSlot::CLOCKID);
         } else {
             self.set_clockid_header(clock_id);
         }
@@ -431,7 +438,7 @@ impl<O: OutputMode> PerfWriter<O> {
             let (wall_clock_ns, clockid_time_ns) = session_info.get_clock_data();
             self.set_clock_data_header(clock_id, wall_clock_ns, clockid_time_ns);
         } else {
-            self.session.clear_header(feature::CLOCK_DATA);
+            self.session.clear_header(FeatureSlot::CLOCK_DATA);
         }
     }
 

@@ -363,8 +363,8 @@ fn defect_6_tracing_data_is_synthesized_for_tracepoints() {
     assert!(w.add_event_desc(&[1], &unknown, "sys:event"));
     let err = w.finish().unwrap_err();
     assert_eq!(
-        perf_writer_std::WriterError::from_io(&err),
-        Some(&perf_writer_std::WriterError::MissingTracepointFormat { config: 99 })
+        err,
+        perf_writer_std::WriterError::MissingTracepointFormat { config: 99 }
     );
     assert!(w.set_header(
         PerfHeaderIndex::TracingData,

@@ -1,0 +1,127 @@
+//! The crate's error convention (crate documentation, "Errors"): its own methods return
+//! `Result<_, WriterError>`, a stream error arriving as `WriterError::Io`; the
+//! `tracepoint_perf` 0.5 methods keep `io::Result`, giving back the stream's own error.
+
+use perf_writer_std::perf_encode::Endian;
+use perf_writer_std::{
+    HostDescription, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, WriterError,
+};
+use std::io::{self, Cursor, Seek, SeekFrom, Write};
+
+/// ENOSPC: a stream error with an OS code, which only the original `io::Error` carries.
+const NO_SPACE: i32 = 28;
+
+/// A stream whose writes (and, when asked, seeks) fail with ENOSPC.
+struct Full {
+    seek_fails: bool,
+}
+
+impl Write for Full {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(NO_SPACE))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for Full {
+    fn seek(&mut self, _: SeekFrom) -> io::Result<u64> {
+        if self.seek_fails {
+            return Err(io::Error::from_raw_os_error(NO_SPACE));
+        }
+        Ok(0)
+    }
+}
+
+fn io_error_code(e: &WriterError) -> Option<i32> {
+    match e {
+        WriterError::Io(shared) => shared.get().raw_os_error(),
+        _ => None,
+    }
+}
+
+#[test]
+fn the_crates_methods_report_stream_errors_as_writer_error_io() {
+    // The types are the test as much as the values: these are `Result<_, WriterError>`.
+    let opened: Result<PerfDataFileWriter<Full>, WriterError> =
+        PerfDataFileWriter::from_writer(Full { seek_fails: true });
+    let err = opened.expect_err("the start position cannot be read");
+    assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
+
+    let mut w = PerfDataFileWriter::from_writer(Full { seek_fails: false }).unwrap();
+    let flushed: Result<(), WriterError> = w.flush();
+    let err = flushed.unwrap_err();
+    assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
+    assert!(err.to_string().contains("output stream"), "{err}");
+    // The output is poisoned now: a refusal of the writer, not of the stream.
+    let finished: Result<Full, WriterError> = w.finish();
+    assert_eq!(finished.err(), Some(WriterError::Poisoned));
+
+    let mut pipe = PerfPipeWriter::from_writer(Full { seek_fails: false }).unwrap();
+    let err = pipe.flush().unwrap_err();
+    assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
+
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let reopened: Result<(), WriterError> = w.open_writer(Cursor::new(Vec::new()));
+    reopened.unwrap();
+}
+
+#[test]
+fn the_seeds_methods_give_back_the_streams_own_error() {
+    let mut w = PerfDataFileWriter::from_writer(Full { seek_fails: false }).unwrap();
+    let err: io::Error = w.finalize_and_close().unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(NO_SPACE), "{err}");
+    // And their refusals carry the WriterError.
+    let mut closed = PerfDataFileWriter::new();
+    let err = closed.finalize_and_close().unwrap_err();
+    assert_eq!(WriterError::from_io(&err), Some(&WriterError::NotOpen));
+}
+
+#[test]
+fn writer_error_and_io_error_convert_both_ways() {
+    for e in [
+        WriterError::NotOpen,
+        WriterError::Poisoned,
+        WriterError::TooManyEvents,
+    ] {
+        assert_eq!(WriterError::from(io::Error::from(e.clone())), e);
+    }
+    let io_err = io::Error::from_raw_os_error(NO_SPACE);
+    let e = WriterError::from(io_err);
+    assert_eq!(io_error_code(&e), Some(NO_SPACE));
+    // A clone still alive: the io::Error carries the WriterError, with the stream's kind.
+    let kept = e.clone();
+    let back = io::Error::from(e);
+    assert_eq!(back.kind(), io::Error::from_raw_os_error(NO_SPACE).kind());
+    assert_eq!(WriterError::from_io(&back), Some(&kept));
+    // Alone (the other holder dropped): the original comes back.
+    drop(back);
+    assert_eq!(io::Error::from(kept).raw_os_error(), Some(NO_SPACE));
+}
+
+#[test]
+fn empty_bpf_lists_are_refused_in_the_foreign_byte_order() {
+    let foreign = match Endian::NATIVE {
+        Endian::Little => Endian::Big,
+        Endian::Big => Endian::Little,
+    };
+    let mut w = PerfDataFileWriter::new_with_endian(foreign);
+    assert!(matches!(
+        w.set_empty_bpf_headers(),
+        Err(WriterError::ForeignByteOrder(_))
+    ));
+    // set_host_headers leaves them out there, without an error.
+    let host = HostDescription {
+        hostname: Some("vm".into()),
+        ..Default::default()
+    };
+    w.set_host_headers(&host).unwrap();
+    assert!(!w.has_header(PerfHeaderIndex::BpfProgInfo));
+    assert!(!w.has_header(PerfHeaderIndex::BpfBtf));
+    assert!(w.has_header(PerfHeaderIndex::Hostname));
+
+    let mut native = PerfDataFileWriter::new();
+    native.set_host_headers(&host).unwrap();
+    assert_eq!(native.get_header(PerfHeaderIndex::BpfBtf), [0; 4]);
+}
