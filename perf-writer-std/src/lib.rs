@@ -24,15 +24,13 @@
 //! - **Methods of this crate** return `Result<_, `[`WriterError`]`>` when they can fail:
 //!   constructors over a stream (`from_writer`, `open_writer`), `flush` and `finish`, the
 //!   `try_*` variants, the typed feature setters, `set_host_headers`, `sample_layout`,
-//!   `add_tracepoint_event_desc_from_text`. An error of the output stream itself is
+//!   `add_tracepoint_event_desc_from_text`, and the typed record writers (`write_record`,
+//!   `write_sample`, `write_comm`, `write_fork`, `write_exit`, `write_lost`). An error of the output stream itself is
 //!   [`WriterError::Io`]. Setters whose value cannot be refused (`set_total_mem_header`,
 //!   `set_stat_header`, …) return nothing.
 //! - **The methods of `tracepoint_perf` 0.5's writer** keep its signatures: `bool` for
 //!   setters (each has a `try_*` variant saying why), `io::Result` for writes, with the
 //!   `WriterError` inside ([`WriterError::from_io`]).
-//! - **Exception:** the typed record writers (`write_record`, `write_sample`,
-//!   `write_comm`, `write_fork`, `write_exit`, `write_lost`) still return `io::Result`,
-//!   with the `WriterError` inside, like the `write_event_data` they build on.
 //!
 //! `WriterError` converts to `io::Error` (giving back the stream's own error for
 //! `WriterError::Io`) and from it, so `?` works across the two.

@@ -6,7 +6,6 @@ use crate::{PerfWriter, WriterError};
 use perf_abi::record_type;
 use perf_encode::records::{Comm, Lost, Sample, SampleId, SampleLayout, SampleRecord, Task};
 use perf_encode::Encode;
-use std::io;
 
 impl<O: OutputMode> PerfWriter<O> {
     /// The record layout of the event that owns sample id `id` (`None`: the first event,
@@ -37,12 +36,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// [`write_event_data`](Self::write_event_data) would (checked in strict mode). For the
     /// records whose layout depends on an attr, build them with
     /// [`sample_layout`](Self::sample_layout), or use the methods below.
-    pub fn write_record<R: Encode + ?Sized>(&mut self, record: &R) -> io::Result<()> {
+    pub fn write_record<R: Encode + ?Sized>(&mut self, record: &R) -> Result<(), WriterError> {
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
         let result = perf_encode::append_to_vec(record, self.session.endian(), &mut buf)
-            .map_err(|e| io::Error::from(WriterError::from(e)))
-            .and_then(|()| self.write_event_data(&buf));
+            .map_err(WriterError::from)
+            .and_then(|()| self.write_event_data(&buf).map_err(WriterError::from));
         self.scratch = buf;
         result
     }
@@ -66,9 +65,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.write_sample(perf_abi::misc::USER, &s)?;
     /// let missing_time = Sample { time: None, ..s };
     /// assert!(w.write_sample(perf_abi::misc::USER, &missing_time).is_err());
-    /// # Ok::<(), std::io::Error>(())
+    /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
-    pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> io::Result<()> {
+    pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> Result<(), WriterError> {
         let layout = self.layout_for(sample.identifier.or(sample.id))?;
         self.write_record(&SampleRecord {
             layout: &layout,
@@ -87,7 +86,7 @@ impl<O: OutputMode> PerfWriter<O> {
         comm: &[u8],
         exec: bool,
         sample_id: &SampleId,
-    ) -> io::Result<()> {
+    ) -> Result<(), WriterError> {
         let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
         self.write_record(&Comm {
             layout: &layout,
@@ -106,7 +105,7 @@ impl<O: OutputMode> PerfWriter<O> {
         parent: (u32, u32),
         time: u64,
         sample_id: &SampleId,
-    ) -> io::Result<()> {
+    ) -> Result<(), WriterError> {
         self.write_task::<{ record_type::FORK }>(task, parent, time, sample_id)
     }
 
@@ -117,7 +116,7 @@ impl<O: OutputMode> PerfWriter<O> {
         parent: (u32, u32),
         time: u64,
         sample_id: &SampleId,
-    ) -> io::Result<()> {
+    ) -> Result<(), WriterError> {
         self.write_task::<{ record_type::EXIT }>(task, parent, time, sample_id)
     }
 
@@ -128,7 +127,7 @@ impl<O: OutputMode> PerfWriter<O> {
         (ppid, ptid): (u32, u32),
         time: u64,
         sample_id: &SampleId,
-    ) -> io::Result<()> {
+    ) -> Result<(), WriterError> {
         let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
         self.write_record(&Task::<TYPE> {
             layout: &layout,
@@ -143,7 +142,12 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Appends a LOST record: `lost` records of event `id` were dropped.
-    pub fn write_lost(&mut self, id: u64, lost: u64, sample_id: &SampleId) -> io::Result<()> {
+    pub fn write_lost(
+        &mut self,
+        id: u64,
+        lost: u64,
+        sample_id: &SampleId,
+    ) -> Result<(), WriterError> {
         let layout = self.layout_for(sample_id.identifier.or(sample_id.id))?;
         self.write_record(&Lost {
             layout: &layout,
@@ -154,7 +158,7 @@ impl<O: OutputMode> PerfWriter<O> {
         })
     }
 
-    fn layout_for(&self, id: Option<u64>) -> io::Result<SampleLayout> {
-        self.sample_layout(id).map_err(io::Error::from)
+    fn layout_for(&self, id: Option<u64>) -> Result<SampleLayout, WriterError> {
+        self.sample_layout(id)
     }
 }
