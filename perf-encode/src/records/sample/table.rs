@@ -98,14 +98,12 @@ macro_rules! sample_table {
             /// This sample with only the fields `layout` has (a `weight` moves to
             /// `weight_struct` and back as the layout asks).
             pub fn masked(&self, layout: &SampleLayout) -> Self {
-                Sample {
-                    $(
-                        $field: keep(
-                            (|$l: &SampleLayout| -> bool { $present })(layout),
-                            sample_table!(@kept self, $field $(, |$s| $masked)?),
-                        ),
-                    )*
-                }
+                let mut out = *self;
+                $(
+                    let has = (|$l: &SampleLayout| -> bool { $present })(layout);
+                    sample_table!(@mask out, self, has, $field $(, |$s| $masked)?);
+                )*
+                out
             }
 
             /// Bytes of the record body `layout` lays this sample out in, after checking
@@ -167,11 +165,13 @@ macro_rules! sample_table {
             })
         }
     };
-    (@kept $self:ident, $field:ident) => {
-        $self.$field
+    (@mask $out:ident, $self:ident, $has:ident, $field:ident) => {
+        if !$has {
+            $out.$field = None;
+        }
     };
-    (@kept $self:ident, $field:ident, |$s:ident| $masked:expr) => {
-        (|$s: &Self| $masked)($self)
+    (@mask $out:ident, $self:ident, $has:ident, $field:ident, |$s:ident| $masked:expr) => {
+        $out.$field = keep($has, (|$s: &Self| $masked)($self));
     };
 }
 
