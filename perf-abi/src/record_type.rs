@@ -146,6 +146,7 @@ pub struct RecordInfo {
     pub sample_id: bool,
 }
 
+#[inline]
 const fn kernel(name: &'static str, body: BodyLen) -> RecordInfo {
     RecordInfo {
         name,
@@ -155,6 +156,7 @@ const fn kernel(name: &'static str, body: BodyLen) -> RecordInfo {
     }
 }
 
+#[inline]
 const fn tool(name: &'static str, body: BodyLen) -> RecordInfo {
     RecordInfo {
         name,
@@ -165,6 +167,7 @@ const fn tool(name: &'static str, body: BodyLen) -> RecordInfo {
 }
 
 /// The facts of record type `type_`, `None` for a type perf 6.1 does not know.
+#[inline]
 pub const fn info(type_: u32) -> Option<RecordInfo> {
     use BodyLen::{AtLeast, Exact, Varies};
     Some(match type_ {
@@ -231,6 +234,7 @@ pub const fn is_user(type_: u32) -> bool {
 }
 
 /// perf's name of record type `type_` without the `PERF_RECORD_` prefix.
+#[inline]
 pub const fn name(type_: u32) -> Option<&'static str> {
     match info(type_) {
         Some(i) => Some(i.name),

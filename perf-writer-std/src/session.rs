@@ -491,42 +491,6 @@ impl Session {
     }
 }
 
-/// Where perf finds the sample id in a SAMPLE record: a `u64` index from the start, or
-/// `None` when the record has no id (`evsel__calc_id_pos`).
-fn id_pos(sample_type: u64) -> Option<u32> {
-    use perf_abi::sample_type::*;
-    if sample_type & IDENTIFIER != 0 {
-        return Some(0);
-    }
-    if sample_type & ID == 0 {
-        return None;
-    }
-    Some(
-        [IP, TID, TIME, ADDR]
-            .iter()
-            .filter(|&&b| sample_type & b != 0)
-            .count() as u32,
-    )
-}
-
-/// Where perf finds the sample id in a `sample_id` trailer: a `u64` index from the end
-/// (`evsel__calc_is_pos`).
-fn is_pos(sample_type: u64) -> Option<u32> {
-    use perf_abi::sample_type::*;
-    if sample_type & IDENTIFIER != 0 {
-        return Some(1);
-    }
-    if sample_type & ID == 0 {
-        return None;
-    }
-    Some(
-        1 + [CPU, STREAM_ID]
-            .iter()
-            .filter(|&&b| sample_type & b != 0)
-            .count() as u32,
-    )
-}
-
 /// perf reads a file with several events only if it can tell their records apart: every
 /// attr must put the sample id at the same place in samples and in `sample_id` trailers, and
 /// agree on `sample_id_all` (`evlist__valid_sample_type`, `evlist__valid_sample_id_all`).
@@ -538,10 +502,11 @@ fn check_distinguishable(first: &PerfEventAttr, new: &PerfEventAttr) -> Result<(
             "sample_id_all differs from the first event's",
         ));
     }
-    let (a, b) = (first.sample_type, new.sample_type);
-    match (id_pos(a), id_pos(b), is_pos(a), is_pos(b)) {
-        (Some(x), Some(y), Some(u), Some(v)) if x == y && u == v => Ok(()),
-        (None, _, _, _) | (_, None, _, _) => Err(WriterError::IndistinguishableEvents(
+    // perf's id_pos and is_pos (where it reads the id in samples and in trailers).
+    let id_offsets = |attr: &PerfEventAttr| SampleLayout::from_attr(attr).id_offsets();
+    match (id_offsets(first), id_offsets(new)) {
+        (Some(a), Some(b)) if a == b => Ok(()),
+        (None, _) | (_, None) => Err(WriterError::IndistinguishableEvents(
             "with several events every sample_type needs IDENTIFIER (or ID)",
         )),
         _ => Err(WriterError::IndistinguishableEvents(

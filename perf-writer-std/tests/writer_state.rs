@@ -241,6 +241,14 @@ fn events_perf_could_not_tell_apart_are_refused() {
         w.try_add_event_desc(&[3], &with(IP_TID_TIME | ID | ADDR, 0), "b"),
         Err(WriterError::IndistinguishableEvents(_))
     ));
+    // ID at different positions from the end (CPU follows ID in trailers): perf compares
+    // that position too, with or without sample_id_all.
+    let mut w = PerfDataFileWriter::new();
+    assert!(w.add_event_desc(&[1], &with(ID, 0), "a"));
+    assert!(matches!(
+        w.try_add_event_desc(&[2], &with(ID | (1 << 7), 0), "b"),
+        Err(WriterError::IndistinguishableEvents(_))
+    ));
     // IDENTIFIER always works; sample_id_all must agree.
     let mut w = PerfDataFileWriter::new();
     assert!(w.add_event_desc(&[1], &with(IDENTIFIER, SAMPLE_ID_ALL), "a"));

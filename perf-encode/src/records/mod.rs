@@ -14,20 +14,21 @@ mod sample;
 pub use encode::{
     Comm, CpuMap, EventUpdateName, Exit, FinishedInit, FinishedRound, Fork, HeaderAttr,
     HeaderFeature, HeaderTracingData, IdIndex, Ksymbol, Lost, LostSamples, Mmap, Mmap2, Mmap2File,
-    ReadRecord, Record, RecordBody, Switch, SwitchCpuWide, Task, ThreadMap, ThreadMapEntry,
-    Throttle,
+    ReadRecord, Record, RecordBody, SampleRecord, Switch, SwitchCpuWide, Task, ThreadMap,
+    ThreadMapEntry, Throttle,
 };
 pub use framing::{
     payload_len, record_extent, FramingError, RecordExtent, RecordFramer, SizeFault,
 };
 pub use parse::error::ParseError;
 pub use parse::reader::U64Array;
-pub use parse::sample::{parse_sample, ParsedBranchStack, ParsedRegs, ParsedSample};
+pub use parse::sample::parse_sample;
 pub use sample::fields::{
-    BranchEntry, BranchStack, Regs, Sample, SampleRecord, StackUser, WeightStruct,
+    BranchEntry, BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
 pub use sample::layout::SampleLayout;
 pub use sample::read_values::{
     ParsedReadCounters, ParsedReadValues, ReadCounters, ReadGroup, ReadValue, ReadValues,
 };
 pub use sample::sample_id::{id_of_non_sample, PidTid, SampleCpu, SampleId, SampleIdTrailer};
+pub use sample::table::{ParsedSample, Sample};

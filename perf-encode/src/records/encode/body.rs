@@ -74,7 +74,7 @@ pub(crate) fn header_of<R: RecordBody + ?Sized>(
         .body_len()?
         .checked_add(PerfEventHeader::SIZE)
         .and_then(|n| n.checked_add(trailer))
-        .ok_or(EncodeError::Overflow {
+        .ok_or_else(|| EncodeError::Overflow {
             what: record_name(type_),
         })?;
     let unpadded = matches!(

@@ -54,6 +54,7 @@ impl<'a> Record<'a> {
 }
 
 impl Record<'_> {
+    #[inline]
     fn payload_len(&self) -> Result<usize, EncodeError> {
         self.parts
             .iter()

@@ -4,7 +4,7 @@ use crate::records::encode::body::{encode_as_record, RecordBody};
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::read_values::ReadValues;
 use crate::records::sample::sample_id::SampleId;
-use crate::{CountingOutput, EncodeError, Encoder, Endian, Output};
+use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 tid, struct read_format values, sample_id}`, the values laid out
@@ -40,14 +40,12 @@ impl RecordBody for ReadRecord<'_> {
         record_type::READ
     }
 
+    #[inline]
     fn body_len(&self) -> Result<usize, EncodeError> {
-        let mut counter = CountingOutput::new();
-        self.values.write(
-            &mut Encoder::new(&mut counter, Endian::NATIVE),
-            self.layout.read_format,
-            "READ",
-        )?;
-        Ok(counter.len().saturating_add(8))
+        let values = self.values.len(self.layout.read_format, "READ")?;
+        values.checked_add(8).ok_or(EncodeError::Overflow {
+            what: "encoded length",
+        })
     }
 
     #[inline]

@@ -1,14 +1,9 @@
-//! `PERF_RECORD_SAMPLE`, laid out by the attr's `sample_type`.
+//! The values of SAMPLE fields that are more than a number: branch entries and stacks,
+//! register dumps, the user stack, the weight struct, and the variable-length ones as read
+//! back from a record.
 
-use crate::records::encode::body::{align8, encode_as_record, write_padded, RecordBody};
-use crate::records::sample::layout::SampleLayout;
-use crate::records::sample::read_values::ReadValues;
-use crate::records::sample::sample_id::{field, PidTid, SampleCpu};
-use crate::{CountingOutput, EncodeError, Encoder, Endian, Output};
-use perf_abi::record_fields::MAX_RECORD_SIZE;
-use perf_abi::{record_type, sample_type};
-
-const RECORD: &str = "SAMPLE";
+use crate::records::parse::reader::U64Array;
+use crate::Endian;
 
 /// One `perf_branch_entry`: `{u64 from, u64 to, u64 flags}`.
 ///
@@ -187,353 +182,76 @@ impl WeightStruct {
     }
 }
 
-/// The fields of a SAMPLE record, one `Option` per `sample_type` bit, in the order the kernel
-/// (`perf_output_sample`, Linux 6.1) writes them. [`SampleRecord`] writes exactly the fields
-/// the attr's layout has: each must be `Some` when the layout has it and `None` otherwise.
+/// BRANCH_STACK as read from a record.
 ///
 /// ```
-/// use perf_abi::sample_type::*;
-/// use perf_encode::records::{PidTid, Sample, SampleLayout, SampleRecord};
-/// use perf_encode::{to_vec, Endian, EncodeError};
-/// let layout = SampleLayout { sample_type: IP | TID | TIME, ..Default::default() };
-/// let s = Sample { ip: Some(0x1000), tid: Some(PidTid { pid: 7, tid: 8 }), time: Some(5), ..Default::default() };
-/// let v = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: perf_abi::misc::USER }, Endian::Little).unwrap();
-/// assert_eq!(v.len(), 32);
-/// let no_time = Sample { time: None, ..s };
-/// assert_eq!(
-///     to_vec(&SampleRecord { layout: &layout, sample: &no_time, misc: 0 }, Endian::Little),
-///     Err(EncodeError::MissingField { record: "SAMPLE", field: "time" })
-/// );
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Sample<'a> {
-    /// IDENTIFIER: the event id, at a fixed offset.
-    pub identifier: Option<u64>,
-    /// IP.
-    pub ip: Option<u64>,
-    /// TID: `{u32 pid, u32 tid}`.
-    pub tid: Option<PidTid>,
-    /// TIME.
-    pub time: Option<u64>,
-    /// ADDR.
-    pub addr: Option<u64>,
-    /// ID: the event id.
-    pub id: Option<u64>,
-    /// STREAM_ID.
-    pub stream_id: Option<u64>,
-    /// CPU: `{u32 cpu, u32 res}`.
-    pub cpu: Option<SampleCpu>,
-    /// PERIOD.
-    pub period: Option<u64>,
-    /// READ: counter values laid out by `read_format`.
-    pub read: Option<ReadValues<'a>>,
-    /// CALLCHAIN: `{u64 nr, u64 ips[nr]}` (context markers such as `PERF_CONTEXT_KERNEL`
-    /// included).
-    pub callchain: Option<&'a [u64]>,
-    /// RAW: `{u32 size, u8 data[size]}`; the data is zero-padded so that `4 + size` is a
-    /// multiple of 8, and `size` counts the padding, as the kernel writes it.
-    pub raw: Option<&'a [u8]>,
-    /// BRANCH_STACK.
-    pub branch_stack: Option<BranchStack<'a>>,
-    /// REGS_USER.
-    pub regs_user: Option<Regs<'a>>,
-    /// STACK_USER.
-    pub stack_user: Option<StackUser<'a>>,
-    /// WEIGHT (when the layout has WEIGHT and not WEIGHT_STRUCT).
-    pub weight: Option<u64>,
-    /// WEIGHT_STRUCT (when the layout has it; the same 8 bytes as WEIGHT).
-    pub weight_struct: Option<WeightStruct>,
-    /// DATA_SRC (`union perf_mem_data_src`).
-    pub data_src: Option<u64>,
-    /// TRANSACTION.
-    pub transaction: Option<u64>,
-    /// REGS_INTR.
-    pub regs_intr: Option<Regs<'a>>,
-    /// PHYS_ADDR.
-    pub phys_addr: Option<u64>,
-    /// CGROUP: the cgroup id.
-    pub cgroup: Option<u64>,
-    /// DATA_PAGE_SIZE.
-    pub data_page_size: Option<u64>,
-    /// CODE_PAGE_SIZE.
-    pub code_page_size: Option<u64>,
-    /// AUX: `{u64 size, u8 data[size]}`, zero-padded to 8 (`size` counts the padding).
-    pub aux: Option<&'a [u8]>,
-}
-
-fn write_regs<O: Output + ?Sized>(
-    enc: &mut Encoder<'_, O>,
-    regs: &Regs<'_>,
-    count: u32,
-    what: &'static str,
-) -> Result<(), EncodeError> {
-    let expected = if regs.abi == 0 { 0 } else { u64::from(count) };
-    if regs.regs.len() as u64 != expected {
-        return Err(EncodeError::FieldCount {
-            record: RECORD,
-            field: what,
-            expected,
-            actual: regs.regs.len() as u64,
-        });
-    }
-    enc.u64(regs.abi)?;
-    enc.u64s(regs.regs)
-}
-
-fn put_u64<O: Output + ?Sized>(
-    enc: &mut Encoder<'_, O>,
-    st: u64,
-    name: &'static str,
-    bit: u64,
-    v: Option<u64>,
-) -> Result<(), EncodeError> {
-    match field(RECORD, name, st & bit != 0, v)? {
-        Some(v) => enc.u64(v),
-        None => Ok(()),
-    }
-}
-
-impl Sample<'_> {
-    /// This sample with only the fields `layout` has (a `weight` moves to `weight_struct`
-    /// and back as the layout asks).
-    pub fn masked(&self, layout: &SampleLayout) -> Self {
-        let has = |bit: u64| layout.sample_type & bit != 0;
-        fn keep<T>(yes: bool, v: Option<T>) -> Option<T> {
-            if yes {
-                v
-            } else {
-                None
-            }
-        }
-        let weight_word = self.weight_struct.map(WeightStruct::to_u64).or(self.weight);
-        let structured = has(sample_type::WEIGHT_STRUCT);
-        Sample {
-            identifier: keep(has(sample_type::IDENTIFIER), self.identifier),
-            ip: keep(has(sample_type::IP), self.ip),
-            tid: keep(has(sample_type::TID), self.tid),
-            time: keep(has(sample_type::TIME), self.time),
-            addr: keep(has(sample_type::ADDR), self.addr),
-            id: keep(has(sample_type::ID), self.id),
-            stream_id: keep(has(sample_type::STREAM_ID), self.stream_id),
-            cpu: keep(has(sample_type::CPU), self.cpu),
-            period: keep(has(sample_type::PERIOD), self.period),
-            read: keep(has(sample_type::READ), self.read),
-            callchain: keep(has(sample_type::CALLCHAIN), self.callchain),
-            raw: keep(has(sample_type::RAW), self.raw),
-            branch_stack: keep(has(sample_type::BRANCH_STACK), self.branch_stack),
-            regs_user: keep(has(sample_type::REGS_USER), self.regs_user),
-            stack_user: keep(has(sample_type::STACK_USER), self.stack_user),
-            weight: keep(has(sample_type::WEIGHT) && !structured, weight_word),
-            weight_struct: keep(structured, weight_word.map(WeightStruct::from_u64)),
-            data_src: keep(has(sample_type::DATA_SRC), self.data_src),
-            transaction: keep(has(sample_type::TRANSACTION), self.transaction),
-            regs_intr: keep(has(sample_type::REGS_INTR), self.regs_intr),
-            phys_addr: keep(has(sample_type::PHYS_ADDR), self.phys_addr),
-            cgroup: keep(has(sample_type::CGROUP), self.cgroup),
-            data_page_size: keep(has(sample_type::DATA_PAGE_SIZE), self.data_page_size),
-            code_page_size: keep(has(sample_type::CODE_PAGE_SIZE), self.code_page_size),
-            aux: keep(has(sample_type::AUX), self.aux),
-        }
-    }
-
-    /// Writes the record body (everything after the header) as `layout` lays it out.
-    fn write_body<O: Output + ?Sized>(
-        &self,
-        enc: &mut Encoder<'_, O>,
-        layout: &SampleLayout,
-    ) -> Result<(), EncodeError> {
-        let has = |bit: u64| layout.sample_type & bit != 0;
-        let st = layout.sample_type;
-        put_u64(
-            enc,
-            st,
-            "identifier",
-            sample_type::IDENTIFIER,
-            self.identifier,
-        )?;
-        put_u64(enc, st, "ip", sample_type::IP, self.ip)?;
-        if let Some(t) = field(RECORD, "tid", has(sample_type::TID), self.tid)? {
-            enc.u32(t.pid)?;
-            enc.u32(t.tid)?;
-        }
-        put_u64(enc, st, "time", sample_type::TIME, self.time)?;
-        put_u64(enc, st, "addr", sample_type::ADDR, self.addr)?;
-        put_u64(enc, st, "id", sample_type::ID, self.id)?;
-        put_u64(enc, st, "stream_id", sample_type::STREAM_ID, self.stream_id)?;
-        if let Some(c) = field(RECORD, "cpu", has(sample_type::CPU), self.cpu)? {
-            enc.u32(c.cpu)?;
-            enc.u32(c.res)?;
-        }
-        put_u64(enc, st, "period", sample_type::PERIOD, self.period)?;
-        if let Some(r) = field(RECORD, "read", has(sample_type::READ), self.read)? {
-            r.write(enc, layout.read_format, RECORD)?;
-        }
-        if let Some(ips) = field(
-            RECORD,
-            "callchain",
-            has(sample_type::CALLCHAIN),
-            self.callchain,
-        )? {
-            enc.u64(ips.len() as u64)?;
-            enc.u64s(ips)?;
-        }
-        if let Some(raw) = field(RECORD, "raw", has(sample_type::RAW), self.raw)? {
-            let padded = align8(raw.len().saturating_add(4), "RAW size")?.saturating_sub(4);
-            let size = u32::try_from(padded).map_err(|_| EncodeError::TooLong {
-                what: "SAMPLE raw data",
-                len: raw.len() as u64,
-                max: MAX_RECORD_SIZE as u64,
-            })?;
-            enc.u32(size)?;
-            write_padded(enc, raw, padded)?;
-        }
-        if let Some(b) = field(
-            RECORD,
-            "branch_stack",
-            has(sample_type::BRANCH_STACK),
-            self.branch_stack,
-        )? {
-            enc.u64(b.entries.len() as u64)?;
-            if let Some(idx) = field(
-                RECORD,
-                "branch_stack.hw_idx",
-                layout.branch_hw_index,
-                b.hw_idx,
-            )? {
-                enc.u64(idx)?;
-            }
-            for e in b.entries {
-                enc.u64(e.from)?;
-                enc.u64(e.to)?;
-                enc.u64(branch_flags_to_file(e.flags, enc.endian()))?;
-            }
-        }
-        if let Some(r) = field(
-            RECORD,
-            "regs_user",
-            has(sample_type::REGS_USER),
-            self.regs_user,
-        )? {
-            write_regs(enc, &r, layout.regs_user, "regs_user.regs")?;
-        }
-        if let Some(s) = field(
-            RECORD,
-            "stack_user",
-            has(sample_type::STACK_USER),
-            self.stack_user,
-        )? {
-            let padded = align8(s.data.len(), "STACK_USER size")?;
-            enc.u64(padded as u64)?;
-            if padded != 0 {
-                write_padded(enc, s.data, padded)?;
-                enc.u64(s.dyn_size)?;
-            } else if s.dyn_size != 0 {
-                return Err(EncodeError::InvalidValue {
-                    what: "SAMPLE record: stack_user.dyn_size is not 0 but the stack is empty",
-                });
-            }
-        }
-        let structured = has(sample_type::WEIGHT_STRUCT);
-        put_u64(
-            enc,
-            st,
-            "weight",
-            if structured { 0 } else { sample_type::WEIGHT },
-            self.weight,
-        )?;
-        if let Some(w) = field(RECORD, "weight_struct", structured, self.weight_struct)? {
-            enc.u64(w.to_u64())?;
-        }
-        put_u64(enc, st, "data_src", sample_type::DATA_SRC, self.data_src)?;
-        put_u64(
-            enc,
-            st,
-            "transaction",
-            sample_type::TRANSACTION,
-            self.transaction,
-        )?;
-        if let Some(r) = field(
-            RECORD,
-            "regs_intr",
-            has(sample_type::REGS_INTR),
-            self.regs_intr,
-        )? {
-            write_regs(enc, &r, layout.regs_intr, "regs_intr.regs")?;
-        }
-        put_u64(enc, st, "phys_addr", sample_type::PHYS_ADDR, self.phys_addr)?;
-        put_u64(enc, st, "cgroup", sample_type::CGROUP, self.cgroup)?;
-        put_u64(
-            enc,
-            st,
-            "data_page_size",
-            sample_type::DATA_PAGE_SIZE,
-            self.data_page_size,
-        )?;
-        put_u64(
-            enc,
-            st,
-            "code_page_size",
-            sample_type::CODE_PAGE_SIZE,
-            self.code_page_size,
-        )?;
-        if let Some(aux) = field(RECORD, "aux", has(sample_type::AUX), self.aux)? {
-            let padded = align8(aux.len(), "AUX size")?;
-            enc.u64(padded as u64)?;
-            write_padded(enc, aux, padded)?;
-        }
-        Ok(())
-    }
-}
-
-/// A SAMPLE record: `header {SAMPLE, misc, size}` and the fields of `sample` as `layout`
-/// lays them out. See [`Sample`].
-///
-/// ```
-/// use perf_abi::sample_type::*;
-/// use perf_encode::records::{Sample, SampleLayout, SampleRecord};
+/// use perf_abi::sample_type;
+/// use perf_encode::records::*;
 /// use perf_encode::{to_vec, Endian};
-/// let layout = SampleLayout { sample_type: IDENTIFIER | RAW, ..Default::default() };
-/// let raw = [1u8, 2, 3, 4, 5];
-/// let s = Sample { identifier: Some(9), raw: Some(&raw), ..Default::default() };
-/// let v = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Little).unwrap();
-/// assert_eq!(v.len(), 8 + 8 + 4 + 12); // size 12: 5 bytes of data, 7 of padding
-/// assert_eq!(&v[16..20], &12u32.to_le_bytes());
+/// let layout = SampleLayout { sample_type: sample_type::BRANCH_STACK, branch_hw_index: true, ..Default::default() };
+/// let entries = [BranchEntry { from: 1, to: 2, flags: BranchEntry::MISPRED }];
+/// let s = Sample { branch_stack: Some(BranchStack { hw_idx: Some(0), entries: &entries }), ..Default::default() };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Big).unwrap();
+/// let b = parse_sample(&layout, Endian::Big, &bytes).unwrap().branch_stack.unwrap();
+/// assert_eq!((b.hw_idx, b.get(0)), (Some(0), Some(entries[0])));
 /// ```
-#[derive(Clone, Copy, Debug)]
-pub struct SampleRecord<'a> {
-    /// The attr's layout.
-    pub layout: &'a SampleLayout,
-    /// The fields.
-    pub sample: &'a Sample<'a>,
-    /// `header.misc`: the cpu mode (`misc::USER`, `misc::KERNEL`, …), `misc::EXACT_IP`, ….
-    pub misc: u16,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsedBranchStack<'a> {
+    /// `hw_idx`, when the layout has it.
+    pub hw_idx: Option<u64>,
+    /// The entries' words: `from, to, flags` each, as stored (use [`Self::get`] or
+    /// [`Self::iter`] for `flags` in the packing [`BranchEntry`] documents).
+    pub words: U64Array<'a>,
 }
 
-impl RecordBody for SampleRecord<'_> {
-    #[inline]
-    fn record_type(&self) -> u32 {
-        record_type::SAMPLE
+impl<'a> ParsedBranchStack<'a> {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.words.len() / 3
     }
 
-    #[inline]
-    fn misc(&self) -> u16 {
-        self.misc
+    /// True when there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
-    fn body_len(&self) -> Result<usize, EncodeError> {
-        let mut counter = CountingOutput::new();
-        self.sample
-            .write_body(&mut Encoder::new(&mut counter, Endian::NATIVE), self.layout)?;
-        Ok(counter.len())
+    /// Entry `i`.
+    pub fn get(&self, i: usize) -> Option<BranchEntry> {
+        let at = i.checked_mul(3)?;
+        Some(BranchEntry {
+            from: self.words.get(at)?,
+            to: self.words.get(at.checked_add(1)?)?,
+            flags: branch_flags_from_file(self.words.get(at.checked_add(2)?)?, self.words.endian()),
+        })
     }
 
-    #[inline]
-    fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        self.sample.write_body(enc, self.layout)
+    /// The entries in order.
+    pub fn iter(&self) -> impl Iterator<Item = BranchEntry> + 'a {
+        let s = *self;
+        (0..s.len()).filter_map(move |i| s.get(i))
     }
 }
 
-encode_as_record!(SampleRecord<'_>);
+/// REGS_USER / REGS_INTR as read from a record.
+///
+/// ```
+/// use perf_abi::sample_type;
+/// use perf_abi::record_fields::REGS_ABI_64;
+/// use perf_encode::records::*;
+/// use perf_encode::{to_vec, Endian};
+/// let layout = SampleLayout { sample_type: sample_type::REGS_INTR, regs_intr: 2, ..Default::default() };
+/// let s = Sample { regs_intr: Some(Regs { abi: REGS_ABI_64, regs: &[5, 6] }), ..Default::default() };
+/// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Little).unwrap();
+/// let r = parse_sample(&layout, Endian::Little, &bytes).unwrap().regs_intr.unwrap();
+/// assert_eq!((r.abi, r.regs.iter().collect::<Vec<_>>()), (REGS_ABI_64, vec![5, 6]));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsedRegs<'a> {
+    /// The ABI.
+    pub abi: u64,
+    /// The values (none when `abi` is `REGS_ABI_NONE`).
+    pub regs: U64Array<'a>,
+}
 
 #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
 #[cfg(test)]

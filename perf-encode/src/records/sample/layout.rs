@@ -70,43 +70,68 @@ impl SampleLayout {
         (self.sample_id_bits().count_ones() as usize).saturating_mul(8)
     }
 
-    /// Offset of the event id (IDENTIFIER, else ID) in this attr's SAMPLE records, when the
-    /// fields before it have fixed sizes (always the case: only fields after PERIOD vary).
-    /// `None` when the layout has neither field.
-    pub const fn sample_id_offset(&self) -> Option<usize> {
-        if self.has(sample_type::IDENTIFIER) {
-            return Some(8);
+    /// Where perf finds the event id (IDENTIFIER, else ID) that tells which event a record
+    /// belongs to, in bytes: `(from the start of a SAMPLE record, back from the end of any
+    /// other record)`. These are perf's `id_pos` and `is_pos` (`evsel__calc_id_pos`,
+    /// `evsel__calc_is_pos`) times 8, the header counted in the first. perf computes both
+    /// from `sample_type` alone, with or without `sample_id_all`, and reads a file with
+    /// several events only if every attr gives the same pair. `None` when `sample_type` has
+    /// neither IDENTIFIER nor ID.
+    ///
+    /// In a SAMPLE, IDENTIFIER is the first field and ID follows IP, TID, TIME and ADDR
+    /// (`perf_output_sample`; all 8 bytes); in a trailer IDENTIFIER is the last field and ID
+    /// is followed by STREAM_ID and CPU (`perf_event__output_id_sample`).
+    ///
+    /// ```
+    /// use perf_abi::sample_type::*;
+    /// use perf_encode::records::SampleLayout;
+    /// let l = SampleLayout { sample_type: IP | TID | ID | CPU, ..Default::default() };
+    /// assert_eq!(l.id_offsets(), Some((8 + 16, 16)));
+    /// assert_eq!(l.trailer_id_offset_from_end(), None); // no sample_id_all: no trailer
+    /// let l = SampleLayout { sample_type: IDENTIFIER | IP | ID, ..l };
+    /// assert_eq!(l.id_offsets(), Some((8, 8)));
+    /// ```
+    pub const fn id_offsets(&self) -> Option<(usize, usize)> {
+        let st = self.sample_type;
+        if st & sample_type::IDENTIFIER != 0 {
+            return Some((8, 8));
         }
-        if !self.has(sample_type::ID) {
+        if st & sample_type::ID == 0 {
             return None;
         }
-        let before = self.sample_type
-            & (sample_type::IP | sample_type::TID | sample_type::TIME | sample_type::ADDR);
-        Some(
-            (before.count_ones() as usize)
-                .saturating_mul(8)
-                .saturating_add(8),
-        )
+        let before =
+            st & (sample_type::IP | sample_type::TID | sample_type::TIME | sample_type::ADDR);
+        let after = st & (sample_type::STREAM_ID | sample_type::CPU);
+        Some((bytes_past(before), bytes_past(after)))
+    }
+
+    /// Offset of the event id (IDENTIFIER, else ID) in this attr's SAMPLE records: the first
+    /// of [`Self::id_offsets`]. `None` when the layout has neither field.
+    pub const fn sample_id_offset(&self) -> Option<usize> {
+        match self.id_offsets() {
+            Some((from_start, _)) => Some(from_start),
+            None => None,
+        }
     }
 
     /// Position of the event id (IDENTIFIER, else ID) in the `sample_id` trailer, counted in
-    /// bytes back from the record's end. `None` when the trailer has no id.
+    /// bytes back from the record's end: the second of [`Self::id_offsets`]. `None` when the
+    /// records have no trailer (no `sample_id_all`) or the trailer has no id.
     pub const fn trailer_id_offset_from_end(&self) -> Option<usize> {
-        let bits = self.sample_id_bits();
-        if bits & sample_type::IDENTIFIER != 0 {
-            return Some(8);
+        match self.id_offsets() {
+            Some((_, from_end)) if self.sample_id_all => Some(from_end),
+            _ => None,
         }
-        if bits & sample_type::ID == 0 {
-            return None;
-        }
-        // ID is followed by STREAM_ID and CPU, then the end.
-        let after = bits & (sample_type::STREAM_ID | sample_type::CPU);
-        Some(
-            (after.count_ones() as usize)
-                .saturating_mul(8)
-                .saturating_add(8),
-        )
     }
+}
+
+/// Bytes from a record's start to an id that follows the header and the 8-byte fields
+/// `bits`, or from a record's end back to an id followed by them: 8 per field, plus the
+/// header or the id itself.
+const fn bytes_past(bits: u64) -> usize {
+    (bits.count_ones() as usize)
+        .saturating_add(1)
+        .saturating_mul(8)
 }
 
 #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
@@ -131,6 +156,21 @@ mod tests {
         };
         assert_eq!(l.sample_id_offset(), Some(8));
         assert_eq!(l.trailer_id_offset_from_end(), None);
+        assert_eq!(l.id_offsets(), Some((8, 8)));
         assert_eq!(l.sample_id_len(), 0);
+        // perf's id_pos and is_pos ignore sample_id_all.
+        let l = SampleLayout {
+            sample_type: IP | ADDR | ID | STREAM_ID | CPU,
+            ..Default::default()
+        };
+        assert_eq!(l.id_offsets(), Some((8 + 16, 24)));
+        assert_eq!(l.trailer_id_offset_from_end(), None);
+        let l = SampleLayout {
+            sample_type: IP | TIME | STREAM_ID,
+            sample_id_all: true,
+            ..Default::default()
+        };
+        assert_eq!(l.id_offsets(), None);
+        assert_eq!(l.trailer_id_offset_from_end(), None);
     }
 }

@@ -1,7 +1,11 @@
 //! SAMPLE records and the `sample_id` trailer of the others: what an attr lays out
-//! ([`layout`]), the fields of a sample in kernel order, READ values, and the trailer.
+//! ([`layout`]), the one table of a sample's fields in kernel order ([`table`]) and the codec
+//! of each kind of field ([`codec`]), the values of those fields ([`fields`]), READ values,
+//! and the trailer.
 
+pub(crate) mod codec;
 pub(crate) mod fields;
 pub(crate) mod layout;
 pub(crate) mod read_values;
 pub(crate) mod sample_id;
+pub(crate) mod table;

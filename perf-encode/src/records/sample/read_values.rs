@@ -3,7 +3,7 @@
 use crate::records::parse::error::ParseError;
 use crate::records::parse::reader::Reader;
 use crate::records::parse::reader::U64Array;
-use crate::records::sample::sample_id::field;
+use crate::records::sample::sample_id::{field, present};
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::read_format;
 
@@ -66,39 +66,42 @@ pub struct ReadValues<'a> {
     pub counters: ReadCounters<'a>,
 }
 
-fn write_value<O: Output + ?Sized>(
-    enc: &mut Encoder<'_, O>,
-    rf: u64,
-    v: &ReadValue,
-    record: &'static str,
-) -> Result<(), EncodeError> {
-    enc.u64(v.value)?;
-    write_id_lost(enc, rf, v, record)
+/// The `u64`s one [`ReadValue`] takes: the value, and the id and lost count `rf` asks for.
+const fn value_words(rf: u64) -> usize {
+    1usize
+        .saturating_add((rf & read_format::ID != 0) as usize)
+        .saturating_add((rf & read_format::LOST != 0) as usize)
 }
 
+/// Checks that `v` has the id and lost count `rf` asks for, and no other.
+fn check_id_lost(rf: u64, v: &ReadValue, record: &'static str) -> Result<(), EncodeError> {
+    field(record, "read.id", rf & read_format::ID != 0, v.id)?;
+    field(record, "read.lost", rf & read_format::LOST != 0, v.lost)?;
+    Ok(())
+}
+
+/// Writes the id and lost count `rf` asks for (`ReadValues::len` checked they are there).
+#[inline]
 fn write_id_lost<O: Output + ?Sized>(
     enc: &mut Encoder<'_, O>,
     rf: u64,
     v: &ReadValue,
     record: &'static str,
 ) -> Result<(), EncodeError> {
-    if let Some(id) = field(record, "read.id", rf & read_format::ID != 0, v.id)? {
-        enc.u64(id)?;
+    if rf & read_format::ID != 0 {
+        enc.u64(present(record, "read.id", v.id)?)?;
     }
-    if let Some(lost) = field(record, "read.lost", rf & read_format::LOST != 0, v.lost)? {
-        enc.u64(lost)?;
+    if rf & read_format::LOST != 0 {
+        enc.u64(present(record, "read.lost", v.lost)?)?;
     }
     Ok(())
 }
 
 impl ReadValues<'_> {
-    /// Writes the values as `read_format` lays them out; errors name `record`.
-    pub(crate) fn write<O: Output + ?Sized>(
-        &self,
-        enc: &mut Encoder<'_, O>,
-        rf: u64,
-        record: &'static str,
-    ) -> Result<(), EncodeError> {
+    /// Bytes the values take as `read_format` lays them out, after checking that they have
+    /// every field it asks for and no other (errors name `record`): the `nr` or `value`
+    /// word, the times, then one counter or the group's counters.
+    pub(crate) fn len(&self, rf: u64, record: &'static str) -> Result<usize, EncodeError> {
         let enabled = field(
             record,
             "read.time_enabled",
@@ -111,37 +114,72 @@ impl ReadValues<'_> {
             rf & read_format::TOTAL_TIME_RUNNING != 0,
             self.time_running,
         )?;
+        let head = 1usize
+            .saturating_add(usize::from(enabled.is_some()))
+            .saturating_add(usize::from(running.is_some()));
         let group = rf & read_format::GROUP != 0;
-        match (group, self.counters) {
+        let counter_words = match (group, self.counters) {
             (false, ReadCounters::One(v)) => {
-                enc.u64(v.value)?;
-                if let Some(t) = enabled {
-                    enc.u64(t)?;
-                }
-                if let Some(t) = running {
-                    enc.u64(t)?;
-                }
-                write_id_lost(enc, rf, &v, record)
+                check_id_lost(rf, &v, record)?;
+                value_words(rf).saturating_sub(1)
             }
             (true, ReadCounters::Group(values)) => {
-                enc.u64(values.len() as u64)?;
-                if let Some(t) = enabled {
-                    enc.u64(t)?;
-                }
-                if let Some(t) = running {
-                    enc.u64(t)?;
-                }
                 values
                     .iter()
-                    .try_for_each(|v| write_value(enc, rf, v, record))
+                    .try_for_each(|v| check_id_lost(rf, v, record))?;
+                values
+                    .len()
+                    .checked_mul(value_words(rf))
+                    .ok_or(EncodeError::Overflow {
+                        what: "encoded length",
+                    })?
             }
-            (false, ReadCounters::Group(_)) => Err(EncodeError::UnexpectedField {
-                record,
-                field: "read (a group; read_format has no GROUP)",
-            }),
-            (true, ReadCounters::One(_)) => Err(EncodeError::MissingField {
-                record,
-                field: "read (a group: read_format has GROUP)",
+            (false, ReadCounters::Group(_)) => {
+                return Err(EncodeError::UnexpectedField {
+                    record,
+                    field: "read (a group; read_format has no GROUP)",
+                })
+            }
+            (true, ReadCounters::One(_)) => {
+                return Err(EncodeError::MissingField {
+                    record,
+                    field: "read (a group: read_format has GROUP)",
+                })
+            }
+        };
+        head.checked_add(counter_words)
+            .and_then(|w| w.checked_mul(8))
+            .ok_or(EncodeError::Overflow {
+                what: "encoded length",
+            })
+    }
+
+    /// Writes the values as `read_format` lays them out, once [`Self::len`] accepted them
+    /// (a field `rf` asks for and the values lack is still an error; one it does not ask
+    /// for is not written).
+    #[inline]
+    pub(crate) fn write<O: Output + ?Sized>(
+        &self,
+        enc: &mut Encoder<'_, O>,
+        rf: u64,
+        record: &'static str,
+    ) -> Result<(), EncodeError> {
+        let first = match self.counters {
+            ReadCounters::One(v) => v.value,
+            ReadCounters::Group(values) => values.len() as u64,
+        };
+        enc.u64(first)?;
+        if rf & read_format::TOTAL_TIME_ENABLED != 0 {
+            enc.u64(present(record, "read.time_enabled", self.time_enabled)?)?;
+        }
+        if rf & read_format::TOTAL_TIME_RUNNING != 0 {
+            enc.u64(present(record, "read.time_running", self.time_running)?)?;
+        }
+        match self.counters {
+            ReadCounters::One(v) => write_id_lost(enc, rf, &v, record),
+            ReadCounters::Group(values) => values.iter().try_for_each(|v| {
+                enc.u64(v.value)?;
+                write_id_lost(enc, rf, v, record)
             }),
         }
     }

@@ -89,6 +89,20 @@ pub(crate) fn field<T>(
     }
 }
 
+/// The value of a field the layout has, for a writer that trusts an earlier [`field`] check
+/// for the fields it does not have: a missing one is still [`EncodeError::MissingField`].
+#[inline]
+pub(crate) fn present<T>(
+    record: &'static str,
+    field: &'static str,
+    value: Option<T>,
+) -> Result<T, EncodeError> {
+    match value {
+        Some(v) => Ok(v),
+        None => Err(EncodeError::MissingField { record, field }),
+    }
+}
+
 impl SampleId {
     /// The event id: IDENTIFIER, else ID.
     pub const fn event_id(&self) -> Option<u64> {

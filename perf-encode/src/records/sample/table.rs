@@ -1,0 +1,328 @@
+//! The one table of SAMPLE fields, in the order the kernel writes them
+//! (`perf_output_sample`, Linux 6.1). Each row is a field: its name, its doc, when a layout
+//! has it, and its codec (what a [`Sample`] holds, what a [`ParsedSample`] holds, and the
+//! [`FieldCodec`] between them). From the rows follow [`Sample`], [`ParsedSample`],
+//! [`Sample::masked`], the body's length, the body's writer and the parser's walk.
+
+use crate::records::parse::error::ParseError;
+use crate::records::parse::reader::{Reader, U64Array};
+use crate::records::sample::codec::{
+    add_len, Aux, Branches, Callchain, Cpu, FieldCodec, Raw, Read, RegsDump, Stack, Tid, Weight,
+    U64,
+};
+use crate::records::sample::fields::{
+    BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
+};
+use crate::records::sample::layout::SampleLayout;
+use crate::records::sample::read_values::{ParsedReadValues, ReadValues};
+use crate::records::sample::sample_id::{field, present, PidTid, SampleCpu};
+use crate::{EncodeError, Encoder, Endian, Output};
+use perf_abi::sample_type::*;
+
+const RECORD: &str = "SAMPLE";
+
+/// WEIGHT and WEIGHT_STRUCT are one 8-byte slot after STACK_USER (`perf_output_sample` writes
+/// `data->weight.full` for either bit, once; WEIGHT_STRUCT wins when the attr has both). A
+/// sample holds it in `weight` as a `u64` or in `weight_struct` as the union's struct, as the
+/// layout says, and [`Sample::masked`] moves it to the one the layout has.
+struct WeightSlot;
+
+impl WeightSlot {
+    /// The layout has the slot as WEIGHT: a `u64`.
+    const fn as_u64(l: &SampleLayout) -> bool {
+        l.has(WEIGHT) && !l.has(WEIGHT_STRUCT)
+    }
+
+    /// The layout has the slot as WEIGHT_STRUCT.
+    const fn as_struct(l: &SampleLayout) -> bool {
+        l.has(WEIGHT_STRUCT)
+    }
+
+    /// The slot's word in `s`, whichever field holds it.
+    fn word(s: &Sample<'_>) -> Option<u64> {
+        s.weight_struct.map(WeightStruct::to_u64).or(s.weight)
+    }
+}
+
+/// Keeps `v` when the layout has the field.
+#[inline]
+fn keep<T>(has: bool, v: Option<T>) -> Option<T> {
+    if has {
+        v
+    } else {
+        None
+    }
+}
+
+/// Generates, from the rows: [`Sample`] and [`ParsedSample`] (one `Option` per row),
+/// `Sample::masked`, `Sample::body_len` (arithmetic over the fields' lengths, checking
+/// presence first), `Sample::write_body` and `walk_sample`.
+///
+/// A row: `doc`, `name: Value => Parsed, Codec, if |layout| presence` and optionally
+/// `, masked |sample| value` (what `masked` keeps when the layout has the field; by default
+/// the field itself).
+macro_rules! sample_table {
+    (
+        $(#[$sample_meta:meta])*
+        pub struct Sample<$lt:lifetime>;
+        $(#[$parsed_meta:meta])*
+        pub struct ParsedSample;
+        $(
+            $(#[doc = $doc:literal])*
+            $field:ident: $value:ty => $parsed:ty, $codec:ty,
+                if |$l:ident| $present:expr $(, masked |$s:ident| $masked:expr)?;
+        )*
+    ) => {
+        $(#[$sample_meta])*
+        pub struct Sample<$lt> {
+            $(
+                $(#[doc = $doc])*
+                pub $field: Option<$value>,
+            )*
+        }
+
+        $(#[$parsed_meta])*
+        pub struct ParsedSample<$lt> {
+            /// Length the layout implies, header included (equal to `header.size` when
+            /// returned by [`parse_sample`](crate::records::parse_sample)).
+            pub len: usize,
+            /// `header.misc`.
+            pub misc: u16,
+            $(
+                $(#[doc = $doc])*
+                pub $field: Option<$parsed>,
+            )*
+        }
+
+        impl<$lt> Sample<$lt> {
+            /// This sample with only the fields `layout` has (a `weight` moves to
+            /// `weight_struct` and back as the layout asks).
+            pub fn masked(&self, layout: &SampleLayout) -> Self {
+                let mut out = *self;
+                $(
+                    let has = (|$l: &SampleLayout| -> bool { $present })(layout);
+                    sample_table!(@mask out, self, has, $field $(, |$s| $masked)?);
+                )*
+                out
+            }
+
+            /// Bytes of the record body `layout` lays this sample out in, after checking
+            /// that the sample has every field the layout has and no other, and what each
+            /// field's codec checks of its value. Writes nothing.
+            #[inline]
+            pub(crate) fn body_len(&self, layout: &SampleLayout) -> Result<usize, EncodeError> {
+                let mut len = 0usize;
+                $(
+                    let has = (|$l: &SampleLayout| -> bool { $present })(layout);
+                    if let Some(v) = field(RECORD, stringify!($field), has, self.$field.as_ref())? {
+                        len = add_len(len, <$codec as FieldCodec>::len(v, layout)?)?;
+                    }
+                )*
+                Ok(len)
+            }
+
+            /// Writes the record body as `layout` lays it out, once [`Self::body_len`]
+            /// accepted the sample: a field the layout has and the sample lacks is still
+            /// an error; one the layout does not have is not looked at.
+            #[inline]
+            pub(crate) fn write_body<O: Output + ?Sized>(
+                &self,
+                enc: &mut Encoder<'_, O>,
+                layout: &SampleLayout,
+            ) -> Result<(), EncodeError> {
+                $(
+                    if (|$l: &SampleLayout| -> bool { $present })(layout) {
+                        let v = present(RECORD, stringify!($field), self.$field.as_ref())?;
+                        <$codec as FieldCodec>::write(v, layout, enc)?;
+                    }
+                )*
+                Ok(())
+            }
+        }
+
+        /// Walks the SAMPLE record at the start of `record` by `layout`, as far as its
+        /// fields go.
+        pub(crate) fn walk_sample<'a>(
+            layout: &SampleLayout,
+            endian: Endian,
+            record: &'a [u8],
+        ) -> Result<ParsedSample<'a>, ParseError> {
+            let mut r = Reader::new(record, 0, endian, RECORD);
+            let _type = r.u32("header")?;
+            let misc = r.u16("header")?;
+            let _size = r.u16("header")?;
+            $(
+                let $field = if (|$l: &SampleLayout| -> bool { $present })(layout) {
+                    Some(<$codec as FieldCodec>::read(&mut r, layout, stringify!($field))?)
+                } else {
+                    None
+                };
+            )*
+            Ok(ParsedSample {
+                len: r.pos(),
+                misc,
+                $($field,)*
+            })
+        }
+    };
+    (@mask $out:ident, $self:ident, $has:ident, $field:ident) => {
+        if !$has {
+            $out.$field = None;
+        }
+    };
+    (@mask $out:ident, $self:ident, $has:ident, $field:ident, |$s:ident| $masked:expr) => {
+        $out.$field = keep($has, (|$s: &Self| $masked)($self));
+    };
+}
+
+sample_table! {
+    /// The fields of a SAMPLE record, one `Option` per `sample_type` bit, in the order the
+    /// kernel (`perf_output_sample`, Linux 6.1) writes them. [`SampleRecord`] writes exactly
+    /// the fields the attr's layout has: each must be `Some` when the layout has it and
+    /// `None` otherwise.
+    ///
+    /// [`SampleRecord`]: crate::records::SampleRecord
+    ///
+    /// ```
+    /// use perf_abi::sample_type::*;
+    /// use perf_encode::records::{PidTid, Sample, SampleLayout, SampleRecord};
+    /// use perf_encode::{to_vec, Endian, EncodeError};
+    /// let layout = SampleLayout { sample_type: IP | TID | TIME, ..Default::default() };
+    /// let s = Sample { ip: Some(0x1000), tid: Some(PidTid { pid: 7, tid: 8 }), time: Some(5), ..Default::default() };
+    /// let v = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: perf_abi::misc::USER }, Endian::Little).unwrap();
+    /// assert_eq!(v.len(), 32);
+    /// let no_time = Sample { time: None, ..s };
+    /// assert_eq!(
+    ///     to_vec(&SampleRecord { layout: &layout, sample: &no_time, misc: 0 }, Endian::Little),
+    ///     Err(EncodeError::MissingField { record: "SAMPLE", field: "time" })
+    /// );
+    /// ```
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Sample<'a>;
+
+    /// Every field of a SAMPLE record, read by the attr's layout. Variable-length fields
+    /// point into the record.
+    ///
+    /// ```
+    /// use perf_abi::sample_type;
+    /// use perf_encode::records::*;
+    /// use perf_encode::{to_vec, Endian};
+    /// let layout = SampleLayout { sample_type: sample_type::ID | sample_type::RAW, ..Default::default() };
+    /// let s = Sample { id: Some(8), raw: Some(&[1, 2, 3, 4]), ..Default::default() };
+    /// let bytes = to_vec(&SampleRecord { layout: &layout, sample: &s, misc: 0 }, Endian::Little).unwrap();
+    /// let p: ParsedSample = parse_sample(&layout, Endian::Little, &bytes).unwrap();
+    /// assert_eq!((p.event_id(), p.raw), (Some(8), Some(&[1, 2, 3, 4][..])));
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct ParsedSample;
+
+    /// IDENTIFIER: the event id, at a fixed offset.
+    identifier: u64 => u64, U64, if |l| l.has(IDENTIFIER);
+    /// IP.
+    ip: u64 => u64, U64, if |l| l.has(IP);
+    /// TID: `{u32 pid, u32 tid}`.
+    tid: PidTid => PidTid, Tid, if |l| l.has(TID);
+    /// TIME.
+    time: u64 => u64, U64, if |l| l.has(TIME);
+    /// ADDR.
+    addr: u64 => u64, U64, if |l| l.has(ADDR);
+    /// ID: the event id.
+    id: u64 => u64, U64, if |l| l.has(ID);
+    /// STREAM_ID.
+    stream_id: u64 => u64, U64, if |l| l.has(STREAM_ID);
+    /// CPU: `{u32 cpu, u32 res}`.
+    cpu: SampleCpu => SampleCpu, Cpu, if |l| l.has(CPU);
+    /// PERIOD.
+    period: u64 => u64, U64, if |l| l.has(PERIOD);
+    /// READ: counter values laid out by `read_format`.
+    read: ReadValues<'a> => ParsedReadValues<'a>, Read, if |l| l.has(READ);
+    /// CALLCHAIN: `{u64 nr, u64 ips[nr]}` (context markers such as `PERF_CONTEXT_KERNEL`
+    /// included).
+    callchain: &'a [u64] => U64Array<'a>, Callchain, if |l| l.has(CALLCHAIN);
+    /// RAW: `{u32 size, u8 data[size]}`; the data is zero-padded so that `4 + size` is a
+    /// multiple of 8, and `size` counts the padding, as the kernel writes it (read back:
+    /// the `size` bytes, padding included).
+    raw: &'a [u8] => &'a [u8], Raw, if |l| l.has(RAW);
+    /// BRANCH_STACK.
+    branch_stack: BranchStack<'a> => ParsedBranchStack<'a>, Branches,
+        if |l| l.has(BRANCH_STACK);
+    /// REGS_USER.
+    regs_user: Regs<'a> => ParsedRegs<'a>, RegsDump<false>, if |l| l.has(REGS_USER);
+    /// STACK_USER.
+    stack_user: StackUser<'a> => StackUser<'a>, Stack, if |l| l.has(STACK_USER);
+    /// WEIGHT (when the layout has WEIGHT and not WEIGHT_STRUCT).
+    weight: u64 => u64, U64, if |l| WeightSlot::as_u64(l), masked |s| WeightSlot::word(s);
+    /// WEIGHT_STRUCT (when the layout has it; the same 8 bytes as WEIGHT).
+    weight_struct: WeightStruct => WeightStruct, Weight, if |l| WeightSlot::as_struct(l),
+        masked |s| WeightSlot::word(s).map(WeightStruct::from_u64);
+    /// DATA_SRC (`union perf_mem_data_src`).
+    data_src: u64 => u64, U64, if |l| l.has(DATA_SRC);
+    /// TRANSACTION.
+    transaction: u64 => u64, U64, if |l| l.has(TRANSACTION);
+    /// REGS_INTR.
+    regs_intr: Regs<'a> => ParsedRegs<'a>, RegsDump<true>, if |l| l.has(REGS_INTR);
+    /// PHYS_ADDR.
+    phys_addr: u64 => u64, U64, if |l| l.has(PHYS_ADDR);
+    /// CGROUP: the cgroup id.
+    cgroup: u64 => u64, U64, if |l| l.has(CGROUP);
+    /// DATA_PAGE_SIZE.
+    data_page_size: u64 => u64, U64, if |l| l.has(DATA_PAGE_SIZE);
+    /// CODE_PAGE_SIZE.
+    code_page_size: u64 => u64, U64, if |l| l.has(CODE_PAGE_SIZE);
+    /// AUX: `{u64 size, u8 data[size]}`, zero-padded to 8 (`size` counts the padding).
+    aux: &'a [u8] => &'a [u8], Aux, if |l| l.has(AUX);
+}
+
+impl ParsedSample<'_> {
+    /// The event id: IDENTIFIER, else ID.
+    pub fn event_id(&self) -> Option<u64> {
+        self.identifier.or(self.id)
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::records::SampleRecord;
+
+    /// The id offsets `SampleLayout` states (it is a leaf and cannot read the table) are
+    /// where the table puts the id, for every set of the fields before and around it.
+    #[test]
+    fn layout_id_offsets_follow_the_table() {
+        let bits = [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
+        for set in 0u32..1 << bits.len() {
+            let sample_type = bits
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| set & 1 << i != 0)
+                .fold(0, |acc, (_, &b)| acc | b);
+            let layout = SampleLayout {
+                sample_type,
+                ..Default::default()
+            };
+            let all = Sample {
+                identifier: Some(0x1d),
+                ip: Some(1),
+                tid: Some(PidTid { pid: 2, tid: 2 }),
+                time: Some(3),
+                addr: Some(4),
+                id: Some(0x1d),
+                stream_id: Some(5),
+                cpu: Some(SampleCpu::new(6)),
+                period: Some(7),
+                ..Default::default()
+            };
+            let s = all.masked(&layout);
+            let rec = SampleRecord {
+                layout: &layout,
+                sample: &s,
+                misc: 0,
+            };
+            let bytes = crate::to_vec(&rec, Endian::Little).unwrap();
+            let id_at = layout
+                .sample_id_offset()
+                .map(|at| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()));
+            assert_eq!(id_at, s.identifier.or(s.id), "{sample_type:#x}");
+        }
+    }
+}
