@@ -7,8 +7,10 @@ use crate::PerfWriter;
 use perf_abi::{NrCpus, SampleTime};
 
 impl<O: OutputMode> PerfWriter<O> {
-    /// Turns strict mode on or off. On by default in debug builds (`debug_assertions`), off
-    /// in release builds, where the raw write path stays a buffered copy.
+    /// Turns strict mode on or off. **On by default in every build**: what the writer accepts
+    /// is then something perf 6.1 reads. `set_strict(false)` is the unchecked opt-in: records
+    /// are only framed, and one perf cannot attribute or read makes it refuse the whole file.
+    /// BENCHMARKS.md gives what the checks cost per event.
     ///
     /// In strict mode every record given to [`write_event_data`](Self::write_event_data),
     /// [`write_event_data_vectored`](Self::write_event_data_vectored) or the typed methods is
@@ -23,10 +25,14 @@ impl<O: OutputMode> PerfWriter<O> {
     ///   the layout implies (or that rounded up to 8: padding after the last field, as
     ///   writers that do not count RAW's padding in its size produce, reads the same);
     /// - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
-    ///   id, or whose size does not fit its type plus the trailer its attr asks for.
+    ///   id, or whose size does not fit its type plus the trailer its attr asks for;
+    /// - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
+    /// - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
+    ///   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
+    /// - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
+    ///   fit its type.
     ///
-    /// Sizes that are not multiples of 8 are refused in every mode. Records of the user
-    /// range (FINISHED_ROUND, ID_INDEX, …) are only framed. A record split across calls is
+    /// Sizes that are not multiples of 8 are refused in every mode. A record split across calls is
     /// held back until its last byte arrives, then checked; [`file_pos`](Self::file_pos)
     /// counts it. When such a record is refused, its held-back start is dropped with it, so
     /// the output continues after the last accepted record. Attrs perf could not tell apart are refused by `add_event_desc` in every

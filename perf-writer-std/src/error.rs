@@ -100,6 +100,13 @@ pub enum RecordProblem {
     NoEventDescription,
     /// A SAMPLE record disagrees with the layout of its event's attr.
     SampleLayout(ParseError),
+    /// A record type perf 6.1 does not know (0, or a number no kernel or tool uses): perf
+    /// stops reading, or refuses the file, at it.
+    UnknownType,
+    /// A pipe-mode header record (HEADER_ATTR, HEADER_EVENT_TYPE, HEADER_TRACING_DATA,
+    /// HEADER_FEATURE): the writer makes these itself from the event descriptions and
+    /// features (`add_event_desc`, `set_header`).
+    WriterManaged,
     /// The record's size does not fit its type and its attr's `sample_id` trailer.
     Size {
         /// `header.size`.
@@ -118,6 +125,10 @@ impl fmt::Display for RecordProblem {
             Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
             Self::NoEventDescription => f.write_str("no event description was added before it"),
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::UnknownType => f.write_str("perf 6.1 knows no record of this type"),
+            Self::WriterManaged => {
+                f.write_str("the writer makes these records itself (add_event_desc, set_header)")
+            }
             Self::Size {
                 size,
                 expected,

@@ -9,7 +9,7 @@ use crate::session::{EventDescData, Session};
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
     id_of_non_sample, parse_sample, payload_len, record_extent, ParseError, RecordExtent,
-    SampleLayout,
+    RecordFramer, SampleLayout,
 };
 use perf_encode::Endian;
 use std::io;
@@ -256,7 +256,41 @@ impl RecordCheck {
         })
     }
 
+    /// Checks and gathers the statistics of `data` when it is one whole record and nothing
+    /// is held back (the commonest call), then writes it: `None` when the call needs the
+    /// general path ([`write`](Self::write)).
+    #[inline]
+    pub(crate) fn write_whole_record<O: OutputMode>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        data: &[u8],
+    ) -> Option<io::Result<()>> {
+        if !self.pending.is_empty()
+            || self.skip != 0
+            || !RecordFramer::is_one_plain_record(session.endian(), data)
+        {
+            return None;
+        }
+        let mut stats = self.stats;
+        if let Err(problem) = self.check_record(session, data, &mut stats) {
+            let type_ = session.endian().read_u32(first_bytes(data));
+            return Some(Err(WriterError::RecordRefused {
+                offset: 0,
+                type_,
+                problem,
+            }
+            .into()));
+        }
+        let written = out.write_records(session, data);
+        if written.is_ok() {
+            self.stats = stats;
+        }
+        Some(written)
+    }
+
     /// Strict checks and statistics of one whole record.
+    #[inline]
     fn check_record(
         &self,
         session: &Session,
@@ -265,35 +299,27 @@ impl RecordCheck {
     ) -> Result<(), RecordProblem> {
         let endian = session.endian();
         let type_ = endian.read_u32(first_bytes(record));
-        if record_type::is_user(type_) || type_ == 0 {
-            return Ok(());
+        if type_ == record_type::SAMPLE {
+            return self.check_sample(session, record, stats);
+        }
+        let Some(info) = record_type::info(type_) else {
+            return match self.strict {
+                true => Err(RecordProblem::UnknownType),
+                false => Ok(()),
+            };
+        };
+        if record_type::is_user(type_) {
+            if self.strict && WRITER_MANAGED.contains(&type_) {
+                return Err(RecordProblem::WriterManaged);
+            }
+            return match self.strict {
+                true => check_body(info.body, record.len(), 0),
+                false => Ok(()),
+            };
         }
         let Some(first) = session.descs().first() else {
-            if self.strict && type_ == record_type::SAMPLE {
-                return Err(RecordProblem::NoEventDescription);
-            }
             return Ok(());
         };
-        if type_ == record_type::SAMPLE {
-            let id = first
-                .layout
-                .sample_id_offset()
-                .and_then(|at| read_u64(record, at, endian));
-            let desc = self.event_of(session, first, id)?;
-            match time_and_cpu(&desc.layout, endian, record) {
-                Ok((time, cpu)) => {
-                    if let Some(t) = time {
-                        stats.add_time(t);
-                    }
-                    if let Some(cpu) = cpu {
-                        stats.add_cpu(cpu);
-                    }
-                }
-                Err(e) if self.strict => return Err(RecordProblem::SampleLayout(e)),
-                Err(_) => {}
-            }
-            return Ok(());
-        }
         let id = first
             .layout
             .trailer_id_offset_from_end()
@@ -301,27 +327,48 @@ impl RecordCheck {
         let desc = self.event_of(session, first, id)?;
         let trailer = desc.layout.sample_id_len();
         if self.strict {
-            let (body, exact) = match record_type::info(type_).map(|i| i.body) {
-                Some(BodyLen::Exact(n)) => (Some(n), true),
-                Some(BodyLen::AtLeast(n)) => (Some(n), false),
-                _ => (None, false),
-            };
-            if let Some(body) = body {
-                let expected = usize::from(body).saturating_add(8).saturating_add(trailer);
-                let expected = u16::try_from(expected).unwrap_or(u16::MAX);
-                let size = u16::try_from(record.len()).unwrap_or(u16::MAX);
-                if (exact && size != expected) || size < expected {
-                    return Err(RecordProblem::Size {
-                        size,
-                        expected,
-                        exact,
-                    });
-                }
-            }
+            check_body(info.body, record.len(), trailer)?;
         }
         if self.derive && trailer != 0 {
             if let Ok(Some(cpu)) = id_of_non_sample(&desc.layout, endian, record).map(|s| s.cpu) {
                 stats.add_cpu(cpu.cpu);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`check_record`](Self::check_record) of a SAMPLE: an event owns it and its size is
+    /// what that event's layout makes it.
+    #[inline]
+    fn check_sample(
+        &self,
+        session: &Session,
+        record: &[u8],
+        stats: &mut EventStats,
+    ) -> Result<(), RecordProblem> {
+        let endian = session.endian();
+        let Some(first) = session.descs().first() else {
+            return match self.strict {
+                true => Err(RecordProblem::NoEventDescription),
+                false => Ok(()),
+            };
+        };
+        let id = first
+            .layout
+            .sample_id_offset()
+            .and_then(|at| read_u64(record, at, endian));
+        let desc = self.event_of(session, first, id)?;
+        if self.strict {
+            check_sample_len(&desc.layout, endian, record)?;
+        }
+        if self.derive {
+            if let Ok((time, cpu)) = time_and_cpu(&desc.layout, endian, record) {
+                if let Some(t) = time {
+                    stats.add_time(t);
+                }
+                if let Some(cpu) = cpu {
+                    stats.add_cpu(cpu);
+                }
             }
         }
         Ok(())
@@ -348,6 +395,58 @@ impl RecordCheck {
             },
         }
     }
+}
+
+/// Pipe mode's header records: the writer makes them from the event descriptions and
+/// features (`add_event_desc`, `set_header`), and perf reads them only where it puts them.
+const WRITER_MANAGED: [u32; 4] = [
+    record_type::HEADER_ATTR,
+    record_type::HEADER_EVENT_TYPE,
+    record_type::HEADER_TRACING_DATA,
+    record_type::HEADER_FEATURE,
+];
+
+/// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
+#[inline]
+fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {
+    let (body, exact) = match body {
+        BodyLen::Exact(n) => (n, true),
+        BodyLen::AtLeast(n) => (n, false),
+        BodyLen::Varies => return Ok(()),
+    };
+    let expected = usize::from(body).saturating_add(8).saturating_add(trailer);
+    if len == expected || (!exact && len > expected) {
+        return Ok(());
+    }
+    Err(RecordProblem::Size {
+        size: u16::try_from(len).unwrap_or(u16::MAX),
+        expected: u16::try_from(expected).unwrap_or(u16::MAX),
+        exact,
+    })
+}
+
+/// A SAMPLE's `header.size` is the length its layout gives its fields (found without
+/// reading them when the layout has no variable-length field), or that rounded up to 8.
+#[inline]
+fn check_sample_len(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    let implied = match layout.fixed_sample_len() {
+        Some(n) => n,
+        None => layout
+            .sample_len(record, endian)
+            .map_err(RecordProblem::SampleLayout)?,
+    };
+    if implied == record.len() || implied.next_multiple_of(8) == record.len() {
+        return Ok(());
+    }
+    Err(RecordProblem::SampleLayout(ParseError::SizeMismatch {
+        record: "SAMPLE",
+        header_size: record.len(),
+        implied,
+    }))
 }
 
 /// Parses a SAMPLE by its layout; returns its TIME and CPU. `header.size` must be the

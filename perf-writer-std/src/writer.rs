@@ -162,7 +162,7 @@ impl<O: OutputMode> PerfWriter<O> {
         PerfWriter {
             session: Session::new(endian),
             out: None,
-            check: RecordCheck::new(cfg!(debug_assertions)),
+            check: RecordCheck::new(true),
             scratch: Vec::new(),
         }
     }
@@ -269,10 +269,14 @@ impl<O: OutputMode> PerfWriter<O> {
     /// mode: before the record).
     #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
-        // Inline: the unchecked path into the output; strict mode and errors out of line.
+        // Inline: one whole record checked, or the unchecked path; the rest out of line.
         match self.out.as_mut() {
             Some(out) if !self.check.active() => out.write_records(&self.session, data),
-            _ => self.write_event_data_checked(data),
+            Some(out) => match self.check.write_whole_record(&self.session, out, data) {
+                Some(written) => written,
+                None => self.write_event_data_checked(data),
+            },
+            None => self.write_event_data_checked(data),
         }
     }
 

@@ -32,6 +32,9 @@ pub(crate) trait FieldCodec {
     /// The value a [`ParsedSample`](super::table::ParsedSample) holds.
     type Parsed<'a>;
 
+    /// The bytes the field takes whatever its value (`None`: its length varies).
+    const FIXED_LEN: Option<usize> = None;
+
     /// Bytes `v` takes in a record of `layout`, after checking it against the layout.
     fn len(v: &Self::Value<'_>, layout: &SampleLayout) -> Result<usize, EncodeError>;
 
@@ -72,6 +75,7 @@ pub(crate) struct U64;
 impl FieldCodec for U64 {
     type Value<'a> = u64;
     type Parsed<'a> = u64;
+    const FIXED_LEN: Option<usize> = Some(8);
 
     #[inline]
     fn len(_: &u64, _: &SampleLayout) -> Result<usize, EncodeError> {
@@ -99,6 +103,7 @@ pub(crate) struct Tid;
 impl FieldCodec for Tid {
     type Value<'a> = PidTid;
     type Parsed<'a> = PidTid;
+    const FIXED_LEN: Option<usize> = Some(8);
 
     #[inline]
     fn len(_: &PidTid, _: &SampleLayout) -> Result<usize, EncodeError> {
@@ -130,6 +135,7 @@ pub(crate) struct Cpu;
 impl FieldCodec for Cpu {
     type Value<'a> = SampleCpu;
     type Parsed<'a> = SampleCpu;
+    const FIXED_LEN: Option<usize> = Some(8);
 
     #[inline]
     fn len(_: &SampleCpu, _: &SampleLayout) -> Result<usize, EncodeError> {
@@ -464,6 +470,7 @@ pub(crate) struct Weight;
 impl FieldCodec for Weight {
     type Value<'a> = WeightStruct;
     type Parsed<'a> = WeightStruct;
+    const FIXED_LEN: Option<usize> = Some(8);
 
     #[inline]
     fn len(_: &WeightStruct, _: &SampleLayout) -> Result<usize, EncodeError> {

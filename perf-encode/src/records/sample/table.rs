@@ -140,6 +140,31 @@ macro_rules! sample_table {
             }
         }
 
+        impl SampleLayout {
+            /// The length (header included) of every SAMPLE record of this layout, when it
+            /// has no field whose length varies (READ, CALLCHAIN, RAW, BRANCH_STACK, register
+            /// dumps, STACK_USER, AUX): then a record's size is known without reading it.
+            ///
+            /// ```
+            /// use perf_abi::sample_type::*;
+            /// use perf_encode::records::SampleLayout;
+            /// let l = SampleLayout { sample_type: IDENTIFIER | IP | TID | TIME | CPU | PERIOD, ..Default::default() };
+            /// assert_eq!(l.fixed_sample_len(), Some(8 + 6 * 8));
+            /// let l = SampleLayout { sample_type: IP | RAW, ..Default::default() };
+            /// assert_eq!(l.fixed_sample_len(), None);
+            /// ```
+            #[inline]
+            pub fn fixed_sample_len(&self) -> Option<usize> {
+                let mut len = 8usize;
+                $(
+                    if (|$l: &SampleLayout| -> bool { $present })(self) {
+                        len = len.checked_add(<$codec as FieldCodec>::FIXED_LEN?)?;
+                    }
+                )*
+                Some(len)
+            }
+        }
+
         /// Walks the SAMPLE record at the start of `record` by `layout`, as far as its
         /// fields go.
         pub(crate) fn walk_sample<'a>(
