@@ -26,6 +26,7 @@ impl<T> Default for ChunkedVec<T> {
 }
 
 impl<T> ChunkedVec<T> {
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
     }

@@ -55,6 +55,24 @@ pub(crate) struct RecordCheck {
     pub(crate) stats: EventStats,
     /// Reused to join a record split across calls.
     scratch: Vec<u8>,
+    /// The last SAMPLE that passed the full check, when its size alone proves the next of
+    /// the same event right (see [`LastSample`]).
+    last_sample: Option<LastSample>,
+}
+
+/// A SAMPLE that passed the full check, of an event whose layout has no field of varying
+/// length: a SAMPLE of the same size naming the same event (same id at the same place) is
+/// right too, as long as no description was added since (a new one can change who owns an
+/// id only by adding owners, and perf's attribution with it).
+#[derive(Clone, Copy, Debug)]
+struct LastSample {
+    /// `session.descs().len()` when it passed.
+    descs: usize,
+    /// Its `header.size`.
+    size: usize,
+    /// Where every SAMPLE of the file holds its event id, and that id (`None`: the file
+    /// has one event, which owns every SAMPLE).
+    id: Option<(usize, u64)>,
 }
 
 /// Why a call wrote nothing.
@@ -98,6 +116,7 @@ impl RecordCheck {
     }
 
     pub(crate) fn set_strict(&mut self, on: bool) {
+        self.last_sample = None;
         self.strict = on;
         self.active = self.strict || self.derive;
     }
@@ -108,6 +127,7 @@ impl RecordCheck {
     }
 
     pub(crate) fn set_derive(&mut self, on: bool) {
+        self.last_sample = None;
         self.derive = on;
         self.active = self.strict || self.derive;
     }
@@ -285,8 +305,68 @@ impl RecordCheck {
         let written = out.write_records(session, data);
         if written.is_ok() {
             self.stats = stats;
+            self.remember_sample(session, data);
         }
         Some(written)
+    }
+
+    /// `data` is a SAMPLE of the size of the last one that passed, naming the same event:
+    /// right without reading further (the commonest call, inline). Only in strict mode
+    /// without derived headers (they need each record's time and cpu): the setters forget
+    /// the last sample otherwise.
+    #[inline]
+    pub(crate) fn is_like_last_sample(&self, session: &Session, data: &[u8]) -> bool {
+        let Some(last) = self.last_sample else {
+            return false;
+        };
+        let endian = session.endian();
+        let header = data.first_chunk::<8>().copied().unwrap_or_default();
+        let [t0, t1, t2, t3, _, _, s0, s1] = header;
+        if data.len() != last.size
+            || usize::from(endian.read_u16([s0, s1])) != last.size
+            || endian.read_u32([t0, t1, t2, t3]) != record_type::SAMPLE
+            || session.descs().len() != last.descs
+        {
+            return false;
+        }
+        match last.id {
+            None => true,
+            Some((at, id)) => read_u64(data, at, endian) == Some(id),
+        }
+    }
+
+    /// After `data` passed the full check: remembers it when it is a SAMPLE whose event's
+    /// layout fixes its size.
+    fn remember_sample(&mut self, session: &Session, data: &[u8]) {
+        self.last_sample = None;
+        let endian = session.endian();
+        if !self.strict || self.derive || endian.read_u32(first_bytes(data)) != record_type::SAMPLE
+        {
+            return;
+        }
+        let Some(first) = session.descs().first() else {
+            return;
+        };
+        let descs = session.descs().len();
+        let id = match (descs, first.layout.sample_id_offset()) {
+            (1, _) => None,
+            (_, Some(at)) => match read_u64(data, at, endian) {
+                Some(id) => Some((at, id)),
+                None => return,
+            },
+            (_, None) => return,
+        };
+        let owner = match id {
+            None => Some(first),
+            Some((_, id)) => self.event_of(session, first, Some(id)).ok(),
+        };
+        if owner.and_then(|d| d.layout.fixed_sample_len()) == Some(data.len()) {
+            self.last_sample = Some(LastSample {
+                descs,
+                size: data.len(),
+                id,
+            });
+        }
     }
 
     /// Strict checks and statistics of one whole record.
@@ -476,10 +556,12 @@ fn time_and_cpu(
     }
 }
 
+#[inline]
 fn first_bytes(record: &[u8]) -> [u8; 4] {
     record.first_chunk::<4>().copied().unwrap_or_default()
 }
 
+#[inline]
 fn read_u64(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
     let bytes = record.get(at..)?.first_chunk::<8>()?;
     Some(endian.read_u64(*bytes))

@@ -269,14 +269,15 @@ impl<O: OutputMode> PerfWriter<O> {
     /// mode: before the record).
     #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
-        // Inline: one whole record checked, or the unchecked path; the rest out of line.
+        // Inline: a SAMPLE like the last checked one, or the unchecked path; the rest (the
+        // full check, errors) out of line.
         match self.out.as_mut() {
-            Some(out) if !self.check.active() => out.write_records(&self.session, data),
-            Some(out) => match self.check.write_whole_record(&self.session, out, data) {
-                Some(written) => written,
-                None => self.write_event_data_checked(data),
-            },
-            None => self.write_event_data_checked(data),
+            Some(out)
+                if !self.check.active() || self.check.is_like_last_sample(&self.session, data) =>
+            {
+                out.write_records(&self.session, data)
+            }
+            _ => self.write_event_data_checked(data),
         }
     }
 
@@ -285,7 +286,10 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline(never)]
     fn write_event_data_checked(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) => self.check.write(&self.session, out, &[data]).map(drop),
+            Some(out) => match self.check.write_whole_record(&self.session, out, data) {
+                Some(written) => written,
+                None => self.check.write(&self.session, out, &[data]).map(drop),
+            },
             None => Err(io_err(WriterError::NotOpen)),
         }
     }

@@ -635,6 +635,35 @@ fn feed_unreadable<O: OutputMode>(w: &mut PerfWriter<O>, e: Endian) {
     }
 }
 
+/// After a SAMPLE passed, the next of the same size is checked the short way: it must still
+/// be one whole SAMPLE naming the same event.
+#[test]
+fn a_sample_like_the_last_one_is_still_checked() {
+    let e = Endian::Little;
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    add_events(&mut w);
+    let good = clock_sample(e, CLOCK_ID, T0, 0);
+    w.write_event_data(&good).unwrap();
+    // The same length, another id: no event owns it.
+    let (_, _, problem) = refusal(&w.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap_err());
+    assert_eq!(problem, RecordProblem::UnknownId(99));
+    // The same length, but two records: a SAMPLE cut to 16 bytes, then a FINISHED_ROUND-sized
+    // remainder.
+    let mut two = good.clone();
+    two[6..8].copy_from_slice(&e.u16_bytes(16));
+    let (_, _, problem) = refusal(&w.write_event_data(&two).unwrap_err());
+    assert!(
+        matches!(problem, RecordProblem::SampleLayout(_)),
+        "{problem:?}"
+    );
+    w.write_event_data(&good).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    assert_eq!(
+        lpd::read_file(&bytes).unwrap().count(record_type::SAMPLE),
+        2
+    );
+}
+
 /// What perf cannot read is refused by default, in both modes and byte orders, and every
 /// record accepted around it is read back.
 #[test]
