@@ -12,7 +12,7 @@ use perf_encode::records::{
     RecordFramer, SampleLayout,
 };
 use perf_encode::Endian;
-use std::io;
+use std::io::{self, IoSlice};
 use std::ops::Deref;
 
 /// What the events told the writer (see [`RecordCheck`]).
@@ -61,19 +61,46 @@ pub(crate) struct RecordCheck {
 }
 
 /// A SAMPLE that passed the full check, of an event whose layout has no field of varying
-/// length: a SAMPLE of the same size naming the same event (same id at the same place) is
-/// right too, as long as no description was added since (a new one can change who owns an
-/// id only by adding owners, and perf's attribution with it).
+/// length: a SAMPLE of the same size naming the same event (the same id bytes at the same
+/// place) is right too, as long as no description was added since (a new one can change
+/// who owns an id, and perf's attribution with it).
 #[derive(Clone, Copy, Debug)]
 struct LastSample {
     /// `session.descs().len()` when it passed.
     descs: usize,
-    /// Its `header.size`.
+    /// Its length.
     size: usize,
-    /// Where every SAMPLE of the file holds its event id, and that id (`None`: the file
-    /// has one event, which owns every SAMPLE).
-    id: Option<(usize, u64)>,
+    /// Its header's first 8 bytes, as stored, masked by [`TYPE_AND_SIZE`].
+    head: u64,
+    /// Where every SAMPLE of the file holds its event id, the bits of the 8 bytes there
+    /// that count, and those bits (with one event, which owns every SAMPLE: the header's
+    /// type and size again).
+    id_at: usize,
+    id_mask: u64,
+    id: u64,
 }
+
+impl LastSample {
+    /// `data` is a SAMPLE like this one: right without reading further.
+    #[inline]
+    fn passes(&self, session: &Session, data: &[u8]) -> bool {
+        // The header's type and size as stored (misc may differ), and the id's bits.
+        let (Some(head), Some(id)) = (data.first_chunk::<8>(), data.get(self.id_at..)) else {
+            return false;
+        };
+        let id = id
+            .first_chunk::<8>()
+            .map(|w| u64::from_ne_bytes(*w) & self.id_mask);
+        data.len() == self.size
+            && u64::from_ne_bytes(*head) & TYPE_AND_SIZE == self.head
+            && id == Some(self.id)
+            && session.descs().len() == self.descs
+    }
+}
+
+/// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
+/// mask over the 8 bytes read in the machine's order.
+const TYPE_AND_SIZE: u64 = u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff]);
 
 /// Why a call wrote nothing.
 enum Refusal {
@@ -86,6 +113,8 @@ enum Refusal {
 
 /// Where the bytes of one call stop being whole records.
 struct Walk {
+    /// What to remember of the last SAMPLE checked (see [`LastSample`]).
+    last_sample: Option<LastSample>,
     /// Logical offset (held-back bytes first, then the call's bytes) of the first byte held
     /// back.
     tail: usize,
@@ -158,6 +187,9 @@ impl RecordCheck {
         out: &mut O,
         chunks: &[C],
     ) -> io::Result<usize> {
+        if let Some(written) = self.write_whole_records(session, out, chunks) {
+            return written;
+        }
         let pending = std::mem::take(&mut self.pending);
         match self.write_parts(session, out, &pending, chunks) {
             Ok(n) => Ok(n),
@@ -169,6 +201,50 @@ impl RecordCheck {
         }
     }
 
+    /// [`write`](Self::write) when nothing is held back and every chunk is one whole record
+    /// (a vectored call of records, the commonest): each is checked where it is, then all are
+    /// written. `None` when the call needs the general path.
+    fn write_whole_records<O: OutputMode, C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        chunks: &[C],
+    ) -> Option<io::Result<usize>> {
+        let endian = session.endian();
+        if !self.pending.is_empty()
+            || self.skip != 0
+            || !chunks
+                .iter()
+                .all(|c| RecordFramer::is_one_plain_record(endian, c))
+        {
+            return None;
+        }
+        let (mut stats, mut last, mut offset) = (self.stats, self.last_sample, 0usize);
+        for chunk in chunks {
+            if !last.is_some_and(|l| l.passes(session, chunk)) {
+                if let Err(problem) = self.check_record(session, chunk, &mut stats) {
+                    let type_ = endian.read_u32(first_bytes(chunk));
+                    return Some(Err(WriterError::RecordRefused {
+                        offset,
+                        type_,
+                        problem,
+                    }
+                    .into()));
+                }
+                last = self.last_sample_of(session, chunk);
+            }
+            offset = offset.saturating_add(chunk.len());
+        }
+        for chunk in chunks {
+            if let Err(e) = out.write_records(session, chunk) {
+                return Some(Err(e));
+            }
+        }
+        self.stats = stats;
+        self.last_sample = last;
+        Some(Ok(offset))
+    }
+
     fn write_parts<O: OutputMode, C: Deref<Target = [u8]>>(
         &mut self,
         session: &Session,
@@ -178,21 +254,38 @@ impl RecordCheck {
     ) -> Result<usize, Refusal> {
         let parts = Parts { pending, chunks };
         let walk = self.walk(session, &parts)?;
-        // Everything before the tail is whole records (or pass-through payload).
+        // Everything before the tail is whole records (or pass-through payload): written in
+        // vectored batches, so that records split across parts cost one framer pass.
+        const BATCH: usize = 32;
+        let mut batch = [IoSlice::new(&[]); BATCH];
+        let mut used = 0usize;
         let mut start = 0usize;
         for part in parts.iter() {
             let end = start.saturating_add(part.len());
             let upto = walk.tail.clamp(start, end).saturating_sub(start);
             if let Some(bytes) = part.get(..upto).filter(|b| !b.is_empty()) {
-                out.write_records(session, bytes).map_err(Refusal::Call)?;
+                if let Some(slot) = batch.get_mut(used) {
+                    *slot = IoSlice::new(bytes);
+                    used = used.saturating_add(1);
+                }
+                if used == BATCH {
+                    out.write_records_vectored(session, &batch)
+                        .map_err(Refusal::Call)?;
+                    used = 0;
+                }
             }
             start = end;
+        }
+        if let Some(rest) = batch.get(..used).filter(|b| !b.is_empty()) {
+            out.write_records_vectored(session, rest)
+                .map_err(Refusal::Call)?;
         }
         let mut tail = Vec::new();
         parts.copy_from(walk.tail, &mut tail);
         self.pending = tail;
         self.skip = walk.skip;
         self.stats = walk.stats;
+        self.last_sample = walk.last_sample;
         Ok(parts.len().saturating_sub(pending.len()))
     }
 
@@ -204,8 +297,10 @@ impl RecordCheck {
     ) -> Result<Walk, Refusal> {
         let endian = session.endian();
         let total = parts.len();
+        let mut cursor = Cursor::default();
         let held = parts.pending.len();
         let mut stats = self.stats;
+        let mut last = self.last_sample;
         // A payload begun in an earlier call passes through first.
         let skipped = usize::try_from(self.skip).unwrap_or(usize::MAX).min(total);
         let mut skip = self.skip.saturating_sub(skipped as u64);
@@ -222,7 +317,7 @@ impl RecordCheck {
                 }
             };
             let mut head = [0u8; 16];
-            let have = parts.copy_into(pos, &mut head);
+            let have = parts.copy_into(&mut cursor, pos, &mut head);
             if have < 8 {
                 break;
             }
@@ -252,20 +347,23 @@ impl RecordCheck {
                 break;
             }
             let end = pos.saturating_add(size);
-            let record = match parts.contiguous(pos, end) {
+            let record = match parts.contiguous(&mut cursor, pos, end) {
                 Some(r) => r,
                 None => {
                     self.scratch.clear();
-                    parts.copy_range(pos, end, &mut self.scratch);
+                    parts.copy_range_at(&mut cursor, pos, end, &mut self.scratch);
                     &self.scratch
                 }
             };
-            if let Err(problem) = self.check_record(session, record, &mut stats) {
-                return Err(refuse(WriterError::RecordRefused {
-                    offset,
-                    type_,
-                    problem,
-                }));
+            if !last.is_some_and(|l| l.passes(session, record)) {
+                if let Err(problem) = self.check_record(session, record, &mut stats) {
+                    return Err(refuse(WriterError::RecordRefused {
+                        offset,
+                        type_,
+                        problem,
+                    }));
+                }
+                last = self.last_sample_of(session, record);
             }
             pos = end;
         }
@@ -273,6 +371,7 @@ impl RecordCheck {
             tail: pos,
             skip,
             stats,
+            last_sample: last,
         })
     }
 
@@ -305,7 +404,7 @@ impl RecordCheck {
         let written = out.write_records(session, data);
         if written.is_ok() {
             self.stats = stats;
-            self.remember_sample(session, data);
+            self.last_sample = self.last_sample_of(session, data);
         }
         Some(written)
     }
@@ -316,57 +415,45 @@ impl RecordCheck {
     /// the last sample otherwise.
     #[inline]
     pub(crate) fn is_like_last_sample(&self, session: &Session, data: &[u8]) -> bool {
-        let Some(last) = self.last_sample else {
-            return false;
-        };
-        let endian = session.endian();
-        let header = data.first_chunk::<8>().copied().unwrap_or_default();
-        let [t0, t1, t2, t3, _, _, s0, s1] = header;
-        if data.len() != last.size
-            || usize::from(endian.read_u16([s0, s1])) != last.size
-            || endian.read_u32([t0, t1, t2, t3]) != record_type::SAMPLE
-            || session.descs().len() != last.descs
-        {
-            return false;
-        }
-        match last.id {
-            None => true,
-            Some((at, id)) => read_u64(data, at, endian) == Some(id),
-        }
+        self.last_sample
+            .as_ref()
+            .is_some_and(|last| last.passes(session, data))
     }
 
-    /// After `data` passed the full check: remembers it when it is a SAMPLE whose event's
-    /// layout fixes its size.
-    fn remember_sample(&mut self, session: &Session, data: &[u8]) {
-        self.last_sample = None;
+    /// After `data` passed the full check: what to remember of it, when it is a SAMPLE
+    /// whose event's layout fixes its size (in strict mode without derived headers).
+    fn last_sample_of(&self, session: &Session, data: &[u8]) -> Option<LastSample> {
         let endian = session.endian();
         if !self.strict || self.derive || endian.read_u32(first_bytes(data)) != record_type::SAMPLE
         {
-            return;
+            return None;
         }
-        let Some(first) = session.descs().first() else {
-            return;
-        };
+        let first = session.descs().first()?;
         let descs = session.descs().len();
         let id = match (descs, first.layout.sample_id_offset()) {
             (1, _) => None,
-            (_, Some(at)) => match read_u64(data, at, endian) {
-                Some(id) => Some((at, id)),
-                None => return,
-            },
-            (_, None) => return,
+            (_, Some(at)) => Some((at, read_u64(data, at, endian)?)),
+            (_, None) => return None,
         };
         let owner = match id {
             None => Some(first),
             Some((_, id)) => self.event_of(session, first, Some(id)).ok(),
         };
-        if owner.and_then(|d| d.layout.fixed_sample_len()) == Some(data.len()) {
-            self.last_sample = Some(LastSample {
-                descs,
-                size: data.len(),
-                id,
-            });
+        if owner.and_then(|d| d.layout.fixed_sample_len()) != Some(data.len()) {
+            return None;
         }
+        // With one event, compare the header's type and size twice rather than test for no id.
+        let (id_at, id_mask) = id.map_or((0, TYPE_AND_SIZE), |(at, _)| (at, u64::MAX));
+        let head = data.first_chunk::<8>()?;
+        let id = data.get(id_at..).and_then(|d| d.first_chunk::<8>())?;
+        Some(LastSample {
+            descs,
+            size: data.len(),
+            head: u64::from_ne_bytes(*head) & TYPE_AND_SIZE,
+            id_at,
+            id_mask,
+            id: u64::from_ne_bytes(*id) & id_mask,
+        })
     }
 
     /// Strict checks and statistics of one whole record.
@@ -573,6 +660,14 @@ struct Parts<'a, C> {
     chunks: &'a [C],
 }
 
+/// Where a walk over [`Parts`] is: the part holding the bytes last asked for and the
+/// logical offset its first byte has. Walks only go forward, so each part is passed once.
+#[derive(Clone, Copy, Default)]
+struct Cursor {
+    part: usize,
+    base: usize,
+}
+
 impl<C: Deref<Target = [u8]>> Parts<'_, C> {
     fn iter(&self) -> impl Iterator<Item = &[u8]> {
         std::iter::once(self.pending).chain(self.chunks.iter().map(|c| &**c))
@@ -582,55 +677,78 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
         self.iter().fold(0usize, |n, p| n.saturating_add(p.len()))
     }
 
-    /// The bytes `start..end` when one part holds them all.
-    fn contiguous(&self, start: usize, end: usize) -> Option<&[u8]> {
-        let mut base = 0usize;
-        for part in self.iter() {
-            let part_end = base.saturating_add(part.len());
-            if start >= base && end <= part_end {
-                return part.get(start.saturating_sub(base)..end.saturating_sub(base));
-            }
-            base = part_end;
+    /// Part `i` (0: the held-back bytes).
+    #[inline]
+    fn part(&self, i: usize) -> Option<&[u8]> {
+        match i.checked_sub(1) {
+            None => Some(self.pending),
+            Some(c) => self.chunks.get(c).map(|c| &**c),
         }
-        None
+    }
+
+    /// Moves `cur` forward to the part that holds logical offset `pos` (or past the end).
+    #[inline]
+    fn seek(&self, cur: &mut Cursor, pos: usize) {
+        while let Some(p) = self.part(cur.part) {
+            let end = cur.base.saturating_add(p.len());
+            if pos < end {
+                return;
+            }
+            cur.base = end;
+            cur.part = cur.part.saturating_add(1);
+        }
+    }
+
+    /// The bytes `start..end` when one part holds them all.
+    fn contiguous(&self, cur: &mut Cursor, start: usize, end: usize) -> Option<&[u8]> {
+        self.seek(cur, start);
+        let p = self.part(cur.part)?;
+        p.get(start.saturating_sub(cur.base)..end.saturating_sub(cur.base))
     }
 
     /// Appends the bytes `start..end` to `out`.
-    fn copy_range(&self, start: usize, end: usize, out: &mut Vec<u8>) {
-        let mut base = 0usize;
-        for part in self.iter() {
-            let part_end = base.saturating_add(part.len());
+    fn copy_range_at(&self, cur: &mut Cursor, start: usize, end: usize, out: &mut Vec<u8>) {
+        self.seek(cur, start);
+        let (mut i, mut base) = (cur.part, cur.base);
+        while let Some(p) = self.part(i) {
+            if base >= end {
+                break;
+            }
+            let part_end = base.saturating_add(p.len());
             let from = start.clamp(base, part_end).saturating_sub(base);
             let to = end.clamp(base, part_end).saturating_sub(base);
-            if let Some(b) = part.get(from..to) {
+            if let Some(b) = p.get(from..to) {
                 out.extend_from_slice(b);
             }
             base = part_end;
+            i = i.saturating_add(1);
         }
     }
 
     /// Appends the bytes from `start` to the end to `out`.
     fn copy_from(&self, start: usize, out: &mut Vec<u8>) {
-        self.copy_range(start, usize::MAX, out);
+        self.copy_range_at(&mut Cursor::default(), start, usize::MAX, out);
     }
 
     /// Copies up to `dst.len()` bytes from `start`; returns how many there were.
-    fn copy_into(&self, start: usize, dst: &mut [u8]) -> usize {
-        let mut base = 0usize;
+    fn copy_into(&self, cur: &mut Cursor, start: usize, dst: &mut [u8]) -> usize {
+        self.seek(cur, start);
+        let (mut i, mut base) = (cur.part, cur.base);
         let mut copied = 0usize;
-        for part in self.iter() {
-            let part_end = base.saturating_add(part.len());
-            let at = start.saturating_add(copied);
-            if at < part_end && copied < dst.len() {
-                let src = part.get(at.saturating_sub(base)..).unwrap_or(&[]);
-                let n = src.len().min(dst.len().saturating_sub(copied));
-                let end = copied.saturating_add(n);
-                if let (Some(d), Some(s)) = (dst.get_mut(copied..end), src.get(..n)) {
-                    d.copy_from_slice(s);
-                }
-                copied = end;
+        while let Some(p) = self.part(i) {
+            if copied == dst.len() {
+                break;
             }
-            base = part_end;
+            let at = start.saturating_add(copied);
+            let src = p.get(at.saturating_sub(base)..).unwrap_or(&[]);
+            let n = src.len().min(dst.len().saturating_sub(copied));
+            let to = copied.saturating_add(n);
+            if let (Some(d), Some(s)) = (dst.get_mut(copied..to), src.get(..n)) {
+                d.copy_from_slice(s);
+            }
+            copied = to;
+            base = base.saturating_add(p.len());
+            i = i.saturating_add(1);
         }
         copied
     }
