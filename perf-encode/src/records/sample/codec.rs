@@ -35,8 +35,15 @@ pub(crate) trait FieldCodec {
     /// The bytes the field takes whatever its value (`None`: its length varies).
     const FIXED_LEN: Option<usize> = None;
 
-    /// Bytes `v` takes in a record of `layout`, after checking it against the layout.
-    fn len(v: &Self::Value<'_>, layout: &SampleLayout) -> Result<usize, EncodeError>;
+    /// Bytes `v` takes in a record of `layout`, after checking it against the layout
+    /// ([`FieldCodec::FIXED_LEN`] by default).
+    #[inline]
+    fn len(v: &Self::Value<'_>, layout: &SampleLayout) -> Result<usize, EncodeError> {
+        let _ = (v, layout);
+        Self::FIXED_LEN.ok_or(EncodeError::InvalidValue {
+            what: "SAMPLE field: a codec of varying length without len",
+        })
+    }
 
     /// Writes `v` as `layout` lays it out, once [`FieldCodec::len`] accepted it.
     fn write<O: Output + ?Sized>(
@@ -78,11 +85,6 @@ impl FieldCodec for U64 {
     const FIXED_LEN: Option<usize> = Some(8);
 
     #[inline]
-    fn len(_: &u64, _: &SampleLayout) -> Result<usize, EncodeError> {
-        Ok(8)
-    }
-
-    #[inline]
     fn write<O: Output + ?Sized>(
         v: &u64,
         _: &SampleLayout,
@@ -104,11 +106,6 @@ impl FieldCodec for Tid {
     type Value<'a> = PidTid;
     type Parsed<'a> = PidTid;
     const FIXED_LEN: Option<usize> = Some(8);
-
-    #[inline]
-    fn len(_: &PidTid, _: &SampleLayout) -> Result<usize, EncodeError> {
-        Ok(8)
-    }
 
     #[inline]
     fn write<O: Output + ?Sized>(
@@ -136,11 +133,6 @@ impl FieldCodec for Cpu {
     type Value<'a> = SampleCpu;
     type Parsed<'a> = SampleCpu;
     const FIXED_LEN: Option<usize> = Some(8);
-
-    #[inline]
-    fn len(_: &SampleCpu, _: &SampleLayout) -> Result<usize, EncodeError> {
-        Ok(8)
-    }
 
     #[inline]
     fn write<O: Output + ?Sized>(
@@ -471,11 +463,6 @@ impl FieldCodec for Weight {
     type Value<'a> = WeightStruct;
     type Parsed<'a> = WeightStruct;
     const FIXED_LEN: Option<usize> = Some(8);
-
-    #[inline]
-    fn len(_: &WeightStruct, _: &SampleLayout) -> Result<usize, EncodeError> {
-        Ok(8)
-    }
 
     #[inline]
     fn write<O: Output + ?Sized>(
