@@ -2,6 +2,8 @@
 //! encodings written independently of perf-encode (plain `to_le_bytes`/`to_be_bytes`), so a
 //! target can say what the bytes must be, not only that they came out.
 
+pub mod api_sequence;
+
 use arbitrary::Arbitrary;
 use perf_abi::PerfEventAttr;
 use perf_encode::{
