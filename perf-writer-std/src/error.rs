@@ -27,12 +27,30 @@ pub enum WriterError {
     Io(SharedIoError),
     /// No output is open: call `create_file` or construct the writer over an output.
     NotOpen,
-    /// An earlier write failed, so the data section is in an unknown state. The output can only
-    /// be closed (`close_no_finalize`).
-    Poisoned,
+    /// A record split across calls would be longer than the writer holds back (pipe mode:
+    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)); nothing of the call was
+    /// written. Give such a record in one call.
+    SplitRecordTooLong {
+        /// The record's whole length (header size and any payload after it).
+        len: u64,
+        /// The longest the output holds back.
+        max: u64,
+    },
+    /// The output failed for good while finalizing; the file was finalized with the records
+    /// known to have reached it, as many as left room for the file's tail in what was
+    /// written, and closed. perf reads it.
+    Truncated {
+        /// Records kept in the data section.
+        kept_records: u64,
+        /// Bytes of the data section kept.
+        kept_bytes: u64,
+        /// The output's error.
+        error: SharedIoError,
+    },
     /// The event bytes are not whole records (nothing of them was written).
     Framing(FramingError),
-    /// The data section ends inside a record; write the rest of it, then finalize.
+    /// The stream is inside a record: write the rest of it, or drop it with
+    /// `abandon_partial_record`.
     IncompleteRecord,
     /// A value does not fit the format.
     Encode(EncodeError),
@@ -159,6 +177,11 @@ impl WriterError {
 pub struct SharedIoError(Arc<io::Error>);
 
 impl SharedIoError {
+    /// Wraps a stream's error (or, for an `io::Error` of this crate, keeps it as it is).
+    pub(crate) fn new(e: io::Error) -> Self {
+        SharedIoError(Arc::new(e))
+    }
+
     /// The stream's error.
     pub fn get(&self) -> &io::Error {
         &self.0
@@ -196,7 +219,18 @@ impl fmt::Display for WriterError {
         match self {
             Self::Io(e) => write!(f, "output stream: {e}"),
             Self::NotOpen => f.write_str("no output is open"),
-            Self::Poisoned => f.write_str("an earlier write failed; the output can only be closed"),
+            Self::SplitRecordTooLong { len, max } => write!(
+                f,
+                "a record of {len} bytes split across calls is longer than the {max} the output holds back; give it in one call"
+            ),
+            Self::Truncated {
+                kept_records,
+                kept_bytes,
+                error,
+            } => write!(
+                f,
+                "output stream: {error}; the file was finalized with the {kept_records} records ({kept_bytes} bytes) that reached it"
+            ),
             Self::Framing(e) => write!(f, "event data refused: {e}"),
             Self::IncompleteRecord => f.write_str("the data section ends inside a record"),
             Self::Encode(e) => write!(f, "{e}"),
@@ -250,7 +284,7 @@ impl fmt::Display for WriterError {
 impl std::error::Error for WriterError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Io(e) => e.source(),
+            Self::Io(e) | Self::Truncated { error: e, .. } => e.source(),
             _ => None,
         }
     }
@@ -291,8 +325,8 @@ impl From<WriterError> for io::Error {
             other => other,
         };
         let kind = match &e {
-            WriterError::Io(shared) => shared.kind(),
-            WriterError::NotOpen | WriterError::Poisoned | WriterError::IncompleteRecord => {
+            WriterError::Io(shared) | WriterError::Truncated { error: shared, .. } => shared.kind(),
+            WriterError::NotOpen | WriterError::IncompleteRecord => {
                 io::ErrorKind::Other
             }
             _ => io::ErrorKind::InvalidInput,

@@ -30,7 +30,17 @@ pub trait OutputMode: Sized + sealed::Sealed {
     #[doc(hidden)]
     fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()>;
     #[doc(hidden)]
+    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()>;
+    #[doc(hidden)]
     fn flush(&mut self, session: &Session) -> io::Result<()>;
+    #[doc(hidden)]
+    fn partial_len(&self) -> u64;
+    #[doc(hidden)]
+    fn max_split(&self) -> Option<u64>;
+    #[doc(hidden)]
+    fn abandon_partial(&mut self) -> u64;
+    #[doc(hidden)]
+    fn salvage(&mut self, session: &Session) -> io::Result<(u64, u64)>;
     #[doc(hidden)]
     fn finalize(&mut self, session: &Session) -> io::Result<()>;
     #[doc(hidden)]

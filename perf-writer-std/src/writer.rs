@@ -6,7 +6,7 @@ use crate::feature_slot::FeatureSlot;
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
 use crate::session::Session;
-use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, WriterError};
+use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, SharedIoError, WriterError};
 use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
 use perf_encode::features::{ClockResolution, TotalMem};
 use perf_encode::{Endian, HeaderString, StringList};
@@ -206,6 +206,10 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
     ///
+    /// A record begun and not finished is dropped first (as
+    /// [`abandon_partial_record`](Self::abandon_partial_record) does): the data ends after
+    /// the last whole record.
+    ///
     /// File mode writes after the data section the feature section table and payloads
     /// (EVENT_DESC and, when a tracepoint event exists, TRACING_DATA synthesized unless set by
     /// the caller), the ids and the attrs (all with one size); then the file header. Pipe mode
@@ -214,19 +218,23 @@ impl<O: OutputMode> PerfWriter<O> {
     /// reader opens it as an empty trace.
     ///
     /// On error nothing is lost: the writer stays open with its data and settings, and
-    /// `finish` can be called again (after more events, or a fixed setting).
+    /// `finish` can be called again (after more events, or a fixed setting); a failed write
+    /// is taken up again where it stopped. One exception: when the output says it is full
+    /// (`StorageFull`, `QuotaExceeded`, `FileTooLarge`), file mode stops retrying and
+    /// finalizes the file with what reached it, as [`finish_truncated`](Self::finish_truncated)
+    /// does, and returns [`WriterError::Truncated`] (the output is then closed); when even
+    /// that fails, the error is the output's and the writer stays open.
     pub fn finish(&mut self) -> Result<O::Stream, WriterError> {
         Ok(self.finish_output()?)
     }
 
     /// [`finish`](Self::finish) for the `io::Result` methods.
     fn finish_output(&mut self) -> io::Result<O::Stream> {
-        if self.out.is_none() {
+        let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
-        }
-        if self.check.inside_record() {
-            return Err(io_err(WriterError::IncompleteRecord));
-        }
+        };
+        self.check.abandon();
+        out.abandon_partial();
         if self.check.derive() {
             self.set_headers_derived_from_events();
         }
@@ -234,7 +242,19 @@ impl<O: OutputMode> PerfWriter<O> {
             .out
             .as_mut()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
-        out.finalize(&self.session)?;
+        if let Err(e) = out.finalize(&self.session) {
+            if !is_full(&e) {
+                return Err(e);
+            }
+            return Err(match self.salvage() {
+                Ok((kept_records, kept_bytes)) => io_err(WriterError::Truncated {
+                    kept_records,
+                    kept_bytes,
+                    error: SharedIoError::new(e),
+                }),
+                Err(_) => e,
+            });
+        }
         let out = self
             .out
             .take()
@@ -244,8 +264,96 @@ impl<O: OutputMode> PerfWriter<O> {
         out.into_stream()
     }
 
-    /// Writes out everything buffered. In pipe mode the stream is then readable up to here;
-    /// in file mode the file stays unreadable until finalized.
+    /// Finalizes a file whose output keeps failing (a full disk, a dead device): the file
+    /// keeps the whole records known to have reached the output (each buffer sent ends on
+    /// a record boundary the writer remembers), as many as leave room, within the bytes
+    /// already written, for the file's tail (a full disk still lets a file's own bytes be
+    /// written again); events still buffered are dropped. Then the output is closed.
+    /// Returns the records and data bytes kept.
+    ///
+    /// On error (no room even for an empty data section, or the output refuses to be
+    /// rewritten) the writer stays open as it was. Pipe mode has nothing to rewrite (every
+    /// record flushed is readable as it is): it returns an error.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+    ///
+    /// let attr = PerfEventAttr {
+    ///     attr_type: PerfEventAttrType::Software,
+    ///     sample_type: PerfEventAttrSampleType::Identifier,
+    ///     ..Default::default()
+    /// };
+    /// let mut file = std::io::Cursor::new(Vec::new());
+    /// let mut w = PerfDataFileWriter::from_writer(&mut file)?;
+    /// assert!(w.add_event_desc(&[1], &attr, "cpu-clock"));
+    /// for _ in 0..40_000 {
+    ///     w.write_event_data(&[9, 0, 0, 0, 2, 0, 16, 0, 1, 0, 0, 0, 0, 0, 0, 0])?;
+    /// }
+    /// // Records were sent (a buffer's worth at a time); some still wait in the buffer.
+    /// let (records, bytes) = w.finish_truncated()?;
+    /// assert!(records > 0 && records < 40_000);
+    /// assert_eq!(bytes, records * 16);
+    /// drop(w);
+    /// assert_eq!(&file.get_ref()[..8], b"PERFILE2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn finish_truncated(&mut self) -> Result<(u64, u64), WriterError> {
+        Ok(self.salvage()?)
+    }
+
+    /// [`finish_truncated`](Self::finish_truncated) for the `io::Result` methods.
+    fn salvage(&mut self) -> io::Result<(u64, u64)> {
+        let Some(out) = self.out.as_mut() else {
+            return Err(io_err(WriterError::NotOpen));
+        };
+        self.check.abandon();
+        let kept = out.salvage(&self.session)?;
+        self.out = None;
+        self.session.reset();
+        self.check.reset_output();
+        Ok(kept)
+    }
+
+    /// Bytes of a record begun and not finished (given so far, held back by the writer);
+    /// 0 between records.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfPipeWriter;
+    /// let mut w = PerfPipeWriter::from_writer(Vec::new())?;
+    /// w.set_strict(false);
+    /// w.write_event_data(&[9, 0, 0, 0, 2, 0, 32, 0])?; // the first 8 of a 32-byte record
+    /// assert_eq!(w.partial_record_len(), 8);
+    /// assert_eq!(w.abandon_partial_record(), 8);
+    /// assert_eq!(w.partial_record_len(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn partial_record_len(&self) -> u64 {
+        let held = self.check.held_back() as u64;
+        let out = self.out.as_ref().map_or(0, |o| o.partial_len());
+        held.saturating_add(out)
+    }
+
+    /// Drops the record begun and not finished, if any (one whose `size`, or announced
+    /// payload, is more than the bytes given): the stream goes on after the last whole
+    /// record, as if the record had never been started. Returns the bytes dropped.
+    ///
+    /// Its bytes never reached a pipe-mode output (the writer holds back a record split
+    /// across calls until it is whole, up to
+    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)). In file mode a record is held
+    /// back up to [`FILE_BUFFER_SIZE`](crate::FILE_BUFFER_SIZE) bytes; a longer one goes to
+    /// the file as it comes, and dropping it moves the file back to its start, to be
+    /// written over (bytes of it past the end of the finished file may remain there, after
+    /// everything perf reads).
+    pub fn abandon_partial_record(&mut self) -> u64 {
+        let held = self.check.abandon() as u64;
+        let out = self.out.as_mut().map_or(0, |o| o.abandon_partial());
+        held.saturating_add(out)
+    }
+
+    /// Writes out everything buffered but a record begun and not finished. In pipe mode the
+    /// stream is then readable up to here; in file mode the file stays unreadable until
+    /// finalized. On error, what the output did not take stays buffered for the next call.
     pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
             Some(out) => Ok(out.flush(&self.session)?),
@@ -263,7 +371,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Appends records. `data` holds records in the output's byte order
     /// (`perf_event_header` then payload, sizes multiples of 8); a record may be split across
-    /// calls. Bytes that are not records are refused with nothing written.
+    /// calls (see [`abandon_partial_record`](Self::abandon_partial_record)). Bytes that are
+    /// not records are refused with nothing written.
+    ///
+    /// An error of the output means nothing of `data` was taken: the bytes of earlier calls
+    /// the output did not take stay buffered, to be sent by the next write, flush or finish,
+    /// and the same call may simply be made again (`Interrupted` is retried inside).
     ///
     /// An id in a record must belong to an event description added before finalize (in pipe
     /// mode: before the record).
@@ -604,6 +717,29 @@ impl<O: OutputMode> PerfWriter<O> {
             Some((&format, Some(format_text.as_bytes()))),
         )?;
         Ok(format)
+    }
+}
+
+/// The output says it has no room left: retrying will not help.
+fn is_full(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge
+    )
+}
+
+/// A writer dropped with its output open finishes it, ignoring errors (`drop` cannot return
+/// them): a file is finalized (when that fails, it is finalized with what reached it, as
+/// [`finish_truncated`](PerfWriter::finish_truncated) does; when that fails too, it is left
+/// as it was), a pipe-mode stream gets what was not sent yet and is flushed. A record begun
+/// and not finished is dropped. To close without finalizing, call
+/// [`close_no_finalize`](PerfWriter::close_no_finalize) first; to see errors, call
+/// [`finish`](PerfWriter::finish).
+impl<O: OutputMode> Drop for PerfWriter<O> {
+    fn drop(&mut self) {
+        if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
+            let _best_effort: io::Result<(u64, u64)> = self.salvage();
+        }
     }
 }
 
