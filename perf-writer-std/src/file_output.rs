@@ -280,6 +280,9 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
                 self.stream.write_encoded_record(&FinishedRound)?;
             }
             let data_end = self.stream.pos();
+            // The data first, on its own: its end is a boundary worth remembering, should
+            // the output fail for good during the tail.
+            self.stream.w.flush_buf()?;
             // From here the short way stays closed: records after the tail take it back.
             self.stream.w.marking = false;
             if let Err(e) = self.stream.write_raw(&done.tail) {

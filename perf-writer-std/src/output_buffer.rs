@@ -298,7 +298,7 @@ impl<W: Write> OutputBuffer<W> {
     /// Sends every pending byte that is not held, then flushes `W`.
     pub(crate) fn flush(&mut self) -> io::Result<()> {
         self.flush_buf()?;
-        self.inner()?.flush()
+        flush_retrying(self.inner()?)
     }
 
     /// Sends every pending byte, then gives `W` back.
@@ -323,7 +323,13 @@ impl<W: Write + Seek> OutputBuffer<W> {
         }
         self.inner_pos = None;
         let inner = self.inner()?;
-        inner.seek(SeekFrom::Start(pos))?;
+        loop {
+            match inner.seek(SeekFrom::Start(pos)) {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
         self.inner_pos = Some(pos);
         Ok(())
     }
@@ -358,7 +364,7 @@ impl<W: Write + Seek> OutputBuffer<W> {
 
     /// Flushes `W` itself.
     pub(crate) fn flush_inner(&mut self) -> io::Result<()> {
-        self.inner()?.flush()
+        flush_retrying(self.inner()?)
     }
 }
 
@@ -371,6 +377,16 @@ impl<W: Write> Drop for OutputBuffer<W> {
             // `flush`, `finish` or `finalize_and_close`, which report it; a dropped writer
             // still sends what it can, as `BufWriter` does.
             let _best_effort: io::Result<()> = self.flush_buf();
+        }
+    }
+}
+
+/// `w.flush()`, again when interrupted.
+fn flush_retrying<W: Write>(w: &mut W) -> io::Result<()> {
+    loop {
+        match w.flush() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
         }
     }
 }
