@@ -33,6 +33,9 @@ struct Tail {
     bytes: Vec<u8>,
     /// The file header.
     header: Vec<u8>,
+    /// The header is written (each step is done once, so that a retry after a failure
+    /// makes the next call, not the first one again).
+    header_written: bool,
 }
 
 /// A finalize's bytes: the file header, and what follows the data.
@@ -294,17 +297,22 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
                 data_end,
                 bytes: done.tail,
                 header: done.header,
+                header_written: false,
             });
         }
-        let header = match &self.tail {
-            Some(t) => t.header.clone(),
-            None => return Err(io::Error::other("finalize lost its tail")),
+        let Some(tail) = self.tail.as_mut() else {
+            return Err(io::Error::other("finalize lost its tail"));
         };
         let w = &mut self.stream.w;
-        w.place()?;
-        w.flush_buf()?;
+        if w.end() != w.start() {
+            w.place()?;
+            w.flush_buf()?;
+        }
         let end = w.end();
-        w.write_at(self.base, &header)?;
+        if !tail.header_written {
+            w.write_at(self.base, &tail.header)?;
+            tail.header_written = true;
+        }
         w.seek_inner(end)?;
         w.flush_inner()?;
         Ok(())

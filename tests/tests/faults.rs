@@ -450,7 +450,7 @@ struct Outcome {
 
 /// Operations of a run: mostly whole samples, some split across calls, some vectored, a
 /// refused record and a record begun and dropped now and then.
-const OPS: u64 = 12_000;
+const OPS: u64 = 5_000;
 
 /// Calls `op` until it is not refused by a transient fault; `Err` for a refusal of the
 /// writer or (disk full) the output's error.
@@ -494,9 +494,9 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
                 }
                 continue;
             }
-            // Not a record: refused, nothing taken.
+            // Not a record in either byte order (size 0x0c0c): refused, nothing taken.
             5 => {
-                let err = w.write_event_data(&[9, 0, 0, 0, 0, 0, 12, 0]).unwrap_err();
+                let err = w.write_event_data(&[9, 0, 0, 9, 0, 0, 12, 12]).unwrap_err();
                 assert!(matches!(io_kind(&err), Some(WriterError::Framing(_))));
                 continue;
             }
@@ -655,7 +655,8 @@ fn class_7_every_nth_call_fails_and_nothing_accepted_is_lost() {
     for pipe in [false, true] {
         for e in [Endian::Little, Endian::Big] {
             let calls = calls_of_a_clean_run(pipe, e);
-            assert!(calls >= 10, "{calls} calls");
+            assert!(calls >= 5, "{calls} calls");
+            let started = std::time::Instant::now();
             for fault in ALL_FAULTS {
                 let first = if fault == Fault::DiskFull { 1 } else { 2 };
                 for every in first..=calls + 1 {
@@ -670,6 +671,7 @@ fn class_7_every_nth_call_fails_and_nothing_accepted_is_lost() {
                     }
                 }
             }
+            eprintln!("pipe {pipe}, {e:?}: {calls} calls, {:?}", started.elapsed());
         }
     }
     assert!(truncated_with_samples > 0, "some full disk kept part of the data");
@@ -719,7 +721,8 @@ fn class_7_a_transient_failure_is_retried_and_a_full_disk_truncates() {
     let mut accepted = Vec::new();
     let mut refused = 0;
     for n in 0..20_000u64 {
-        loop {
+        for attempt in 0.. {
+            assert!(attempt < 100, "sample {n} refused 100 times");
             match w.write_event_data(&one_sample(n, e)) {
                 Ok(()) => break,
                 Err(err) => {
@@ -732,7 +735,11 @@ fn class_7_a_transient_failure_is_retried_and_a_full_disk_truncates() {
         accepted.push(1000 + n);
     }
     assert!(refused > 0);
-    while w.finish().is_err() {}
+    let mut tries = 0;
+    while let Err(e) = w.finish() {
+        tries += 1;
+        assert!(tries < 100, "finish keeps failing: {e}");
+    }
     drop(w);
     let bytes = data.borrow().clone();
     assert_read_back(&bytes, false, &accepted);
