@@ -326,9 +326,7 @@ impl From<WriterError> for io::Error {
         };
         let kind = match &e {
             WriterError::Io(shared) | WriterError::Truncated { error: shared, .. } => shared.kind(),
-            WriterError::NotOpen | WriterError::IncompleteRecord => {
-                io::ErrorKind::Other
-            }
+            WriterError::NotOpen | WriterError::IncompleteRecord => io::ErrorKind::Other,
             _ => io::ErrorKind::InvalidInput,
         };
         io::Error::new(kind, e)

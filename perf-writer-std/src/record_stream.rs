@@ -126,7 +126,8 @@ impl<W: Write> RecordStream<W> {
             self.w.marking = true;
             self.held = true;
         } else {
-            self.w.drop_held(usize::try_from(dropped).unwrap_or(usize::MAX));
+            self.w
+                .drop_held(usize::try_from(dropped).unwrap_or(usize::MAX));
         }
         self.refresh_lane();
         dropped
@@ -302,7 +303,6 @@ mod tests {
         r
     }
 
-
     #[test]
     fn whole_and_split_records_count_bytes() {
         let mut s = stream(usize::MAX);
@@ -391,7 +391,9 @@ mod tests {
         assert_eq!(s.w.get_ref().taken, [rec, rec].concat());
         // Pipe mode holds at most MAX_SPLIT_RECORD_LEN: a longer record announced by an
         // AUXTRACE header is refused at the call, nothing written.
-        let err = s.write_records(&auxtrace(MAX_SPLIT_RECORD_LEN)).unwrap_err();
+        let err = s
+            .write_records(&auxtrace(MAX_SPLIT_RECORD_LEN))
+            .unwrap_err();
         assert_eq!(
             WriterError::from_io(&err),
             Some(&WriterError::SplitRecordTooLong {

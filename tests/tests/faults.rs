@@ -615,11 +615,14 @@ fn check(o: &Outcome, pipe: bool, fault: Fault, what: &str) -> usize {
             assert_eq!(lpd_times(&o.bytes, pipe), o.accepted, "{what}");
             o.accepted.len()
         }
-        (Err(WriterError::Truncated {
-            kept_records,
-            kept_bytes,
-            ..
-        }), Fault::DiskFull) if !pipe => {
+        (
+            Err(WriterError::Truncated {
+                kept_records,
+                kept_bytes,
+                ..
+            }),
+            Fault::DiskFull,
+        ) if !pipe => {
             let kept = *kept_records as usize;
             assert!(kept <= o.accepted.len(), "{what}");
             assert_eq!(*kept_bytes, (kept * SAMPLE_LEN).max(8) as u64, "{what}");
@@ -637,7 +640,11 @@ fn check(o: &Outcome, pipe: bool, fault: Fault, what: &str) -> usize {
                 }
             } else {
                 // No room even for an empty file's tail: nothing of the data was written.
-                assert!(o.bytes.len() < 104 + 8 + 4096, "{what}: {} bytes", o.bytes.len());
+                assert!(
+                    o.bytes.len() < 104 + 8 + 4096,
+                    "{what}: {} bytes",
+                    o.bytes.len()
+                );
             }
             0
         }
@@ -674,7 +681,10 @@ fn class_7_every_nth_call_fails_and_nothing_accepted_is_lost() {
             eprintln!("pipe {pipe}, {e:?}: {calls} calls, {:?}", started.elapsed());
         }
     }
-    assert!(truncated_with_samples > 0, "some full disk kept part of the data");
+    assert!(
+        truncated_with_samples > 0,
+        "some full disk kept part of the data"
+    );
 }
 
 /// perf itself on points of the sweep: a transient fault (file and pipe), a full disk

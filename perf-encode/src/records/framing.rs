@@ -1122,7 +1122,11 @@ mod tests {
             while pos < n {
                 let end = (pos + 1 + rng.below(200) as usize).min(n);
                 f.feed(&data[pos..end]).unwrap();
-                assert_eq!((f.partial_len(), f.remaining()), at_len[end - 1], "at {end}");
+                assert_eq!(
+                    (f.partial_len(), f.remaining()),
+                    at_len[end - 1],
+                    "at {end}"
+                );
                 if let (Some(total), Some(left)) = (f.record_len(), f.remaining()) {
                     assert_eq!(total, f.partial_len() + left);
                 }
