@@ -70,7 +70,8 @@ impl<W: Write> OutputBuffer<W> {
             inner_pos: Some(at),
             high: at,
             records: 0,
-            marks: VecDeque::new(),
+            // Allocated once: marks are added as buffers go out, on the write path.
+            marks: VecDeque::with_capacity(MAX_MARKS),
             marking: true,
             inner: Some(inner),
         }
