@@ -272,7 +272,8 @@ fuzz_target!(|input: Input| {
     let e = input.endian.endian();
     let mut w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap();
     // Sample bodies are arbitrary words, not laid out by the attr: the raw path, without
-    // strict mode (on in debug builds; its checks are tested in tests/tests/strict_mode.rs).
+    // strict mode (on by default; its checks are tested in tests/tests/strict_mode.rs and
+    // fuzzed by the api_sequence target).
     w.set_strict(false);
     assert_eq!(w.endian(), e);
     let mut m = Model {

@@ -25,6 +25,8 @@ pub struct PipeOutput<W: Write> {
     seen_revision: u64,
     /// Descriptions sent as HEADER_ATTR.
     attrs_sent: usize,
+    /// The placeholder attr of a stream that ended without descriptions was sent.
+    placeholder_sent: bool,
     /// Revision of each feature when it was sent.
     features_sent: [u64; FEATURE_SLOTS],
 }
@@ -168,18 +170,23 @@ impl<W: Write> PipeOutput<W> {
     /// data. Later ones send the new attrs and the changed features. Both end with the
     /// names of the new events.
     fn sync(&mut self, session: &Session, finishing: bool) -> io::Result<()> {
-        if self.is_synced(session) {
+        // A stream that started (a flush, a record) before any description still needs one
+        // attr when it ends.
+        let placeholder = finishing && session.descs().is_empty() && !self.placeholder_sent;
+        if self.is_synced(session) && !placeholder {
             return Ok(());
         }
         let mut batch = Batch::new(self.stream.endian());
+        if !self.started {
+            batch.pipe_header(session)?;
+        }
+        if placeholder {
+            batch.attrs(session.event_entries())?;
+        }
         if self.started {
             batch.attrs(self.new_events(session))?;
             batch.changed_features(session, &self.features_sent)?;
         } else {
-            batch.pipe_header(session)?;
-            if finishing && session.descs().is_empty() {
-                batch.attrs(session.event_entries())?;
-            }
             batch.attrs(self.new_events(session))?;
             batch.all_features(session)?;
             batch.tracing_data(session)?;
@@ -187,6 +194,7 @@ impl<W: Write> PipeOutput<W> {
         batch.names(self.new_events(session))?;
         self.stream.write_raw(&batch.bytes)?;
         self.mark_sent(session);
+        self.placeholder_sent |= placeholder;
         Ok(())
     }
 
@@ -235,6 +243,7 @@ impl<W: Write> OutputMode for PipeOutput<W> {
             started: false,
             seen_revision: 0,
             attrs_sent: 0,
+            placeholder_sent: false,
             features_sent: [0; FEATURE_SLOTS],
         })
     }
@@ -435,6 +444,23 @@ mod tests {
                 Endian::Big => &[(rt::HEADER_ATTR, 0)],
             };
             assert_eq!(records(&stream, e), expected, "{e:?}");
+        }
+    }
+
+    /// A flush starts the stream before any description: the placeholder still comes at the
+    /// end (readers refuse a stream without attrs), and only once.
+    #[test]
+    fn a_stream_started_without_descriptions_ends_with_the_placeholder() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut w = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
+            w.flush().unwrap();
+            w.flush().unwrap();
+            let stream = w.finish().unwrap();
+            let attrs = records(&stream, e)
+                .iter()
+                .filter(|(t, _)| *t == rt::HEADER_ATTR)
+                .count();
+            assert_eq!(attrs, 1, "{e:?}");
         }
     }
 }

@@ -56,7 +56,7 @@ pub(crate) struct RecordCheck {
     /// Reused to join a record split across calls.
     scratch: Vec<u8>,
     /// The last SAMPLE that passed the full check, when its size alone proves the next of
-    /// the same event right (see [`LastSample`]).
+    /// the same event right (see [`LastSample`]); `None` while the stream is inside a record.
     last_sample: Option<LastSample>,
 }
 
@@ -311,7 +311,10 @@ impl RecordCheck {
         self.pending = tail;
         self.skip = walk.skip;
         self.stats = walk.stats;
-        self.last_sample = walk.last_sample;
+        // The short way takes a call as whole records: closed while the stream is inside one.
+        self.last_sample = walk
+            .last_sample
+            .filter(|_| self.pending.is_empty() && self.skip == 0);
         Ok(parts.len().saturating_sub(pending.len()))
     }
 

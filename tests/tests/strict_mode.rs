@@ -891,3 +891,32 @@ fn branch_stack_and_stat_flags_are_features_without_payload() {
     assert!(w.set_header(PerfHeaderIndex::BranchStack, &[]));
     assert!(!w.has_header(PerfHeaderIndex::BranchStack));
 }
+
+/// The short way for a SAMPLE like the last one is closed while a record begun in an earlier
+/// call is held back: the next bytes continue that record, even when they look like a whole
+/// SAMPLE of the same event (here they do: the held record's fields spell a SAMPLE header and
+/// a known id).
+#[test]
+fn a_held_record_is_continued_even_by_bytes_that_look_like_a_sample() {
+    let e = Endian::Little;
+    let a = clock_sample(e, CLOCK_ID, T0, 0);
+    // A SAMPLE header read as a u64 is an id too: give it to an event of its own.
+    let head_as_id = u64::from_le_bytes(a[..8].try_into().unwrap());
+    let mut b = clock_sample(e, head_as_id, T0 + 1, 0);
+    b[16..24].copy_from_slice(&CLOCK_ID.to_le_bytes());
+    let c = clock_sample(e, CLOCK_ID, T0 + 2, 0);
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    add_events(&mut w);
+    assert!(w.add_event_desc(&[head_as_id], &clock_attr(), "cpu-clock-2"));
+    // A, then B's header held back.
+    w.write_event_data(&[&a[..], &b[..8]].concat()).unwrap();
+    // The rest of B and C's header: as long as A, A's header first, CLOCK_ID where A has it.
+    let middle = [&b[8..], &c[..8]].concat();
+    assert_eq!(middle.len(), a.len());
+    assert_eq!(middle[..8], a[..8]);
+    w.write_event_data(&middle).unwrap();
+    w.write_event_data(&c[8..]).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let records = [&a[..], &b[..], &c[..]].concat();
+    assert_eq!(bytes[104..104 + records.len()], records[..]);
+}
