@@ -215,46 +215,52 @@ fn auxtrace(e: Endian, payload: u64) -> Vec<u8> {
 #[test]
 fn class_1_a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
     let e = Endian::Little;
-    // Pipe mode: refused, nothing written.
-    let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
-    w.set_strict(false);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
-    w.write_event_data(&one_sample(0, e)).unwrap();
-    let err = w.write_event_data(&auxtrace(e, 1 << 40)).unwrap_err();
-    assert!(
-        matches!(io_kind(&err), Some(WriterError::SplitRecordTooLong { max, .. }) if *max == MAX_SPLIT_RECORD_LEN),
-        "{err}"
-    );
-    assert_eq!(w.partial_record_len(), 0);
-    w.write_event_data(&one_sample(1, e)).unwrap();
-    let bytes = w.finish().unwrap();
-    assert_read_back(&bytes, true, &[1000, 1001]);
+    // Strict mode passes the payload through unchecked; the same rules hold either way.
+    for strict in [false, true] {
+        // Pipe mode: refused, nothing written.
+        let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+        w.set_strict(strict);
+        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.write_event_data(&one_sample(0, e)).unwrap();
+        let err = w.write_event_data(&auxtrace(e, 1 << 40)).unwrap_err();
+        assert!(
+            matches!(io_kind(&err), Some(WriterError::SplitRecordTooLong { max, .. }) if *max == MAX_SPLIT_RECORD_LEN),
+            "strict {strict}: {err}"
+        );
+        assert_eq!(w.partial_record_len(), 0);
+        // The same with a sample before it in the same call: nothing of the call is taken.
+        let call = [one_sample(5, e), auxtrace(e, 1 << 40)].concat();
+        assert!(w.write_event_data(&call).is_err());
+        w.write_event_data(&one_sample(1, e)).unwrap();
+        let bytes = w.finish().unwrap();
+        assert_read_back(&bytes, true, &[1000, 1001]);
 
-    // File mode: taken; finish drops it.
-    let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
-    w.set_strict(false);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
-    w.write_event_data(&one_sample(0, e)).unwrap();
-    w.write_event_data(&auxtrace(e, 1 << 40)).unwrap();
-    let bytes = w.finish().unwrap().into_inner();
-    assert_read_back(&bytes, false, &[1000]);
+        // File mode: taken; finish drops it.
+        let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
+        w.set_strict(strict);
+        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.write_event_data(&one_sample(0, e)).unwrap();
+        w.write_event_data(&auxtrace(e, 1 << 40)).unwrap();
+        let bytes = w.finish().unwrap().into_inner();
+        assert_read_back(&bytes, false, &[1000]);
 
-    // File mode, 600 KiB of the payload given (more than the buffer holds back: it reached
-    // the file), then dropped: the file goes back over it.
-    let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
-    w.set_strict(false);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
-    w.write_event_data(&one_sample(0, e)).unwrap();
-    w.write_event_data(&auxtrace(e, 1 << 20)).unwrap();
-    let chunk = vec![0xAAu8; 100 * 1024];
-    for _ in 0..6 {
-        w.write_event_data(&chunk).unwrap();
+        // File mode, 600 KiB of the payload given (more than the buffer holds back: it
+        // reached the file), then dropped: the file goes back over it.
+        let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
+        w.set_strict(strict);
+        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.write_event_data(&one_sample(0, e)).unwrap();
+        w.write_event_data(&auxtrace(e, 1 << 20)).unwrap();
+        let chunk = vec![0xAAu8; 100 * 1024];
+        for _ in 0..6 {
+            w.write_event_data(&chunk).unwrap();
+        }
+        assert_eq!(w.partial_record_len(), 48 + 600 * 1024);
+        assert_eq!(w.abandon_partial_record(), 48 + 600 * 1024);
+        w.write_event_data(&one_sample(1, e)).unwrap();
+        let bytes = w.finish().unwrap().into_inner();
+        assert_read_back(&bytes, false, &[1000, 1001]);
     }
-    assert_eq!(w.partial_record_len(), 48 + 600 * 1024);
-    assert_eq!(w.abandon_partial_record(), 48 + 600 * 1024);
-    w.write_event_data(&one_sample(1, e)).unwrap();
-    let bytes = w.finish().unwrap().into_inner();
-    assert_read_back(&bytes, false, &[1000, 1001]);
 }
 
 // ---------------------------------------------------------------------------------------
