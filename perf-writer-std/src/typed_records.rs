@@ -52,7 +52,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// `sample_type` has and `sample` lacks, or the other way round, is refused
     /// ([`EncodeError::MissingField`](perf_encode::EncodeError::MissingField) /
     /// [`UnexpectedField`](perf_encode::EncodeError::UnexpectedField)), as is an id no event
-    /// owns.
+    /// owns, and a tracepoint SAMPLE whose RAW payload breaks its format's
+    /// [`tracepoint_raw_rule`](Self::tracepoint_raw_rule) ([`WriterError::TracepointRaw`]:
+    /// perf 6.1 crashes on a `common_type` that is not the format's id).
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{PidTid, Sample};
@@ -68,7 +70,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> Result<(), WriterError> {
-        let layout = self.layout_for(sample.identifier.or(sample.id))?;
+        let id = sample.identifier.or(sample.id);
+        let layout = self.layout_for(id)?;
+        if let (Some(rule), Some(raw)) = (self.session.tracepoint_raw_rule(id), sample.raw) {
+            rule.check(raw, self.session.endian())
+                .map_err(|problem| WriterError::TracepointRaw { id, problem })?;
+        }
         self.write_record(&SampleRecord {
             layout: &layout,
             sample,

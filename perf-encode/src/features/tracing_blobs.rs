@@ -7,6 +7,18 @@
 use crate::features::format_text::{decimal, plain_bytes};
 use crate::features::{FormatTextError, FormatTextProblem};
 
+/// Checks an `events/header_event` text: perf 6.1 reads it and skips it, so only its bytes
+/// are judged (no NUL, no control byte but tab and newline).
+///
+/// ```
+/// use perf_encode::features::{check_header_event, tracing_data::DEFAULT_HEADER_EVENT};
+/// assert!(check_header_event(DEFAULT_HEADER_EVENT).is_ok());
+/// assert!(check_header_event(b"a\0b").is_err());
+/// ```
+pub fn check_header_event(text: &[u8]) -> Result<(), FormatTextError> {
+    plain_bytes(text)
+}
+
 /// Checks a `/proc/kallsyms` text: lines `ADDR TYPE NAME[\t[MODULE]]`, `ADDR` hexadecimal.
 ///
 /// ```
