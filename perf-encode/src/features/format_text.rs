@@ -40,8 +40,8 @@ pub enum FormatTextProblem {
     IdOutOfRange,
     /// The third line is not `format:`.
     MissingFormat,
-    /// A line in the fields that is not `field:DECL; offset:N; size:N;[ signed:N;]`, or a
-    /// declaration without a name or with unbalanced brackets.
+    /// A line in the fields that is not `field:DECL; offset:N; size:N;[ signed:N;]` in
+    /// ASCII, or a declaration without a name or with unbalanced brackets.
     BadField,
     /// An `offset`, `size` or array length that is not a decimal number that fits a `u32`,
     /// or a `signed` that is not 0 or 1.
@@ -339,6 +339,11 @@ pub(crate) fn plain_bytes(text: &[u8]) -> Result<(), FormatTextError> {
 /// `field:DECL;` then `offset:N;`, `size:N;` and optionally `signed:0|1;`, separated by
 /// white space (tracefs puts tabs).
 fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
+    // tracepoint_decode 0.5 slices declarations at byte positions that may fall inside a
+    // multi-byte character; tracefs writes ASCII.
+    if !line.is_ascii() {
+        return Err(FormatTextProblem::BadField);
+    }
     let mut parts = line
         .split(|&b| b == b';')
         .map(trim)
