@@ -59,8 +59,10 @@ pub enum FormatTextProblem {
     FieldBlocks,
     /// No `print fmt:` line after the fields.
     MissingPrintFmt,
-    /// Text after the `print fmt:` line (the parsers would read it as more properties).
+    /// Text after the `print fmt:` value (the parsers would read it as more properties).
     AfterPrintFmt,
+    /// A `"` string in the `print fmt:` value that is not closed.
+    PrintFmtQuote,
     /// A `header_page` whose fields are not `timestamp`, `commit`, optionally `overwrite`,
     /// then `data`, the fields perf's parser looks for (it loops forever on others).
     HeaderPageFields,
@@ -92,7 +94,8 @@ impl FormatTextProblem {
                 "the fields are not two blocks (common fields, the event's) each ended by an empty line"
             }
             Self::MissingPrintFmt => "no `print fmt:` line after the fields",
-            Self::AfterPrintFmt => "text after the `print fmt:` line",
+            Self::AfterPrintFmt => "text after the `print fmt:` value",
+            Self::PrintFmtQuote => "an unclosed string in the `print fmt:` value",
             Self::HeaderPageFields => {
                 "the fields are not timestamp, commit, [overwrite,] data (perf would loop forever)"
             }
@@ -145,7 +148,7 @@ pub struct FormatSummary<'a> {
 /// two blocks of field lines each ended by an empty line (the common fields, with a 2-byte
 /// `common_type`; the event's own, possibly none), with decimal numbers that fit, array
 /// lengths that divide their field, every field within the largest RAW payload, then
-/// `print fmt:` as the last line. No NUL or control byte but tab and newline. Never panics.
+/// `print fmt:` last (its strings may span lines). No NUL or control byte but tab and newline. Never panics.
 ///
 /// ```
 /// use perf_encode::features::check_format_text;
@@ -163,12 +166,15 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
     let mut common_fields_end = 0u32;
     let mut fields_end = 0u32;
     let mut line_no = 0u32;
+    let mut line_start = 0usize;
     for line in text.split(|&b| b == b'\n') {
         line_no = line_no.saturating_add(1);
         let err = |problem| FormatTextError {
             line: line_no,
             problem,
         };
+        let rest = text.get(line_start..).unwrap_or(&[]);
+        line_start = line_start.saturating_add(line.len()).saturating_add(1);
         let t = trim(line);
         part = match part {
             Part::Name => {
@@ -216,10 +222,16 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
                 Part::Own
             }
             Part::Tail if t.is_empty() => Part::Tail,
-            Part::Tail if t.starts_with(b"print fmt:") => Part::Done,
+            Part::Tail if t.starts_with(b"print fmt:") => {
+                print_fmt(rest).map_err(|(lines, problem)| FormatTextError {
+                    line: line_no.saturating_add(lines),
+                    problem,
+                })?;
+                part = Part::Done;
+                break;
+            }
             Part::Tail => return Err(err(FormatTextProblem::MissingPrintFmt)),
-            Part::Done if t.is_empty() => Part::Done,
-            Part::Done => return Err(err(FormatTextProblem::AfterPrintFmt)),
+            Part::Done => Part::Done,
         };
     }
     let whole = |problem| FormatTextError { line: 0, problem };
@@ -256,8 +268,53 @@ enum Part {
     Own,
     /// After the fields, before `print fmt:`.
     Tail,
-    /// After `print fmt:`: empty lines only.
+    /// `print fmt:` was read to the end.
     Done,
+}
+
+/// Checks the text from the `print fmt:` line on: its value ends at the first newline
+/// outside a `"` string (strings may span lines, as some kernels' formats do; `\`
+/// escapes the next byte), after which only white space may follow. The error gives the
+/// line relative to the `print fmt:` line.
+fn print_fmt(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
+    let mut lines = 0u32;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut end = None;
+    for (i, &b) in rest.iter().enumerate() {
+        if b == b'\n' {
+            lines = lines.saturating_add(1);
+        }
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'\n' {
+            end = Some(i);
+            break;
+        }
+    }
+    if in_string {
+        return Err((lines, FormatTextProblem::PrintFmtQuote));
+    }
+    let after = end.and_then(|e| rest.get(e..)).unwrap_or(&[]);
+    match after.iter().position(|b| !b.is_ascii_whitespace()) {
+        None => Ok(()),
+        Some(at) => {
+            let before = after.get(..at).unwrap_or(&[]);
+            let more = before.iter().filter(|&&b| b == b'\n').count();
+            let more = u32::try_from(more).unwrap_or(u32::MAX);
+            Err((
+                lines.saturating_sub(1).saturating_add(more),
+                FormatTextProblem::AfterPrintFmt,
+            ))
+        }
+    }
 }
 
 /// The end of a field, if it lies within the largest RAW payload.
@@ -590,6 +647,14 @@ mod tests {
         let mut after = SCHED_SWITCH.to_vec();
         after.extend_from_slice(b"ID: 99999999999\n");
         assert_eq!(problem(&after), AfterPrintFmt);
+        assert_eq!(check_format_text(&after).unwrap_err().line, 11);
+        // A string of the print format may span lines (ext4_fc_stats's does).
+        let multi = with("\"prev_comm=%s\"", "\"prev_comm:\n%s\"");
+        assert!(check_format_text(&multi).is_ok());
+        let open = with("\"prev_comm=%s\"", "\"prev_comm:\n%s");
+        assert_eq!(problem(&open), PrintFmtQuote);
+        let escaped = with("\"prev_comm=%s\"", "\"a\\\"\nID: 1\"");
+        assert!(check_format_text(&escaped).is_ok());
         assert_eq!(problem(&with("ID: 372\n", "ID: 372\r\n")), ControlByte);
         assert_eq!(
             problem(&with("name: sched_switch", "name: a b")),
