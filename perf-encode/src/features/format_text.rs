@@ -199,6 +199,11 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
             Part::Common { fields: 0 } if t.is_empty() => {
                 return Err(err(FormatTextProblem::FieldBlocks))
             }
+            // tracepoint_decode ends a block at an empty line only, perf also at one of
+            // white space: refuse the ambiguity.
+            Part::Common { .. } | Part::Own if t.is_empty() && !line.is_empty() => {
+                return Err(err(FormatTextProblem::FieldBlocks))
+            }
             Part::Common { .. } if t.is_empty() => Part::Own,
             Part::Own if t.is_empty() => Part::Tail,
             Part::Common { .. } | Part::Own if !t.starts_with(b"field:") => {
@@ -660,6 +665,14 @@ mod tests {
             problem(&with("name: sched_switch", "name: a b")),
             MissingName
         );
+        // Found by the format_text fuzz target: tracepoint_decode panics on a multi-byte
+        // character in a declaration.
+        let non_ascii = with("prev_comm[16]", "prev\u{58f}comm[16]");
+        assert_eq!(problem(&non_ascii), BadField);
+        // Found by it too: a line of white space ends a block for perf, not for
+        // tracepoint_decode, which then reads the print format as fields.
+        let spaces = with("signed:1;\n\n", "signed:1;\n\t\n");
+        assert_eq!(problem(&spaces), FieldBlocks);
         // common_type must be a common field.
         let moved = with(
             "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
