@@ -375,7 +375,12 @@ impl Session {
     /// not known (the caller set TRACING_DATA itself).
     #[inline]
     pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
-        let desc = self.desc_for(id).ok()?;
+        self.raw_rule_of(self.desc_for(id).ok()?)
+    }
+
+    /// [`Session::tracepoint_raw_rule`] of a description already found.
+    #[inline]
+    pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<TracepointRawRule> {
         if desc.attr.type_ != attr::TYPE_TRACEPOINT {
             return None;
         }

@@ -71,8 +71,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> Result<(), WriterError> {
         let id = sample.identifier.or(sample.id);
-        let layout = self.layout_for(id)?;
-        if let (Some(rule), Some(raw)) = (self.session.tracepoint_raw_rule(id), sample.raw) {
+        let desc = self.session.desc_for(id)?;
+        let layout = desc.layout;
+        if let (Some(raw), Some(rule)) = (sample.raw, self.session.raw_rule_of(desc)) {
             rule.check(raw, self.session.endian())
                 .map_err(|problem| WriterError::TracepointRaw { id, problem })?;
         }

@@ -399,11 +399,12 @@ pub(crate) fn plain_bytes(text: &[u8]) -> Result<(), FormatTextError> {
 }
 
 /// `field:DECL;` then `offset:N;`, `size:N;` and optionally `signed:0|1;`, separated by
-/// white space (tracefs puts tabs).
+/// white space (tracefs puts tabs), in ASCII, each part ended by its `;`.
 fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
     // tracepoint_decode 0.5 slices declarations at byte positions that may fall inside a
     // multi-byte character; tracefs writes ASCII.
-    if !line.is_ascii() {
+    // tracepoint_decode takes a number only when a `;` follows it.
+    if !line.is_ascii() || !line.ends_with(b";") {
         return Err(FormatTextProblem::BadField);
     }
     let mut parts = line
@@ -673,6 +674,9 @@ mod tests {
         // tracepoint_decode, which then reads the print format as fields.
         let spaces = with("signed:1;\n\n", "signed:1;\n\t\n");
         assert_eq!(problem(&spaces), FieldBlocks);
+        // And: tracepoint_decode drops a field whose last number has no `;` after it.
+        let open = with("size:2;\tsigned:0;", "size:2");
+        assert_eq!(problem(&open), BadField);
         // common_type must be a common field.
         let moved = with(
             "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
