@@ -73,6 +73,14 @@ pub enum WriterError {
     },
     /// A tracepoint system name perf cannot use (the reason says why).
     BadSystemName(&'static str),
+    /// A format whose `common_type` is not where the file's other formats have it (perf
+    /// reads every record's `common_type` at one offset, so it would misattribute them).
+    CommonTypeOffset {
+        /// Where this format has it.
+        offset: u32,
+        /// Where the formats added before have it.
+        expected: u32,
+    },
     /// In pipe mode an event's name travels in one EVENT_UPDATE record; this one does not
     /// fit (`EventUpdateName::MAX_NAME_LEN`).
     EventNameTooLongForPipe {
@@ -268,6 +276,10 @@ impl fmt::Display for WriterError {
                 write!(f, "tracing data {part} refused: {error}")
             }
             Self::BadSystemName(why) => write!(f, "tracepoint system name refused: {why}"),
+            Self::CommonTypeOffset { offset, expected } => write!(
+                f,
+                "the format has common_type at offset {offset}, the file's other formats at {expected}"
+            ),
             Self::EventNameTooLongForPipe { len, max } => write!(
                 f,
                 "event name of {len} bytes does not fit a pipe-mode EVENT_UPDATE record (at most {max})"

@@ -311,7 +311,11 @@ impl Session {
         entry.check()?;
         self.check_pipe_limits(&entry)?;
         let checked = match tracepoint {
-            Some((format, text)) => Some((format, text, check_tracepoint(format, text)?)),
+            Some((format, text)) => {
+                let rule = check_tracepoint(format, text)?;
+                self.check_common_type_offset(&rule)?;
+                Some((format, text, rule))
+            }
             None => None,
         };
         if u32::try_from(self.descs.len()).map_or(true, |n| n == u32::MAX) {
@@ -391,6 +395,20 @@ impl Session {
     /// True when the caller set TRACING_DATA itself.
     pub(crate) fn has_own_tracing_data(&self) -> bool {
         self.header_if_set(feature::TRACING_DATA).is_some()
+    }
+
+    /// perf reads every record's `common_type` where the first format it parsed has it:
+    /// every format of a file must have it at the same offset.
+    fn check_common_type_offset(&self, rule: &TracepointRawRule) -> Result<(), WriterError> {
+        match self.tracepoints.values().next() {
+            Some(t) if t.raw_rule.common_type_offset != rule.common_type_offset => {
+                Err(WriterError::CommonTypeOffset {
+                    offset: rule.common_type_offset,
+                    expected: t.raw_rule.common_type_offset,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The checks of a new description besides its ids.

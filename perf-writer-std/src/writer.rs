@@ -675,8 +675,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// the reasons of [`add_event_desc`](Self::add_event_desc), when a format with the same
     /// id was added, when a tracepoint attr's `config` is not the format's id, when the
     /// format's system name or its text (as `write_to` renders it) is one perf cannot read
-    /// ([`WriterError::BadSystemName`], [`WriterError::FormatText`]), or in pipe mode after
-    /// the stream started ([`WriterError::FormatAfterStart`]).
+    /// ([`WriterError::BadSystemName`], [`WriterError::FormatText`]), when its
+    /// `common_type` is not where the formats added before have it
+    /// ([`WriterError::CommonTypeOffset`]), or in pipe mode after the stream started
+    /// ([`WriterError::FormatAfterStart`]).
     pub fn add_tracepoint_event_desc(
         &mut self,
         ids: &[u64],
