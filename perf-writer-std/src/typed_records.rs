@@ -231,8 +231,7 @@ mod tests {
         };
         let moved = TEXT
             .replace("ID: 300", "ID: 301")
-            .replace("common_type;\toffset:0;", "common_type;\toffset:2;")
-            .replace("common_pid;\toffset:4;", "common_pid;\toffset:4;");
+            .replace("common_type;\toffset:0;", "common_type;\toffset:2;");
         let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new())).unwrap();
         w.add_tracepoint_event_desc_from_text(&[1], &attr(300), "t:tick", "t", TEXT)
             .unwrap();
