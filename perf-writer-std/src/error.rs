@@ -73,6 +73,9 @@ pub enum WriterError {
     },
     /// A tracepoint system name perf cannot use (the reason says why).
     BadSystemName(&'static str),
+    /// A `sizeof(long)` or page size for the tracing data that no kernel has (the reason
+    /// says which).
+    BadTracingDataSetting(&'static str),
     /// A format whose `common_type` is not where the file's other formats have it (perf
     /// reads every record's `common_type` at one offset, so it would misattribute them).
     CommonTypeOffset {
@@ -276,6 +279,7 @@ impl fmt::Display for WriterError {
                 write!(f, "tracing data {part} refused: {error}")
             }
             Self::BadSystemName(why) => write!(f, "tracepoint system name refused: {why}"),
+            Self::BadTracingDataSetting(why) => write!(f, "tracing data setting refused: {why}"),
             Self::CommonTypeOffset { offset, expected } => write!(
                 f,
                 "the format has common_type at offset {offset}, the file's other formats at {expected}"

@@ -475,11 +475,42 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets `sizeof(long)` and the page size of the traced machine for the synthesized
     /// TRACING_DATA, and asks for TRACING_DATA even without tracepoint events. Zeros mean
-    /// "this machine's" (the default whenever a tracepoint event exists).
+    /// "this machine's" (the default whenever a tracepoint event exists). Values
+    /// [`try_set_tracing_data_required`](Self::try_set_tracing_data_required) refuses are
+    /// ignored (nothing changes).
     pub fn set_tracing_data_required(&mut self, long_size: u8, page_size: u32) {
+        let _ = self.try_set_tracing_data_required(long_size, page_size);
+    }
+
+    /// [`set_tracing_data_required`](Self::set_tracing_data_required) with the reason of a
+    /// refusal: a `long_size` other than 0, 4 or 8 (perf reads `long` fields of no other
+    /// size), a `page_size` other than 0 or a power of two of at least 4096.
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, WriterError};
+    /// let mut w = PerfDataFileWriter::new();
+    /// assert!(w.try_set_tracing_data_required(8, 16384).is_ok());
+    /// assert!(matches!(w.try_set_tracing_data_required(3, 4096), Err(WriterError::BadTracingDataSetting(_))));
+    /// ```
+    pub fn try_set_tracing_data_required(
+        &mut self,
+        long_size: u8,
+        page_size: u32,
+    ) -> Result<(), WriterError> {
+        if !matches!(long_size, 0 | 4 | 8) {
+            return Err(WriterError::BadTracingDataSetting(
+                "sizeof(long) must be 4 or 8 (0: this machine's)",
+            ));
+        }
+        if page_size != 0 && (!page_size.is_power_of_two() || page_size < 4096) {
+            return Err(WriterError::BadTracingDataSetting(
+                "the page size must be a power of two of at least 4096 (0: this machine's)",
+            ));
+        }
         let t = self.session.tracing_mut();
         t.long_size = long_size;
         t.page_size = page_size;
+        Ok(())
     }
 
     /// Sets the `events/header_page` text of the synthesized TRACING_DATA (empty: the

@@ -395,6 +395,13 @@ fn item5_other_tracing_data_texts_are_judged() {
             .unwrap_err();
         assert_eq!(part(e), ("ftrace format", FormatTextProblem::MissingFormat));
         assert!(!w.set_tracing_data_add_ftrace(b"junk"));
+        for (long_size, page_size) in [(3, 4096), (8, 5000), (8, 1024)] {
+            let e = w
+                .try_set_tracing_data_required(long_size, page_size)
+                .unwrap_err();
+            assert!(matches!(e, WriterError::BadTracingDataSetting(_)), "{e:?}");
+        }
+        w.try_set_tracing_data_required(8, 4096).unwrap();
         // Texts in their files' form are accepted.
         w.try_set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n")
             .unwrap();
