@@ -169,7 +169,8 @@ fn make_attr(a: &ArbAttr, with_time: bool, sample_id_all: bool, e: Endian) -> Pe
     let (type_, config) = match a.kind {
         Kind::Hardware { id, pmu } => (0, u64::from(id % 10) | (u64::from(pmu) << 32)),
         Kind::Software(c) => (1, u64::from(c % 12)),
-        Kind::Tracepoint(c) => (2, u64::from(c as u32)),
+        // A tracefs ID is a u16 (the writer refuses larger ones: perf 6.1 crashes on them).
+        Kind::Tracepoint(c) => (2, u64::from(c as u16)),
         Kind::HwCache { id, op, res, pmu } => (
             3,
             u64::from(id % 7)

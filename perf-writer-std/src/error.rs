@@ -1,5 +1,6 @@
 //! [`WriterError`]: why the writer refused something.
 
+use perf_encode::features::{FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
 use std::sync::Arc;
@@ -74,6 +75,57 @@ pub enum WriterError {
     },
     /// The tracefs format text could not be parsed.
     BadFormatText,
+    /// A tracepoint format text perf 6.1 or `tracepoint_decode` cannot read safely (a
+    /// number out of range, a field outside the record, a NUL, a missing part); the error
+    /// names the line and the problem.
+    FormatText(FormatTextError),
+    /// A text of the synthesized TRACING_DATA (`header_page`, `header_event`, kallsyms,
+    /// printk formats, saved cmdlines, an ftrace format) that perf 6.1 would misread, crash
+    /// or hang on.
+    TracingDataText {
+        /// Which text: `"header_page"`, `"header_event"`, `"kallsyms"`, `"printk"`,
+        /// `"saved_cmdline"`, `"ftrace format"`.
+        part: &'static str,
+        /// Where and what.
+        error: FormatTextError,
+    },
+    /// A tracepoint system name perf cannot use (the reason says why).
+    BadSystemName(&'static str),
+    /// A `sizeof(long)` or page size for the tracing data that no kernel has (the reason
+    /// says which).
+    BadTracingDataSetting(&'static str),
+    /// A format whose `common_type` is not where the file's other formats have it (perf
+    /// reads every record's `common_type` at one offset, so it would misattribute them).
+    CommonTypeOffset {
+        /// Where this format has it.
+        offset: u32,
+        /// Where the formats added before have it.
+        expected: u32,
+    },
+    /// In pipe mode an event's name travels in one EVENT_UPDATE record; this one does not
+    /// fit (`EventUpdateName::MAX_NAME_LEN`).
+    EventNameTooLongForPipe {
+        /// The name's length in bytes.
+        len: usize,
+        /// The longest name the record holds.
+        max: usize,
+    },
+    /// In pipe mode an event's attr and ids travel in one HEADER_ATTR record; these ids do
+    /// not fit (`HeaderAttr::max_ids`).
+    TooManyIdsForPipe {
+        /// The event's id count.
+        ids: usize,
+        /// The most the record holds with this attr.
+        max: usize,
+    },
+    /// A tracepoint SAMPLE whose RAW payload contradicts its format (perf 6.1 crashes on
+    /// it): see `TracepointRawRule`.
+    TracepointRaw {
+        /// The sample's id (`None`: it has none, so the first event's).
+        id: Option<u64>,
+        /// What is wrong.
+        problem: TracepointRawProblem,
+    },
     /// A pipe-mode stream already sent its tracing data (at the first event): perf reads it
     /// once, so tracepoint formats must be added before.
     FormatAfterStart,
@@ -256,6 +308,28 @@ impl fmt::Display for WriterError {
                 )
             }
             Self::BadFormatText => f.write_str("the tracefs format text could not be parsed"),
+            Self::FormatText(e) => write!(f, "format refused: {e}"),
+            Self::TracingDataText { part, error } => {
+                write!(f, "tracing data {part} refused: {error}")
+            }
+            Self::BadSystemName(why) => write!(f, "tracepoint system name refused: {why}"),
+            Self::BadTracingDataSetting(why) => write!(f, "tracing data setting refused: {why}"),
+            Self::CommonTypeOffset { offset, expected } => write!(
+                f,
+                "the format has common_type at offset {offset}, the file's other formats at {expected}"
+            ),
+            Self::EventNameTooLongForPipe { len, max } => write!(
+                f,
+                "event name of {len} bytes does not fit a pipe-mode EVENT_UPDATE record (at most {max})"
+            ),
+            Self::TooManyIdsForPipe { ids, max } => write!(
+                f,
+                "{ids} ids do not fit a pipe-mode HEADER_ATTR record (at most {max} with this attr)"
+            ),
+            Self::TracepointRaw { id, problem } => match id {
+                Some(id) => write!(f, "tracepoint sample (id {id}) refused: {problem}"),
+                None => write!(f, "tracepoint sample refused: {problem}"),
+            },
             Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),
             Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),
             Self::TooManyEvents => f.write_str("too many event descriptions"),

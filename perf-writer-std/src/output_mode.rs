@@ -17,6 +17,11 @@ pub trait OutputMode: Sized + sealed::Sealed {
     /// The stream written to.
     type Stream;
 
+    /// Pipe mode: every description and feature travels in a record of its own, so it
+    /// must fit one (see [`PerfPipeWriter`](crate::PerfPipeWriter)).
+    #[doc(hidden)]
+    const PIPE: bool = false;
+
     #[doc(hidden)]
     fn open(stream: Self::Stream, endian: Endian) -> io::Result<Self>;
     #[doc(hidden)]

@@ -33,7 +33,7 @@ pub struct PipeOutput<W: Write> {
 
 /// Features perf 6.1 does not send in pipe mode, either because they have their own record
 /// (TRACING_DATA) or because perf cannot use them there.
-fn sent_in_pipe(index: u8) -> bool {
+pub(crate) fn sent_in_pipe(index: u8) -> bool {
     !matches!(
         index,
         feature::TRACING_DATA
@@ -236,6 +236,7 @@ impl<W: Write> PipeOutput<W> {
 
 impl<W: Write> OutputMode for PipeOutput<W> {
     type Stream = W;
+    const PIPE: bool = true;
 
     fn open(w: W, endian: Endian) -> io::Result<Self> {
         Ok(PipeOutput {
