@@ -170,6 +170,9 @@ pub enum RecordProblem {
     NoEventDescription,
     /// A SAMPLE record disagrees with the layout of its event's attr.
     SampleLayout(ParseError),
+    /// A tracepoint SAMPLE whose RAW payload breaks its format's rule (see
+    /// `PerfWriter::tracepoint_raw_rule`): perf 6.1 crashes on it.
+    TracepointRaw(TracepointRawProblem),
     /// A record type perf 6.1 does not know (0, or a number no kernel or tool uses): perf
     /// stops reading, or refuses the file, at it.
     UnknownType,
@@ -195,6 +198,7 @@ impl fmt::Display for RecordProblem {
             Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
             Self::NoEventDescription => f.write_str("no event description was added before it"),
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::TracepointRaw(p) => write!(f, "{p}"),
             Self::UnknownType => f.write_str("perf 6.1 knows no record of this type"),
             Self::WriterManaged => {
                 f.write_str("the writer makes these records itself (add_event_desc, set_header)")

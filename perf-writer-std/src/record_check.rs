@@ -561,6 +561,16 @@ impl RecordCheck {
         let desc = self.event_of(session, first, id)?;
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
+            if let Some(rule) = session.raw_rule_of(desc) {
+                // perf finds a RAW payload's format by its common_type: the one rule of
+                // `write_sample`, on bytes.
+                let raw = parse_sample(&desc.layout, endian, record)
+                    .map_err(RecordProblem::SampleLayout)?
+                    .raw
+                    .unwrap_or_default();
+                rule.check(raw, endian)
+                    .map_err(RecordProblem::TracepointRaw)?;
+            }
         }
         if self.derive {
             if let Ok((time, cpu)) = time_and_cpu(&desc.layout, endian, record) {
