@@ -1,14 +1,21 @@
-//! The buffered byte stream under both output modes: checks framing, counts bytes, and
-//! refuses further writes after a failed one.
+//! The buffered byte stream under both output modes: checks framing, counts bytes and
+//! records, keeps the start of an unfinished record out of the output until it is whole, and
+//! after a failed write keeps what the output did not take, for the next call.
 
-use crate::output_buffer::{OutputBuffer, SMALL_WRITE};
+use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
 use perf_encode::records::{FramingError, RecordFramer};
 use perf_encode::{Encode, Endian};
 use std::io::{self, IoSlice, Write};
+use std::ops::Deref;
 
 /// Capacity of the buffer the writer puts in front of every output.
 pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
+
+/// The longest record (header, body and any payload after it) that pipe mode takes in
+/// pieces across calls: its start waits in the buffer until its last byte arrives, so that a
+/// reader never sees half a record. A longer record is taken in one call.
+pub const MAX_SPLIT_RECORD_LEN: u64 = FILE_BUFFER_SIZE as u64;
 
 /// A buffered stream of records.
 pub(crate) struct RecordStream<W: Write> {
@@ -16,42 +23,44 @@ pub(crate) struct RecordStream<W: Write> {
     endian: Endian,
     /// Where the stream is in the record structure. Records
     /// [`write_small_record`](Self::write_small_record) takes skip it (they start and end on
-    /// a boundary, so they leave it as it was; its record count, which nothing here reads,
-    /// leaves them out).
+    /// a boundary, so they leave it as it was; its record count leaves them out, the
+    /// buffer's counts them).
     framer: RecordFramer,
-    /// A write failed: what reached the stream is unknown.
-    poisoned: bool,
-    /// The owner moved the stream away from `pos` (see [`hold`](Self::hold)).
+    /// The longest unfinished record held back; `None`: any, the part of it past the
+    /// buffer's capacity written out (file mode, which can seek back over it).
+    max_split: Option<u64>,
+    /// The unfinished record's bytes went to the output (see `max_split`).
+    spilled: bool,
+    /// The owner moved the stream away from where the buffer's bytes go, or must before
+    /// records go on (see [`hold`](Self::hold)).
     held: bool,
-    /// In the machine's byte order, not poisoned, not held, and between records: a whole
-    /// plain record may go straight into the buffer. Kept equal to that by
+    /// In the machine's byte order, not held, and between records: a whole plain record may
+    /// go straight into the buffer. Kept equal to that by
     /// [`refresh_lane`](Self::refresh_lane) after every change to those.
     lane_open: bool,
-    /// Stream position of the next byte.
-    pub(crate) pos: u64,
 }
 
 impl<W: Write> RecordStream<W> {
-    pub(crate) fn new(w: W, endian: Endian, pos: u64) -> Self {
+    /// A stream over `w`, whose position is `pos`; `max_split` as the field says.
+    pub(crate) fn new(w: W, endian: Endian, pos: u64, max_split: Option<u64>) -> Self {
         RecordStream {
-            w: OutputBuffer::with_capacity(FILE_BUFFER_SIZE, w),
+            w: OutputBuffer::with_capacity(FILE_BUFFER_SIZE, w, pos),
             endian,
             framer: RecordFramer::new(endian),
-            poisoned: false,
+            max_split,
+            spilled: false,
             held: false,
             lane_open: endian.is_native(),
-            pos,
         }
     }
 
     fn refresh_lane(&mut self) {
-        self.lane_open =
-            self.endian.is_native() && !self.poisoned && !self.held && self.framer.at_boundary();
+        self.lane_open = self.endian.is_native() && !self.held && self.framer.at_boundary();
     }
 
     /// Closes (`true`) or reopens the short way for records: the owner has moved the
-    /// underlying stream away from [`pos`](Self::pos) and must move it back before records
-    /// go on.
+    /// underlying stream away from where the buffer's bytes go and must move it back before
+    /// records go on.
     pub(crate) fn hold(&mut self, held: bool) {
         self.held = held;
         self.refresh_lane();
@@ -61,6 +70,12 @@ impl<W: Write> RecordStream<W> {
     #[inline]
     pub(crate) fn is_held(&self) -> bool {
         self.held
+    }
+
+    /// Stream position of the next byte.
+    #[inline]
+    pub(crate) fn pos(&self) -> u64 {
+        self.w.end()
     }
 
     /// The commonest call: appends `data` when it is one whole plain record of at most
@@ -77,8 +92,8 @@ impl<W: Write> RecordStream<W> {
         {
             return false;
         }
-        // No wrap: a stream does not reach 2^64 bytes.
-        self.pos = self.pos.wrapping_add(data.len() as u64);
+        // No wrap: 2^64 records do not happen.
+        self.w.records = self.w.records.wrapping_add(1);
         true
     }
 
@@ -87,30 +102,67 @@ impl<W: Write> RecordStream<W> {
     }
 
     #[inline]
-    pub(crate) fn usable(&self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
-        Ok(())
-    }
-
-    #[inline]
     pub(crate) fn at_boundary(&self) -> bool {
         self.framer.at_boundary()
     }
 
-    /// Writes bytes that are known to be whole records (or not records at all, such as the
-    /// pipe header), bypassing the framer.
-    pub(crate) fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.usable()?;
-        if let Err(e) = self.w.write_all(bytes) {
-            return Err(self.poison(e));
-        }
-        self.pos = self.pos.saturating_add(bytes.len() as u64);
-        Ok(())
+    /// Bytes of the unfinished record written so far (0 between records).
+    pub(crate) fn partial_len(&self) -> u64 {
+        self.framer.partial_len()
     }
 
-    /// Appends caller records, whole or split across calls; a refused chunk changes nothing.
+    /// Drops the unfinished record: the stream goes on from the boundary before it. Returns
+    /// the bytes dropped. When some had reached the output (a spilled record), the stream is
+    /// [held](Self::hold) until the owner moves the output back.
+    pub(crate) fn abandon_partial(&mut self) -> u64 {
+        let dropped = self.framer.abandon_record();
+        if dropped == 0 {
+            return 0;
+        }
+        let start = self.pos().saturating_sub(dropped);
+        if self.spilled {
+            self.w.cut_at(start);
+            self.spilled = false;
+            self.w.marking = true;
+            self.held = true;
+        } else {
+            self.w
+                .drop_held(usize::try_from(dropped).unwrap_or(usize::MAX));
+        }
+        self.refresh_lane();
+        dropped
+    }
+
+    /// Whole records before the unfinished one once the framer is `next` (the buffer counts
+    /// those before it now; the framer's count includes an unfinished record whose header is
+    /// whole, and not the short way's records).
+    fn completed(&self, next: &RecordFramer) -> u64 {
+        fn whole(f: &RecordFramer) -> u64 {
+            f.records()
+                .wrapping_sub(u64::from(f.record_len().is_some_and(|len| len > 0)))
+        }
+        // Counts only grow (2^64 records do not happen): wrapping is exact.
+        self.w
+            .records
+            .wrapping_add(whole(next))
+            .wrapping_sub(whole(&self.framer))
+    }
+
+    /// Writes bytes that are whole records (or not records at all, such as the pipe header)
+    /// at a record boundary, bypassing the framer: all of them, or (on error) none.
+    pub(crate) fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let (hold, records) = (self.w.held(), self.w.records);
+        self.w.put(&[bytes], hold, records)
+    }
+
+    /// Makes room for `len` more bytes, so that writes of that many cannot fail (see
+    /// [`OutputBuffer::reserve`]).
+    pub(crate) fn reserve(&mut self, len: usize) -> io::Result<()> {
+        self.w.reserve(len)
+    }
+
+    /// Appends caller records, whole or split across calls; a refused chunk, or one the
+    /// output could not take, changes nothing.
     #[inline]
     pub(crate) fn write_records(&mut self, data: &[u8]) -> io::Result<()> {
         // The commonest call inline; the rest out of line.
@@ -124,56 +176,47 @@ impl<W: Write> RecordStream<W> {
     /// records, and refusals.
     #[inline(never)]
     pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
-        self.usable()?;
-        // The framer advances only once the bytes are in the buffer: a refused chunk and a
-        // failed write leave it as it was (a failed write poisons the stream anyway).
-        let w = &mut self.w;
-        let result = match self.framer.feed_then(data, || w.write_all(data)) {
-            Ok(Ok(())) => {
-                // No wrap: a stream does not reach 2^64 bytes.
-                self.pos = self.pos.wrapping_add(data.len() as u64);
-                Ok(())
-            }
-            Ok(Err(e)) => Err(self.poison(e)),
-            Err(e) => Err(framing(e)),
-        };
-        self.refresh_lane();
-        result
+        let next = self.framer.check(data).map_err(framing)?;
+        self.take(&[data], next)
     }
 
     /// Appends the concatenation of `bufs`; returns its length.
     #[inline]
     pub(crate) fn write_records_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        self.usable()?;
-        // As in `write_records`: the framer advances only once every slice is in the buffer.
-        let w = &mut self.w;
-        let mut done = 0usize;
-        let written = self.framer.feed_all_then(bufs.iter().map(|b| &**b), || {
-            for b in bufs {
-                w.write_all(b)?;
-                done = done.saturating_add(b.len());
-            }
-            Ok(())
-        });
-        // The position counts what the buffer took, even when a later slice failed.
-        // No wrap: a stream does not reach 2^64 bytes.
-        self.pos = self.pos.wrapping_add(done as u64);
-        let result = match written {
-            Ok(Ok(())) => Ok(done),
-            Ok(Err(e)) => Err(self.poison(e)),
-            Err(e) => Err(framing(e)),
-        };
-        self.refresh_lane();
-        result
+        let mut next = self.framer;
+        next.feed_all(bufs.iter().map(|b| &**b)).map_err(framing)?;
+        let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
+        self.take(bufs, next)?;
+        Ok(len)
     }
 
-    /// Marks the stream failed; returns `e`.
-    #[cold]
-    #[inline(never)]
-    fn poison(&mut self, e: io::Error) -> io::Error {
-        self.poisoned = true;
-        self.lane_open = false;
-        e
+    /// Puts `parts` in the buffer, after which the framer is `next`: all of them or none.
+    fn take<S: Deref<Target = [u8]>>(&mut self, parts: &[S], next: RecordFramer) -> io::Result<()> {
+        let partial = next.partial_len();
+        let records = self.completed(&next);
+        let (hold, spill) = if partial == 0 {
+            (0, false)
+        } else {
+            let len = next.record_len().unwrap_or(partial);
+            match self.max_split {
+                Some(max) if len > max => {
+                    return Err(WriterError::SplitRecordTooLong { len, max }.into());
+                }
+                // Too long to hold: it goes out, and dropping it seeks back over it.
+                None if self.spilled || partial > FILE_BUFFER_SIZE as u64 => (0, true),
+                _ => (usize::try_from(partial).unwrap_or(usize::MAX), false),
+            }
+        };
+        // Boundaries sent during this call are remembered only when no spilled record is
+        // on either side of it (a mark must be a boundary and its count exact).
+        self.w.marking = !self.spilled && !spill;
+        let put = self.w.put(parts, hold, records);
+        self.w.marking = !(if put.is_ok() { spill } else { self.spilled });
+        put?;
+        self.spilled = spill;
+        self.framer = next;
+        self.refresh_lane();
+        Ok(())
     }
 
     /// Appends one encoded record written by the writer itself (FINISHED_ROUND, …). Refused
@@ -188,20 +231,20 @@ impl<W: Write> RecordStream<W> {
         self.write_records(bytes)
     }
 
+    /// Sends what is not held and flushes the output.
     pub(crate) fn flush(&mut self) -> io::Result<()> {
-        self.usable()?;
-        if let Err(e) = self.w.flush() {
-            return Err(self.poison(e));
-        }
-        Ok(())
+        self.w.flush()
     }
-}
 
-/// The error of a write to a poisoned stream (out of line: never the hot path).
-#[cold]
-#[inline(never)]
-fn poisoned() -> io::Error {
-    WriterError::Poisoned.into()
+    /// Remembers that the stream's position is a record boundary on the output with no
+    /// record before it (the start of the data).
+    pub(crate) fn mark_start(&mut self) {
+        let mark = Mark {
+            pos: self.pos(),
+            records: 0,
+        };
+        self.w.add_mark(mark);
+    }
 }
 
 /// The error of a refused chunk (out of line: never the hot path).
@@ -209,56 +252,6 @@ fn poisoned() -> io::Error {
 #[inline(never)]
 fn framing(e: FramingError) -> io::Error {
     WriterError::from(e).into()
-}
-
-/// Encodes straight into an `io::Write`, keeping the I/O error for the caller (the encoder
-/// only sees that the output refused the bytes).
-pub(crate) struct IoOutput<'w, W: Write> {
-    w: &'w mut W,
-    written: u64,
-    error: Option<io::Error>,
-}
-
-impl<'w, W: Write> IoOutput<'w, W> {
-    pub(crate) fn new(w: &'w mut W) -> Self {
-        IoOutput {
-            w,
-            written: 0,
-            error: None,
-        }
-    }
-
-    /// Bytes written so far.
-    pub(crate) fn written(&self) -> u64 {
-        self.written
-    }
-
-    /// Encodes `value`; an I/O error comes back as itself.
-    pub(crate) fn encode<E: Encode + ?Sized>(
-        &mut self,
-        value: &E,
-        endian: Endian,
-    ) -> io::Result<()> {
-        let result = value.encode(&mut perf_encode::Encoder::new(self, endian));
-        match (self.error.take(), result) {
-            (Some(e), _) => Err(e),
-            (None, Err(e)) => Err(WriterError::from(e).into()),
-            (None, Ok(())) => Ok(()),
-        }
-    }
-}
-
-impl<W: Write> perf_encode::Output for IoOutput<'_, W> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), perf_encode::EncodeError> {
-        if let Err(e) = self.w.write_all(bytes) {
-            self.error = Some(e);
-            return Err(perf_encode::EncodeError::Overflow {
-                what: "output (I/O error)",
-            });
-        }
-        self.written = self.written.saturating_add(bytes.len() as u64);
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -292,7 +285,7 @@ mod tests {
             taken: Vec::new(),
             room,
         };
-        RecordStream::new(w, Endian::NATIVE, 100)
+        RecordStream::new(w, Endian::NATIVE, 100, Some(MAX_SPLIT_RECORD_LEN))
     }
 
     fn header(type_: u32, size: u16) -> [u8; 8] {
@@ -310,10 +303,6 @@ mod tests {
         r
     }
 
-    fn is_poisoned(e: &io::Error) -> bool {
-        WriterError::from_io(e) == Some(&WriterError::Poisoned)
-    }
-
     #[test]
     fn whole_and_split_records_count_bytes() {
         let mut s = stream(usize::MAX);
@@ -328,7 +317,7 @@ mod tests {
             .write_records_vectored(&[IoSlice::new(&rec[..8]), IoSlice::new(&rec[8..])])
             .unwrap();
         assert_eq!(n, 24);
-        assert_eq!(s.pos, 100 + 3 * 24);
+        assert_eq!(s.pos(), 100 + 3 * 24);
         s.flush().unwrap();
         assert_eq!(s.w.get_ref().taken.len(), 3 * 24);
     }
@@ -343,36 +332,79 @@ mod tests {
         let slices = [IoSlice::new(&rec), IoSlice::new(&bad)];
         assert!(s.write_records_vectored(&slices).is_err());
         assert!(s.at_boundary());
-        assert_eq!(s.pos, 100);
+        assert_eq!(s.pos(), 100);
         s.flush().unwrap();
         assert!(s.w.get_ref().taken.is_empty());
         // Refusals do not poison.
         s.write_records(&rec).unwrap();
-        assert_eq!(s.pos, 116);
+        assert_eq!(s.pos(), 116);
     }
 
     #[test]
-    fn a_failed_write_poisons_and_leaves_the_framer() {
-        // The payload of an AUXTRACE record passes the 256 KiB buffer and reaches the
-        // output, which fails.
-        let payload = vec![0u8; FILE_BUFFER_SIZE + 8];
+    fn a_failed_write_takes_nothing_and_the_next_call_sends_it() {
+        // A whole AUXTRACE record larger than the buffer, given in one call, to an output
+        // that takes 16 bytes and then fails: the call is taken whole (the buffer grows),
+        // and what the output did not take waits.
+        let payload = vec![7u8; FILE_BUFFER_SIZE + 8];
         for vectored in [false, true] {
             let mut s = stream(16);
-            s.write_records(&auxtrace(payload.len() as u64)).unwrap();
-            assert!(!s.at_boundary());
-            let framer = format!("{:?}", s.framer);
-            let err = if vectored {
-                s.write_records_vectored(&[IoSlice::new(&payload)])
-                    .unwrap_err()
+            let head = auxtrace(payload.len() as u64);
+            if vectored {
+                let parts = [IoSlice::new(&head), IoSlice::new(&payload)];
+                s.write_records_vectored(&parts).unwrap();
             } else {
-                s.write_records(&payload).unwrap_err()
-            };
-            assert!(!is_poisoned(&err), "{err}");
-            assert_eq!(format!("{:?}", s.framer), framer);
-            assert!(is_poisoned(&s.write_records(&payload).unwrap_err()));
-            assert!(is_poisoned(&s.write_raw(&[0; 8]).unwrap_err()));
-            assert!(is_poisoned(&s.flush().unwrap_err()));
+                s.write_records(&[&head[..], &payload].concat()).unwrap();
+            }
+            assert!(s.at_boundary());
+            // The buffer is full and the output fails: the next call takes nothing.
+            let framer = s.framer;
+            let end = s.pos();
+            let mut rec = [0u8; 16];
+            rec[..8].copy_from_slice(&header(record_type::SAMPLE, 16));
+            let err = s.write_records(&[&rec[..]; 20_000].concat()).unwrap_err();
+            assert!(WriterError::from_io(&err).is_none(), "{err}");
+            assert_eq!((s.framer, s.pos()), (framer, end));
+            // Room again: the next flush sends everything, once.
+            s.w.get_mut().room = usize::MAX;
+            s.flush().unwrap();
+            let taken = &s.w.get_ref().taken;
+            assert_eq!(taken.len(), 16 + payload.len());
+            assert_eq!(&taken[..16], &head);
         }
+    }
+
+    #[test]
+    fn an_unfinished_record_is_held_and_can_be_dropped() {
+        let mut s = stream(usize::MAX);
+        let mut rec = [0u8; 32];
+        rec[..8].copy_from_slice(&header(record_type::SAMPLE, 32));
+        s.write_records(&rec).unwrap();
+        s.write_records(&rec[..20]).unwrap();
+        assert_eq!(s.partial_len(), 20);
+        s.flush().unwrap();
+        // Only the whole record went out.
+        assert_eq!(s.w.get_ref().taken, rec);
+        assert_eq!(s.abandon_partial(), 20);
+        assert_eq!((s.pos(), s.at_boundary()), (132, true));
+        s.write_records(&rec).unwrap();
+        s.flush().unwrap();
+        assert_eq!(s.w.get_ref().taken, [rec, rec].concat());
+        // Pipe mode holds at most MAX_SPLIT_RECORD_LEN: a longer record announced by an
+        // AUXTRACE header is refused at the call, nothing written.
+        let err = s
+            .write_records(&auxtrace(MAX_SPLIT_RECORD_LEN))
+            .unwrap_err();
+        assert_eq!(
+            WriterError::from_io(&err),
+            Some(&WriterError::SplitRecordTooLong {
+                len: 16 + MAX_SPLIT_RECORD_LEN,
+                max: MAX_SPLIT_RECORD_LEN
+            })
+        );
+        assert!(s.at_boundary());
+        s.write_records(&auxtrace(8)).unwrap();
+        assert_eq!(s.partial_len(), 16);
+        assert_eq!(s.abandon_partial(), 16);
     }
 
     /// A SAMPLE record of `len` bytes whose body bytes are `fill`.
@@ -411,7 +443,7 @@ mod tests {
         s.flush().unwrap();
         let expected = [&whole[..], &long[..8], &whole, &whole, &two, &whole].concat();
         assert_eq!(s.w.get_ref().taken, expected);
-        assert_eq!(s.pos, 100 + expected.len() as u64);
+        assert_eq!(s.pos(), 100 + expected.len() as u64);
     }
 
     #[test]
@@ -425,7 +457,7 @@ mod tests {
             taken: Vec::new(),
             room: usize::MAX,
         };
-        let mut s = RecordStream::new(w, other, 0);
+        let mut s = RecordStream::new(w, other, 0, None);
         let rec = sample(64, 3, other);
         assert!(!s.write_small_record(&rec));
         s.write_records(&rec).unwrap();

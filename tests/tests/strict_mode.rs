@@ -920,3 +920,73 @@ fn a_held_record_is_continued_even_by_bytes_that_look_like_a_sample() {
     let records = [&a[..], &b[..], &c[..]].concat();
     assert_eq!(bytes[104..104 + records.len()], records[..]);
 }
+
+/// A sched_switch SAMPLE in bytes, RAW `raw`.
+fn switch_sample(e: Endian, raw: &[u8], time: u64) -> Vec<u8> {
+    let format = format();
+    let attr = perf_writer_std::perf_encode::abi::PerfEventAttr::from(&switch_attr(&format));
+    let layout = SampleLayout::from_attr(&attr);
+    let s = Sample {
+        identifier: Some(SWITCH_IDS[0]),
+        ip: Some(0x1000),
+        tid: Some(PidTid { pid: 5, tid: 5 }),
+        time: Some(time),
+        cpu: Some(SampleCpu::new(0)),
+        period: Some(1),
+        raw: Some(raw),
+        ..Default::default()
+    };
+    let sample = SampleRecord {
+        layout: &layout,
+        sample: &s,
+        misc: misc::KERNEL,
+    };
+    to_vec(&sample, e).unwrap()
+}
+
+/// Strict mode applies the tracepoint RAW rule (`tracepoint_raw_rule`) to SAMPLE bytes: a
+/// RAW whose common_type is not its format's id (left 0) is refused; perf reads the rest.
+#[test]
+fn a_tracepoint_sample_whose_raw_is_not_its_formats_is_refused() {
+    for e in [Endian::Little, Endian::Big] {
+        let mut w =
+            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap();
+        add_events(&mut w);
+        let good = switch_raw(e, ("main", MAIN), ("worker", WORKER));
+        let mut zero = good.clone();
+        zero[..2].copy_from_slice(&[0, 0]);
+        w.write_event_data(&switch_sample(e, &good, T0)).unwrap();
+        let err = w
+            .write_event_data(&switch_sample(e, &zero, T0 + 1))
+            .unwrap_err();
+        let (_, type_, problem) = refusal(&err);
+        assert_eq!(type_, record_type::SAMPLE);
+        assert!(
+            matches!(problem, RecordProblem::TracepointRaw(_)),
+            "{problem:?}"
+        );
+        // Too short for the common fields.
+        let err = w
+            .write_event_data(&switch_sample(e, &good[..4], T0 + 2))
+            .unwrap_err();
+        assert!(matches!(refusal(&err).2, RecordProblem::TracepointRaw(_)));
+        w.write_event_data(&switch_sample(e, &good, T0 + 3))
+            .unwrap();
+        let bytes = w.finish().unwrap().into_inner();
+        assert_eq!(
+            lpd::read_file(&bytes).unwrap().count(record_type::SAMPLE),
+            2
+        );
+        if require_perf() {
+            let f = temp_data_file(&bytes);
+            let script = perf_script(f.path(), &[]);
+            script.assert_clean();
+            let lines = script_lines(&script);
+            assert_eq!(lines.len(), 2, "{e:?}");
+            assert!(
+                lines.iter().all(|l| l.contains("sched_switch")),
+                "{lines:?}"
+            );
+        }
+    }
+}
