@@ -19,7 +19,7 @@ use arbitrary::Arbitrary;
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 use perf_abi::{attr_flags, sample_type};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
+    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::cell::RefCell;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
@@ -180,7 +180,7 @@ pub enum SampleFault {
 }
 
 /// One call of the sequence.
-#[derive(Arbitrary, Debug)]
+#[derive(Arbitrary, Debug, Clone)]
 pub enum Op {
     /// A cpu-clock event with some of these ids (up to 3).
     AddClock {
@@ -237,13 +237,6 @@ pub enum Op {
         /// Its text.
         text: Vec<u8>,
     },
-    /// A raw feature payload.
-    SetRaw {
-        /// The feature index (modulo 32).
-        index: u8,
-        /// Its bytes.
-        data: Vec<u8>,
-    },
     /// A tracing-data header_page.
     SetHeaderPage(Vec<u8>),
     /// FINISHED_ROUND.
@@ -266,7 +259,7 @@ pub enum Op {
 }
 
 /// A sequence and the writer it runs on.
-#[derive(Arbitrary, Debug)]
+#[derive(Arbitrary, Debug, Clone)]
 pub struct Input {
     /// File or pipe.
     pub mode: Mode,
@@ -522,12 +515,12 @@ fn apply<O: OutputMode>(
                     if owed {
                         r.as_ref().expect("a right SAMPLE on a healthy output");
                     }
-                    took(m, &rec, r.is_ok())
+                    took(w, m, &rec, &r)
                 }
                 Some(cut) => {
                     let cut = usize::from(*cut) % rec.len();
                     let first = w.write_event_data(&rec[..cut]);
-                    if !took(m, &rec[..cut], first.is_ok()) {
+                    if !took(w, m, &rec[..cut], &first) {
                         return false;
                     }
                     if *leave_open {
@@ -537,7 +530,7 @@ fn apply<O: OutputMode>(
                     if must_refuse && m.open.len() == cut {
                         assert!(second.is_err(), "{fault:?} SAMPLE accepted in two pieces");
                     }
-                    took(m, &rec[cut..], second.is_ok())
+                    took(w, m, &rec[cut..], &second)
                 }
             }
         }
@@ -553,18 +546,10 @@ fn apply<O: OutputMode>(
                 rec.extend_from_slice(&ref_u64(fill.rotate_left(i * 8), e));
             }
             let r = w.write_event_data(&rec);
-            took(m, &rec, r.is_ok())
+            took(w, m, &rec, &r)
         }
         Op::SetString { index, text } => {
             w.set_string_header(PerfHeaderIndex(*index % 32), text)
-        }
-        Op::SetRaw { index, data } => {
-            // EVENT_DESC and TRACING_DATA set by hand replace the writer's: keep the writer's.
-            let index = match *index % 32 {
-                10 | 12 => 11,
-                i => i,
-            };
-            w.set_header(PerfHeaderIndex(index), data)
         }
         Op::SetHeaderPage(data) => w.set_tracing_data_header_page(data),
         Op::FinishedRound => {
@@ -578,7 +563,7 @@ fn apply<O: OutputMode>(
         Op::Flush => w.flush().is_ok(),
         Op::Abandon => {
             let held = w.partial_record_len();
-            assert_eq!(held, m.open.len(), "the writer holds what the model left open");
+            assert_eq!(held, m.open.len() as u64, "the writer holds what the model left open");
             w.abandon_partial_record();
             assert_eq!(w.partial_record_len(), 0);
             m.open.clear();
@@ -599,8 +584,25 @@ fn apply<O: OutputMode>(
 
 /// The writer answered a call of `bytes` with `ok`: when it did, they continue the stream
 /// (whole records move to `accepted`). Returns `ok`.
-fn took(m: &mut Model, bytes: &[u8], ok: bool) -> bool {
-    if !ok {
+fn took<O: OutputMode>(
+    w: &PerfWriter<O>,
+    m: &mut Model,
+    bytes: &[u8],
+    answer: &io::Result<()>,
+) -> bool {
+    if let Err(e) = answer {
+        // A refused record whose start an earlier call left open is dropped whole (the
+        // stream goes on from the record before it); anything else leaves the writer as it
+        // was.
+        let held = w.partial_record_len();
+        let refused = matches!(
+            WriterError::from_io(e),
+            Some(WriterError::RecordRefused { .. } | WriterError::Framing(_))
+        );
+        if held == 0 && refused {
+            m.open.clear();
+        }
+        assert_eq!(held, m.open.len() as u64, "a failed call changed what is held: {e}");
         return false;
     }
     m.open.extend_from_slice(bytes);
