@@ -35,6 +35,11 @@ pub(crate) struct ClaimMark {
 }
 
 impl IdIndex {
+    /// No id was claimed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.runs.is_empty() && self.others.is_empty()
+    }
+
     /// The description that owns `id`.
     pub(crate) fn get(&self, id: u64) -> Option<u32> {
         let after = self.runs.partition_point(|r| r.first <= id);

@@ -8,8 +8,8 @@ use crate::output_mode::OutputMode;
 use crate::session::{EventDescData, Session};
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
-    id_of_non_sample, parse_sample, payload_len, record_extent, ParseError, RecordExtent,
-    RecordFramer, SampleLayout,
+    id_of_non_sample, parse_sample, payload_len, record_extent, ParseError, ParsedSample,
+    RecordExtent, RecordFramer, SampleLayout,
 };
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -464,10 +464,14 @@ impl RecordCheck {
         }
         let first = session.descs().first()?;
         let descs = session.descs().len();
-        let id = match (descs, first.layout.sample_id_offset()) {
-            (1, _) => None,
-            (_, Some(at)) => Some((at, read_u64(data, at, endian)?)),
-            (_, None) => return None,
+        // One event without ids owns every SAMPLE; otherwise the id must stay the same.
+        let id = match (
+            descs == 1 && session.has_no_ids(),
+            first.layout.sample_id_offset(),
+        ) {
+            (true, _) => None,
+            (false, Some(at)) => Some((at, read_u64(data, at, endian)?)),
+            (false, None) => return None,
         };
         let owner = match id {
             None => Some(first),
@@ -564,12 +568,12 @@ impl RecordCheck {
             if let Some(rule) = session.raw_rule_of(desc) {
                 // perf finds a RAW payload's format by its common_type: the one rule of
                 // `write_sample`, on bytes.
-                let raw = parse_sample(&desc.layout, endian, record)
-                    .map_err(RecordProblem::SampleLayout)?
-                    .raw
-                    .unwrap_or_default();
-                rule.check(raw, endian)
-                    .map_err(RecordProblem::TracepointRaw)?;
+                // (A tracepoint without RAW in its layout has nothing to decode.)
+                with_parsed(&desc.layout, endian, record, |s| {
+                    s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
+                })
+                .map_err(RecordProblem::SampleLayout)?
+                .map_err(RecordProblem::TracepointRaw)?;
             }
         }
         if self.derive {
@@ -585,25 +589,18 @@ impl RecordCheck {
         Ok(())
     }
 
-    /// The description a record with event id `id` belongs to, as perf finds it: with one
-    /// description, that one whatever the id; id 0 or none, the first.
+    /// The description a record with event id `id` belongs to ([`Session::desc_for`]); out
+    /// of strict mode, the first when no description owns the id.
     fn event_of<'s>(
         &self,
         session: &'s Session,
         first: &'s EventDescData,
         id: Option<u64>,
     ) -> Result<&'s EventDescData, RecordProblem> {
-        if session.descs().len() == 1 {
-            return Ok(first);
-        }
-        match id {
-            // perf's synthesized records carry id 0 and belong to the first event.
-            Some(0) | None => Ok(first),
-            Some(id) => match session.desc_of_id(id) {
-                Some(d) => Ok(d),
-                None if self.strict => Err(RecordProblem::UnknownId(id)),
-                None => Ok(first),
-            },
+        match session.desc_for(id) {
+            Ok(d) => Ok(d),
+            Err(_) if !self.strict => Ok(first),
+            Err(_) => Err(RecordProblem::UnknownId(id.unwrap_or(0))),
         }
     }
 }
@@ -668,8 +665,19 @@ fn time_and_cpu(
     endian: Endian,
     record: &[u8],
 ) -> Result<(Option<u64>, Option<u32>), ParseError> {
+    with_parsed(layout, endian, record, |s| (s.time, s.cpu.map(|c| c.cpu)))
+}
+
+/// `f` of the SAMPLE `record` parsed by its layout, also when `header.size` counts padding
+/// after the last field that the layout does not (see [`time_and_cpu`]).
+fn with_parsed<T>(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+    f: impl FnOnce(&ParsedSample<'_>) -> T,
+) -> Result<T, ParseError> {
     match parse_sample(layout, endian, record) {
-        Ok(s) => Ok((s.time, s.cpu.map(|c| c.cpu))),
+        Ok(s) => Ok(f(&s)),
         Err(ParseError::SizeMismatch {
             header_size,
             implied,
@@ -680,8 +688,7 @@ fn time_and_cpu(
             if let Some(field) = copy.get_mut(6..8) {
                 field.copy_from_slice(&endian.u16_bytes(size));
             }
-            let s = parse_sample(layout, endian, &copy)?;
-            Ok((s.time, s.cpu.map(|c| c.cpu)))
+            parse_sample(layout, endian, &copy).map(|s| f(&s))
         }
         Err(e) => Err(e),
     }

@@ -185,21 +185,28 @@ impl Session {
     }
 
     /// The description that owns sample id `id`.
+    /// No description has an id.
+    pub(crate) fn has_no_ids(&self) -> bool {
+        self.ids.is_empty()
+    }
+
     pub(crate) fn desc_of_id(&self, id: u64) -> Option<&EventDescData> {
         let index = self.ids.get(id)?;
         self.descs.get(usize::try_from(index).ok()?)
     }
 
-    /// The description whose layout applies to a record naming event `id`: the only one in
-    /// a one-event file, else the owner of `id` (`None`: the record has no id, so the first
-    /// description). `Err` when there is none, or the id belongs to no description.
+    /// The description whose layout applies to a record naming event `id`: the owner of
+    /// `id`; the first for no id or id 0; the only one when no description has ids. `Err`
+    /// when there is none, or the id belongs to no description.
     pub(crate) fn desc_for(&self, id: Option<u64>) -> Result<&EventDescData, WriterError> {
         let first = self.descs.first().ok_or(WriterError::NoEventDescription)?;
         match id {
             // perf gives every record of a one-event file to that event, and a record
             // with id 0 (perf's synthesized records) to the first.
             None | Some(0) => Ok(first),
-            Some(_) if self.descs.len() == 1 => Ok(first),
+            // One event and no ids: perf's rule. With ids, a record naming none of them is
+            // refused even with one event: an event added later would leave it to none.
+            Some(_) if self.ids.is_empty() => Ok(first),
             Some(id) => self.desc_of_id(id).ok_or(WriterError::UnknownEventId(id)),
         }
     }
