@@ -497,7 +497,7 @@ fn apply<O: OutputMode>(
             // unknown id; a size or RAW its attr contradicts.
             let must_refuse = match fault {
                 SampleFault::None => false,
-                SampleFault::UnknownId => m.events.len() > 1,
+                SampleFault::UnknownId => !m.used.is_empty(),
                 SampleFault::ExtraWord | SampleFault::ZeroCommonType => true,
             };
             // A right SAMPLE the writer owes acceptance: the output is healthy, no record is
