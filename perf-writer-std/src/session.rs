@@ -118,6 +118,8 @@ pub struct Session {
     /// Every sample id, to the index of the description that owns it.
     ids: IdIndex,
     tracepoints: BTreeMap<u32, Tracepoint>,
+    /// A description was added without ids (then it stays the only one).
+    desc_without_ids: bool,
     /// Feature payloads; `None` is unset (an empty payload is a feature that is present with
     /// no bytes, as BRANCH_STACK and STAT are).
     headers: [Option<Vec<u8>>; FEATURE_SLOTS],
@@ -152,6 +154,7 @@ impl Session {
             id_lists: SliceArena::default(),
             ids: IdIndex::default(),
             tracepoints: BTreeMap::new(),
+            desc_without_ids: false,
             headers: Default::default(),
             derived: 0,
             tracing: TracingSettings::default(),
@@ -335,7 +338,15 @@ impl Session {
             .ids
             .claim(ids, index)
             .map_err(WriterError::DuplicateId)?;
-        if let Err(e) = self.check_new_desc(&attr, tracepoint) {
+        // With several events perf finds a record's event by its id alone.
+        let several_need_ids =
+            || match !self.descs.is_empty() && (ids.is_empty() || self.desc_without_ids) {
+                true => Err(WriterError::IndistinguishableEvents(
+                    "with several events every event needs a sample id",
+                )),
+                false => Ok(()),
+            };
+        if let Err(e) = several_need_ids().and_then(|()| self.check_new_desc(&attr, tracepoint)) {
             self.ids.release(claimed, ids);
             return Err(e);
         }
@@ -350,6 +361,7 @@ impl Session {
             );
         }
         self.touch();
+        self.desc_without_ids |= ids.is_empty();
         self.descs.push(EventDescData {
             name: self.names.push(name),
             ids: self.id_lists.push(ids),

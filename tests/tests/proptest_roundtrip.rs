@@ -357,7 +357,12 @@ fn write_case(case: &Case) -> Written {
         {
             try_bad(&mut w, b, &used, &mut next_id);
         }
-        let ids: Vec<u64> = (0..d.nr_ids)
+        // With several events each needs an id (perf finds a record's event by it).
+        let nr_ids = match case.descs.len() {
+            1 => d.nr_ids,
+            _ => d.nr_ids.max(1),
+        };
+        let ids: Vec<u64> = (0..nr_ids)
             .map(|_| {
                 next_id = next_id.wrapping_add(1);
                 next_id
