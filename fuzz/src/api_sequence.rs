@@ -412,12 +412,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
 }
 
 /// Applies one op; false when the writer refused it or the output failed.
-fn apply<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    out: &FaultyOutput,
-    m: &mut Model,
-    op: &Op,
-) -> bool {
+fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model, op: &Op) -> bool {
     let e = m.e;
     match op {
         Op::AddClock { ids, n } => {
@@ -487,7 +482,9 @@ fn apply<O: OutputMode>(
                 fault = SampleFault::None;
             }
             let sid = match (fault, event.ids.is_empty()) {
-                (SampleFault::UnknownId, _) => (0xdead_0000u64..).find(|i| !m.used.contains(i)).unwrap_or(1),
+                (SampleFault::UnknownId, _) => (0xdead_0000u64..)
+                    .find(|i| !m.used.contains(i))
+                    .unwrap_or(1),
                 (_, true) => 0,
                 (_, false) => event.ids[usize::from(*id) % event.ids.len()],
             };
@@ -548,9 +545,7 @@ fn apply<O: OutputMode>(
             let r = w.write_event_data(&rec);
             took(w, m, &rec, &r)
         }
-        Op::SetString { index, text } => {
-            w.set_string_header(PerfHeaderIndex(*index % 32), text)
-        }
+        Op::SetString { index, text } => w.set_string_header(PerfHeaderIndex(*index % 32), text),
         Op::SetHeaderPage(data) => w.set_tracing_data_header_page(data),
         Op::FinishedRound => {
             let r = w.write_finished_round();
@@ -563,7 +558,11 @@ fn apply<O: OutputMode>(
         Op::Flush => w.flush().is_ok(),
         Op::Abandon => {
             let held = w.partial_record_len();
-            assert_eq!(held, m.open.len() as u64, "the writer holds what the model left open");
+            assert_eq!(
+                held,
+                m.open.len() as u64,
+                "the writer holds what the model left open"
+            );
             w.abandon_partial_record();
             assert_eq!(w.partial_record_len(), 0);
             m.open.clear();
@@ -602,7 +601,11 @@ fn took<O: OutputMode>(
         if held == 0 && refused {
             m.open.clear();
         }
-        assert_eq!(held, m.open.len() as u64, "a failed call changed what is held: {e}");
+        assert_eq!(
+            held,
+            m.open.len() as u64,
+            "a failed call changed what is held: {e}"
+        );
         return false;
     }
     m.open.extend_from_slice(bytes);
@@ -633,7 +636,9 @@ fn took<O: OutputMode>(
 fn payload_after(e: perf_encode::Endian, type_: u32, rec: &[u8]) -> Option<usize> {
     match type_ {
         // HEADER_TRACING_DATA: a u32 size, the payload padded to 8.
-        66 => rec.get(8..12).map(|b| (read_u32(e, b) as usize).div_ceil(8) * 8),
+        66 => rec
+            .get(8..12)
+            .map(|b| (read_u32(e, b) as usize).div_ceil(8) * 8),
         // AUXTRACE: a u64 size.
         71 => rec.get(8..16).map(|b| read_u64(e, b) as usize),
         _ => Some(0),
@@ -757,7 +762,10 @@ fn records(e: perf_encode::Endian, bytes: &[u8], from: usize) -> Vec<(u32, &[u8]
         let type_ = read_u32(e, rest);
         let size = usize::from(read_u16(e, &rest[6..8]));
         let whole = size + payload_after(e, type_, rest).expect("a whole header");
-        assert!(size >= 8 && whole <= rest.len(), "record at {pos} runs past the end");
+        assert!(
+            size >= 8 && whole <= rest.len(),
+            "record at {pos} runs past the end"
+        );
         out.push((type_, &rest[..whole]));
         pos += whole;
     }
@@ -829,9 +837,7 @@ fn check_output(bytes: &[u8], mode: Mode, m: &Model) {
     assert_eq!(samples, m.samples, "SAMPLEs linux-perf-data reads");
 }
 
-fn count_samples<R: io::Read>(
-    reader: Result<PerfFileReader<R>, linux_perf_data::Error>,
-) -> usize {
+fn count_samples<R: io::Read>(reader: Result<PerfFileReader<R>, linux_perf_data::Error>) -> usize {
     let PerfFileReader {
         mut perf_file,
         mut record_iter,

@@ -42,7 +42,18 @@ fn check(input: &Input, with_perf: bool) -> Seen {
             Mode::File => perf_script(temp_data_file(&outcome.bytes).path(), &[]),
             Mode::Pipe => perf_script_stdin(&outcome.bytes),
         };
-        script.assert_clean();
+        // A caller who starts a record while another is open writes bytes that continue it:
+        // a well-formed SAMPLE of garbage fields, its time too, which perf reads with an
+        // "out of order events" warning. Any other warning, or a failure, counts.
+        let out_of_order = script.stderr.contains("out of order events recorded");
+        let findings: Vec<String> = script
+            .stderr_findings()
+            .into_iter()
+            .filter(|l| !(out_of_order && l.trim() == "Warning:"))
+            .collect();
+        if !script.success() || !findings.is_empty() {
+            script.assert_clean();
+        }
         assert_eq!(
             script_lines(&script).len(),
             outcome.samples,
