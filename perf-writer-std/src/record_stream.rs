@@ -1,6 +1,7 @@
 //! The buffered byte stream under both output modes: checks framing, counts bytes, and
 //! refuses further writes after a failed one.
 
+use crate::compression::{Compression, CompressionStats, Compressor};
 use crate::output_buffer::{OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
 use perf_encode::records::{FramingError, RecordFramer};
@@ -29,6 +30,11 @@ pub(crate) struct RecordStream<W: Write> {
     lane_open: bool,
     /// Stream position of the next byte.
     pub(crate) pos: u64,
+    /// Compresses the caller's records when compression is on (see `compression.rs`);
+    /// bytes waiting in it are not counted in `pos` yet.
+    compress: Option<Box<Compressor>>,
+    /// What the compressors replaced so far wrote.
+    compressed: Option<CompressionStats>,
 }
 
 impl<W: Write> RecordStream<W> {
@@ -41,12 +47,77 @@ impl<W: Write> RecordStream<W> {
             held: false,
             lane_open: endian.is_native(),
             pos,
+            compress: None,
+            compressed: None,
         }
     }
 
     fn refresh_lane(&mut self) {
-        self.lane_open =
-            self.endian.is_native() && !self.poisoned && !self.held && self.framer.at_boundary();
+        self.lane_open = self.endian.is_native()
+            && !self.poisoned
+            && !self.held
+            && self.framer.at_boundary()
+            && self.compress.is_none();
+    }
+
+    /// Starts, changes or stops compression between records: what the compressor before
+    /// holds is written and its stream ended first. A setting zstd refuses changes nothing.
+    pub(crate) fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
+        self.usable()?;
+        if !self.at_boundary() {
+            return Err(WriterError::IncompleteRecord.into());
+        }
+        let next = match setting {
+            Some(c) => Some(Box::new(Compressor::new(c, self.endian)?)),
+            None => None,
+        };
+        if let Some(mut old) = self.compress.take() {
+            let ended = old.end(&mut self.w);
+            self.note_compressed(&old.stats());
+            self.count_compressed(ended)?;
+        }
+        self.compress = next;
+        self.refresh_lane();
+        Ok(())
+    }
+
+    /// Compresses what waits and returns what every compressor of this stream wrote (`None`
+    /// when compression was never on).
+    pub(crate) fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>> {
+        self.flush_compressed()?;
+        let mut all = self.compressed;
+        if let Some(c) = &self.compress {
+            all.get_or_insert_with(CompressionStats::default)
+                .merge(&c.stats());
+        }
+        Ok(all)
+    }
+
+    fn note_compressed(&mut self, stats: &CompressionStats) {
+        self.compressed
+            .get_or_insert_with(CompressionStats::default)
+            .merge(stats);
+    }
+
+    /// Writes the records the compressor holds (before bytes that bypass it).
+    fn flush_compressed(&mut self) -> io::Result<()> {
+        self.usable()?;
+        let written = match self.compress.as_mut() {
+            Some(c) => c.flush_chunk(&mut self.w),
+            None => return Ok(()),
+        };
+        self.count_compressed(written)
+    }
+
+    /// Counts the bytes a compressor wrote; an error poisons the stream.
+    fn count_compressed(&mut self, written: io::Result<u64>) -> io::Result<()> {
+        match written {
+            Ok(n) => {
+                self.pos = self.pos.saturating_add(n);
+                Ok(())
+            }
+            Err(e) => Err(self.poison(e)),
+        }
     }
 
     /// Closes (`true`) or reopens the short way for records: the owner has moved the
@@ -102,7 +173,7 @@ impl<W: Write> RecordStream<W> {
     /// Writes bytes that are known to be whole records (or not records at all, such as the
     /// pipe header), bypassing the framer.
     pub(crate) fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.usable()?;
+        self.flush_compressed()?;
         if let Err(e) = self.w.write_all(bytes) {
             return Err(self.poison(e));
         }
@@ -127,11 +198,11 @@ impl<W: Write> RecordStream<W> {
         self.usable()?;
         // The framer advances only once the bytes are in the buffer: a refused chunk and a
         // failed write leave it as it was (a failed write poisons the stream anyway).
-        let w = &mut self.w;
-        let result = match self.framer.feed_then(data, || w.write_all(data)) {
-            Ok(Ok(())) => {
+        let (w, compress) = (&mut self.w, &mut self.compress);
+        let result = match self.framer.feed_then(data, || sink(w, compress, data)) {
+            Ok(Ok(written)) => {
                 // No wrap: a stream does not reach 2^64 bytes.
-                self.pos = self.pos.wrapping_add(data.len() as u64);
+                self.pos = self.pos.wrapping_add(written);
                 Ok(())
             }
             Ok(Err(e)) => Err(self.poison(e)),
@@ -146,18 +217,18 @@ impl<W: Write> RecordStream<W> {
     pub(crate) fn write_records_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         self.usable()?;
         // As in `write_records`: the framer advances only once every slice is in the buffer.
-        let w = &mut self.w;
-        let mut done = 0usize;
+        let (w, compress) = (&mut self.w, &mut self.compress);
+        let (mut done, mut out) = (0usize, 0u64);
         let written = self.framer.feed_all_then(bufs.iter().map(|b| &**b), || {
             for b in bufs {
-                w.write_all(b)?;
+                out = out.saturating_add(sink(w, compress, b)?);
                 done = done.saturating_add(b.len());
             }
             Ok(())
         });
         // The position counts what the buffer took, even when a later slice failed.
         // No wrap: a stream does not reach 2^64 bytes.
-        self.pos = self.pos.wrapping_add(done as u64);
+        self.pos = self.pos.wrapping_add(out);
         let result = match written {
             Ok(Ok(())) => Ok(done),
             Ok(Err(e)) => Err(self.poison(e)),
@@ -189,11 +260,24 @@ impl<W: Write> RecordStream<W> {
     }
 
     pub(crate) fn flush(&mut self) -> io::Result<()> {
-        self.usable()?;
+        self.flush_compressed()?;
         if let Err(e) = self.w.flush() {
             return Err(self.poison(e));
         }
         Ok(())
+    }
+}
+
+/// Writes caller record bytes to `w`, through the compressor when there is one; returns the
+/// bytes that reached `w`.
+fn sink<W: Write>(
+    w: &mut OutputBuffer<W>,
+    compress: &mut Option<Box<Compressor>>,
+    data: &[u8],
+) -> io::Result<u64> {
+    match compress {
+        Some(c) => c.push(data, w),
+        None => w.write_all(data).map(|()| data.len() as u64),
     }
 }
 

@@ -182,7 +182,7 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         self.out = Some(O::open(stream, self.session.endian())?);
         self.check.reset_output();
-        Ok(())
+        self.start_compression()
     }
 
     /// The byte order this writer writes.
@@ -230,6 +230,7 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.check.derive() {
             self.set_headers_derived_from_events();
         }
+        self.finish_compression()?;
         let out = self
             .out
             .as_mut()

@@ -1,0 +1,487 @@
+//! zstd compression of the records the writer is given, into PERF_RECORD_COMPRESSED records
+//! (behind the `zstd` cargo feature; [`Compression`] exists in every build).
+//!
+//! Which records are compressed follows what `perf record -z` writes: kernel records
+//! (types below 64: SAMPLE, COMM, MMAP…) from the first SAMPLE or FINISHED_INIT on; the
+//! records before (the initial state), tool records (FINISHED_ROUND, FINISHED_INIT, ID_INDEX,
+//! pipe mode's header records…) and COMPRESSED records given by the caller stay as they are.
+//! Compressed bytes wait in a buffer of [`MAX_DECOMPRESSED_CHUNK`] bytes; when it is full, or
+//! before an uncompressed record, a flush or finalize, they become COMPRESSED records of at
+//! most 65,535 bytes.
+
+use crate::WriterError;
+use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
+
+/// Most bytes of records one COMPRESSED record decompresses to (HEADER_COMPRESSED announces
+/// twice this as `mmap_len` before the first one): perf sizes its decompression buffer from
+/// `mmap_len`.
+pub const MAX_DECOMPRESSED_CHUNK: usize = 256 * 1024;
+
+/// The form of the COMPRESSED records (see [`Compression`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CompressionForm {
+    /// perf's own form (the default): one zstd stream for the whole output, flushed into
+    /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
+    /// it ends. The best ratio (the stream's window spans records); perf 6.1 and
+    /// linux-perf-data 0.13 read it, as they read `perf record -z` files.
+    #[default]
+    PerfStream,
+    /// Every record holds one complete zstd frame and a zstd skippable frame of 8–15 bytes
+    /// that ends it on a multiple of 8, so every record of the output stays 8-aligned (for
+    /// readers that need it). perf 6.1 and linux-perf-data 0.13 read it too; the frames are
+    /// independent, which costs a little ratio.
+    Aligned,
+}
+
+/// How the writer compresses: a zstd level and a [`CompressionForm`]. Set it with
+/// [`PerfWriter::set_compression`](crate::PerfWriter::set_compression) (needs the `zstd`
+/// cargo feature); off by default.
+///
+/// ```
+/// use perf_writer_std::{Compression, CompressionForm};
+/// let c = Compression::zstd(1);
+/// assert_eq!((c.level, c.form), (1, CompressionForm::PerfStream));
+/// let aligned = Compression { form: CompressionForm::Aligned, ..Compression::zstd(3) };
+/// assert_eq!(aligned.level, 3);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Compression {
+    /// zstd level, 1 (fastest; `perf record -z`'s default) to 22.
+    pub level: i32,
+    /// The form of the records.
+    pub form: CompressionForm,
+}
+
+impl Compression {
+    /// zstd at `level` in perf's form.
+    pub const fn zstd(level: i32) -> Self {
+        Compression {
+            level,
+            form: CompressionForm::PerfStream,
+        }
+    }
+
+    /// Refuses a level HEADER_COMPRESSED cannot carry or zstd does not have.
+    pub(crate) fn check(&self) -> Result<(), WriterError> {
+        if (1..=22).contains(&self.level) {
+            Ok(())
+        } else {
+            Err(WriterError::CompressionLevel(self.level))
+        }
+    }
+
+    /// The HEADER_COMPRESSED sent before any COMPRESSED record: the ratio is not known yet,
+    /// `mmap_len` is the most any record will decompress to.
+    pub(crate) fn announced(&self) -> CompressedInfo {
+        CompressionStats {
+            level: self.level.unsigned_abs(),
+            ..CompressionStats::default()
+        }
+        .info()
+    }
+}
+
+/// What the COMPRESSED records written so far hold, for HEADER_COMPRESSED. Public only so
+/// that [`crate::OutputMode`] can name it; it cannot be reached from outside the crate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompressionStats {
+    /// The level of the last compressor.
+    pub(crate) level: u32,
+    /// Bytes of records compressed.
+    pub(crate) bytes_in: u64,
+    /// Bytes of the COMPRESSED records written.
+    pub(crate) bytes_out: u64,
+    /// Most bytes one COMPRESSED record decompresses to (a chunk of input flushed at once).
+    pub(crate) max_chunk: u64,
+}
+
+impl CompressionStats {
+    /// Adds the stats of a later compressor.
+    pub(crate) fn merge(&mut self, later: &CompressionStats) {
+        self.level = later.level;
+        self.bytes_in = self.bytes_in.saturating_add(later.bytes_in);
+        self.bytes_out = self.bytes_out.saturating_add(later.bytes_out);
+        self.max_chunk = self.max_chunk.max(later.max_chunk);
+    }
+
+    /// HEADER_COMPRESSED: version 0 (what `perf record -z` writes), zstd, the level, the
+    /// ratio of record bytes to COMPRESSED bytes (rounded; 0 before any), and `mmap_len`:
+    /// twice the largest chunk one record decompresses to ([`MAX_DECOMPRESSED_CHUNK`] before
+    /// any).
+    ///
+    /// Why twice: perf 6.1 decompresses a record into a buffer of `mmap_len` bytes in a loop
+    /// that, when zstd returns with input left (at the end of a frame, or with the buffer
+    /// exactly full), calls it again without resetting the output position: the second call
+    /// fails ("Destination buffer is too small") unless the bytes already out are at most
+    /// half the buffer. Seen with perf 6.1: `mmap_len` equal to the chunk fails on perf's
+    /// form and on the aligned one.
+    pub(crate) fn info(&self) -> CompressedInfo {
+        let ratio = match self.bytes_out {
+            0 => 0,
+            out => self.bytes_in.saturating_add(out / 2) / out,
+        };
+        let chunk = match self.max_chunk {
+            0 => MAX_DECOMPRESSED_CHUNK as u64,
+            n => n,
+        };
+        let mmap_len = chunk.saturating_mul(2);
+        CompressedInfo {
+            version: 0,
+            type_: COMPRESSION_ZSTD,
+            level: self.level,
+            ratio: u32::try_from(ratio).unwrap_or(u32::MAX),
+            mmap_len: u32::try_from(mmap_len).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+#[cfg(feature = "zstd")]
+pub(crate) use imp::Compressor;
+
+#[cfg(feature = "zstd")]
+mod imp {
+    use super::{Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK};
+    use crate::compression_router::{Route, Router};
+    use crate::record_stream::IoOutput;
+    use crate::WriterError;
+    use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
+    use perf_encode::Endian;
+    use std::io::{self, Write};
+    use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter};
+    use zstd::zstd_safe::{InBuffer, OutBuffer};
+
+    /// Smallest input of one aligned frame: its worst case (zstd's bound, 32,944 bytes)
+    /// always fits a padded record.
+    const MIN_FRAME: usize = 32 * 1024;
+
+    fn zstd_err(code: usize) -> io::Error {
+        WriterError::Compression(zstd_safe::get_error_name(code)).into()
+    }
+
+    /// A zstd compressor turning the records it is given into COMPRESSED records.
+    pub(crate) struct Compressor {
+        setting: Compression,
+        endian: Endian,
+        cctx: CCtx<'static>,
+        router: Router,
+        /// Record bytes waiting to be compressed, at most [`MAX_DECOMPRESSED_CHUNK`].
+        input: Vec<u8>,
+        /// Where zstd writes one record's worth of bytes.
+        scratch: Vec<u8>,
+        /// Input of the next aligned frame (adapts to the ratio).
+        frame_hint: usize,
+        /// The perf-form stream has bytes since its frame began (it must end before another
+        /// stream starts).
+        in_frame: bool,
+        stats: CompressionStats,
+    }
+
+    impl Compressor {
+        pub(crate) fn new(setting: Compression, endian: Endian) -> Result<Self, WriterError> {
+            setting.check()?;
+            let mut cctx = CCtx::try_create().ok_or(WriterError::Compression("out of memory"))?;
+            cctx.set_parameter(CParameter::CompressionLevel(setting.level))
+                .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
+            Ok(Compressor {
+                setting,
+                endian,
+                cctx,
+                router: Router::new(endian),
+                input: Vec::with_capacity(MAX_DECOMPRESSED_CHUNK),
+                scratch: vec![0u8; MAX_COMPRESSED_DATA],
+                frame_hint: MAX_DECOMPRESSED_CHUNK,
+                in_frame: false,
+                stats: CompressionStats {
+                    level: setting.level.unsigned_abs(),
+                    ..CompressionStats::default()
+                },
+            })
+        }
+
+        pub(crate) fn stats(&self) -> CompressionStats {
+            self.stats
+        }
+
+        /// Takes the caller's record bytes (checked whole records or pieces of them):
+        /// compressed ones wait, the others go to `w` after what waits. Returns the bytes
+        /// written to `w`.
+        pub(crate) fn push<W: Write>(&mut self, data: &[u8], w: &mut W) -> io::Result<u64> {
+            let mut written = 0u64;
+            let mut router = std::mem::replace(&mut self.router, Router::new(Endian::Little));
+            let result = router.split(data, |route, run| {
+                let n = match route {
+                    Route::Compress => self.take(run, w)?,
+                    Route::Raw => {
+                        let n = self.flush_chunk(w)?;
+                        w.write_all(run)?;
+                        n.saturating_add(run.len() as u64)
+                    }
+                };
+                written = written.saturating_add(n);
+                Ok(())
+            });
+            self.router = router;
+            result.map(|()| written)
+        }
+
+        /// Adds `run` to the waiting bytes, compressing each full chunk.
+        fn take<W: Write>(&mut self, mut run: &[u8], w: &mut W) -> io::Result<u64> {
+            let mut written = 0u64;
+            while !run.is_empty() {
+                let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
+                let (now, rest) = run.split_at(room.min(run.len()));
+                self.input.extend_from_slice(now);
+                run = rest;
+                if self.input.len() >= MAX_DECOMPRESSED_CHUNK {
+                    written = written.saturating_add(self.flush_chunk(w)?);
+                }
+            }
+            Ok(written)
+        }
+
+        /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
+        pub(crate) fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
+            if self.input.is_empty() {
+                return Ok(0);
+            }
+            let input = std::mem::take(&mut self.input);
+            let result = match self.setting.form {
+                CompressionForm::PerfStream => self.stream_chunk(&input, w),
+                CompressionForm::Aligned => self.aligned_chunk(&input, w),
+            };
+            let len = input.len() as u64;
+            self.input = input;
+            self.input.clear();
+            let written = result?;
+            let s = &mut self.stats;
+            s.bytes_in = s.bytes_in.saturating_add(len);
+            s.bytes_out = s.bytes_out.saturating_add(written);
+            Ok(written)
+        }
+
+        /// perf's form: `input` into the one stream, flushed, in records of at most 65,535
+        /// bytes. Every record holds bytes of this chunk only, so it decompresses to at most
+        /// the chunk.
+        fn stream_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
+            let mut src = InBuffer::around(input);
+            let written = self.drain(&mut src, ZSTD_EndDirective::ZSTD_e_flush, w)?;
+            self.in_frame = true;
+            self.note_chunk(input.len());
+            Ok(written)
+        }
+
+        /// Runs the stream with `directive` until zstd has nothing more to give, each
+        /// output of up to 65,527 bytes becoming a record.
+        fn drain<W: Write>(
+            &mut self,
+            src: &mut InBuffer<'_>,
+            directive: ZSTD_EndDirective,
+            w: &mut W,
+        ) -> io::Result<u64> {
+            let mut written = 0u64;
+            loop {
+                let dst = self
+                    .scratch
+                    .get_mut(..MAX_COMPRESSED_DATA)
+                    .unwrap_or_default();
+                let mut out = OutBuffer::around(dst);
+                let left = self
+                    .cctx
+                    .compress_stream2(&mut out, src, directive)
+                    .map_err(zstd_err)?;
+                let n = out.pos();
+                if n > 0 {
+                    let data = self.scratch.get(..n).unwrap_or_default();
+                    written = written.saturating_add(emit(w, self.endian, data, false)?);
+                }
+                if left == 0 && src.pos() == src.src.len() {
+                    return Ok(written);
+                }
+            }
+        }
+
+        /// The aligned form: `input` as complete frames, each in a padded record. A frame
+        /// starts at all the chunk and halves when its bytes do not fit a record.
+        fn aligned_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
+            let mut written = 0u64;
+            let mut at = 0usize;
+            while at < input.len() {
+                let take = self.frame_hint.min(input.len().saturating_sub(at));
+                let src = input.get(at..at.saturating_add(take)).unwrap_or_default();
+                let dst = self.scratch.get_mut(..MAX_PADDED_DATA).unwrap_or_default();
+                match self.cctx.compress2(dst, src) {
+                    Ok(n) => {
+                        let data = self.scratch.get(..n).unwrap_or_default();
+                        written = written.saturating_add(emit(w, self.endian, data, true)?);
+                        at = at.saturating_add(take);
+                        self.note_chunk(take);
+                        if n < MAX_PADDED_DATA / 2 {
+                            self.frame_hint = self
+                                .frame_hint
+                                .saturating_mul(2)
+                                .min(MAX_DECOMPRESSED_CHUNK);
+                        }
+                    }
+                    // Did not fit: a smaller frame (at MIN_FRAME it always fits).
+                    Err(_) if take > MIN_FRAME => self.frame_hint = (take / 2).max(MIN_FRAME),
+                    Err(code) => return Err(zstd_err(code)),
+                }
+            }
+            Ok(written)
+        }
+
+        fn note_chunk(&mut self, len: usize) {
+            self.stats.max_chunk = self.stats.max_chunk.max(len as u64);
+        }
+
+        /// Compresses what waits and ends the perf-form stream's frame, so that another
+        /// stream may follow; returns the bytes written.
+        pub(crate) fn end<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
+            let mut written = self.flush_chunk(w)?;
+            if self.in_frame {
+                let mut src = InBuffer::around(&[]);
+                let n = self.drain(&mut src, ZSTD_EndDirective::ZSTD_e_end, w)?;
+                self.stats.bytes_out = self.stats.bytes_out.saturating_add(n);
+                written = written.saturating_add(n);
+                self.in_frame = false;
+            }
+            Ok(written)
+        }
+    }
+
+    /// Writes one COMPRESSED record around `data`; returns its length.
+    fn emit<W: Write>(w: &mut W, endian: Endian, data: &[u8], pad: bool) -> io::Result<u64> {
+        let mut out = IoOutput::new(w);
+        out.encode(&Compressed { data, pad }, endian)?;
+        Ok(out.written())
+    }
+}
+
+#[cfg(not(feature = "zstd"))]
+pub(crate) use off::Compressor;
+
+/// Without the `zstd` feature no compressor exists: the type has no value.
+#[cfg(not(feature = "zstd"))]
+mod off {
+    use super::{Compression, CompressionStats};
+    use crate::WriterError;
+    use perf_encode::Endian;
+    use std::io::{self, Write};
+
+    pub(crate) enum Compressor {}
+
+    impl Compressor {
+        pub(crate) fn new(_: Compression, _: Endian) -> Result<Self, WriterError> {
+            Err(WriterError::Compression(
+                "this build of perf-writer-std has no `zstd` feature",
+            ))
+        }
+        pub(crate) fn stats(&self) -> CompressionStats {
+            match *self {}
+        }
+        pub(crate) fn push<W: Write>(&mut self, _: &[u8], _: &mut W) -> io::Result<u64> {
+            match *self {}
+        }
+        pub(crate) fn flush_chunk<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
+            match *self {}
+        }
+        pub(crate) fn end<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
+            match *self {}
+        }
+    }
+}
+
+#[cfg(all(test, feature = "zstd"))]
+mod tests {
+    use super::*;
+    use perf_abi::record_type as rt;
+    use perf_encode::Endian;
+    use zstd::zstd_safe::{DCtx, InBuffer, OutBuffer};
+
+    /// A SAMPLE of `len` bytes whose body is `body(i)` for each byte `i`.
+    fn sample(len: u16, body: impl Fn(usize) -> u8) -> Vec<u8> {
+        let mut r: Vec<u8> = (0..usize::from(len)).map(body).collect();
+        r[..4].copy_from_slice(&rt::SAMPLE.to_le_bytes());
+        r[4..6].copy_from_slice(&[2, 0]);
+        r[6..8].copy_from_slice(&len.to_le_bytes());
+        r
+    }
+
+    /// The COMPRESSED records of `out` (all of it must be COMPRESSED records), decompressed
+    /// as one zstd stream.
+    fn decompress(out: &[u8], form: CompressionForm) -> (Vec<u8>, usize) {
+        let (mut zstd, mut at, mut records) = (Vec::new(), 0usize, 0usize);
+        while at < out.len() {
+            let type_ = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+            let size = usize::from(u16::from_le_bytes([out[at + 6], out[at + 7]]));
+            assert_eq!(type_, rt::COMPRESSED);
+            assert!(size > 8);
+            if form == CompressionForm::Aligned {
+                assert_eq!(size % 8, 0);
+            }
+            zstd.extend_from_slice(&out[at + 8..at + size]);
+            at += size;
+            records += 1;
+        }
+        let mut dctx = DCtx::create();
+        let mut plain = vec![0u8; 64 << 20];
+        let mut src = InBuffer::around(&zstd);
+        let mut dst = OutBuffer::around(&mut plain[..]);
+        while src.pos() < zstd.len() {
+            dctx.decompress_stream(&mut dst, &mut src).unwrap();
+        }
+        let n = dst.pos();
+        plain.truncate(n);
+        (plain, records)
+    }
+
+    #[test]
+    fn both_forms_give_back_the_records_in_records_of_at_most_64k() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        };
+        // Compressible samples, then incompressible ones (random bodies), in pieces.
+        let mut input = Vec::new();
+        for i in 0..20_000u32 {
+            input.extend(sample(64, |b| (b as u32 ^ (i % 7)) as u8));
+        }
+        for _ in 0..8_000 {
+            let body: Vec<u8> = (0..256).map(|_| random()).collect();
+            input.extend(sample(256, |b| body[b]));
+        }
+        for form in [CompressionForm::PerfStream, CompressionForm::Aligned] {
+            let setting = Compression { level: 1, form };
+            let mut c = imp::Compressor::new(setting, Endian::Little).unwrap();
+            let mut out = Vec::new();
+            let mut written = 0;
+            for piece in input.chunks(1000) {
+                written += c.push(piece, &mut out).unwrap();
+            }
+            written += c.end(&mut out).unwrap();
+            assert_eq!(written as usize, out.len());
+            let (plain, records) = decompress(&out, form);
+            assert!(plain == input, "{form:?}: the records come back");
+            let stats = c.stats();
+            assert_eq!(stats.bytes_in as usize, input.len());
+            assert_eq!(stats.bytes_out as usize, out.len());
+            assert!(stats.max_chunk as usize <= MAX_DECOMPRESSED_CHUNK);
+            let info = stats.info();
+            assert_eq!(u64::from(info.mmap_len), 2 * stats.max_chunk);
+            assert!(records > 10, "{form:?}: {records} records");
+            assert!(info.ratio >= 1, "{form:?}: {info:?}");
+        }
+    }
+
+    #[test]
+    fn levels_outside_1_to_22_are_refused() {
+        for level in [0, -1, 23] {
+            let c = Compression::zstd(level);
+            assert_eq!(c.check(), Err(WriterError::CompressionLevel(level)));
+            assert!(imp::Compressor::new(c, Endian::Little).is_err());
+        }
+    }
+}
