@@ -39,6 +39,7 @@
 
 mod checks;
 mod chunked;
+mod compressed_check;
 mod compression;
 #[cfg(feature = "zstd")]
 mod compression_router;
