@@ -17,20 +17,26 @@ use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
 /// `mmap_len`.
 pub const MAX_DECOMPRESSED_CHUNK: usize = 256 * 1024;
 
-/// The form of the COMPRESSED records (see [`Compression`]).
+/// The form of the COMPRESSED records (see [`Compression`]). Both are read by perf 6.1
+/// (`perf script`, `perf report`) and linux-perf-data 0.13; BENCHMARKS.md compares them.
+///
+/// The default is [`Aligned`](Self::Aligned): every record of the output stays 8-aligned
+/// (which readers may assume: newer perf added COMPRESSED2 because type-81 misalignment
+/// broke its own reader under sanitizers), its size is within 0.3% of perf's form on the
+/// benchmark's trace, and it is faster with this writer (one-shot zstd calls instead of
+/// zstd's streaming path).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CompressionForm {
-    /// perf's own form (the default): one zstd stream for the whole output, flushed into
-    /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
-    /// it ends. The best ratio (the stream's window spans records); perf 6.1 and
-    /// linux-perf-data 0.13 read it, as they read `perf record -z` files.
+    /// Every record holds one complete zstd frame (of up to
+    /// [`MAX_DECOMPRESSED_CHUNK`] bytes of records; smaller when they compress less than
+    /// 4:1) and a zstd skippable frame of 8–15 bytes that ends it on a multiple of 8. The
+    /// frames are independent.
     #[default]
-    PerfStream,
-    /// Every record holds one complete zstd frame and a zstd skippable frame of 8–15 bytes
-    /// that ends it on a multiple of 8, so every record of the output stays 8-aligned (for
-    /// readers that need it). perf 6.1 and linux-perf-data 0.13 read it too; the frames are
-    /// independent, which costs a little ratio.
     Aligned,
+    /// What `perf record -z` writes: one zstd stream for the whole output, flushed into
+    /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
+    /// it ends. The stream's window spans records.
+    PerfStream,
 }
 
 /// How the writer compresses: a zstd level and a [`CompressionForm`]. Set it with
@@ -40,9 +46,9 @@ pub enum CompressionForm {
 /// ```
 /// use perf_writer_std::{Compression, CompressionForm};
 /// let c = Compression::zstd(1);
-/// assert_eq!((c.level, c.form), (1, CompressionForm::PerfStream));
-/// let aligned = Compression { form: CompressionForm::Aligned, ..Compression::zstd(3) };
-/// assert_eq!(aligned.level, 3);
+/// assert_eq!((c.level, c.form), (1, CompressionForm::Aligned));
+/// let perfs = Compression { form: CompressionForm::PerfStream, ..Compression::zstd(3) };
+/// assert_eq!(perfs.level, 3);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Compression {
@@ -53,11 +59,11 @@ pub struct Compression {
 }
 
 impl Compression {
-    /// zstd at `level` in perf's form.
+    /// zstd at `level` in the default form ([`CompressionForm::Aligned`]).
     pub const fn zstd(level: i32) -> Self {
         Compression {
             level,
-            form: CompressionForm::PerfStream,
+            form: CompressionForm::Aligned,
         }
     }
 
@@ -160,10 +166,16 @@ mod imp {
 
     /// A zstd compressor turning the records it is given into COMPRESSED records.
     pub(crate) struct Compressor {
+        /// Which bytes are compressed.
+        router: Router,
+        z: Zstd,
+    }
+
+    /// The compressing half of [`Compressor`].
+    struct Zstd {
         setting: Compression,
         endian: Endian,
         cctx: CCtx<'static>,
-        router: Router,
         /// Record bytes waiting to be compressed, at most [`MAX_DECOMPRESSED_CHUNK`].
         input: Vec<u8>,
         /// Where zstd writes one record's worth of bytes.
@@ -182,11 +194,10 @@ mod imp {
             let mut cctx = CCtx::try_create().ok_or(WriterError::Compression("out of memory"))?;
             cctx.set_parameter(CParameter::CompressionLevel(setting.level))
                 .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
-            Ok(Compressor {
+            let z = Zstd {
                 setting,
                 endian,
                 cctx,
-                router: Router::new(endian),
                 input: Vec::with_capacity(MAX_DECOMPRESSED_CHUNK),
                 scratch: vec![0u8; MAX_COMPRESSED_DATA],
                 frame_hint: MAX_DECOMPRESSED_CHUNK,
@@ -195,11 +206,15 @@ mod imp {
                     level: setting.level.unsigned_abs(),
                     ..CompressionStats::default()
                 },
+            };
+            Ok(Compressor {
+                router: Router::new(endian),
+                z,
             })
         }
 
         pub(crate) fn stats(&self) -> CompressionStats {
-            self.stats
+            self.z.stats
         }
 
         /// Takes the caller's record bytes (checked whole records or pieces of them):
@@ -207,25 +222,43 @@ mod imp {
         /// written to `w`.
         pub(crate) fn push<W: Write>(&mut self, data: &[u8], w: &mut W) -> io::Result<u64> {
             let mut written = 0u64;
-            let mut router = std::mem::replace(&mut self.router, Router::new(Endian::Little));
-            let result = router.split(data, |route, run| {
+            let z = &mut self.z;
+            self.router.split(data, |route, run| {
                 let n = match route {
-                    Route::Compress => self.take(run, w)?,
+                    Route::Compress => z.take(run, w)?,
                     Route::Raw => {
-                        let n = self.flush_chunk(w)?;
+                        let n = z.flush_chunk(w)?;
                         w.write_all(run)?;
                         n.saturating_add(run.len() as u64)
                     }
                 };
                 written = written.saturating_add(n);
                 Ok(())
-            });
-            self.router = router;
-            result.map(|()| written)
+            })?;
+            Ok(written)
         }
 
+        /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
+        pub(crate) fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
+            self.z.flush_chunk(w)
+        }
+
+        /// Compresses what waits and ends the perf-form stream's frame, so that another
+        /// stream may follow; returns the bytes written.
+        pub(crate) fn end<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
+            self.z.end(w)
+        }
+    }
+
+    impl Zstd {
         /// Adds `run` to the waiting bytes, compressing each full chunk.
+        #[inline]
         fn take<W: Write>(&mut self, mut run: &[u8], w: &mut W) -> io::Result<u64> {
+            let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
+            if run.len() < room {
+                self.input.extend_from_slice(run);
+                return Ok(0);
+            }
             let mut written = 0u64;
             while !run.is_empty() {
                 let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
@@ -240,7 +273,7 @@ mod imp {
         }
 
         /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
-        pub(crate) fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
+        fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
             if self.input.is_empty() {
                 return Ok(0);
             }
@@ -334,9 +367,8 @@ mod imp {
             self.stats.max_chunk = self.stats.max_chunk.max(len as u64);
         }
 
-        /// Compresses what waits and ends the perf-form stream's frame, so that another
-        /// stream may follow; returns the bytes written.
-        pub(crate) fn end<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
+        /// [`Compressor::end`].
+        fn end<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
             let mut written = self.flush_chunk(w)?;
             if self.in_frame {
                 let mut src = InBuffer::around(&[]);

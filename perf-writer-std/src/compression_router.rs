@@ -67,6 +67,25 @@ impl Router {
     ) -> io::Result<()> {
         use perf_encode::records::{payload_len, record_extent, RecordExtent};
         while !data.is_empty() {
+            // The common call: records starting here with their header whole.
+            if self.have == 0 && self.remaining == 0 {
+                if let Some(h) = data.first_chunk::<8>() {
+                    let type_ = self.endian.read_u32([h[0], h[1], h[2], h[3]]);
+                    let size = self.endian.read_u16([h[6], h[7]]);
+                    // Kernel records (the commonest by far) are all framed by their size.
+                    let sized = type_ < perf_abi::record_type::HEADER_ATTR
+                        || matches!(record_extent(type_, size), Ok(RecordExtent::Sized));
+                    if sized && size >= 8 {
+                        self.current = self.route(type_);
+                        let n = usize::from(size).min(data.len());
+                        let (run, rest) = data.split_at(n);
+                        self.remaining = u64::from(size).saturating_sub(n as u64);
+                        sink(self.current, run)?;
+                        data = rest;
+                        continue;
+                    }
+                }
+            }
             if self.remaining > 0 {
                 let n = usize::try_from(self.remaining)
                     .unwrap_or(usize::MAX)
