@@ -196,6 +196,14 @@ impl<W: Write> RecordStream<W> {
     #[inline(never)]
     pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
         self.usable()?;
+        // Compressing, one whole record between records (the commonest call then) skips
+        // the framer, which it leaves between records, as the short way does.
+        if let Some(c) = self.compress.as_mut() {
+            if self.framer.at_boundary() && RecordFramer::is_one_plain_record(self.endian, data) {
+                let written = c.push(data, &mut self.w);
+                return self.count_compressed(written);
+            }
+        }
         // The framer advances only once the bytes are in the buffer: a refused chunk and a
         // failed write leave it as it was (a failed write poisons the stream anyway).
         let (w, compress) = (&mut self.w, &mut self.compress);
