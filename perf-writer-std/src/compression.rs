@@ -119,8 +119,9 @@ impl CompressionStats {
     /// that, when zstd returns with input left (at the end of a frame, or with the buffer
     /// exactly full), calls it again without resetting the output position: the second call
     /// fails ("Destination buffer is too small") unless the bytes already out are at most
-    /// half the buffer. Seen with perf 6.1: `mmap_len` equal to the chunk fails on perf's
-    /// form and on the aligned one.
+    /// half the buffer. Seen with perf 6.1 (tests/tests/compression.rs): `mmap_len` equal to
+    /// the chunk fails on the aligned form (zstd stops after the complete frame, before the
+    /// skippable one); perf's form reads with it, and gets the same margin.
     pub(crate) fn info(&self) -> CompressedInfo {
         let ratio = match self.bytes_out {
             0 => 0,
@@ -138,6 +139,88 @@ impl CompressionStats {
             ratio: u32::try_from(ratio).unwrap_or(u32::MAX),
             mmap_len: u32::try_from(mmap_len).unwrap_or(u32::MAX),
         }
+    }
+}
+
+/// The compressors of one output: the one compressing, and what the others left behind.
+#[derive(Default)]
+pub(crate) struct Compressors {
+    /// Compressing now.
+    pub(crate) active: Option<Box<Compressor>>,
+    /// A perf-form compressor switched off with its frame open: compression in perf's form
+    /// goes on in its stream.
+    parked: Option<Box<Compressor>>,
+    /// What the compressors dropped so far wrote.
+    done: Option<CompressionStats>,
+    /// A dropped compressor had started compressing kernel records.
+    done_started: bool,
+}
+
+impl Compressors {
+    /// Starts, changes or stops compression (between records): what the active compressor
+    /// holds is written first. A perf-form stream is never ended (see
+    /// [`Compressor::open_frame`]): switching off parks it, and perf's form, at any level,
+    /// goes on in it; the aligned form is refused while it is open. Returns the bytes
+    /// written; on error nothing changed but what was written.
+    pub(crate) fn switch<W: std::io::Write>(
+        &mut self,
+        setting: Option<Compression>,
+        endian: perf_encode::Endian,
+        w: &mut W,
+    ) -> std::io::Result<u64> {
+        let open = self.parked.is_some() || self.active.as_ref().is_some_and(|a| a.open_frame());
+        if let Some(c) = setting {
+            c.check()?;
+            if open && c.form != CompressionForm::PerfStream {
+                return Err(WriterError::CompressionSwitch.into());
+            }
+        }
+        let written = match self.active.as_mut() {
+            Some(a) => a.flush_chunk(w)?,
+            None => 0,
+        };
+        if let Some(a) = self.active.take() {
+            if a.open_frame() {
+                self.parked = Some(a);
+            } else {
+                self.retire(&a);
+            }
+        }
+        let started = self.parked.as_ref().is_some_and(|p| p.started());
+        self.active = match setting {
+            None => None,
+            Some(c) if c.form == CompressionForm::PerfStream && self.parked.is_some() => {
+                if let Some(p) = self.parked.as_mut() {
+                    p.set_level(c.level)?;
+                }
+                self.parked.take()
+            }
+            Some(c) => {
+                let mut next = Box::new(Compressor::new(c, endian)?);
+                if started || self.done_started {
+                    next.start();
+                }
+                Some(next)
+            }
+        };
+        Ok(written)
+    }
+
+    fn retire(&mut self, c: &Compressor) {
+        self.done_started |= c.started();
+        self.done
+            .get_or_insert_with(CompressionStats::default)
+            .merge(&c.stats());
+    }
+
+    /// What every compressor of the output wrote, `None` when none was ever on.
+    pub(crate) fn stats(&self) -> Option<CompressionStats> {
+        let mut all = self.done;
+        for c in [&self.parked, &self.active].into_iter().flatten() {
+            all.get_or_insert_with(CompressionStats::default)
+                .merge(&c.stats());
+        }
+        all
     }
 }
 
@@ -243,10 +326,32 @@ mod imp {
             self.z.flush_chunk(w)
         }
 
-        /// Compresses what waits and ends the perf-form stream's frame, so that another
-        /// stream may follow; returns the bytes written.
-        pub(crate) fn end<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
-            self.z.end(w)
+        /// A perf-form frame is open: another stream may not start before it ends, and
+        /// ending it takes a record that decompresses to nothing, which perf 6.1 refuses
+        /// ("Couldn't decompress data"). So the frame stays open and the stream goes on.
+        pub(crate) fn open_frame(&self) -> bool {
+            self.z.in_frame
+        }
+
+        /// Goes on with the same stream at `level` (zstd allows it within a frame).
+        pub(crate) fn set_level(&mut self, level: i32) -> Result<(), WriterError> {
+            Compression::zstd(level).check()?;
+            self.z
+                .cctx
+                .set_parameter(CParameter::CompressionLevel(level))
+                .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
+            self.z.setting.level = level;
+            self.z.stats.level = level.unsigned_abs();
+            Ok(())
+        }
+
+        /// Kernel records are compressed from here on (see [`Router`]).
+        pub(crate) fn started(&self) -> bool {
+            self.router.started
+        }
+
+        pub(crate) fn start(&mut self) {
+            self.router.started = true;
         }
     }
 
@@ -366,19 +471,6 @@ mod imp {
         fn note_chunk(&mut self, len: usize) {
             self.stats.max_chunk = self.stats.max_chunk.max(len as u64);
         }
-
-        /// [`Compressor::end`].
-        fn end<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
-            let mut written = self.flush_chunk(w)?;
-            if self.in_frame {
-                let mut src = InBuffer::around(&[]);
-                let n = self.drain(&mut src, ZSTD_EndDirective::ZSTD_e_end, w)?;
-                self.stats.bytes_out = self.stats.bytes_out.saturating_add(n);
-                written = written.saturating_add(n);
-                self.in_frame = false;
-            }
-            Ok(written)
-        }
     }
 
     /// Writes one COMPRESSED record around `data`; returns its length.
@@ -417,7 +509,16 @@ mod off {
         pub(crate) fn flush_chunk<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
             match *self {}
         }
-        pub(crate) fn end<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
+        pub(crate) fn open_frame(&self) -> bool {
+            match *self {}
+        }
+        pub(crate) fn set_level(&mut self, _: i32) -> Result<(), WriterError> {
+            match *self {}
+        }
+        pub(crate) fn started(&self) -> bool {
+            match *self {}
+        }
+        pub(crate) fn start(&mut self) {
             match *self {}
         }
     }
@@ -493,7 +594,7 @@ mod tests {
             for piece in input.chunks(1000) {
                 written += c.push(piece, &mut out).unwrap();
             }
-            written += c.end(&mut out).unwrap();
+            written += c.flush_chunk(&mut out).unwrap();
             assert_eq!(written as usize, out.len());
             let (plain, records) = decompress(&out, form);
             assert!(plain == input, "{form:?}: the records come back");

@@ -26,7 +26,7 @@ pub(crate) struct Router {
     remaining: u64,
     current: Route,
     /// A SAMPLE or FINISHED_INIT was seen: kernel records are compressed from here on.
-    started: bool,
+    pub(crate) started: bool,
 }
 
 impl Router {

@@ -92,6 +92,10 @@ pub enum WriterError {
     CompressionLevel(i32),
     /// zstd failed (its error name), or this build has no `zstd` feature.
     Compression(&'static str),
+    /// The aligned form after perf's form in one output: perf's zstd stream cannot be ended
+    /// (its last record would decompress to nothing, which perf 6.1 refuses), and perf
+    /// decompresses one stream per output. Keep perf's form (any level), or none.
+    CompressionSwitch,
     /// Compression cannot be read back in this output: a byte-swapped pipe stream carries no
     /// HEADER_FEATURE records (see `PerfPipeWriter`), so perf would not have the
     /// HEADER_COMPRESSED it needs.
@@ -267,6 +271,9 @@ impl fmt::Display for WriterError {
                 write!(f, "zstd level {level} is outside 1..=22")
             }
             Self::Compression(why) => write!(f, "zstd compression failed: {why}"),
+            Self::CompressionSwitch => f.write_str(
+                "perf's zstd stream of this output is open: only perf's form can follow it",
+            ),
             Self::CompressionUnreadable => f.write_str(
                 "a byte-swapped pipe stream carries no HEADER_COMPRESSED: perf could not decompress it",
             ),

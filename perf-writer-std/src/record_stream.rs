@@ -1,7 +1,7 @@
 //! The buffered byte stream under both output modes: checks framing, counts bytes, and
 //! refuses further writes after a failed one.
 
-use crate::compression::{Compression, CompressionStats, Compressor};
+use crate::compression::{Compression, CompressionStats, Compressor, Compressors};
 use crate::output_buffer::{OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
 use perf_encode::records::{FramingError, RecordFramer};
@@ -32,9 +32,7 @@ pub(crate) struct RecordStream<W: Write> {
     pub(crate) pos: u64,
     /// Compresses the caller's records when compression is on (see `compression.rs`);
     /// bytes waiting in it are not counted in `pos` yet.
-    compress: Option<Box<Compressor>>,
-    /// What the compressors replaced so far wrote.
-    compressed: Option<CompressionStats>,
+    compress: Compressors,
 }
 
 impl<W: Write> RecordStream<W> {
@@ -47,8 +45,7 @@ impl<W: Write> RecordStream<W> {
             held: false,
             lane_open: endian.is_native(),
             pos,
-            compress: None,
-            compressed: None,
+            compress: Compressors::default(),
         }
     }
 
@@ -57,7 +54,7 @@ impl<W: Write> RecordStream<W> {
             && !self.poisoned
             && !self.held
             && self.framer.at_boundary()
-            && self.compress.is_none();
+            && self.compress.active.is_none();
     }
 
     /// Starts, changes or stops compression between records: what the compressor before
@@ -67,42 +64,26 @@ impl<W: Write> RecordStream<W> {
         if !self.at_boundary() {
             return Err(WriterError::IncompleteRecord.into());
         }
-        let next = match setting {
-            Some(c) => Some(Box::new(Compressor::new(c, self.endian)?)),
-            None => None,
-        };
-        if let Some(mut old) = self.compress.take() {
-            let ended = old.end(&mut self.w);
-            self.note_compressed(&old.stats());
-            self.count_compressed(ended)?;
-        }
-        self.compress = next;
+        let written = self.compress.switch(setting, self.endian, &mut self.w);
         self.refresh_lane();
-        Ok(())
+        // A setting refused before anything was written leaves the stream usable.
+        match written {
+            Err(e) if WriterError::from_io(&e).is_some() => Err(e),
+            other => self.count_compressed(other),
+        }
     }
 
     /// Compresses what waits and returns what every compressor of this stream wrote (`None`
     /// when compression was never on).
     pub(crate) fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>> {
         self.flush_compressed()?;
-        let mut all = self.compressed;
-        if let Some(c) = &self.compress {
-            all.get_or_insert_with(CompressionStats::default)
-                .merge(&c.stats());
-        }
-        Ok(all)
-    }
-
-    fn note_compressed(&mut self, stats: &CompressionStats) {
-        self.compressed
-            .get_or_insert_with(CompressionStats::default)
-            .merge(stats);
+        Ok(self.compress.stats())
     }
 
     /// Writes the records the compressor holds (before bytes that bypass it).
     fn flush_compressed(&mut self) -> io::Result<()> {
         self.usable()?;
-        let written = match self.compress.as_mut() {
+        let written = match self.compress.active.as_mut() {
             Some(c) => c.flush_chunk(&mut self.w),
             None => return Ok(()),
         };
@@ -198,7 +179,7 @@ impl<W: Write> RecordStream<W> {
         self.usable()?;
         // Compressing, one whole record between records (the commonest call then) skips
         // the framer, which it leaves between records, as the short way does.
-        if let Some(c) = self.compress.as_mut() {
+        if let Some(c) = self.compress.active.as_mut() {
             if self.framer.at_boundary() && RecordFramer::is_one_plain_record(self.endian, data) {
                 let written = c.push(data, &mut self.w);
                 return self.count_compressed(written);
@@ -206,7 +187,7 @@ impl<W: Write> RecordStream<W> {
         }
         // The framer advances only once the bytes are in the buffer: a refused chunk and a
         // failed write leave it as it was (a failed write poisons the stream anyway).
-        let (w, compress) = (&mut self.w, &mut self.compress);
+        let (w, compress) = (&mut self.w, &mut self.compress.active);
         let result = match self.framer.feed_then(data, || sink(w, compress, data)) {
             Ok(Ok(written)) => {
                 // No wrap: a stream does not reach 2^64 bytes.
@@ -225,7 +206,7 @@ impl<W: Write> RecordStream<W> {
     pub(crate) fn write_records_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         self.usable()?;
         // As in `write_records`: the framer advances only once every slice is in the buffer.
-        let (w, compress) = (&mut self.w, &mut self.compress);
+        let (w, compress) = (&mut self.w, &mut self.compress.active);
         let (mut done, mut out) = (0usize, 0u64);
         let written = self.framer.feed_all_then(bufs.iter().map(|b| &**b), || {
             for b in bufs {

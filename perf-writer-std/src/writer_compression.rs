@@ -22,9 +22,15 @@ impl<O: OutputMode> PerfWriter<O> {
     /// COMPRESSED record, with `mmap_len` 256 KiB and ratio 0) and rewritten on finish with
     /// the ratio reached and the largest chunk one record decompresses to.
     ///
+    /// It may be switched between records. perf reads one zstd stream per output, and a
+    /// stream in perf's form ([`CompressionForm::PerfStream`](crate::CompressionForm)) is
+    /// never ended (its end would be a record that decompresses to nothing, which perf 6.1
+    /// refuses): once it has written records, compression may go off and on again in perf's
+    /// form, at any level, continuing that stream, but not in the aligned form.
+    ///
     /// Refused (nothing changes): a level outside 1..=22, a build without the `zstd`
     /// feature, a byte-swapped pipe stream (it carries no HEADER_COMPRESSED), a call in the
-    /// middle of a record. A writer dropped without `flush` or `finish` loses the bytes
+    /// middle of a record, the aligned form after perf's ([`WriterError::CompressionSwitch`]). A writer dropped without `flush` or `finish` loses the bytes
     /// waiting for compression.
     ///
     /// ```

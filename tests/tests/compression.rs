@@ -29,6 +29,8 @@ const LAYOUT: u64 =
     sample::IDENTIFIER | sample::IP | sample::TID | sample::TIME | sample::CPU | sample::PERIOD;
 const COMPRESSED: u32 = 81;
 const SAMPLE: u32 = 9;
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 const STREAM: Compression = Compression {
     level: 1,
@@ -485,4 +487,164 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
     let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(false);
     w.write_event_data(&first).unwrap();
+}
+
+#[test]
+fn compression_switched_off_and_on_between_records() {
+    // perf's form keeps one stream: switching ends its frame, so the next stream's frame
+    // follows a complete one and perf's single decompressor reads on.
+    let perf = require_perf();
+    for pipe in [false, true] {
+        for c in [STREAM, ALIGNED] {
+            let plain = write(pipe, Endian::Little, None, 3000, false);
+            let bytes_writer = |w: &mut dyn FnMut(Option<Compression>, u64, u64)| {
+                w(Some(c), 0, 1000);
+                w(None, 1000, 2000);
+                w(Some(c), 2000, 3000);
+            };
+            let e = Endian::Little;
+            let sample = |i: u64| {
+                StdSample {
+                    id: 20,
+                    ip: 0x40_0000 + (i * 7919) % 4096,
+                    pid: 300,
+                    tid: 300 + (i % 3) as u32,
+                    time: 10_000 + i * 100,
+                    cpu: (i % 2) as u32,
+                    period: 4000,
+                    raw: None,
+                    misc: 2,
+                }
+                .encode(e)
+            };
+            let bytes = if pipe {
+                let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+                assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+                assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+                w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
+                    .unwrap();
+                w.write_finished_init().unwrap();
+                bytes_writer(&mut |c, from, to| {
+                    w.set_compression(c).unwrap();
+                    for i in from..to {
+                        w.write_event_data(&sample(i)).unwrap();
+                    }
+                    w.write_finished_round().unwrap();
+                });
+                w.finish().unwrap()
+            } else {
+                let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+                assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+                assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+                w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
+                    .unwrap();
+                w.write_finished_init().unwrap();
+                bytes_writer(&mut |c, from, to| {
+                    w.set_compression(c).unwrap();
+                    for i in from..to {
+                        w.write_event_data(&sample(i)).unwrap();
+                    }
+                    w.write_finished_round().unwrap();
+                });
+                w.finish().unwrap().into_inner()
+            };
+            let stored = records(&bytes);
+            assert_eq!(count(&stored, SAMPLE), 1000, "pipe {pipe} {c:?}");
+            assert!(count(&stored, COMPRESSED) >= 2);
+            // perf's form: one stream (one frame start) in the whole output.
+            let frames = stored
+                .records
+                .iter()
+                .filter(|r| r.record_type == COMPRESSED && r.bytes[8..12] == ZSTD_MAGIC)
+                .count();
+            if c.form == CompressionForm::PerfStream {
+                assert_eq!(frames, 1, "pipe {pipe}");
+            }
+            assert_eq!(
+                lpd_samples(&bytes),
+                lpd_samples(&plain),
+                "pipe {pipe} {c:?}"
+            );
+            if perf {
+                assert_eq!(
+                    script(&bytes, pipe),
+                    script(&plain, pipe),
+                    "pipe {pipe} {c:?}"
+                );
+            }
+        }
+    }
+    // After perf's form wrote records, the aligned form would start a second stream.
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+    w.set_compression(Some(STREAM)).unwrap();
+    let s = StdSample {
+        id: 20,
+        ip: 1,
+        pid: 1,
+        tid: 1,
+        time: 2,
+        cpu: 0,
+        period: 1,
+        raw: None,
+        misc: 2,
+    };
+    w.write_event_data(&s.encode(Endian::Little)).unwrap();
+    w.flush().unwrap();
+    for off_first in [false, true] {
+        if off_first {
+            w.set_compression(None).unwrap();
+        }
+        assert_eq!(
+            w.set_compression(Some(ALIGNED)),
+            Err(WriterError::CompressionSwitch)
+        );
+    }
+    assert_eq!(w.compression(), None);
+    w.set_compression(Some(Compression { level: 9, ..STREAM }))
+        .unwrap();
+}
+
+#[test]
+fn mmap_len_needs_twice_the_largest_chunk_in_perf() {
+    // The writer's HEADER_COMPRESSED says mmap_len = 2 x the largest chunk one record
+    // decompresses to, the margin perf 6.1's decompression loop needs.
+    if !require_perf() {
+        return;
+    }
+    for c in [STREAM, ALIGNED] {
+        let bytes = write(false, Endian::Little, Some(c), 3000, false);
+        let rec = records(&bytes);
+        let header = rec.features[&27].clone();
+        let mmap_len = u32::from_le_bytes(header[16..20].try_into().unwrap());
+        // 1000 samples of 56 bytes between two FINISHED_ROUNDs: the largest chunk.
+        assert_eq!(mmap_len, 2 * 56_000, "{c:?}");
+        let with = |mmap_len: u32| {
+            let mut h = header.clone();
+            h[16..20].copy_from_slice(&mmap_len.to_le_bytes());
+            let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            let mut rec = rec.clone();
+            rec.features.insert(27, h);
+            rewrite(&rec, &mut w);
+            let out = w.finish().unwrap().into_inner();
+            perf_script_bytes(&out, &[])
+        };
+        let ok = with(mmap_len);
+        ok.assert_clean();
+        assert_eq!(script_lines(&ok).len(), 3000);
+        // The chunk itself: the aligned form fails (zstd stops after the complete frame,
+        // perf calls it again for the skippable frame with the output position not reset);
+        // perf's form, whose records end inside the frame, reads.
+        let short = with(mmap_len / 2);
+        if c.form == CompressionForm::Aligned {
+            assert!(
+                short.stderr.contains("Destination buffer is too small"),
+                "{c:?}: {}",
+                short.stderr
+            );
+        } else {
+            short.assert_clean();
+            assert_eq!(script_lines(&short).len(), 3000);
+        }
+    }
 }
