@@ -243,6 +243,10 @@ mod imp {
     /// always fits a padded record.
     const MIN_FRAME: usize = 32 * 1024;
 
+    /// Input between two flushes of perf's form: a block of it, even stored, is shorter
+    /// than a record's 65,527 bytes (see `stream_chunk`).
+    const STREAM_SLICE: usize = 64 * 1024 - 1024;
+
     fn zstd_err(code: usize) -> io::Error {
         WriterError::Compression(zstd_safe::get_error_name(code)).into()
     }
@@ -397,45 +401,52 @@ mod imp {
             Ok(written)
         }
 
-        /// perf's form: `input` into the one stream, flushed, in records of at most 65,535
-        /// bytes. Every record holds bytes of this chunk only, so it decompresses to at most
-        /// the chunk.
+        /// perf's form: `input` into the one stream, in records of at most 65,535 bytes.
+        ///
+        /// perf 6.1 refuses a COMPRESSED record that decompresses to nothing ("failed to
+        /// process type: 81"), which a record cut inside one zstd compressed block does
+        /// (zstd decodes such a block only once it has all of it; stored blocks stream).
+        /// So the stream is flushed every [`STREAM_SLICE`] bytes of input: no block is then
+        /// longer than a record, every full record holds a block's end, and the last record
+        /// of a chunk ends on a flush. Every record holds bytes of this chunk only, so it
+        /// decompresses to at most the chunk.
         fn stream_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
-            let mut src = InBuffer::around(input);
-            let written = self.drain(&mut src, ZSTD_EndDirective::ZSTD_e_flush, w)?;
+            let mut written = 0u64;
+            let mut filled = 0usize;
+            for slice in input.chunks(STREAM_SLICE) {
+                let mut src = InBuffer::around(slice);
+                loop {
+                    let dst = self
+                        .scratch
+                        .get_mut(..MAX_COMPRESSED_DATA)
+                        .unwrap_or_default();
+                    let mut out = OutBuffer::around_pos(dst, filled.min(MAX_COMPRESSED_DATA));
+                    let left = self
+                        .cctx
+                        .compress_stream2(&mut out, &mut src, ZSTD_EndDirective::ZSTD_e_flush)
+                        .map_err(zstd_err)?;
+                    filled = out.pos();
+                    if filled >= MAX_COMPRESSED_DATA {
+                        written = written.saturating_add(self.emit_scratch(filled, w)?);
+                        filled = 0;
+                    }
+                    if left == 0 && src.pos() == slice.len() {
+                        break;
+                    }
+                }
+            }
+            if filled > 0 {
+                written = written.saturating_add(self.emit_scratch(filled, w)?);
+            }
             self.in_frame = true;
             self.note_chunk(input.len());
             Ok(written)
         }
 
-        /// Runs the stream with `directive` until zstd has nothing more to give, each
-        /// output of up to 65,527 bytes becoming a record.
-        fn drain<W: Write>(
-            &mut self,
-            src: &mut InBuffer<'_>,
-            directive: ZSTD_EndDirective,
-            w: &mut W,
-        ) -> io::Result<u64> {
-            let mut written = 0u64;
-            loop {
-                let dst = self
-                    .scratch
-                    .get_mut(..MAX_COMPRESSED_DATA)
-                    .unwrap_or_default();
-                let mut out = OutBuffer::around(dst);
-                let left = self
-                    .cctx
-                    .compress_stream2(&mut out, src, directive)
-                    .map_err(zstd_err)?;
-                let n = out.pos();
-                if n > 0 {
-                    let data = self.scratch.get(..n).unwrap_or_default();
-                    written = written.saturating_add(emit(w, self.endian, data, false)?);
-                }
-                if left == 0 && src.pos() == src.src.len() {
-                    return Ok(written);
-                }
-            }
+        /// One unpadded record of the first `n` bytes of `scratch`.
+        fn emit_scratch<W: Write>(&self, n: usize, w: &mut W) -> io::Result<u64> {
+            let data = self.scratch.get(..n).unwrap_or_default();
+            emit(w, self.endian, data, false)
         }
 
         /// The aligned form: `input` as complete frames, each in a padded record. A frame
@@ -541,9 +552,13 @@ mod tests {
     }
 
     /// The COMPRESSED records of `out` (all of it must be COMPRESSED records), decompressed
-    /// as one zstd stream.
+    /// as one zstd stream, record by record as perf does: each must give bytes (perf 6.1
+    /// refuses a record that decompresses to nothing).
     fn decompress(out: &[u8], form: CompressionForm) -> (Vec<u8>, usize) {
-        let (mut zstd, mut at, mut records) = (Vec::new(), 0usize, 0usize);
+        let (mut at, mut records) = (0usize, 0usize);
+        let mut dctx = DCtx::create();
+        let mut plain = vec![0u8; 64 << 20];
+        let mut done = 0usize;
         while at < out.len() {
             let type_ = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
             let size = usize::from(u16::from_le_bytes([out[at + 6], out[at + 7]]));
@@ -552,19 +567,18 @@ mod tests {
             if form == CompressionForm::Aligned {
                 assert_eq!(size % 8, 0);
             }
-            zstd.extend_from_slice(&out[at + 8..at + size]);
+            let zstd = &out[at + 8..at + size];
+            let mut src = InBuffer::around(zstd);
+            let mut dst = OutBuffer::around_pos(&mut plain[..], done);
+            while src.pos() < zstd.len() {
+                dctx.decompress_stream(&mut dst, &mut src).unwrap();
+            }
+            assert!(dst.pos() > done, "record {records} at {at} gives no bytes");
+            done = dst.pos();
             at += size;
             records += 1;
         }
-        let mut dctx = DCtx::create();
-        let mut plain = vec![0u8; 64 << 20];
-        let mut src = InBuffer::around(&zstd);
-        let mut dst = OutBuffer::around(&mut plain[..]);
-        while src.pos() < zstd.len() {
-            dctx.decompress_stream(&mut dst, &mut src).unwrap();
-        }
-        let n = dst.pos();
-        plain.truncate(n);
+        plain.truncate(done);
         (plain, records)
     }
 
@@ -577,13 +591,19 @@ mod tests {
             seed ^= seed << 17;
             seed as u8
         };
-        // Compressible samples, then incompressible ones (random bodies), in pieces.
+        // Compressible samples, then incompressible ones (random bodies), then a little
+        // compressible ones, in pieces.
         let mut input = Vec::new();
         for i in 0..20_000u32 {
             input.extend(sample(64, |b| (b as u32 ^ (i % 7)) as u8));
         }
         for _ in 0..8_000 {
             let body: Vec<u8> = (0..256).map(|_| random()).collect();
+            input.extend(sample(256, |b| body[b]));
+        }
+        // Bytes from 64 values: zstd's blocks compress about 4:3, larger than a record.
+        for _ in 0..8_000 {
+            let body: Vec<u8> = (0..256).map(|_| random() % 64).collect();
             input.extend(sample(256, |b| body[b]));
         }
         for form in [CompressionForm::PerfStream, CompressionForm::Aligned] {

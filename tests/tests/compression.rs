@@ -252,8 +252,28 @@ fn records_split_across_calls_and_across_compressed_records() {
 
 #[test]
 fn random_bytes_that_do_not_compress() {
-    // SAMPLEs with 2 KiB of random RAW data each: zstd cannot shrink them, and the aligned
-    // form has to make its frames smaller to fit a record.
+    // SAMPLEs with 2 KiB of random RAW data each: zstd cannot shrink them (its blocks are
+    // stored raw), and the aligned form has to make its frames smaller to fit a record.
+    for (c, len, plain) in raw_samples(256) {
+        assert!(len * 100 > plain * 95, "{c:?}: {len} bytes");
+        assert!(len * 100 < plain * 103, "{c:?}: {len} bytes");
+    }
+}
+
+#[test]
+fn random_bytes_that_compress_a_little() {
+    // Bytes from 64 values: about 4:3, so zstd's compressed blocks are larger than a record
+    // and perf's form cuts them across COMPRESSED records.
+    for (c, len, plain) in raw_samples(64) {
+        assert!(len * 100 > plain * 70, "{c:?}: {len} bytes");
+        assert!(len * 100 < plain * 85, "{c:?}: {len} bytes");
+    }
+}
+
+/// SAMPLEs with 2 KiB of RAW bytes drawn from `alphabet` values, written plain and
+/// compressed (both forms) and read back by linux-perf-data and perf: each compressed
+/// output's form, length and the plain one's length.
+fn raw_samples(alphabet: u64) -> Vec<(Compression, usize, usize)> {
     let perf = require_perf();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut random = move || {
@@ -263,7 +283,7 @@ fn random_bytes_that_do_not_compress() {
         seed
     };
     let raws: Vec<Vec<u8>> = (0..400)
-        .map(|_| (0..2044).map(|_| random() as u8).collect())
+        .map(|_| (0..2044).map(|_| (random() % alphabet) as u8).collect())
         .collect();
     let write_raw = |c: Option<Compression>| {
         let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
@@ -293,24 +313,15 @@ fn random_bytes_that_do_not_compress() {
         .filter_map(|r| r.sample.as_ref()?.raw.clone())
         .collect();
     assert_eq!(plain_raws.len(), raws.len());
+    let mut sizes = Vec::new();
     for c in [STREAM, ALIGNED] {
         let bytes = write_raw(Some(c));
-        // Not smaller: the random bytes stayed random (a few % of framing on top).
-        assert!(
-            bytes.len() * 100 > plain.len() * 95,
-            "{c:?}: {} bytes",
-            bytes.len()
-        );
-        assert!(
-            bytes.len() * 100 < plain.len() * 103,
-            "{c:?}: {} bytes",
-            bytes.len()
-        );
+        sizes.push((c, bytes.len(), plain.len()));
         let stored = records(&bytes);
         // Records as large as a u16 size and the form allow.
         let largest = stored.records.iter().map(|r| r.size).max().unwrap();
         assert!(largest > 32_768, "{c:?}: {largest}");
-        assert!(count(&stored, COMPRESSED) >= 13, "{c:?}");
+        assert!(count(&stored, COMPRESSED) >= 10, "{c:?}");
         let got: Vec<Vec<u8>> = lpd::read_file(&bytes)
             .unwrap()
             .records
@@ -325,6 +336,7 @@ fn random_bytes_that_do_not_compress() {
             assert_eq!(script(&bytes, false), script(&plain, false), "{c:?}");
         }
     }
+    sizes
 }
 
 #[test]
