@@ -716,8 +716,11 @@ fn record(
     } else {
         unpadded
     };
-    // HEADER_FEATURE records are unpadded: any size up to the u16 limit.
-    let unpadded = type_ == perf_abi::record_type::HEADER_FEATURE;
+    // HEADER_FEATURE and COMPRESSED records are unpadded: any size up to the u16 limit.
+    let unpadded = matches!(
+        type_,
+        perf_abi::record_type::HEADER_FEATURE | perf_abi::record_type::COMPRESSED
+    );
     let max = if unpadded {
         usize::from(u16::MAX)
     } else {
