@@ -57,8 +57,9 @@ impl<W: Write> RecordStream<W> {
             && self.compress.active.is_none();
     }
 
-    /// Starts, changes or stops compression between records: what the compressor before
-    /// holds is written and its stream ended first. A setting zstd refuses changes nothing.
+    /// Starts, changes or stops compression between records (see [`Compressors::switch`]):
+    /// what the compressor before holds is written first. A refused setting changes nothing
+    /// and does not poison the stream.
     pub(crate) fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
         self.usable()?;
         if !self.at_boundary() {
