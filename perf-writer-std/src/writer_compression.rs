@@ -19,8 +19,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// records of at most 65,535 bytes when full, before an uncompressed record, on
     /// [`flush`](Self::flush) and on finish; [`file_pos`](Self::file_pos) does not count the
     /// waiting bytes. HEADER_COMPRESSED is set now (pipe mode sends it before the first
-    /// COMPRESSED record, with `mmap_len` 256 KiB and ratio 0) and rewritten on finish with
-    /// the ratio reached and the largest chunk one record decompresses to.
+    /// COMPRESSED record, with `mmap_len` 512 KiB and ratio 0) and rewritten on finish with
+    /// the ratio reached and `mmap_len` twice the largest chunk one record decompresses to
+    /// (the margin perf 6.1's decompression needs).
     ///
     /// It may be switched between records. perf reads one zstd stream per output, and a
     /// stream in perf's form ([`CompressionForm::PerfStream`](crate::CompressionForm)) is
