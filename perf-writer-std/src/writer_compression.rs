@@ -94,3 +94,25 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 }
+
+#[cfg(all(test, not(feature = "zstd")))]
+mod tests {
+    use crate::{Compression, PerfDataFileWriter, PerfPipeWriter, WriterError};
+    use std::io::Cursor;
+
+    #[test]
+    fn without_the_feature_compression_is_refused() {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let refused = w.set_compression(Some(Compression::zstd(1)));
+        assert!(
+            matches!(refused, Err(WriterError::Compression(_))),
+            "{refused:?}"
+        );
+        assert_eq!(w.compression(), None);
+        w.set_compression(None).unwrap();
+        // Without an output too.
+        let mut p = PerfPipeWriter::<std::fs::File>::new();
+        assert!(p.set_compression(Some(Compression::zstd(1))).is_err());
+        assert_eq!(p.compression(), None);
+    }
+}
