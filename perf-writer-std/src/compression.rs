@@ -339,6 +339,11 @@ mod imp {
             self.z.in_frame
         }
 
+        /// Record bytes wait to be compressed.
+        pub(crate) fn waiting(&self) -> bool {
+            !self.z.input.is_empty()
+        }
+
         /// Goes on with the same stream at `level` (zstd allows it within a frame).
         pub(crate) fn set_level(&mut self, level: i32) -> Result<(), WriterError> {
             Compression::zstd(level).check()?;
@@ -523,6 +528,9 @@ mod off {
             match *self {}
         }
         pub(crate) fn open_frame(&self) -> bool {
+            match *self {}
+        }
+        pub(crate) fn waiting(&self) -> bool {
             match *self {}
         }
         pub(crate) fn set_level(&mut self, _: i32) -> Result<(), WriterError> {

@@ -1,5 +1,6 @@
 //! [`WriterError`]: why the writer refused something.
 
+use perf_encode::features::{FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
 use std::sync::Arc;
@@ -27,12 +28,30 @@ pub enum WriterError {
     Io(SharedIoError),
     /// No output is open: call `create_file` or construct the writer over an output.
     NotOpen,
-    /// An earlier write failed, so the data section is in an unknown state. The output can only
-    /// be closed (`close_no_finalize`).
-    Poisoned,
+    /// A record split across calls would be longer than the writer holds back (pipe mode:
+    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)); nothing of the call was
+    /// written. Give such a record in one call.
+    SplitRecordTooLong {
+        /// The record's whole length (header size and any payload after it).
+        len: u64,
+        /// The longest the output holds back.
+        max: u64,
+    },
+    /// The output failed for good while finalizing; the file was finalized with the records
+    /// known to have reached it, as many as left room for the file's tail in what was
+    /// written, and closed. perf reads it.
+    Truncated {
+        /// Records kept in the data section.
+        kept_records: u64,
+        /// Bytes of the data section kept.
+        kept_bytes: u64,
+        /// The output's error.
+        error: SharedIoError,
+    },
     /// The event bytes are not whole records (nothing of them was written).
     Framing(FramingError),
-    /// The data section ends inside a record; write the rest of it, then finalize.
+    /// The stream is inside a record: write the rest of it, or drop it with
+    /// `abandon_partial_record`.
     IncompleteRecord,
     /// A value does not fit the format.
     Encode(EncodeError),
@@ -56,6 +75,57 @@ pub enum WriterError {
     },
     /// The tracefs format text could not be parsed.
     BadFormatText,
+    /// A tracepoint format text perf 6.1 or `tracepoint_decode` cannot read safely (a
+    /// number out of range, a field outside the record, a NUL, a missing part); the error
+    /// names the line and the problem.
+    FormatText(FormatTextError),
+    /// A text of the synthesized TRACING_DATA (`header_page`, `header_event`, kallsyms,
+    /// printk formats, saved cmdlines, an ftrace format) that perf 6.1 would misread, crash
+    /// or hang on.
+    TracingDataText {
+        /// Which text: `"header_page"`, `"header_event"`, `"kallsyms"`, `"printk"`,
+        /// `"saved_cmdline"`, `"ftrace format"`.
+        part: &'static str,
+        /// Where and what.
+        error: FormatTextError,
+    },
+    /// A tracepoint system name perf cannot use (the reason says why).
+    BadSystemName(&'static str),
+    /// A `sizeof(long)` or page size for the tracing data that no kernel has (the reason
+    /// says which).
+    BadTracingDataSetting(&'static str),
+    /// A format whose `common_type` is not where the file's other formats have it (perf
+    /// reads every record's `common_type` at one offset, so it would misattribute them).
+    CommonTypeOffset {
+        /// Where this format has it.
+        offset: u32,
+        /// Where the formats added before have it.
+        expected: u32,
+    },
+    /// In pipe mode an event's name travels in one EVENT_UPDATE record; this one does not
+    /// fit (`EventUpdateName::MAX_NAME_LEN`).
+    EventNameTooLongForPipe {
+        /// The name's length in bytes.
+        len: usize,
+        /// The longest name the record holds.
+        max: usize,
+    },
+    /// In pipe mode an event's attr and ids travel in one HEADER_ATTR record; these ids do
+    /// not fit (`HeaderAttr::max_ids`).
+    TooManyIdsForPipe {
+        /// The event's id count.
+        ids: usize,
+        /// The most the record holds with this attr.
+        max: usize,
+    },
+    /// A tracepoint SAMPLE whose RAW payload contradicts its format (perf 6.1 crashes on
+    /// it): see `TracepointRawRule`.
+    TracepointRaw {
+        /// The sample's id (`None`: it has none, so the first event's).
+        id: Option<u64>,
+        /// What is wrong.
+        problem: TracepointRawProblem,
+    },
     /// A pipe-mode stream already sent its tracing data (at the first event): perf reads it
     /// once, so tracepoint formats must be added before.
     FormatAfterStart,
@@ -183,6 +253,11 @@ impl WriterError {
 pub struct SharedIoError(Arc<io::Error>);
 
 impl SharedIoError {
+    /// Wraps a stream's error (or, for an `io::Error` of this crate, keeps it as it is).
+    pub(crate) fn new(e: io::Error) -> Self {
+        SharedIoError(Arc::new(e))
+    }
+
     /// The stream's error.
     pub fn get(&self) -> &io::Error {
         &self.0
@@ -220,7 +295,18 @@ impl fmt::Display for WriterError {
         match self {
             Self::Io(e) => write!(f, "output stream: {e}"),
             Self::NotOpen => f.write_str("no output is open"),
-            Self::Poisoned => f.write_str("an earlier write failed; the output can only be closed"),
+            Self::SplitRecordTooLong { len, max } => write!(
+                f,
+                "a record of {len} bytes split across calls is longer than the {max} the output holds back; give it in one call"
+            ),
+            Self::Truncated {
+                kept_records,
+                kept_bytes,
+                error,
+            } => write!(
+                f,
+                "output stream: {error}; the file was finalized with the {kept_records} records ({kept_bytes} bytes) that reached it"
+            ),
             Self::Framing(e) => write!(f, "event data refused: {e}"),
             Self::IncompleteRecord => f.write_str("the data section ends inside a record"),
             Self::Encode(e) => write!(f, "{e}"),
@@ -246,6 +332,28 @@ impl fmt::Display for WriterError {
                 )
             }
             Self::BadFormatText => f.write_str("the tracefs format text could not be parsed"),
+            Self::FormatText(e) => write!(f, "format refused: {e}"),
+            Self::TracingDataText { part, error } => {
+                write!(f, "tracing data {part} refused: {error}")
+            }
+            Self::BadSystemName(why) => write!(f, "tracepoint system name refused: {why}"),
+            Self::BadTracingDataSetting(why) => write!(f, "tracing data setting refused: {why}"),
+            Self::CommonTypeOffset { offset, expected } => write!(
+                f,
+                "the format has common_type at offset {offset}, the file's other formats at {expected}"
+            ),
+            Self::EventNameTooLongForPipe { len, max } => write!(
+                f,
+                "event name of {len} bytes does not fit a pipe-mode EVENT_UPDATE record (at most {max})"
+            ),
+            Self::TooManyIdsForPipe { ids, max } => write!(
+                f,
+                "{ids} ids do not fit a pipe-mode HEADER_ATTR record (at most {max} with this attr)"
+            ),
+            Self::TracepointRaw { id, problem } => match id {
+                Some(id) => write!(f, "tracepoint sample (id {id}) refused: {problem}"),
+                None => write!(f, "tracepoint sample refused: {problem}"),
+            },
             Self::BadFeatureIndex(i) => write!(f, "feature index {i} cannot be set here"),
             Self::NotAStringFeature(i) => write!(f, "feature {i} is not a string feature"),
             Self::TooManyEvents => f.write_str("too many event descriptions"),
@@ -284,7 +392,7 @@ impl fmt::Display for WriterError {
 impl std::error::Error for WriterError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Io(e) => e.source(),
+            Self::Io(e) | Self::Truncated { error: e, .. } => e.source(),
             _ => None,
         }
     }
@@ -325,10 +433,8 @@ impl From<WriterError> for io::Error {
             other => other,
         };
         let kind = match &e {
-            WriterError::Io(shared) => shared.kind(),
-            WriterError::NotOpen | WriterError::Poisoned | WriterError::IncompleteRecord => {
-                io::ErrorKind::Other
-            }
+            WriterError::Io(shared) | WriterError::Truncated { error: shared, .. } => shared.kind(),
+            WriterError::NotOpen | WriterError::IncompleteRecord => io::ErrorKind::Other,
             _ => io::ErrorKind::InvalidInput,
         };
         io::Error::new(kind, e)

@@ -72,7 +72,7 @@ pub use host_description::{
 pub use output_mode::OutputMode;
 pub use perf_encode::Endian;
 pub use pipe_output::PipeOutput;
-pub use record_stream::FILE_BUFFER_SIZE;
+pub use record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};
 pub use session::PLACEHOLDER_EVENT_NAME;
 pub use writer::{PerfDataFileWriter, PerfPipeWriter, PerfWriter};
 

@@ -1,38 +1,86 @@
 //! [`OutputBuffer`]: the buffer in front of every output. It does what `std::io::BufWriter`
-//! does, and one thing `BufWriter` cannot: the record path copies a small record straight
-//! into the free space, inline, without a call to `memcpy`.
+//! does, and what `BufWriter` cannot: the record path copies a small record straight into the
+//! free space, inline, without a call to `memcpy`; the start of a record that is not whole yet
+//! stays in the buffer; a call is taken whole or not at all; and it knows where its bytes go
+//! and which record boundaries reached the stream.
 
+use std::collections::VecDeque;
 use std::io::{self, Seek, SeekFrom, Write};
+use std::ops::Deref;
+
+/// Boundaries remembered by [`OutputBuffer::marks`] (one per buffer sent: with the 256 KiB
+/// buffer, the last 256 MiB of data).
+const MAX_MARKS: usize = 1024;
+
+/// A record boundary that reached the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// Its stream position.
+    pub(crate) pos: u64,
+    /// Whole records before it.
+    pub(crate) records: u64,
+}
 
 /// A fixed-capacity write buffer over `W`.
 ///
-/// Writes that fit are copied in; the buffer goes to `W` when it is full, on
-/// [`flush`](Write::flush), before a seek and in [`into_inner`](Self::into_inner). A write at
-/// least as large as the buffer bypasses it once the buffer is empty. When `W` fails part-way,
-/// the bytes it took leave the buffer and the rest stay. Dropped, it sends what is pending,
-/// ignoring errors (as `BufWriter` does): a pipe reader still gets every whole record.
+/// Writes are copied in; the buffer goes to `W` when a write does not fit, on
+/// [`flush`](Self::flush), and in [`into_inner`](Self::into_inner). Its last
+/// [`hold`](Self::put) bytes (the start of a record not yet whole) are never sent. A call
+/// ([`put`](Self::put)) is taken whole, or, when `W` fails before it fits, not at all; a call
+/// larger than the buffer grows it for as long as its bytes wait. When `W` fails part-way,
+/// the bytes it took leave the buffer and the rest stay, to be sent by the next call: an
+/// error of `W` loses nothing. Dropped, it sends what it can of what is not held, ignoring
+/// errors (as `BufWriter` does): a pipe reader gets whole records.
 pub(crate) struct OutputBuffer<W: Write> {
-    /// Always `capacity` bytes; `buf[..fill]` is pending.
-    buf: Box<[u8]>,
+    /// `buf[..fill]` is pending. `buf.len()` is the capacity, or more while a call larger
+    /// than it waits.
+    buf: Vec<u8>,
+    /// The capacity asked for.
+    cap: usize,
     fill: usize,
+    /// The last `hold` pending bytes are the start of an unfinished record: not sent.
+    hold: usize,
+    /// Stream position of `buf[0]`.
+    at: u64,
+    /// `W`'s position in stream positions, when known (not after a failed seek).
+    inner_pos: Option<u64>,
+    /// The furthest stream position `W` was given bytes up to.
+    high: u64,
+    /// Whole records before `fill - hold`, kept by the owner.
+    pub(crate) records: u64,
+    /// Boundaries that reached `W`, oldest first (see [`marks`](Self::marks)).
+    marks: VecDeque<Mark>,
+    /// Whether reaching `fill - hold` is a boundary worth a mark (the owner turns it off
+    /// while the bytes are not records).
+    pub(crate) marking: bool,
     /// `None` only once [`into_inner`](Self::into_inner) took it.
     inner: Option<W>,
 }
 
 impl<W: Write> OutputBuffer<W> {
-    /// A buffer of `capacity` bytes (at least one) over `inner`.
-    pub(crate) fn with_capacity(capacity: usize, inner: W) -> Self {
+    /// A buffer of `capacity` bytes (at least one) over `inner`, whose position is `at`.
+    pub(crate) fn with_capacity(capacity: usize, inner: W, at: u64) -> Self {
+        let cap = capacity.max(1);
         OutputBuffer {
-            buf: vec![0u8; capacity.max(1)].into_boxed_slice(),
+            buf: vec![0u8; cap],
+            cap,
             fill: 0,
+            hold: 0,
+            at,
+            inner_pos: Some(at),
+            high: at,
+            records: 0,
+            // Allocated once: marks are added as buffers go out, on the write path.
+            marks: VecDeque::with_capacity(MAX_MARKS),
+            marking: true,
             inner: Some(inner),
         }
     }
 
     /// Copies `data` into the free space when it fits; returns whether it did (when not,
-    /// nothing changed: go through [`Write`]).
+    /// nothing changed).
     #[inline]
-    pub(crate) fn append(&mut self, data: &[u8]) -> bool {
+    fn append(&mut self, data: &[u8]) -> bool {
         match self.free_for(data.len()) {
             Some(free) => {
                 if !copy_small(free, data) {
@@ -46,7 +94,8 @@ impl<W: Write> OutputBuffer<W> {
     }
 
     /// [`append`](Self::append) for 8 to [`SMALL_WRITE`] bytes, copied inline with no call:
-    /// false, changing nothing, for any other length or when `data` does not fit.
+    /// false, changing nothing, for any other length or when `data` does not fit. The owner
+    /// calls it only for whole records with nothing held.
     #[inline]
     pub(crate) fn append_small(&mut self, data: &[u8]) -> bool {
         let copied = self
@@ -61,9 +110,54 @@ impl<W: Write> OutputBuffer<W> {
     /// The next `len` bytes of free space, if there are that many.
     #[inline]
     fn free_for(&mut self, len: usize) -> Option<&mut [u8]> {
-        // `fill <= capacity` and a slice's length are both at most `isize::MAX`: no wrap.
+        // `fill <= buf.len()` and a slice's length are both at most `isize::MAX`: no wrap.
         let end = self.fill.wrapping_add(len);
         self.buf.get_mut(self.fill..end)
+    }
+
+    /// Stream position after the last pending byte.
+    #[inline]
+    pub(crate) fn end(&self) -> u64 {
+        self.at.wrapping_add(self.fill as u64)
+    }
+
+    /// Stream position of the first pending byte (everything before it reached `W`).
+    pub(crate) fn start(&self) -> u64 {
+        self.at
+    }
+
+    /// Pending bytes held as the start of an unfinished record.
+    pub(crate) fn held(&self) -> usize {
+        self.hold
+    }
+
+    /// The furthest stream position `W` was given bytes up to.
+    pub(crate) fn high(&self) -> u64 {
+        self.high
+    }
+
+    /// Record boundaries that reached `W` (each after a whole buffer was sent), oldest first,
+    /// the last [`MAX_MARKS`] of them and any the owner added.
+    pub(crate) fn marks(&self) -> impl DoubleEndedIterator<Item = Mark> + '_ {
+        self.marks.iter().copied()
+    }
+
+    /// Remembers a boundary the owner knows reached `W` (or is where `W` starts).
+    pub(crate) fn add_mark(&mut self, mark: Mark) {
+        if self.marks.back() != Some(&mark) {
+            if self.marks.len() >= MAX_MARKS {
+                // Keep the oldest (the data start): a file can always shrink to it.
+                self.marks.remove(1);
+            }
+            self.marks.push_back(mark);
+        }
+    }
+
+    /// Forgets the boundaries after `pos` (their bytes are to be written again).
+    pub(crate) fn forget_marks_after(&mut self, pos: u64) {
+        while self.marks.back().is_some_and(|m| m.pos > pos) {
+            self.marks.pop_back();
+        }
     }
 
     /// Bytes waiting for `W`.
@@ -78,88 +172,200 @@ impl<W: Write> OutputBuffer<W> {
         self.inner.as_ref().expect("not taken")
     }
 
+    /// The stream under the buffer, to change it.
+    #[cfg(test)]
+    pub(crate) fn get_mut(&mut self) -> &mut W {
+        self.inner.as_mut().expect("not taken")
+    }
+
     fn inner(&mut self) -> io::Result<&mut W> {
         self.inner.as_mut().ok_or_else(taken)
     }
 
-    /// Sends every pending byte to `W` (without flushing `W`).
+    /// Takes all of `parts`, the continuation of the stream, after which the last `hold`
+    /// pending bytes are the start of an unfinished record and `records` whole records come
+    /// before them; or, when `W` fails before the parts fit, takes none of them and returns
+    /// the error (what `W` took of the earlier bytes left the buffer; the rest waits).
+    pub(crate) fn put<S: Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[S],
+        hold: usize,
+        records: u64,
+    ) -> io::Result<()> {
+        let total = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
+        self.reserve(total)?;
+        for p in parts {
+            // Fits: reserved.
+            self.append(p);
+        }
+        self.hold = hold.min(self.fill);
+        self.records = records;
+        if self.buf.len() > self.cap {
+            // A call larger than the buffer: send it now, so that the buffer shrinks back.
+            // It is taken either way; an error comes back at the next call that needs room.
+            let _later: io::Result<()> = self.flush_buf();
+        }
+        Ok(())
+    }
+
+    /// Makes room for `len` more bytes: sends what is not held when they do not fit (an
+    /// error of `W` is returned, with nothing more pending), then grows the buffer if they
+    /// still do not.
+    pub(crate) fn reserve(&mut self, len: usize) -> io::Result<()> {
+        if self.buf.len().saturating_sub(self.fill) >= len {
+            return Ok(());
+        }
+        self.flush_buf()?;
+        let need = self.fill.saturating_add(len);
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+        Ok(())
+    }
+
+    /// Drops the last `n` pending bytes, which must all be held (an abandoned record).
+    pub(crate) fn drop_held(&mut self, n: usize) {
+        let n = n.min(self.hold);
+        self.fill = self.fill.saturating_sub(n);
+        self.hold = self.hold.saturating_sub(n);
+    }
+
+    /// Forgets every pending byte from stream position `pos` on (they are not to be
+    /// written); when `pos` is before the pending bytes, the next bytes go to `pos`, which
+    /// `W` must be moved to first ([`place`](Self::place)).
+    pub(crate) fn cut_at(&mut self, pos: u64) {
+        if pos >= self.at {
+            let keep = usize::try_from(pos.saturating_sub(self.at)).unwrap_or(usize::MAX);
+            self.fill = self.fill.min(keep);
+        } else {
+            self.fill = 0;
+            self.at = pos;
+        }
+        self.hold = 0;
+        self.forget_marks_after(pos);
+    }
+
+    /// Sends every pending byte that is not held to `W` (without flushing `W`). `W` must be
+    /// where they go (see [`place`](Self::place)).
     pub(crate) fn flush_buf(&mut self) -> io::Result<()> {
+        let n = self.fill.saturating_sub(self.hold);
+        if n == 0 {
+            return Ok(());
+        }
+        self.send(n)?;
+        if self.marking {
+            let mark = Mark {
+                pos: self.at,
+                records: self.records,
+            };
+            self.add_mark(mark);
+        }
+        Ok(())
+    }
+
+    /// Sends `buf[..n]`; what `W` took leaves the buffer, on error too.
+    fn send(&mut self, n: usize) -> io::Result<()> {
+        if self.inner_pos != Some(self.at) {
+            return Err(misplaced());
+        }
         let Some(inner) = self.inner.as_mut() else {
             return Err(taken());
         };
-        let mut sent = 0;
+        let mut sent = 0usize;
         let result = loop {
-            let Some(rest) = self.buf.get(sent..self.fill).filter(|r| !r.is_empty()) else {
+            let Some(rest) = self.buf.get(sent..n).filter(|r| !r.is_empty()) else {
                 break Ok(());
             };
             match inner.write(rest) {
                 Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
-                // `n <= rest.len()`: no wrap past `fill`.
-                Ok(n) => sent = sent.saturating_add(n.min(rest.len())),
+                // `k <= rest.len()`: no wrap past `n`.
+                Ok(k) => sent = sent.saturating_add(k.min(rest.len())),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => break Err(e),
             }
         };
-        // What `W` took leaves the buffer, on error too.
         self.buf.copy_within(sent..self.fill, 0);
         self.fill = self.fill.saturating_sub(sent);
+        self.at = self.at.saturating_add(sent as u64);
+        self.inner_pos = Some(self.at);
+        self.high = self.high.max(self.at);
+        if self.buf.len() > self.cap && self.fill <= self.cap {
+            self.buf.truncate(self.cap);
+            self.buf.shrink_to_fit();
+        }
         result
+    }
+
+    /// Sends every pending byte that is not held, then flushes `W`.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.flush_buf()?;
+        flush_retrying(self.inner()?)
     }
 
     /// Sends every pending byte, then gives `W` back.
     pub(crate) fn into_inner(mut self) -> io::Result<W> {
+        self.hold = 0;
         self.flush_buf()?;
         self.inner.take().ok_or_else(taken)
     }
 }
 
-impl<W: Write> Write for OutputBuffer<W> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.append(data) {
-            return Ok(data.len());
-        }
-        self.flush_buf()?;
-        if data.len() >= self.buf.len() {
-            return self.inner()?.write(data);
-        }
-        // Fits now: the buffer is empty.
-        self.append(data);
-        Ok(data.len())
+impl<W: Write + Seek> OutputBuffer<W> {
+    /// Moves `W` to where the pending bytes go, when it may be elsewhere.
+    pub(crate) fn place(&mut self) -> io::Result<()> {
+        let at = self.at;
+        self.seek_inner(at)
     }
 
-    #[inline]
-    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        if self.append(data) {
+    /// Moves `W` to stream position `pos` (no call when it is there).
+    pub(crate) fn seek_inner(&mut self, pos: u64) -> io::Result<()> {
+        if self.inner_pos == Some(pos) {
             return Ok(());
         }
-        self.write_all_cold(data)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.flush_buf()?;
-        self.inner()?.flush()
-    }
-}
-
-impl<W: Write> OutputBuffer<W> {
-    /// [`write_all`](Write::write_all) when `data` does not fit in the free space.
-    #[cold]
-    #[inline(never)]
-    fn write_all_cold(&mut self, data: &[u8]) -> io::Result<()> {
-        self.flush_buf()?;
-        if data.len() >= self.buf.len() {
-            return self.inner()?.write_all(data);
+        self.inner_pos = None;
+        let inner = self.inner()?;
+        loop {
+            match inner.seek(SeekFrom::Start(pos)) {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
         }
-        self.append(data);
+        self.inner_pos = Some(pos);
         Ok(())
     }
-}
 
-impl<W: Write + Seek> Seek for OutputBuffer<W> {
-    /// Sends the pending bytes where they belong first.
-    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        self.flush_buf()?;
-        self.inner()?.seek(to)
+    /// Writes `bytes` at stream position `pos`, straight to `W` (the pending bytes stay
+    /// pending); leaves `W` after them. A failure may leave part of them written: calling
+    /// again writes them all.
+    pub(crate) fn write_at(&mut self, pos: u64, bytes: &[u8]) -> io::Result<()> {
+        self.seek_inner(pos)?;
+        let inner = self.inner.as_mut().ok_or_else(taken)?;
+        let mut done = 0usize;
+        let result = loop {
+            let Some(rest) = bytes.get(done..).filter(|r| !r.is_empty()) else {
+                break Ok(());
+            };
+            match inner.write(rest) {
+                Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
+                Ok(k) => done = done.saturating_add(k.min(rest.len())),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let end = pos.saturating_add(done as u64);
+        self.inner_pos = Some(end);
+        self.high = self.high.max(end);
+        // Written again from the start next time.
+        if result.is_err() && done > 0 {
+            self.inner_pos = None;
+        }
+        result
+    }
+
+    /// Flushes `W` itself.
+    pub(crate) fn flush_inner(&mut self) -> io::Result<()> {
+        flush_retrying(self.inner()?)
     }
 }
 
@@ -174,6 +380,23 @@ impl<W: Write> Drop for OutputBuffer<W> {
             let _best_effort: io::Result<()> = self.flush_buf();
         }
     }
+}
+
+/// `w.flush()`, again when interrupted.
+fn flush_retrying<W: Write>(w: &mut W) -> io::Result<()> {
+    loop {
+        match w.flush() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+/// The error of a send while `W` is not where the pending bytes go (unreachable from the
+/// crate's API: the file output places `W` before it sends).
+#[cold]
+fn misplaced() -> io::Error {
+    io::Error::other("output buffer: the stream is not where the pending bytes go")
 }
 
 /// The error of an [`OutputBuffer`] whose stream was taken (unreachable from the crate's API:
@@ -273,7 +496,7 @@ mod tests {
 
     #[test]
     fn append_small_takes_what_fits() {
-        let mut b = OutputBuffer::with_capacity(100, Vec::new());
+        let mut b = OutputBuffer::with_capacity(100, Vec::new(), 0);
         assert!(b.append_small(&[1; 64]));
         assert!(b.append_small(&[2; 32]));
         assert!(!b.append_small(&[3; 8]), "4 bytes free");
@@ -288,7 +511,7 @@ mod tests {
     fn bytes_arrive_in_order_whatever_the_write_sizes() {
         let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7) as u8).collect();
         for cap in [1, 7, 64, 1000, 20_000] {
-            let mut b = OutputBuffer::with_capacity(cap, Vec::new());
+            let mut b = OutputBuffer::with_capacity(cap, Vec::new(), 0);
             let mut pos = 0;
             for (k, len) in [0usize, 3, 64, 999, 1, 2048, 5000]
                 .iter()
@@ -300,17 +523,16 @@ mod tests {
                 }
                 let end = (pos + len).min(data.len());
                 if k % 2 == 0 {
-                    b.write_all(&data[pos..end]).unwrap();
+                    b.put(&[&data[pos..end]], 0, 0).unwrap();
                 } else {
-                    let mut p = pos;
-                    while p < end {
-                        p += b.write(&data[p..end]).unwrap();
-                    }
+                    let parts: Vec<&[u8]> = data[pos..end].chunks(7).collect();
+                    b.put(&parts, 0, 0).unwrap();
                 }
                 pos = end;
             }
             b.flush().unwrap();
             assert_eq!(b.get_ref(), &data[..pos], "capacity {cap}");
+            assert_eq!(b.start(), pos as u64);
         }
     }
 
@@ -321,30 +543,55 @@ mod tests {
             step: 5,
             room: 12,
         };
-        let mut b = OutputBuffer::with_capacity(32, inner);
-        b.write_all(&[1; 20]).unwrap();
+        let mut b = OutputBuffer::with_capacity(32, inner, 0);
+        b.put(&[&[1u8; 20][..]], 0, 0).unwrap();
         assert!(b.flush().is_err());
         assert_eq!(b.get_ref().taken.len(), 12);
         assert_eq!(b.pending(), &[1; 8]);
-        assert!(b.into_inner().is_err());
+        // A call that does not fit is refused whole; one that fits is taken.
+        assert!(b.put(&[&[2u8; 30][..]], 0, 0).is_err());
+        assert_eq!(b.pending(), &[1; 8]);
+        b.put(&[&[2u8; 24][..]], 0, 0).unwrap();
+        b.get_mut().room = usize::MAX;
+        b.flush().unwrap();
+        assert_eq!(b.get_ref().taken, [[1u8; 20].as_slice(), &[2; 24]].concat());
     }
 
     #[test]
-    fn seeking_sends_pending_bytes_first() {
-        let mut b = OutputBuffer::with_capacity(64, Cursor::new(Vec::new()));
-        b.write_all(b"abcdef").unwrap();
-        b.seek(SeekFrom::Start(1)).unwrap();
-        b.write_all(b"XY").unwrap();
+    fn held_bytes_are_not_sent() {
+        let mut b = OutputBuffer::with_capacity(16, Vec::new(), 0);
+        b.put(&[&[1u8; 8][..], &[2; 4]], 4, 1).unwrap();
+        b.flush().unwrap();
+        assert_eq!(b.get_ref(), &[1; 8]);
+        assert_eq!(b.marks().last(), Some(Mark { pos: 8, records: 1 }));
+        // More of the held record than fits: the buffer grows rather than send it.
+        b.put(&[&[2u8; 20][..]], 24, 1).unwrap();
+        assert_eq!(b.get_ref(), &[1; 8]);
+        b.drop_held(24);
+        assert_eq!(b.end(), 8);
+        b.put(&[&[3u8; 8][..]], 0, 2).unwrap();
+        drop(b);
+    }
+
+    #[test]
+    fn writes_at_a_place_and_moves_back() {
+        let mut b = OutputBuffer::with_capacity(64, Cursor::new(Vec::new()), 0);
+        b.put(&[&b"abcdef"[..]], 0, 0).unwrap();
+        b.flush_buf().unwrap();
+        b.write_at(1, b"XY").unwrap();
+        b.put(&[&b"gh"[..]], 0, 0).unwrap();
+        assert!(b.flush_buf().is_err(), "not placed");
+        b.place().unwrap();
         let c = b.into_inner().unwrap();
-        assert_eq!(c.get_ref(), b"aXYdef");
+        assert_eq!(c.get_ref(), b"aXYdefgh");
     }
 
     #[test]
     fn dropping_sends_what_is_pending() {
         let mut out = Vec::new();
         {
-            let mut b = OutputBuffer::with_capacity(64, &mut out);
-            b.write_all(b"records").unwrap();
+            let mut b = OutputBuffer::with_capacity(64, &mut out, 0);
+            b.put(&[&b"records"[..]], 0, 0).unwrap();
         }
         assert_eq!(out, b"records");
     }

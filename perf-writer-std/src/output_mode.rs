@@ -18,6 +18,11 @@ pub trait OutputMode: Sized + sealed::Sealed {
     /// The stream written to.
     type Stream;
 
+    /// Pipe mode: every description and feature travels in a record of its own, so it
+    /// must fit one (see [`PerfPipeWriter`](crate::PerfPipeWriter)).
+    #[doc(hidden)]
+    const PIPE: bool = false;
+
     #[doc(hidden)]
     fn open(stream: Self::Stream, endian: Endian) -> io::Result<Self>;
     #[doc(hidden)]
@@ -31,7 +36,17 @@ pub trait OutputMode: Sized + sealed::Sealed {
     #[doc(hidden)]
     fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()>;
     #[doc(hidden)]
+    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()>;
+    #[doc(hidden)]
     fn flush(&mut self, session: &Session) -> io::Result<()>;
+    #[doc(hidden)]
+    fn partial_len(&self) -> u64;
+    #[doc(hidden)]
+    fn max_split(&self) -> Option<u64>;
+    #[doc(hidden)]
+    fn abandon_partial(&mut self) -> u64;
+    #[doc(hidden)]
+    fn salvage(&mut self, session: &Session) -> io::Result<(u64, u64)>;
     #[doc(hidden)]
     fn finalize(&mut self, session: &Session) -> io::Result<()>;
     #[doc(hidden)]

@@ -3,7 +3,7 @@
 
 use crate::compression::{Compression, CompressionStats};
 use crate::output_mode::{OutputMode, OwnRecord};
-use crate::record_stream::RecordStream;
+use crate::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
 use crate::session::{Session, FEATURE_SLOTS};
 use crate::WriterError;
 use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HEADER_SIZE};
@@ -34,7 +34,7 @@ pub struct PipeOutput<W: Write> {
 
 /// Features perf 6.1 does not send in pipe mode, either because they have their own record
 /// (TRACING_DATA) or because perf cannot use them there.
-fn sent_in_pipe(index: u8) -> bool {
+pub(crate) fn sent_in_pipe(index: u8) -> bool {
     !matches!(
         index,
         feature::TRACING_DATA
@@ -177,7 +177,6 @@ impl<W: Write> PipeOutput<W> {
         if self.is_synced(session) && !placeholder {
             return Ok(());
         }
-        self.stream.usable()?;
         let mut batch = Batch::new(self.stream.endian());
         if !self.started {
             batch.pipe_header(session)?;
@@ -238,10 +237,11 @@ impl<W: Write> PipeOutput<W> {
 
 impl<W: Write> OutputMode for PipeOutput<W> {
     type Stream = W;
+    const PIPE: bool = true;
 
     fn open(w: W, endian: Endian) -> io::Result<Self> {
         Ok(PipeOutput {
-            stream: RecordStream::new(w, endian, 0),
+            stream: RecordStream::new(w, endian, 0, Some(MAX_SPLIT_RECORD_LEN)),
             started: false,
             seen_revision: 0,
             attrs_sent: 0,
@@ -274,17 +274,37 @@ impl<W: Write> OutputMode for PipeOutput<W> {
         }
     }
 
+    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()> {
+        self.sync_at_boundary(session)?;
+        self.stream.reserve(len)
+    }
+
     fn flush(&mut self, session: &Session) -> io::Result<()> {
         self.sync_at_boundary(session)?;
         self.stream.flush()
     }
 
+    fn partial_len(&self) -> u64 {
+        self.stream.partial_len()
+    }
+
+    fn max_split(&self) -> Option<u64> {
+        Some(MAX_SPLIT_RECORD_LEN)
+    }
+
+    fn abandon_partial(&mut self) -> u64 {
+        self.stream.abandon_partial()
+    }
+
     fn finalize(&mut self, session: &Session) -> io::Result<()> {
-        if !self.stream.at_boundary() {
-            return Err(io_err(WriterError::IncompleteRecord));
-        }
+        self.stream.abandon_partial();
         self.sync(session, true)?;
         self.stream.flush()
+    }
+
+    /// Nothing to rewrite: every record flushed before the failure is readable as it is.
+    fn salvage(&mut self, _: &Session) -> io::Result<(u64, u64)> {
+        Err(io::Error::other("a pipe-mode stream cannot be rewritten"))
     }
 
     fn into_stream(self) -> io::Result<W> {
@@ -292,7 +312,7 @@ impl<W: Write> OutputMode for PipeOutput<W> {
     }
 
     fn position(&self) -> u64 {
-        self.stream.pos
+        self.stream.pos()
     }
 
     fn accepts_new_tracepoint_formats(&self) -> bool {

@@ -120,6 +120,9 @@ struct Walk {
     tail: usize,
     /// Payload bytes to pass through after this call.
     skip: u64,
+    /// The whole length of a record with a payload that begins in this call and does not
+    /// end in it (0: none).
+    open_len: u64,
     stats: EventStats,
 }
 
@@ -169,6 +172,15 @@ impl RecordCheck {
     /// The stream ends inside a record.
     pub(crate) fn inside_record(&self) -> bool {
         !self.pending.is_empty() || self.skip != 0
+    }
+
+    /// Drops the record held back or being passed through (the output drops its own part
+    /// of it); returns the bytes held back.
+    pub(crate) fn abandon(&mut self) -> usize {
+        let held = self.pending.len();
+        self.pending.clear();
+        self.skip = 0;
+        held
     }
 
     /// Forgets what belongs to the current output (settings stay).
@@ -235,6 +247,11 @@ impl RecordCheck {
             }
             offset = offset.saturating_add(chunk.len());
         }
+        // Room for all of them first: then none of the writes below can fail on I/O, and the
+        // call is written whole or not at all.
+        if let Err(e) = out.reserve(session, offset) {
+            return Some(Err(e));
+        }
         for chunk in chunks {
             if let Err(e) = out.write_records(session, chunk) {
                 return Some(Err(e));
@@ -254,6 +271,15 @@ impl RecordCheck {
     ) -> Result<usize, Refusal> {
         let parts = Parts { pending, chunks };
         let walk = self.walk(session, &parts)?;
+        if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
+            let len = walk.open_len;
+            return Err(Refusal::Call(
+                WriterError::SplitRecordTooLong { len, max }.into(),
+            ));
+        }
+        // Room for every byte written below first: then none of those writes can fail on
+        // I/O, and the call is written whole or not at all.
+        out.reserve(session, walk.tail).map_err(Refusal::Call)?;
         // Everything before the tail is whole records (or pass-through payload): written in
         // vectored batches, so that records split across parts cost one framer pass.
         const BATCH: usize = 32;
@@ -308,6 +334,7 @@ impl RecordCheck {
         let skipped = usize::try_from(self.skip).unwrap_or(usize::MAX).min(total);
         let mut skip = self.skip.saturating_sub(skipped as u64);
         let mut pos = skipped;
+        let mut open_len = 0u64;
         while pos < total && skip == 0 {
             let offset = pos.saturating_sub(held);
             // A refused record begun in an earlier call is dropped whole: its first bytes
@@ -343,6 +370,9 @@ impl RecordCheck {
                     .unwrap_or(usize::MAX)
                     .min(total.saturating_sub(after));
                 skip = payload.saturating_sub(in_call as u64);
+                if skip != 0 {
+                    open_len = (size as u64).saturating_add(payload);
+                }
                 pos = after.saturating_add(in_call);
                 continue;
             }
@@ -373,6 +403,7 @@ impl RecordCheck {
         Ok(Walk {
             tail: pos,
             skip,
+            open_len,
             stats,
             last_sample: last,
         })

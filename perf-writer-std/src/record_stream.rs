@@ -1,15 +1,22 @@
-//! The buffered byte stream under both output modes: checks framing, counts bytes, and
-//! refuses further writes after a failed one.
+//! The buffered byte stream under both output modes: checks framing, counts bytes and
+//! records, keeps the start of an unfinished record out of the output until it is whole, and
+//! after a failed write keeps what the output did not take, for the next call.
 
-use crate::compression::{Compression, CompressionStats, Compressor, Compressors};
-use crate::output_buffer::{OutputBuffer, SMALL_WRITE};
+use crate::compression::{Compression, CompressionStats, Compressors};
+use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
 use perf_encode::records::{FramingError, RecordFramer};
 use perf_encode::{Encode, Endian};
 use std::io::{self, IoSlice, Write};
+use std::ops::Deref;
 
 /// Capacity of the buffer the writer puts in front of every output.
 pub const FILE_BUFFER_SIZE: usize = 256 * 1024;
+
+/// The longest record (header, body and any payload after it) that pipe mode takes in
+/// pieces across calls: its start waits in the buffer until its last byte arrives, so that a
+/// reader never sees half a record. A longer record is taken in one call.
+pub const MAX_SPLIT_RECORD_LEN: u64 = FILE_BUFFER_SIZE as u64;
 
 /// A buffered stream of records.
 pub(crate) struct RecordStream<W: Write> {
@@ -17,61 +24,78 @@ pub(crate) struct RecordStream<W: Write> {
     endian: Endian,
     /// Where the stream is in the record structure. Records
     /// [`write_small_record`](Self::write_small_record) takes skip it (they start and end on
-    /// a boundary, so they leave it as it was; its record count, which nothing here reads,
-    /// leaves them out).
+    /// a boundary, so they leave it as it was; its record count leaves them out, the
+    /// buffer's counts them).
     framer: RecordFramer,
-    /// A write failed: what reached the stream is unknown.
-    poisoned: bool,
-    /// The owner moved the stream away from `pos` (see [`hold`](Self::hold)).
+    /// The longest unfinished record held back; `None`: any, the part of it past the
+    /// buffer's capacity written out (file mode, which can seek back over it).
+    max_split: Option<u64>,
+    /// The unfinished record's bytes went to the output (see `max_split`).
+    spilled: bool,
+    /// The owner moved the stream away from where the buffer's bytes go, or must before
+    /// records go on (see [`hold`](Self::hold)).
     held: bool,
-    /// In the machine's byte order, not poisoned, not held, and between records: a whole
-    /// plain record may go straight into the buffer. Kept equal to that by
+    /// In the machine's byte order, not held, and between records: a whole plain record may
+    /// go straight into the buffer. Kept equal to that by
     /// [`refresh_lane`](Self::refresh_lane) after every change to those.
     lane_open: bool,
-    /// Stream position of the next byte.
-    pub(crate) pos: u64,
-    /// Compresses the caller's records when compression is on (see `compression.rs`);
-    /// bytes waiting in it are not counted in `pos` yet.
+    /// Compresses the caller's records when compression is on (see `compression.rs`).
     compress: Compressors,
+    /// While compressing: the start of an unfinished caller record. The compressor gets
+    /// only whole records, so that [`abandon_partial`](Self::abandon_partial) can drop it.
+    partial: Vec<u8>,
+    /// Records the compressor wrote (COMPRESSED ones, and those it passes through) that the
+    /// output did not take yet: sent before anything else.
+    squeezed: Vec<u8>,
+    /// Bytes of caller records the last [`reserve`](Self::reserve) promised to take without
+    /// an error of the output, not taken yet (one call checked in strict mode is written in
+    /// several pieces after one `reserve`).
+    credit: usize,
 }
 
 impl<W: Write> RecordStream<W> {
-    pub(crate) fn new(w: W, endian: Endian, pos: u64) -> Self {
+    /// A stream over `w`, whose position is `pos`; `max_split` as the field says.
+    pub(crate) fn new(w: W, endian: Endian, pos: u64, max_split: Option<u64>) -> Self {
         RecordStream {
-            w: OutputBuffer::with_capacity(FILE_BUFFER_SIZE, w),
+            w: OutputBuffer::with_capacity(FILE_BUFFER_SIZE, w, pos),
             endian,
             framer: RecordFramer::new(endian),
-            poisoned: false,
+            max_split,
+            spilled: false,
             held: false,
             lane_open: endian.is_native(),
-            pos,
             compress: Compressors::default(),
+            partial: Vec::new(),
+            squeezed: Vec::new(),
+            credit: 0,
         }
     }
 
     fn refresh_lane(&mut self) {
         self.lane_open = self.endian.is_native()
-            && !self.poisoned
             && !self.held
             && self.framer.at_boundary()
-            && self.compress.active.is_none();
+            && self.compress.active.is_none()
+            && self.squeezed.is_empty();
     }
 
     /// Starts, changes or stops compression between records (see [`Compressors::switch`]):
-    /// what the compressor before holds is written first. A refused setting changes nothing
-    /// and does not poison the stream.
+    /// what the compressor before holds is written first. A refused setting changes nothing.
+    /// Once switched, records the output does not take wait for the next call, which
+    /// returns the error.
     pub(crate) fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
-        self.usable()?;
         if !self.at_boundary() {
             return Err(WriterError::IncompleteRecord.into());
         }
-        let written = self.compress.switch(setting, self.endian, &mut self.w);
+        self.send_squeezed()?;
+        self.credit = 0;
+        let switched = self
+            .compress
+            .switch(setting, self.endian, &mut self.squeezed);
+        // Taken either way; an error of the output comes back at the next call.
+        let _later: io::Result<()> = self.send_squeezed();
         self.refresh_lane();
-        // A setting refused before anything was written leaves the stream usable.
-        match written {
-            Err(e) if WriterError::from_io(&e).is_some() => Err(e),
-            other => self.count_compressed(other),
-        }
+        switched.map(drop)
     }
 
     /// Compresses what waits and returns what every compressor of this stream wrote (`None`
@@ -81,30 +105,92 @@ impl<W: Write> RecordStream<W> {
         Ok(self.compress.stats())
     }
 
-    /// Writes the records the compressor holds (before bytes that bypass it).
-    fn flush_compressed(&mut self) -> io::Result<()> {
-        self.usable()?;
-        let written = match self.compress.active.as_mut() {
-            Some(c) => c.flush_chunk(&mut self.w),
-            None => return Ok(()),
-        };
-        self.count_compressed(written)
+    /// Compressed records, or records to compress, wait (a flush would write).
+    pub(crate) fn compression_waiting(&self) -> bool {
+        !self.squeezed.is_empty() || self.compress.active.as_ref().is_some_and(|c| c.waiting())
     }
 
-    /// Counts the bytes a compressor wrote; an error poisons the stream.
-    fn count_compressed(&mut self, written: io::Result<u64>) -> io::Result<()> {
-        match written {
-            Ok(n) => {
-                self.pos = self.pos.saturating_add(n);
-                Ok(())
-            }
-            Err(e) => Err(self.poison(e)),
+    /// Sends the records the compressor holds (before bytes that bypass it).
+    fn flush_compressed(&mut self) -> io::Result<()> {
+        self.send_squeezed()?;
+        if let Some(c) = self.compress.active.as_mut() {
+            c.flush_chunk(&mut self.squeezed)?;
+            self.send_squeezed()?;
         }
+        Ok(())
+    }
+
+    /// Puts the compressor's records in the buffer: all of them, or (on error) none.
+    fn send_squeezed(&mut self) -> io::Result<()> {
+        if self.squeezed.is_empty() {
+            return Ok(());
+        }
+        // They are whole records in the file: counted as such (2^64 do not happen).
+        let records = self
+            .w
+            .records
+            .wrapping_add(count_records(&self.squeezed, self.endian));
+        let hold = self.w.held();
+        self.w.put(&[self.squeezed.as_slice()], hold, records)?;
+        self.squeezed.clear();
+        self.refresh_lane();
+        Ok(())
+    }
+
+    /// [`take`](Self::take) while compressing: the whole records of `parts` (after the
+    /// start of a record held from before) go to the compressor, the start of an unfinished
+    /// one is held in `partial`. Compressed records the output does not take wait in
+    /// `squeezed` (the call is taken; a later call returns the error). While any wait and
+    /// the output still does not take them, a call is refused whole, unless
+    /// [`reserve`](Self::reserve) promised it.
+    fn compress_take<S: Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[S],
+        next: RecordFramer,
+    ) -> io::Result<()> {
+        let total = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
+        if total <= self.credit {
+            self.credit = self.credit.saturating_sub(total);
+        } else {
+            self.credit = 0;
+            self.send_squeezed()?;
+        }
+        let partial = next.partial_len();
+        if partial > 0 {
+            let len = next.record_len().unwrap_or(partial);
+            if let Some(max) = self.max_split.filter(|&max| len > max) {
+                return Err(WriterError::SplitRecordTooLong { len, max }.into());
+            }
+        }
+        let Some(c) = self.compress.active.as_mut() else {
+            return self.take(parts, next);
+        };
+        let pushed = match parts {
+            // One whole record or more, nothing held (the commonest call): no copy.
+            [one] if self.partial.is_empty() && partial == 0 => c.push(one, &mut self.squeezed),
+            _ => {
+                for p in parts {
+                    self.partial.extend_from_slice(p);
+                }
+                let keep = usize::try_from(partial).unwrap_or(usize::MAX);
+                let whole = self.partial.len().saturating_sub(keep);
+                let pushed = match self.partial.get(..whole) {
+                    Some(done) if !done.is_empty() => c.push(done, &mut self.squeezed),
+                    _ => Ok(0),
+                };
+                self.partial.drain(..whole);
+                pushed
+            }
+        };
+        self.framer = next;
+        let _later: io::Result<()> = self.send_squeezed();
+        self.refresh_lane();
+        pushed.map(drop)
     }
 
     /// Closes (`true`) or reopens the short way for records: the owner has moved the
-    /// underlying stream away from [`pos`](Self::pos) and must move it back before records
-    /// go on.
+    /// underlying stream away from where the buffer's bytes go and must move it back before
+    /// records go on.
     pub(crate) fn hold(&mut self, held: bool) {
         self.held = held;
         self.refresh_lane();
@@ -114,6 +200,12 @@ impl<W: Write> RecordStream<W> {
     #[inline]
     pub(crate) fn is_held(&self) -> bool {
         self.held
+    }
+
+    /// Stream position of the next byte.
+    #[inline]
+    pub(crate) fn pos(&self) -> u64 {
+        self.w.end()
     }
 
     /// The commonest call: appends `data` when it is one whole plain record of at most
@@ -130,8 +222,8 @@ impl<W: Write> RecordStream<W> {
         {
             return false;
         }
-        // No wrap: a stream does not reach 2^64 bytes.
-        self.pos = self.pos.wrapping_add(data.len() as u64);
+        // No wrap: 2^64 records do not happen.
+        self.w.records = self.w.records.wrapping_add(1);
         true
     }
 
@@ -140,30 +232,80 @@ impl<W: Write> RecordStream<W> {
     }
 
     #[inline]
-    pub(crate) fn usable(&self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
-        Ok(())
-    }
-
-    #[inline]
     pub(crate) fn at_boundary(&self) -> bool {
         self.framer.at_boundary()
     }
 
-    /// Writes bytes that are known to be whole records (or not records at all, such as the
-    /// pipe header), bypassing the framer.
+    /// Bytes of the unfinished record written so far (0 between records).
+    pub(crate) fn partial_len(&self) -> u64 {
+        self.framer.partial_len()
+    }
+
+    /// Drops the unfinished record: the stream goes on from the boundary before it. Returns
+    /// the bytes dropped. When some had reached the output (a spilled record), the stream is
+    /// [held](Self::hold) until the owner moves the output back.
+    pub(crate) fn abandon_partial(&mut self) -> u64 {
+        let dropped = self.framer.abandon_record();
+        if dropped == 0 {
+            return 0;
+        }
+        if self.compress.active.is_some() {
+            // Held out of the compressor.
+            self.partial.clear();
+            self.refresh_lane();
+            return dropped;
+        }
+        let start = self.pos().saturating_sub(dropped);
+        if self.spilled {
+            self.w.cut_at(start);
+            self.spilled = false;
+            self.w.marking = true;
+            self.held = true;
+        } else {
+            self.w
+                .drop_held(usize::try_from(dropped).unwrap_or(usize::MAX));
+        }
+        self.refresh_lane();
+        dropped
+    }
+
+    /// Whole records before the unfinished one once the framer is `next` (the buffer counts
+    /// those before it now; the framer's count includes an unfinished record whose header is
+    /// whole, and not the short way's records).
+    fn completed(&self, next: &RecordFramer) -> u64 {
+        fn whole(f: &RecordFramer) -> u64 {
+            f.records()
+                .wrapping_sub(u64::from(f.record_len().is_some_and(|len| len > 0)))
+        }
+        // Counts only grow (2^64 records do not happen): wrapping is exact.
+        self.w
+            .records
+            .wrapping_add(whole(next))
+            .wrapping_sub(whole(&self.framer))
+    }
+
+    /// Writes bytes that are whole records (or not records at all, such as the pipe header)
+    /// at a record boundary, bypassing the framer: all of them, or (on error) none.
     pub(crate) fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.flush_compressed()?;
-        if let Err(e) = self.w.write_all(bytes) {
-            return Err(self.poison(e));
+        let (hold, records) = (self.w.held(), self.w.records);
+        self.w.put(&[bytes], hold, records)
+    }
+
+    /// Makes room for `len` more bytes, so that writes of that many cannot fail (see
+    /// [`OutputBuffer::reserve`]).
+    pub(crate) fn reserve(&mut self, len: usize) -> io::Result<()> {
+        self.credit = 0;
+        self.send_squeezed()?;
+        self.w.reserve(len)?;
+        if self.compress.active.is_some() {
+            self.credit = len;
         }
-        self.pos = self.pos.saturating_add(bytes.len() as u64);
         Ok(())
     }
 
-    /// Appends caller records, whole or split across calls; a refused chunk changes nothing.
+    /// Appends caller records, whole or split across calls; a refused chunk, or one the
+    /// output could not take, changes nothing.
     #[inline]
     pub(crate) fn write_records(&mut self, data: &[u8]) -> io::Result<()> {
         // The commonest call inline; the rest out of line.
@@ -177,64 +319,54 @@ impl<W: Write> RecordStream<W> {
     /// records, and refusals.
     #[inline(never)]
     pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
-        self.usable()?;
-        // Compressing, one whole record between records (the commonest call then) skips
-        // the framer, which it leaves between records, as the short way does.
-        if let Some(c) = self.compress.active.as_mut() {
-            if self.framer.at_boundary() && RecordFramer::is_one_plain_record(self.endian, data) {
-                let written = c.push(data, &mut self.w);
-                return self.count_compressed(written);
-            }
+        let next = self.framer.check(data).map_err(framing)?;
+        if self.compress.active.is_some() {
+            return self.compress_take(&[data], next);
         }
-        // The framer advances only once the bytes are in the buffer: a refused chunk and a
-        // failed write leave it as it was (a failed write poisons the stream anyway).
-        let (w, compress) = (&mut self.w, &mut self.compress.active);
-        let result = match self.framer.feed_then(data, || sink(w, compress, data)) {
-            Ok(Ok(written)) => {
-                // No wrap: a stream does not reach 2^64 bytes.
-                self.pos = self.pos.wrapping_add(written);
-                Ok(())
-            }
-            Ok(Err(e)) => Err(self.poison(e)),
-            Err(e) => Err(framing(e)),
-        };
-        self.refresh_lane();
-        result
+        self.take(&[data], next)
     }
 
     /// Appends the concatenation of `bufs`; returns its length.
     #[inline]
     pub(crate) fn write_records_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        self.usable()?;
-        // As in `write_records`: the framer advances only once every slice is in the buffer.
-        let (w, compress) = (&mut self.w, &mut self.compress.active);
-        let (mut done, mut out) = (0usize, 0u64);
-        let written = self.framer.feed_all_then(bufs.iter().map(|b| &**b), || {
-            for b in bufs {
-                out = out.saturating_add(sink(w, compress, b)?);
-                done = done.saturating_add(b.len());
-            }
-            Ok(())
-        });
-        // The position counts what the buffer took, even when a later slice failed.
-        // No wrap: a stream does not reach 2^64 bytes.
-        self.pos = self.pos.wrapping_add(out);
-        let result = match written {
-            Ok(Ok(())) => Ok(done),
-            Ok(Err(e)) => Err(self.poison(e)),
-            Err(e) => Err(framing(e)),
-        };
-        self.refresh_lane();
-        result
+        let mut next = self.framer;
+        next.feed_all(bufs.iter().map(|b| &**b)).map_err(framing)?;
+        let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
+        if self.compress.active.is_some() {
+            self.compress_take(bufs, next)?;
+        } else {
+            self.take(bufs, next)?;
+        }
+        Ok(len)
     }
 
-    /// Marks the stream failed; returns `e`.
-    #[cold]
-    #[inline(never)]
-    fn poison(&mut self, e: io::Error) -> io::Error {
-        self.poisoned = true;
-        self.lane_open = false;
-        e
+    /// Puts `parts` in the buffer, after which the framer is `next`: all of them or none.
+    fn take<S: Deref<Target = [u8]>>(&mut self, parts: &[S], next: RecordFramer) -> io::Result<()> {
+        let partial = next.partial_len();
+        let records = self.completed(&next);
+        let (hold, spill) = if partial == 0 {
+            (0, false)
+        } else {
+            let len = next.record_len().unwrap_or(partial);
+            match self.max_split {
+                Some(max) if len > max => {
+                    return Err(WriterError::SplitRecordTooLong { len, max }.into());
+                }
+                // Too long to hold: it goes out, and dropping it seeks back over it.
+                None if self.spilled || partial > FILE_BUFFER_SIZE as u64 => (0, true),
+                _ => (usize::try_from(partial).unwrap_or(usize::MAX), false),
+            }
+        };
+        // Boundaries sent during this call are remembered only when no spilled record is
+        // on either side of it (a mark must be a boundary and its count exact).
+        self.w.marking = !self.spilled && !spill;
+        let put = self.w.put(parts, hold, records);
+        self.w.marking = !(if put.is_ok() { spill } else { self.spilled });
+        put?;
+        self.spilled = spill;
+        self.framer = next;
+        self.refresh_lane();
+        Ok(())
     }
 
     /// Appends one encoded record written by the writer itself (FINISHED_ROUND, …). Refused
@@ -249,33 +381,21 @@ impl<W: Write> RecordStream<W> {
         self.write_records(bytes)
     }
 
+    /// Sends what is not held and flushes the output.
     pub(crate) fn flush(&mut self) -> io::Result<()> {
         self.flush_compressed()?;
-        if let Err(e) = self.w.flush() {
-            return Err(self.poison(e));
-        }
-        Ok(())
+        self.w.flush()
     }
-}
 
-/// Writes caller record bytes to `w`, through the compressor when there is one; returns the
-/// bytes that reached `w`.
-fn sink<W: Write>(
-    w: &mut OutputBuffer<W>,
-    compress: &mut Option<Box<Compressor>>,
-    data: &[u8],
-) -> io::Result<u64> {
-    match compress {
-        Some(c) => c.push(data, w),
-        None => w.write_all(data).map(|()| data.len() as u64),
+    /// Remembers that the stream's position is a record boundary on the output with no
+    /// record before it (the start of the data).
+    pub(crate) fn mark_start(&mut self) {
+        let mark = Mark {
+            pos: self.pos(),
+            records: 0,
+        };
+        self.w.add_mark(mark);
     }
-}
-
-/// The error of a write to a poisoned stream (out of line: never the hot path).
-#[cold]
-#[inline(never)]
-fn poisoned() -> io::Error {
-    WriterError::Poisoned.into()
 }
 
 /// The error of a refused chunk (out of line: never the hot path).
@@ -285,14 +405,46 @@ fn framing(e: FramingError) -> io::Error {
     WriterError::from(e).into()
 }
 
+/// Records in `bytes`, whole records in `endian` (an AUXTRACE record's payload follows it;
+/// a size below 8 ends the count).
+fn count_records(bytes: &[u8], endian: Endian) -> u64 {
+    let u64_at = |at: usize| -> Option<u64> {
+        let b: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
+        Some(match endian {
+            Endian::Little => u64::from_le_bytes(b),
+            Endian::Big => u64::from_be_bytes(b),
+        })
+    };
+    let (mut at, mut n) = (0usize, 0u64);
+    while let Some(word) = u64_at(at) {
+        // The header as one word: type in the low half in the file's order, size on top.
+        let (type_, size) = match endian {
+            Endian::Little => (word as u32, (word >> 48) as u16),
+            Endian::Big => ((word >> 32) as u32, word as u16),
+        };
+        if size < 8 {
+            break;
+        }
+        let mut len = u64::from(size);
+        if type_ == perf_abi::record_type::AUXTRACE {
+            len = len.saturating_add(u64_at(at.saturating_add(8)).unwrap_or(0));
+        }
+        at = at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        n = n.saturating_add(1);
+    }
+    n
+}
+
 /// Encodes straight into an `io::Write`, keeping the I/O error for the caller (the encoder
-/// only sees that the output refused the bytes).
+/// only sees that the output refused the bytes). Used by the compressor.
+#[cfg(feature = "zstd")]
 pub(crate) struct IoOutput<'w, W: Write> {
     w: &'w mut W,
     written: u64,
     error: Option<io::Error>,
 }
 
+#[cfg(feature = "zstd")]
 impl<'w, W: Write> IoOutput<'w, W> {
     pub(crate) fn new(w: &'w mut W) -> Self {
         IoOutput {
@@ -322,6 +474,7 @@ impl<'w, W: Write> IoOutput<'w, W> {
     }
 }
 
+#[cfg(feature = "zstd")]
 impl<W: Write> perf_encode::Output for IoOutput<'_, W> {
     fn put(&mut self, bytes: &[u8]) -> Result<(), perf_encode::EncodeError> {
         if let Err(e) = self.w.write_all(bytes) {
@@ -366,7 +519,7 @@ mod tests {
             taken: Vec::new(),
             room,
         };
-        RecordStream::new(w, Endian::NATIVE, 100)
+        RecordStream::new(w, Endian::NATIVE, 100, Some(MAX_SPLIT_RECORD_LEN))
     }
 
     fn header(type_: u32, size: u16) -> [u8; 8] {
@@ -384,10 +537,6 @@ mod tests {
         r
     }
 
-    fn is_poisoned(e: &io::Error) -> bool {
-        WriterError::from_io(e) == Some(&WriterError::Poisoned)
-    }
-
     #[test]
     fn whole_and_split_records_count_bytes() {
         let mut s = stream(usize::MAX);
@@ -402,7 +551,7 @@ mod tests {
             .write_records_vectored(&[IoSlice::new(&rec[..8]), IoSlice::new(&rec[8..])])
             .unwrap();
         assert_eq!(n, 24);
-        assert_eq!(s.pos, 100 + 3 * 24);
+        assert_eq!(s.pos(), 100 + 3 * 24);
         s.flush().unwrap();
         assert_eq!(s.w.get_ref().taken.len(), 3 * 24);
     }
@@ -417,36 +566,79 @@ mod tests {
         let slices = [IoSlice::new(&rec), IoSlice::new(&bad)];
         assert!(s.write_records_vectored(&slices).is_err());
         assert!(s.at_boundary());
-        assert_eq!(s.pos, 100);
+        assert_eq!(s.pos(), 100);
         s.flush().unwrap();
         assert!(s.w.get_ref().taken.is_empty());
         // Refusals do not poison.
         s.write_records(&rec).unwrap();
-        assert_eq!(s.pos, 116);
+        assert_eq!(s.pos(), 116);
     }
 
     #[test]
-    fn a_failed_write_poisons_and_leaves_the_framer() {
-        // The payload of an AUXTRACE record passes the 256 KiB buffer and reaches the
-        // output, which fails.
-        let payload = vec![0u8; FILE_BUFFER_SIZE + 8];
+    fn a_failed_write_takes_nothing_and_the_next_call_sends_it() {
+        // A whole AUXTRACE record larger than the buffer, given in one call, to an output
+        // that takes 16 bytes and then fails: the call is taken whole (the buffer grows),
+        // and what the output did not take waits.
+        let payload = vec![7u8; FILE_BUFFER_SIZE + 8];
         for vectored in [false, true] {
             let mut s = stream(16);
-            s.write_records(&auxtrace(payload.len() as u64)).unwrap();
-            assert!(!s.at_boundary());
-            let framer = format!("{:?}", s.framer);
-            let err = if vectored {
-                s.write_records_vectored(&[IoSlice::new(&payload)])
-                    .unwrap_err()
+            let head = auxtrace(payload.len() as u64);
+            if vectored {
+                let parts = [IoSlice::new(&head), IoSlice::new(&payload)];
+                s.write_records_vectored(&parts).unwrap();
             } else {
-                s.write_records(&payload).unwrap_err()
-            };
-            assert!(!is_poisoned(&err), "{err}");
-            assert_eq!(format!("{:?}", s.framer), framer);
-            assert!(is_poisoned(&s.write_records(&payload).unwrap_err()));
-            assert!(is_poisoned(&s.write_raw(&[0; 8]).unwrap_err()));
-            assert!(is_poisoned(&s.flush().unwrap_err()));
+                s.write_records(&[&head[..], &payload].concat()).unwrap();
+            }
+            assert!(s.at_boundary());
+            // The buffer is full and the output fails: the next call takes nothing.
+            let framer = s.framer;
+            let end = s.pos();
+            let mut rec = [0u8; 16];
+            rec[..8].copy_from_slice(&header(record_type::SAMPLE, 16));
+            let err = s.write_records(&[&rec[..]; 20_000].concat()).unwrap_err();
+            assert!(WriterError::from_io(&err).is_none(), "{err}");
+            assert_eq!((s.framer, s.pos()), (framer, end));
+            // Room again: the next flush sends everything, once.
+            s.w.get_mut().room = usize::MAX;
+            s.flush().unwrap();
+            let taken = &s.w.get_ref().taken;
+            assert_eq!(taken.len(), 16 + payload.len());
+            assert_eq!(&taken[..16], &head);
         }
+    }
+
+    #[test]
+    fn an_unfinished_record_is_held_and_can_be_dropped() {
+        let mut s = stream(usize::MAX);
+        let mut rec = [0u8; 32];
+        rec[..8].copy_from_slice(&header(record_type::SAMPLE, 32));
+        s.write_records(&rec).unwrap();
+        s.write_records(&rec[..20]).unwrap();
+        assert_eq!(s.partial_len(), 20);
+        s.flush().unwrap();
+        // Only the whole record went out.
+        assert_eq!(s.w.get_ref().taken, rec);
+        assert_eq!(s.abandon_partial(), 20);
+        assert_eq!((s.pos(), s.at_boundary()), (132, true));
+        s.write_records(&rec).unwrap();
+        s.flush().unwrap();
+        assert_eq!(s.w.get_ref().taken, [rec, rec].concat());
+        // Pipe mode holds at most MAX_SPLIT_RECORD_LEN: a longer record announced by an
+        // AUXTRACE header is refused at the call, nothing written.
+        let err = s
+            .write_records(&auxtrace(MAX_SPLIT_RECORD_LEN))
+            .unwrap_err();
+        assert_eq!(
+            WriterError::from_io(&err),
+            Some(&WriterError::SplitRecordTooLong {
+                len: 16 + MAX_SPLIT_RECORD_LEN,
+                max: MAX_SPLIT_RECORD_LEN
+            })
+        );
+        assert!(s.at_boundary());
+        s.write_records(&auxtrace(8)).unwrap();
+        assert_eq!(s.partial_len(), 16);
+        assert_eq!(s.abandon_partial(), 16);
     }
 
     /// A SAMPLE record of `len` bytes whose body bytes are `fill`.
@@ -485,7 +677,77 @@ mod tests {
         s.flush().unwrap();
         let expected = [&whole[..], &long[..8], &whole, &whole, &two, &whole].concat();
         assert_eq!(s.w.get_ref().taken, expected);
-        assert_eq!(s.pos, 100 + expected.len() as u64);
+        assert_eq!(s.pos(), 100 + expected.len() as u64);
+    }
+
+    /// The records in a stream of COMPRESSED (aligned form) and plain records, decompressed.
+    #[cfg(feature = "zstd")]
+    fn decompressed(mut out: &[u8]) -> Vec<u8> {
+        let mut records = Vec::new();
+        while out.len() >= 8 {
+            let size = usize::from(u16::from_ne_bytes([out[6], out[7]]));
+            let (rec, rest) = out.split_at(size);
+            if u32::from_ne_bytes([rec[0], rec[1], rec[2], rec[3]]) == record_type::COMPRESSED {
+                records.extend(zstd::stream::decode_all(&rec[8..]).unwrap());
+            } else {
+                records.extend_from_slice(rec);
+            }
+            out = rest;
+        }
+        records
+    }
+
+    #[cfg(feature = "zstd")]
+    #[test]
+    fn compressing_an_unfinished_record_can_be_dropped_and_failed_writes_are_retried() {
+        use crate::Compression;
+        for vectored in [false, true] {
+            let mut s = stream(0);
+            s.set_compression(Some(Compression::zstd(1))).unwrap();
+            let (a, b) = (
+                sample(64, 1, Endian::NATIVE),
+                sample(200, 2, Endian::NATIVE),
+            );
+            s.write_records(&a).unwrap();
+            // A record and the start of one, which is held out of the compressor.
+            if vectored {
+                let parts = [
+                    IoSlice::new(&b[..100]),
+                    IoSlice::new(&b[100..]),
+                    IoSlice::new(&a[..20]),
+                ];
+                s.write_records_vectored(&parts).unwrap();
+            } else {
+                s.write_records(&[&b[..], &a[..20]].concat()).unwrap();
+            }
+            assert_eq!(s.partial_len(), 20);
+            assert_eq!(s.abandon_partial(), 20);
+            s.write_records(&b).unwrap();
+            // The output takes nothing: the flush fails, and the compressed records wait.
+            assert!(s.flush().is_err());
+            assert!(s.w.get_ref().taken.is_empty());
+            s.w.get_mut().room = usize::MAX;
+            s.flush().unwrap();
+            let taken = &s.w.get_ref().taken;
+            assert_eq!(s.pos(), 100 + taken.len() as u64);
+            assert_eq!(
+                decompressed(taken),
+                [&a[..], &b, &b].concat(),
+                "vectored {vectored}"
+            );
+        }
+    }
+
+    #[test]
+    fn count_records_skips_auxtrace_payloads() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut aux = vec![0u8; 16];
+            aux[..4].copy_from_slice(&e.u32_bytes(record_type::AUXTRACE));
+            aux[6..8].copy_from_slice(&e.u16_bytes(16));
+            aux[8..].copy_from_slice(&e.u64_bytes(24));
+            let bytes = [sample(16, 1, e), aux, vec![9; 24], sample(32, 2, e)].concat();
+            assert_eq!(count_records(&bytes, e), 3, "{e:?}");
+        }
     }
 
     #[test]
@@ -499,7 +761,7 @@ mod tests {
             taken: Vec::new(),
             room: usize::MAX,
         };
-        let mut s = RecordStream::new(w, other, 0);
+        let mut s = RecordStream::new(w, other, 0, None);
         let rec = sample(64, 3, other);
         assert!(!s.write_small_record(&rec));
         s.write_records(&rec).unwrap();

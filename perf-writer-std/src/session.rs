@@ -7,8 +7,12 @@ use crate::host;
 use crate::id_index::IdIndex;
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
-use perf_encode::features::{EventDescFeature, FormatText, TracepointFormat, TracingData};
+use perf_encode::features::{
+    check_format_text, EventDescFeature, FormatText, TracepointFormat, TracepointRawRule,
+    TracingData,
+};
 use perf_encode::records::SampleLayout;
+use perf_encode::records::{EventUpdateName, HeaderAttr};
 use perf_encode::{Encode, Endian, EventEntry};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -33,11 +37,13 @@ pub struct EventDescData {
     pub(crate) layout: SampleLayout,
 }
 
-/// A tracepoint's format and, when the caller gave it, its original tracefs text.
+/// A tracepoint's format, when the caller gave it its original tracefs text, and the rule
+/// its records' RAW payloads follow.
 #[derive(Debug)]
 struct Tracepoint {
     format: Arc<PerfEventFormat>,
     text: Option<Vec<u8>>,
+    raw_rule: TracepointRawRule,
 }
 
 /// Settings of the synthesized TRACING_DATA.
@@ -98,6 +104,8 @@ impl Encode for Payload<'_> {
 #[derive(Debug)]
 pub struct Session {
     endian: Endian,
+    /// The output is pipe mode: descriptions and features must fit its records.
+    pipe: bool,
     /// Bumped by every change, so an output can tell cheaply whether anything is new.
     revision: u64,
     /// The revision at which each feature last changed.
@@ -134,9 +142,11 @@ fn placeholder_attr() -> PerfEventAttr {
 }
 
 impl Session {
-    pub(crate) fn new(endian: Endian) -> Self {
+    /// A session for an output in `endian`; `pipe`: pipe mode (its limits apply).
+    pub(crate) fn new(endian: Endian, pipe: bool) -> Self {
         Session {
             endian,
+            pipe,
             revision: 0,
             feature_revision: [0; FEATURE_SLOTS],
             descs: ChunkedVec::default(),
@@ -157,7 +167,7 @@ impl Session {
 
     /// Forgets everything but the byte order.
     pub(crate) fn reset(&mut self) {
-        *self = Session::new(self.endian);
+        *self = Session::new(self.endian, self.pipe);
     }
 
     /// The event descriptions, in the order they were added.
@@ -232,7 +242,22 @@ impl Session {
 
     /// Sets the raw payload of feature `index` (empty clears it).
     pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
-        *self.slot(FeatureSlot::checked(index)?) = (!data.is_empty()).then(|| data.to_vec());
+        let slot = FeatureSlot::checked(index)?;
+        self.check_feature_len(index, data.len())?;
+        *self.slot(slot) = (!data.is_empty()).then(|| data.to_vec());
+        Ok(())
+    }
+
+    /// In pipe mode a feature travels in one HEADER_FEATURE record: its payload must fit
+    /// [`MAX_FEATURE_PAYLOAD`](perf_abi::MAX_FEATURE_PAYLOAD) (TRACING_DATA and the features
+    /// perf does not read from a pipe are not sent that way).
+    fn check_feature_len(&self, index: u8, len: usize) -> Result<(), WriterError> {
+        if self.pipe
+            && len > perf_abi::MAX_FEATURE_PAYLOAD
+            && crate::pipe_output::sent_in_pipe(index)
+        {
+            return Err(WriterError::FeatureTooLargeForPipe(index));
+        }
         Ok(())
     }
 
@@ -245,6 +270,7 @@ impl Session {
     ) -> Result<(), WriterError> {
         let slot = FeatureSlot::checked(index)?;
         let bytes = perf_encode::to_vec(value, self.endian)?;
+        self.check_feature_len(index, bytes.len())?;
         *self.slot(slot) = Some(bytes);
         Ok(())
     }
@@ -286,6 +312,15 @@ impl Session {
     ) -> Result<(), WriterError> {
         let entry = EventEntry { attr, name, ids };
         entry.check()?;
+        self.check_pipe_limits(&entry)?;
+        let checked = match tracepoint {
+            Some((format, text)) => {
+                let rule = check_tracepoint(format, text)?;
+                self.check_common_type_offset(&rule)?;
+                Some((format, text, rule))
+            }
+            None => None,
+        };
         if u32::try_from(self.descs.len()).map_or(true, |n| n == u32::MAX) {
             return Err(WriterError::TooManyEvents);
         }
@@ -300,12 +335,13 @@ impl Session {
             self.ids.release(claimed, ids);
             return Err(e);
         }
-        if let Some((format, text)) = tracepoint {
+        if let Some((format, text, raw_rule)) = checked {
             self.tracepoints.insert(
                 format.id(),
                 Tracepoint {
                     format: format.clone(),
                     text: text.map(<[u8]>::to_vec),
+                    raw_rule,
                 },
             );
         }
@@ -317,6 +353,65 @@ impl Session {
             layout: SampleLayout::from_attr(&attr),
         });
         Ok(())
+    }
+
+    /// In pipe mode an event's attr and ids travel in one HEADER_ATTR record and its name in
+    /// one EVENT_UPDATE record: both must fit.
+    fn check_pipe_limits(&self, entry: &EventEntry<'_>) -> Result<(), WriterError> {
+        if !self.pipe {
+            return Ok(());
+        }
+        if entry.name.len() > EventUpdateName::MAX_NAME_LEN {
+            return Err(WriterError::EventNameTooLongForPipe {
+                len: entry.name.len(),
+                max: EventUpdateName::MAX_NAME_LEN,
+            });
+        }
+        let max = HeaderAttr::max_ids(entry.attr.minimal_file_size());
+        if entry.ids.len() > max {
+            return Err(WriterError::TooManyIdsForPipe {
+                ids: entry.ids.len(),
+                max,
+            });
+        }
+        Ok(())
+    }
+
+    /// The rule the RAW payloads of the event that owns sample id `id` follow (resolved as
+    /// [`Session::desc_for`] does): `None` when that event is no tracepoint or its format is
+    /// not known (the caller set TRACING_DATA itself).
+    #[inline]
+    pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
+        self.raw_rule_of(self.desc_for(id).ok()?)
+    }
+
+    /// [`Session::tracepoint_raw_rule`] of a description already found.
+    #[inline]
+    pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<TracepointRawRule> {
+        if desc.attr.type_ != attr::TYPE_TRACEPOINT {
+            return None;
+        }
+        let common_type = u32::try_from(desc.attr.config).ok()?;
+        self.tracepoints.get(&common_type).map(|t| t.raw_rule)
+    }
+
+    /// True when the caller set TRACING_DATA itself.
+    pub(crate) fn has_own_tracing_data(&self) -> bool {
+        self.header_if_set(feature::TRACING_DATA).is_some()
+    }
+
+    /// perf reads every record's `common_type` where the first format it parsed has it:
+    /// every format of a file must have it at the same offset.
+    fn check_common_type_offset(&self, rule: &TracepointRawRule) -> Result<(), WriterError> {
+        match self.tracepoints.values().next() {
+            Some(t) if t.raw_rule.common_type_offset != rule.common_type_offset => {
+                Err(WriterError::CommonTypeOffset {
+                    offset: rule.common_type_offset,
+                    expected: t.raw_rule.common_type_offset,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The checks of a new description besides its ids.
@@ -492,6 +587,47 @@ impl Session {
         }
         Ok(out)
     }
+}
+
+/// Checks a tracepoint's system name and format text (the caller's, or the parsed format
+/// rendered as text) as perf will read them; returns the rule of its RAW payloads.
+fn check_tracepoint(
+    format: &PerfEventFormat,
+    text: Option<&[u8]>,
+) -> Result<TracepointRawRule, WriterError> {
+    check_system_name(format.system_name())?;
+    let rendered;
+    let text = match text {
+        Some(t) => t,
+        None => {
+            let mut s = String::new();
+            format
+                .write_to(&mut s)
+                .map_err(|_| WriterError::Encode(perf_encode::EncodeError::Format))?;
+            rendered = s;
+            rendered.as_bytes()
+        }
+    };
+    let summary = check_format_text(text).map_err(WriterError::FormatText)?;
+    if u32::from(summary.id) != format.id() {
+        return Err(WriterError::BadFormatText);
+    }
+    Ok(TracepointRawRule::from_summary(&summary))
+}
+
+/// A tracepoint system name perf reads: the name of a directory under `events/`, written
+/// as a C string (no NUL, not empty, no `/`).
+pub(crate) fn check_system_name(system: &str) -> Result<(), WriterError> {
+    let problem = if system.is_empty() {
+        "it is empty"
+    } else if system.contains('\0') {
+        "it contains a NUL byte"
+    } else if system.contains('/') || system.chars().any(char::is_whitespace) {
+        "it contains a `/` or white space"
+    } else {
+        return Ok(());
+    };
+    Err(WriterError::BadSystemName(problem))
 }
 
 /// perf reads a file with several events only if it can tell their records apart: every

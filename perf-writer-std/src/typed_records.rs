@@ -52,7 +52,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// `sample_type` has and `sample` lacks, or the other way round, is refused
     /// ([`EncodeError::MissingField`](perf_encode::EncodeError::MissingField) /
     /// [`UnexpectedField`](perf_encode::EncodeError::UnexpectedField)), as is an id no event
-    /// owns.
+    /// owns, and a tracepoint SAMPLE whose RAW payload breaks its format's
+    /// [`tracepoint_raw_rule`](Self::tracepoint_raw_rule) ([`WriterError::TracepointRaw`]:
+    /// perf 6.1 crashes on a `common_type` that is not the format's id).
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{PidTid, Sample};
@@ -68,7 +70,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> Result<(), WriterError> {
-        let layout = self.layout_for(sample.identifier.or(sample.id))?;
+        let id = sample.identifier.or(sample.id);
+        let desc = self.session.desc_for(id)?;
+        let layout = desc.layout;
+        if let (Some(raw), Some(rule)) = (sample.raw, self.session.raw_rule_of(desc)) {
+            rule.check(raw, self.session.endian())
+                .map_err(|problem| WriterError::TracepointRaw { id, problem })?;
+        }
         self.write_record(&SampleRecord {
             layout: &layout,
             sample,
@@ -160,5 +168,83 @@ impl<O: OutputMode> PerfWriter<O> {
 
     fn layout_for(&self, id: Option<u64>) -> Result<SampleLayout, WriterError> {
         self.sample_layout(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{PerfDataFileWriter, WriterError};
+    use perf_encode::features::TracepointRawProblem;
+    use perf_encode::records::Sample;
+    use perf_encode::Endian;
+    use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
+
+    const TEXT: &str = "name: tick\nID: 300\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\nprint fmt: \"tick\"\n";
+
+    #[test]
+    fn the_raw_rule_reads_common_type_in_the_files_byte_order() {
+        let attr = PerfEventAttr {
+            attr_type: PerfEventAttrType::Tracepoint,
+            config: 300,
+            sample_type: S::Identifier.or(S::Raw),
+            ..Default::default()
+        };
+        for e in [Endian::Little, Endian::Big] {
+            let mut w =
+                PerfDataFileWriter::from_writer_with_endian(std::io::Cursor::new(Vec::new()), e)
+                    .unwrap();
+            w.add_tracepoint_event_desc_from_text(&[1], &attr, "t:tick", "t", TEXT)
+                .unwrap();
+            let mut raw = [0u8; 8];
+            raw[..2].copy_from_slice(&e.u16_bytes(300));
+            let sample = |raw| Sample {
+                identifier: Some(1),
+                raw: Some(raw),
+                ..Default::default()
+            };
+            w.write_sample(0, &sample(&raw)).unwrap();
+            let swapped = [raw[1], raw[0], 0, 0, 0, 0, 0, 0];
+            let err = w.write_sample(0, &sample(&swapped)).unwrap_err();
+            let found = 300u16.swap_bytes();
+            let problem = TracepointRawProblem::CommonType {
+                found,
+                expected: 300,
+            };
+            assert_eq!(
+                err,
+                WriterError::TracepointRaw {
+                    id: Some(1),
+                    problem
+                },
+                "{e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn formats_must_agree_on_where_common_type_is() {
+        let attr = |config| PerfEventAttr {
+            attr_type: PerfEventAttrType::Tracepoint,
+            config,
+            sample_type: S::Identifier.or(S::Raw),
+            ..Default::default()
+        };
+        let moved = TEXT
+            .replace("ID: 300", "ID: 301")
+            .replace("common_type;\toffset:0;", "common_type;\toffset:2;");
+        let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new())).unwrap();
+        w.add_tracepoint_event_desc_from_text(&[1], &attr(300), "t:tick", "t", TEXT)
+            .unwrap();
+        let err = w
+            .add_tracepoint_event_desc_from_text(&[2], &attr(301), "t:moved", "t", &moved)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            WriterError::CommonTypeOffset {
+                offset: 2,
+                expected: 0
+            }
+        );
+        assert!(w.finish().is_ok());
     }
 }

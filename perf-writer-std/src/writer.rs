@@ -6,9 +6,12 @@ use crate::feature_slot::FeatureSlot;
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
 use crate::session::Session;
-use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, WriterError};
+use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, SharedIoError, WriterError};
 use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
-use perf_encode::features::{ClockResolution, TotalMem};
+use perf_encode::features::{
+    check_format_text, check_header_event, check_header_page, check_kallsyms, check_printk,
+    check_saved_cmdlines, ClockResolution, FormatTextError, TotalMem, TracepointRawRule,
+};
 use perf_encode::{Endian, HeaderString, StringList};
 use std::fmt;
 use std::fs::File;
@@ -160,7 +163,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// A writer with no output, strict in debug builds.
     fn closed(endian: Endian) -> Self {
         PerfWriter {
-            session: Session::new(endian),
+            session: Session::new(endian, O::PIPE),
             out: None,
             check: RecordCheck::new(true),
             scratch: Vec::new(),
@@ -206,6 +209,10 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
     ///
+    /// A record begun and not finished is dropped first (as
+    /// [`abandon_partial_record`](Self::abandon_partial_record) does): the data ends after
+    /// the last whole record.
+    ///
     /// File mode writes after the data section the feature section table and payloads
     /// (EVENT_DESC and, when a tracepoint event exists, TRACING_DATA synthesized unless set by
     /// the caller), the ids and the attrs (all with one size); then the file header. Pipe mode
@@ -214,19 +221,23 @@ impl<O: OutputMode> PerfWriter<O> {
     /// reader opens it as an empty trace.
     ///
     /// On error nothing is lost: the writer stays open with its data and settings, and
-    /// `finish` can be called again (after more events, or a fixed setting).
+    /// `finish` can be called again (after more events, or a fixed setting); a failed write
+    /// is taken up again where it stopped. One exception: when the output says it is full
+    /// (`StorageFull`, `QuotaExceeded`, `FileTooLarge`), file mode stops retrying and
+    /// finalizes the file with what reached it, as [`finish_truncated`](Self::finish_truncated)
+    /// does, and returns [`WriterError::Truncated`] (the output is then closed); when even
+    /// that fails, the error is the output's and the writer stays open.
     pub fn finish(&mut self) -> Result<O::Stream, WriterError> {
         Ok(self.finish_output()?)
     }
 
     /// [`finish`](Self::finish) for the `io::Result` methods.
     fn finish_output(&mut self) -> io::Result<O::Stream> {
-        if self.out.is_none() {
+        let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
-        }
-        if self.check.inside_record() {
-            return Err(io_err(WriterError::IncompleteRecord));
-        }
+        };
+        self.check.abandon();
+        out.abandon_partial();
         if self.check.derive() {
             self.set_headers_derived_from_events();
         }
@@ -235,7 +246,19 @@ impl<O: OutputMode> PerfWriter<O> {
             .out
             .as_mut()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
-        out.finalize(&self.session)?;
+        if let Err(e) = out.finalize(&self.session) {
+            if !is_full(&e) {
+                return Err(e);
+            }
+            return Err(match self.salvage() {
+                Ok((kept_records, kept_bytes)) => io_err(WriterError::Truncated {
+                    kept_records,
+                    kept_bytes,
+                    error: SharedIoError::new(e),
+                }),
+                Err(_) => e,
+            });
+        }
         let out = self
             .out
             .take()
@@ -245,8 +268,96 @@ impl<O: OutputMode> PerfWriter<O> {
         out.into_stream()
     }
 
-    /// Writes out everything buffered. In pipe mode the stream is then readable up to here;
-    /// in file mode the file stays unreadable until finalized.
+    /// Finalizes a file whose output keeps failing (a full disk, a dead device): the file
+    /// keeps the whole records known to have reached the output (each buffer sent ends on
+    /// a record boundary the writer remembers), as many as leave room, within the bytes
+    /// already written, for the file's tail (a full disk still lets a file's own bytes be
+    /// written again); events still buffered are dropped. Then the output is closed.
+    /// Returns the records and data bytes kept.
+    ///
+    /// On error (no room even for an empty data section, or the output refuses to be
+    /// rewritten) the writer stays open as it was. Pipe mode has nothing to rewrite (every
+    /// record flushed is readable as it is): it returns an error.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+    ///
+    /// let attr = PerfEventAttr {
+    ///     attr_type: PerfEventAttrType::Software,
+    ///     sample_type: PerfEventAttrSampleType::Identifier,
+    ///     ..Default::default()
+    /// };
+    /// let mut file = std::io::Cursor::new(Vec::new());
+    /// let mut w = PerfDataFileWriter::from_writer(&mut file)?;
+    /// assert!(w.add_event_desc(&[1], &attr, "cpu-clock"));
+    /// for _ in 0..40_000 {
+    ///     w.write_event_data(&[9, 0, 0, 0, 2, 0, 16, 0, 1, 0, 0, 0, 0, 0, 0, 0])?;
+    /// }
+    /// // Records were sent (a buffer's worth at a time); some still wait in the buffer.
+    /// let (records, bytes) = w.finish_truncated()?;
+    /// assert!(records > 0 && records < 40_000);
+    /// assert_eq!(bytes, records * 16);
+    /// drop(w);
+    /// assert_eq!(&file.get_ref()[..8], b"PERFILE2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn finish_truncated(&mut self) -> Result<(u64, u64), WriterError> {
+        Ok(self.salvage()?)
+    }
+
+    /// [`finish_truncated`](Self::finish_truncated) for the `io::Result` methods.
+    fn salvage(&mut self) -> io::Result<(u64, u64)> {
+        let Some(out) = self.out.as_mut() else {
+            return Err(io_err(WriterError::NotOpen));
+        };
+        self.check.abandon();
+        let kept = out.salvage(&self.session)?;
+        self.out = None;
+        self.session.reset();
+        self.check.reset_output();
+        Ok(kept)
+    }
+
+    /// Bytes of a record begun and not finished (given so far, held back by the writer);
+    /// 0 between records.
+    ///
+    /// ```
+    /// use perf_writer_std::PerfPipeWriter;
+    /// let mut w = PerfPipeWriter::from_writer(Vec::new())?;
+    /// w.set_strict(false);
+    /// w.write_event_data(&[9, 0, 0, 0, 2, 0, 32, 0])?; // the first 8 of a 32-byte record
+    /// assert_eq!(w.partial_record_len(), 8);
+    /// assert_eq!(w.abandon_partial_record(), 8);
+    /// assert_eq!(w.partial_record_len(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn partial_record_len(&self) -> u64 {
+        let held = self.check.held_back() as u64;
+        let out = self.out.as_ref().map_or(0, |o| o.partial_len());
+        held.saturating_add(out)
+    }
+
+    /// Drops the record begun and not finished, if any (one whose `size`, or announced
+    /// payload, is more than the bytes given): the stream goes on after the last whole
+    /// record, as if the record had never been started. Returns the bytes dropped.
+    ///
+    /// Its bytes never reached a pipe-mode output (the writer holds back a record split
+    /// across calls until it is whole, up to
+    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)). In file mode a record is held
+    /// back up to [`FILE_BUFFER_SIZE`](crate::FILE_BUFFER_SIZE) bytes; a longer one goes to
+    /// the file as it comes, and dropping it moves the file back to its start, to be
+    /// written over (bytes of it past the end of the finished file may remain there, after
+    /// everything perf reads).
+    pub fn abandon_partial_record(&mut self) -> u64 {
+        let held = self.check.abandon() as u64;
+        let out = self.out.as_mut().map_or(0, |o| o.abandon_partial());
+        held.saturating_add(out)
+    }
+
+    /// Writes out everything buffered but a record begun and not finished. In pipe mode the
+    /// stream is then readable up to here; in file mode the file stays unreadable until
+    /// finalized. On error, what the output did not take stays buffered for the next call.
     pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
             Some(out) => Ok(out.flush(&self.session)?),
@@ -264,7 +375,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Appends records. `data` holds records in the output's byte order
     /// (`perf_event_header` then payload, sizes multiples of 8); a record may be split across
-    /// calls. Bytes that are not records are refused with nothing written.
+    /// calls (see [`abandon_partial_record`](Self::abandon_partial_record)). Bytes that are
+    /// not records are refused with nothing written.
+    ///
+    /// An error of the output means nothing of `data` was taken: the bytes of earlier calls
+    /// the output did not take stay buffered, to be sent by the next write, flush or finish,
+    /// and the same call may simply be made again (`Interrupted` is retried inside).
     ///
     /// An id in a record must belong to an event description added before finalize (in pipe
     /// mode: before the record).
@@ -473,37 +589,133 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets `sizeof(long)` and the page size of the traced machine for the synthesized
     /// TRACING_DATA, and asks for TRACING_DATA even without tracepoint events. Zeros mean
-    /// "this machine's" (the default whenever a tracepoint event exists).
+    /// "this machine's" (the default whenever a tracepoint event exists). Values
+    /// [`try_set_tracing_data_required`](Self::try_set_tracing_data_required) refuses are
+    /// ignored (nothing changes).
     pub fn set_tracing_data_required(&mut self, long_size: u8, page_size: u32) {
+        let _ = self.try_set_tracing_data_required(long_size, page_size);
+    }
+
+    /// [`set_tracing_data_required`](Self::set_tracing_data_required) with the reason of a
+    /// refusal: a `long_size` other than 0, 4 or 8 (perf reads `long` fields of no other
+    /// size), a `page_size` other than 0 or a power of two of at least 4096.
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, WriterError};
+    /// let mut w = PerfDataFileWriter::new();
+    /// assert!(w.try_set_tracing_data_required(8, 16384).is_ok());
+    /// assert!(matches!(w.try_set_tracing_data_required(3, 4096), Err(WriterError::BadTracingDataSetting(_))));
+    /// ```
+    pub fn try_set_tracing_data_required(
+        &mut self,
+        long_size: u8,
+        page_size: u32,
+    ) -> Result<(), WriterError> {
+        if !matches!(long_size, 0 | 4 | 8) {
+            return Err(WriterError::BadTracingDataSetting(
+                "sizeof(long) must be 4 or 8 (0: this machine's)",
+            ));
+        }
+        if page_size != 0 && (!page_size.is_power_of_two() || page_size < 4096) {
+            return Err(WriterError::BadTracingDataSetting(
+                "the page size must be a power of two of at least 4096 (0: this machine's)",
+            ));
+        }
         let t = self.session.tracing_mut();
         t.long_size = long_size;
         t.page_size = page_size;
+        Ok(())
     }
 
     /// Sets the `events/header_page` text of the synthesized TRACING_DATA (empty: the
-    /// default of a 64-bit kernel). False for 2 GiB or more.
+    /// default of a 64-bit kernel). False, keeping the old text, for a text
+    /// [`try_set_tracing_data_header_page`](Self::try_set_tracing_data_header_page) refuses.
     pub fn set_tracing_data_header_page(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing_mut().header_page, data)
+        self.try_set_tracing_data_header_page(data).is_ok()
     }
 
-    /// Sets the `events/header_event` text (empty: the default). False for 2 GiB or more.
+    /// [`set_tracing_data_header_page`](Self::set_tracing_data_header_page) with the reason
+    /// of a refusal: 2 GiB or more, or not the field lines perf reads (`timestamp`,
+    /// `commit`, optionally `overwrite`, then `data`; perf 6.1 loops forever on others).
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, WriterError};
+    /// let mut w = PerfDataFileWriter::new();
+    /// let err = w.try_set_tracing_data_header_page(b"0123456789").unwrap_err();
+    /// assert!(matches!(err, WriterError::TracingDataText { part: "header_page", .. }));
+    /// ```
+    pub fn try_set_tracing_data_header_page(&mut self, data: &[u8]) -> Result<(), WriterError> {
+        blob_len("header_page", data)?;
+        if !data.is_empty() {
+            check_header_page(data).map_err(text_err("header_page"))?;
+        }
+        set_blob(&mut self.session.tracing_mut().header_page, data);
+        Ok(())
+    }
+
+    /// Sets the `events/header_event` text (empty: the default). False, keeping the old
+    /// text, for a text [`try_set_tracing_data_header_event`](Self::try_set_tracing_data_header_event)
+    /// refuses.
     pub fn set_tracing_data_header_event(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing_mut().header_event, data)
+        self.try_set_tracing_data_header_event(data).is_ok()
     }
 
-    /// Sets the kallsyms of the synthesized TRACING_DATA. False for 2 GiB or more.
+    /// [`set_tracing_data_header_event`](Self::set_tracing_data_header_event) with the
+    /// reason of a refusal: 2 GiB or more, or a NUL or control byte other than tab and
+    /// newline (perf reads the text and skips it).
+    pub fn try_set_tracing_data_header_event(&mut self, data: &[u8]) -> Result<(), WriterError> {
+        blob_len("header_event", data)?;
+        check_header_event(data).map_err(text_err("header_event"))?;
+        set_blob(&mut self.session.tracing_mut().header_event, data);
+        Ok(())
+    }
+
+    /// Sets the kallsyms of the synthesized TRACING_DATA. False, keeping the old text, for
+    /// a text [`try_set_tracing_data_kallsyms`](Self::try_set_tracing_data_kallsyms) refuses.
     pub fn set_tracing_data_kallsyms(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing_mut().kallsyms, data)
+        self.try_set_tracing_data_kallsyms(data).is_ok()
     }
 
-    /// Sets the printk formats of the synthesized TRACING_DATA. False for 2 GiB or more.
+    /// [`set_tracing_data_kallsyms`](Self::set_tracing_data_kallsyms) with the reason of a
+    /// refusal: 2 GiB or more, or lines not `ADDR TYPE NAME` as in `/proc/kallsyms`.
+    pub fn try_set_tracing_data_kallsyms(&mut self, data: &[u8]) -> Result<(), WriterError> {
+        blob_len("kallsyms", data)?;
+        check_kallsyms(data).map_err(text_err("kallsyms"))?;
+        set_blob(&mut self.session.tracing_mut().kallsyms, data);
+        Ok(())
+    }
+
+    /// Sets the printk formats of the synthesized TRACING_DATA. False, keeping the old
+    /// text, for a text [`try_set_tracing_data_printk`](Self::try_set_tracing_data_printk)
+    /// refuses.
     pub fn set_tracing_data_printk(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing_mut().printk, data)
+        self.try_set_tracing_data_printk(data).is_ok()
     }
 
-    /// Sets the saved cmdlines of the synthesized TRACING_DATA. False for 2 GiB or more.
+    /// [`set_tracing_data_printk`](Self::set_tracing_data_printk) with the reason of a
+    /// refusal: 2 GiB or more, or lines not `ADDR : "FORMAT"` as in `printk_formats`.
+    pub fn try_set_tracing_data_printk(&mut self, data: &[u8]) -> Result<(), WriterError> {
+        blob_len("printk", data)?;
+        check_printk(data).map_err(text_err("printk"))?;
+        set_blob(&mut self.session.tracing_mut().printk, data);
+        Ok(())
+    }
+
+    /// Sets the saved cmdlines of the synthesized TRACING_DATA. False, keeping the old
+    /// text, for a text
+    /// [`try_set_tracing_data_saved_cmd_line`](Self::try_set_tracing_data_saved_cmd_line)
+    /// refuses.
     pub fn set_tracing_data_saved_cmd_line(&mut self, data: &[u8]) -> bool {
-        set_blob(&mut self.session.tracing_mut().saved_cmdline, data)
+        self.try_set_tracing_data_saved_cmd_line(data).is_ok()
+    }
+
+    /// [`set_tracing_data_saved_cmd_line`](Self::set_tracing_data_saved_cmd_line) with the
+    /// reason of a refusal: 2 GiB or more, or lines not `PID COMM` as in `saved_cmdlines`.
+    pub fn try_set_tracing_data_saved_cmd_line(&mut self, data: &[u8]) -> Result<(), WriterError> {
+        blob_len("saved_cmdline", data)?;
+        check_saved_cmdlines(data).map_err(text_err("saved_cmdline"))?;
+        set_blob(&mut self.session.tracing_mut().saved_cmdline, data);
+        Ok(())
     }
 
     /// Removes the ftrace formats of the synthesized TRACING_DATA.
@@ -511,21 +723,45 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.tracing_mut().ftraces.clear();
     }
 
-    /// Adds an ftrace format to the synthesized TRACING_DATA. False for 2 GiB or more, or
-    /// past 2^31 formats.
+    /// Adds an ftrace format (`events/ftrace/*/format`) to the synthesized TRACING_DATA.
+    /// False, adding nothing, for a format
+    /// [`try_set_tracing_data_add_ftrace`](Self::try_set_tracing_data_add_ftrace) refuses.
     pub fn set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> bool {
-        if ftrace.len() > MAX_BLOB || self.session.tracing.ftraces.len() >= i32::MAX as usize {
-            return false;
+        self.try_set_tracing_data_add_ftrace(ftrace).is_ok()
+    }
+
+    /// [`set_tracing_data_add_ftrace`](Self::set_tracing_data_add_ftrace) with the reason
+    /// of a refusal: 2 GiB or more, past 2^31 formats, or a format text
+    /// [`check_format_text`](perf_encode::features::check_format_text) refuses.
+    pub fn try_set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> Result<(), WriterError> {
+        blob_len("ftrace format", ftrace)?;
+        if self.session.tracing.ftraces.len() >= i32::MAX as usize {
+            return Err(WriterError::Encode(perf_encode::EncodeError::TooLong {
+                what: "ftrace formats",
+                len: self.session.tracing.ftraces.len() as u64,
+                max: i32::MAX as u64,
+            }));
         }
-        let ftraces = &mut self.session.tracing_mut().ftraces;
-        ftraces.push(ftrace.to_vec());
-        true
+        check_format_text(ftrace).map_err(text_err("ftrace format"))?;
+        self.session.tracing_mut().ftraces.push(ftrace.to_vec());
+        Ok(())
     }
 
     /// Adds an event without a tracefs format: its attr, name and sample ids. Returns false
     /// (and adds nothing) for a name of 64 KiB or more or with a NUL, an id already used by
-    /// this or another event, or too many events; [`try_add_event_desc`](Self::try_add_event_desc)
-    /// says which. `attr.size` is ignored: every attr of the file is written with one size.
+    /// this or another event, or too many events; in pipe mode also for a name or ids that
+    /// do not fit their records ([`EventUpdateName::MAX_NAME_LEN`](perf_encode::records::EventUpdateName::MAX_NAME_LEN),
+    /// [`HeaderAttr::max_ids`](perf_encode::records::HeaderAttr::max_ids)), and for a
+    /// tracepoint whose format can no longer reach the stream (it started without it).
+    /// [`try_add_event_desc`](Self::try_add_event_desc) says which. `attr.size` is ignored:
+    /// every attr of the file is written with one size.
+    ///
+    /// A tracepoint attr (`config` its tracefs id) added here needs its format in the file:
+    /// add it with another description of the same tracepoint
+    /// ([`add_tracepoint_event_desc_from_text`](Self::add_tracepoint_event_desc_from_text)),
+    /// or set TRACING_DATA with [`set_header`](Self::set_header). Until then finalize (and in
+    /// pipe mode the first event) fails with [`WriterError::MissingTracepointFormat`], and
+    /// succeeds once the format was added: that refusal is retryable, nothing is lost.
     pub fn add_event_desc(&mut self, ids: &[u64], attr: &PerfEventAttr, name: &str) -> bool {
         self.try_add_event_desc(ids, attr, name).is_ok()
     }
@@ -537,8 +773,41 @@ impl<O: OutputMode> PerfWriter<O> {
         attr: &PerfEventAttr,
         name: &str,
     ) -> Result<(), WriterError> {
-        self.session
-            .add_desc(ids, perf_abi::PerfEventAttr::from(attr), name, None)
+        let attr = perf_abi::PerfEventAttr::from(attr);
+        if attr.type_ == perf_abi::attr::TYPE_TRACEPOINT
+            && self.check_formats_accepted().is_err()
+            && !self.session.has_own_tracing_data()
+            && !u32::try_from(attr.config).is_ok_and(|id| self.session.has_tracepoint(id))
+        {
+            // The stream's tracing data went out without this format.
+            return Err(WriterError::MissingTracepointFormat {
+                config: attr.config,
+            });
+        }
+        self.session.add_desc(ids, attr, name, None)
+    }
+
+    /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must
+    /// follow (`None`: that event is no tracepoint, or its format is the caller's own
+    /// TRACING_DATA). [`write_sample`](Self::write_sample) applies it; callers that build
+    /// RAW bytes themselves can too.
+    ///
+    /// ```
+    /// use perf_writer_std::{perf_encode::Endian, PerfDataFileWriter};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
+    /// let text = "name: tick\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\nprint fmt: \"tick\"\n";
+    /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, sample_type: S::Identifier.or(S::Raw), ..Default::default() };
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:tick", "x", text)?;
+    /// let rule = w.tracepoint_raw_rule(Some(1)).unwrap();
+    /// let mut raw = [0u8; 8];
+    /// assert!(rule.check(&raw, w.endian()).is_err()); // common_type left 0
+    /// raw[..2].copy_from_slice(&w.endian().u16_bytes(7));
+    /// assert!(rule.check(&raw, w.endian()).is_ok());
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
+        self.session.tracepoint_raw_rule(id)
     }
 
     /// True when a tracepoint format with id `common_type` was added.
@@ -549,7 +818,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Adds a tracepoint event: its attr, name, sample ids and tracefs format (written to the
     /// synthesized TRACING_DATA, rendered by `PerfEventFormat::write_to`). Returns false for
     /// the reasons of [`add_event_desc`](Self::add_event_desc), when a format with the same
-    /// id was added, or when a tracepoint attr's `config` is not the format's id.
+    /// id was added, when a tracepoint attr's `config` is not the format's id, when the
+    /// format's system name or its text (as `write_to` renders it) is one perf cannot read
+    /// ([`WriterError::BadSystemName`], [`WriterError::FormatText`]), when its
+    /// `common_type` is not where the formats added before have it
+    /// ([`WriterError::CommonTypeOffset`]), or in pipe mode after the stream started
+    /// ([`WriterError::FormatAfterStart`]).
     pub fn add_tracepoint_event_desc(
         &mut self,
         ids: &[u64],
@@ -582,6 +856,20 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Adds a tracepoint event from its tracefs `format` text, kept byte for byte in the
     /// TRACING_DATA (perf then sees exactly what tracefs said). `system` is the directory
     /// under `events/`. Returns the parsed format.
+    ///
+    /// Refused, adding nothing, for the reasons of
+    /// [`add_tracepoint_event_desc`](Self::add_tracepoint_event_desc), with the text checked
+    /// before any parser reads it: [`WriterError::FormatText`] names the line and the
+    /// problem ([`check_format_text`](perf_encode::features::check_format_text)).
+    ///
+    /// ```
+    /// use perf_writer_std::{perf_encode::features::FormatTextProblem, PerfDataFileWriter, WriterError};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrType};
+    /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, ..Default::default() };
+    /// let mut w = PerfDataFileWriter::new();
+    /// let err = w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:y", "x", "name: y\nID: 99999999999\n").unwrap_err();
+    /// assert!(matches!(err, WriterError::FormatText(e) if e.problem == FormatTextProblem::IdOutOfRange));
+    /// ```
     pub fn add_tracepoint_event_desc_from_text(
         &mut self,
         ids: &[u64],
@@ -590,6 +878,10 @@ impl<O: OutputMode> PerfWriter<O> {
         system: &str,
         format_text: &str,
     ) -> Result<Arc<PerfEventFormat>, WriterError> {
+        self.check_formats_accepted()?;
+        crate::session::check_system_name(system)?;
+        // Before the parser: tracepoint_decode 0.5 overflows on numbers above u32::MAX.
+        check_format_text(format_text.as_bytes()).map_err(WriterError::FormatText)?;
         let long_is_64 = match self.session.tracing.long_size {
             0 => host::long_size() == 8,
             n => n == 8,
@@ -597,7 +889,6 @@ impl<O: OutputMode> PerfWriter<O> {
         let format = PerfEventFormat::parse(long_is_64, system, format_text)
             .ok_or(WriterError::BadFormatText)?;
         let format = Arc::new(format);
-        self.check_formats_accepted()?;
         self.session.add_desc(
             ids,
             perf_abi::PerfEventAttr::from(attr),
@@ -608,11 +899,47 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 }
 
-fn set_blob(dst: &mut Vec<u8>, data: &[u8]) -> bool {
-    if data.len() > MAX_BLOB {
-        return false;
+/// The output says it has no room left: retrying will not help.
+fn is_full(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge
+    )
+}
+
+/// A writer dropped with its output open finishes it, ignoring errors (`drop` cannot return
+/// them): a file is finalized (when that fails, it is finalized with what reached it, as
+/// [`finish_truncated`](PerfWriter::finish_truncated) does; when that fails too, it is left
+/// as it was), a pipe-mode stream gets what was not sent yet and is flushed. A record begun
+/// and not finished is dropped. To close without finalizing, call
+/// [`close_no_finalize`](PerfWriter::close_no_finalize) first; to see errors, call
+/// [`finish`](PerfWriter::finish).
+impl<O: OutputMode> Drop for PerfWriter<O> {
+    fn drop(&mut self) {
+        if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
+            let _best_effort: io::Result<(u64, u64)> = self.salvage();
+        }
     }
+}
+
+/// Refuses a tracing-data text of 2 GiB or more (perf reads sizes as `int`).
+fn blob_len(what: &'static str, data: &[u8]) -> Result<(), WriterError> {
+    if data.len() > MAX_BLOB {
+        return Err(WriterError::Encode(perf_encode::EncodeError::TooLong {
+            what,
+            len: data.len() as u64,
+            max: MAX_BLOB as u64,
+        }));
+    }
+    Ok(())
+}
+
+/// The error of a refused tracing-data text.
+fn text_err(part: &'static str) -> impl Fn(FormatTextError) -> WriterError {
+    move |error| WriterError::TracingDataText { part, error }
+}
+
+fn set_blob(dst: &mut Vec<u8>, data: &[u8]) {
     dst.clear();
     dst.extend_from_slice(data);
-    true
 }

@@ -31,8 +31,20 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// Refused (nothing changes): a level outside 1..=22, a build without the `zstd`
     /// feature, a byte-swapped pipe stream (it carries no HEADER_COMPRESSED), a call in the
-    /// middle of a record, the aligned form after perf's ([`WriterError::CompressionSwitch`]). A writer dropped without `flush` or `finish` loses the bytes
-    /// waiting for compression.
+    /// middle of a record, the aligned form after perf's ([`WriterError::CompressionSwitch`]).
+    /// A dropped writer finishes, so the bytes waiting for compression are written.
+    ///
+    /// Failures follow the writer's rules: the compressor gets only whole records, so the
+    /// start of an unfinished record is held (in memory, out of the compressor) until its
+    /// last byte arrives and [`abandon_partial_record`](Self::abandon_partial_record) drops
+    /// it; COMPRESSED records the output did not take wait and are sent again first. Limits
+    /// while compressing: an unfinished record is held in memory whole in file mode too (it
+    /// is not written out early, as a record longer than the buffer is without
+    /// compression); a call that compressed records is taken even when the output then
+    /// fails to take them (the error comes back at the next call that writes, flushes or
+    /// finishes, which is refused whole until they are sent); and the records
+    /// [`finish_truncated`](Self::finish_truncated) keeps are counted as they are in the
+    /// file, a COMPRESSED record as one.
     ///
     /// ```
     /// # #[cfg(feature = "zstd")] {

@@ -54,9 +54,13 @@ fn the_crates_methods_report_stream_errors_as_writer_error_io() {
     let err = flushed.unwrap_err();
     assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
     assert!(err.to_string().contains("output stream"), "{err}");
-    // The output is poisoned now: a refusal of the writer, not of the stream.
+    // Still the stream's error (nothing was written, so there is no room to keep any
+    // record either): the writer stays open.
     let finished: Result<Full, WriterError> = w.finish();
-    assert_eq!(finished.err(), Some(WriterError::Poisoned));
+    let err = finished.err().expect("nothing can be written");
+    assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
+    assert!(w.file_pos().is_some());
+    w.close_no_finalize();
 
     let mut pipe = PerfPipeWriter::from_writer(Full { seek_fails: false }).unwrap();
     let err = pipe.flush().unwrap_err();
@@ -82,7 +86,7 @@ fn the_seeds_methods_give_back_the_streams_own_error() {
 fn writer_error_and_io_error_convert_both_ways() {
     for e in [
         WriterError::NotOpen,
-        WriterError::Poisoned,
+        WriterError::IncompleteRecord,
         WriterError::TooManyEvents,
     ] {
         assert_eq!(WriterError::from(io::Error::from(e.clone())), e);

@@ -1,6 +1,7 @@
 //! Checks of the tracefs texts that go into TRACING_DATA (an event's `format` file, the
 //! `header_page` file), made before any parser reads them: perf 6.1's parser crashes or
-//! hangs on texts it cannot read, so a writer refuses them instead of writing them.
+//! hangs on texts it cannot read, and `tracepoint_decode` 0.5's overflows on numbers that do
+//! not fit a `u32`, so a writer refuses them instead of writing them.
 
 use core::fmt;
 use perf_abi::record_fields::MAX_RECORD_SIZE;
@@ -27,51 +28,85 @@ pub struct FormatTextError {
 pub enum FormatTextProblem {
     /// A NUL byte (perf reads the texts as C strings).
     Nul,
-    /// No `name:` line, or an empty name.
+    /// A control byte other than tab and newline (tracefs writes none; a carriage return
+    /// ends a line for one parser and not for another).
+    ControlByte,
+    /// The first line is not `name:` with a name of letters, digits and `_`.
     MissingName,
-    /// No `ID:` line.
+    /// The second line is not `ID:`.
     MissingId,
-    /// The `ID:` is not a number from 0 to 65535 (the `u16` `common_type` of the records).
+    /// The `ID:` is not a decimal number from 0 to 65535 (the `u16` `common_type` of the
+    /// records; perf 6.1 crashes on larger ones).
     IdOutOfRange,
-    /// No `format:` line before the fields.
+    /// The third line is not `format:`.
     MissingFormat,
-    /// A line in the fields that is not `field:DECL; offset:N; size:N;[ signed:N;]`.
+    /// A line in the fields that is not `field:DECL; offset:N; size:N;[ signed:N;]` in
+    /// ASCII, or a declaration without a name or with unbalanced brackets.
     BadField,
-    /// An `offset`, `size`, `signed` or array length that is not a decimal number that fits
-    /// a `u32`.
+    /// An `offset`, `size` or array length that is not a decimal number that fits a `u32`,
+    /// or a `signed` that is not 0 or 1.
     BadNumber,
+    /// An array length that does not divide the field's size into elements of at least
+    /// one byte.
+    ArrayLength,
     /// A field that ends past the largest RAW payload a record can carry.
     FieldOutsideRecord,
-    /// No `common_type` field of 2 bytes (perf finds a record's event by it).
+    /// No `common_type` field of 2 bytes among the common fields (perf finds a record's
+    /// event by it).
     MissingCommonType,
     /// The fields are not two blocks each ended by an empty line (the common fields, then
     /// the event's own, possibly none), as tracefs writes them and perf's parser expects.
     FieldBlocks,
     /// No `print fmt:` line after the fields.
     MissingPrintFmt,
+    /// Text after the `print fmt:` value (the parsers would read it as more properties).
+    AfterPrintFmt,
+    /// A `"` string in the `print fmt:` value that is not closed.
+    PrintFmtQuote,
+    /// A `header_page` whose fields are not `timestamp`, `commit`, optionally `overwrite`,
+    /// then `data`, the fields perf's parser looks for (it loops forever on others).
+    HeaderPageFields,
+    /// A line of a kallsyms, printk-formats or saved-cmdlines text that is not in the form
+    /// its file has (`ADDR TYPE NAME`, `ADDR : "FORMAT"`, `PID COMM`).
+    BadLine,
+}
+
+impl FormatTextProblem {
+    /// What the problem is, in words.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Self::Nul => "a NUL byte",
+            Self::ControlByte => "a control byte other than tab and newline",
+            Self::MissingName => "the first line is not `name: NAME` (letters, digits, `_`)",
+            Self::MissingId => "the second line is not `ID: N`",
+            Self::IdOutOfRange => "the ID is not a decimal number from 0 to 65535",
+            Self::MissingFormat => "the third line is not `format:`",
+            Self::BadField => "not a field line (`field:DECL NAME; offset:N; size:N; signed:N;`)",
+            Self::BadNumber => {
+                "a number that is not decimal or does not fit a u32, or a `signed` not 0 or 1"
+            }
+            Self::ArrayLength => "an array length that does not divide the field's size",
+            Self::FieldOutsideRecord => {
+                "a field that ends past the largest RAW payload (65528 bytes)"
+            }
+            Self::MissingCommonType => "no 2-byte `common_type` among the common fields",
+            Self::FieldBlocks => {
+                "the fields are not two blocks (common fields, the event's) each ended by an empty line"
+            }
+            Self::MissingPrintFmt => "no `print fmt:` line after the fields",
+            Self::AfterPrintFmt => "text after the `print fmt:` value",
+            Self::PrintFmtQuote => "an unclosed string in the `print fmt:` value",
+            Self::HeaderPageFields => {
+                "the fields are not timestamp, commit, [overwrite,] data (perf would loop forever)"
+            }
+            Self::BadLine => "a line not in the form of its file",
+        }
+    }
 }
 
 impl fmt::Display for FormatTextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.problem {
-            FormatTextProblem::Nul => "a NUL byte",
-            FormatTextProblem::MissingName => "no `name:` line",
-            FormatTextProblem::MissingId => "no `ID:` line",
-            FormatTextProblem::IdOutOfRange => "the ID is not a number from 0 to 65535",
-            FormatTextProblem::MissingFormat => "no `format:` line",
-            FormatTextProblem::BadField => {
-                "not a field line (`field:DECL; offset:N; size:N; signed:N;`)"
-            }
-            FormatTextProblem::BadNumber => "a number that is not decimal or does not fit a u32",
-            FormatTextProblem::FieldOutsideRecord => {
-                "a field that ends past the largest RAW payload (65528 bytes)"
-            }
-            FormatTextProblem::MissingCommonType => "no 2-byte `common_type` field",
-            FormatTextProblem::FieldBlocks => {
-                "the fields are not two blocks (common fields, the event's) each ended by an empty line"
-            }
-            FormatTextProblem::MissingPrintFmt => "no `print fmt:` line",
-        };
+        let what = self.problem.describe();
         if self.line == 0 {
             write!(f, "tracefs text: {what}")
         } else {
@@ -85,7 +120,7 @@ impl core::error::Error for FormatTextError {}
 /// One field of a format text, as [`check_format_text`] read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FormatField<'a> {
-    /// The field's name (the last word of its declaration, without `[N]`).
+    /// The field's name (the last word of its declaration outside brackets).
     pub name: &'a [u8],
     /// Byte offset in the RAW payload.
     pub offset: u32,
@@ -102,86 +137,113 @@ pub struct FormatSummary<'a> {
     pub id: u16,
     /// Where `common_type` is in the RAW payload.
     pub common_type_offset: u32,
-    /// The end of the last field: the least RAW payload a record of this event holds.
+    /// The end of the last common field: the least RAW payload a record of this event holds.
+    pub common_fields_end: u32,
+    /// The end of the last field.
     pub fields_end: u32,
 }
 
-/// Checks an event's tracefs `format` text as perf 6.1 will read it: `name:`, an `ID:` from 0
-/// to 65535, `format:`, then two blocks of field lines each ended by an empty line (the
-/// common fields, with a 2-byte `common_type`; the event's own, possibly none), with decimal
-/// numbers that fit and every field within the largest RAW payload, then `print fmt:`.
-/// Never panics.
+/// Checks an event's tracefs `format` text as perf 6.1 and `tracepoint_decode` 0.5 will
+/// read it: `name:`, an `ID:` from 0 to 65535 and `format:` on the first three lines, then
+/// two blocks of field lines each ended by an empty line (the common fields, with a 2-byte
+/// `common_type`; the event's own, possibly none), with decimal numbers that fit, array
+/// lengths that divide their field, every field within the largest RAW payload, then
+/// `print fmt:` last (its strings may span lines). No NUL or control byte but tab and newline. Never panics.
 ///
 /// ```
 /// use perf_encode::features::check_format_text;
 /// let text = b"name: tick\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:u64 n;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"n=%llu\", REC->n\n";
 /// let s = check_format_text(text).unwrap();
-/// assert_eq!((s.name, s.id, s.fields_end), (&b"tick"[..], 7, 16));
+/// assert_eq!((s.name, s.id, s.common_fields_end, s.fields_end), (&b"tick"[..], 7, 2, 16));
 /// assert!(check_format_text(b"name: tick\nID: 7\n").is_err()); // no fields
 /// ```
 pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextError> {
-    no_nul(text)?;
-    let mut name = None;
-    let mut id = None;
-    let mut part = Part::Head;
+    plain_bytes(text)?;
+    let mut name: &[u8] = &[];
+    let mut id = 0u16;
+    let mut part = Part::Name;
     let mut common_type = None;
+    let mut common_fields_end = 0u32;
     let mut fields_end = 0u32;
     let mut line_no = 0u32;
+    let mut line_start = 0usize;
     for line in text.split(|&b| b == b'\n') {
         line_no = line_no.saturating_add(1);
         let err = |problem| FormatTextError {
             line: line_no,
             problem,
         };
-        let trimmed = trim(line);
-        part = match (part, trimmed) {
-            (Part::Head, t) if t.starts_with(b"name:") => {
-                name = t.get(5..).map(trim).filter(|n| !n.is_empty());
-                Part::Head
+        let rest = text.get(line_start..).unwrap_or(&[]);
+        line_start = line_start.saturating_add(line.len()).saturating_add(1);
+        let t = trim(line);
+        part = match part {
+            Part::Name => {
+                name = t
+                    .strip_prefix(b"name:")
+                    .map(trim)
+                    .filter(|n| !n.is_empty() && n.iter().all(|&b| is_ident(b)))
+                    .ok_or(err(FormatTextProblem::MissingName))?;
+                Part::Id
             }
-            (Part::Head, t) if t.starts_with(b"ID:") => {
-                let n = t.get(3..).map(trim).and_then(decimal);
-                let n = n.and_then(|n| u16::try_from(n).ok());
-                id = Some(n.ok_or(err(FormatTextProblem::IdOutOfRange))?);
-                Part::Head
+            Part::Id => {
+                let value = t
+                    .strip_prefix(b"ID:")
+                    .ok_or(err(FormatTextProblem::MissingId))?;
+                id = decimal(trim(value))
+                    .and_then(|n| u16::try_from(n).ok())
+                    .ok_or(err(FormatTextProblem::IdOutOfRange))?;
+                Part::Format
             }
-            (Part::Head, b"format:") => Part::Common { fields: 0 },
-            (Part::Head, _) => Part::Head,
-            (Part::Common { fields: 0 }, b"") => return Err(err(FormatTextProblem::FieldBlocks)),
-            (Part::Common { .. }, b"") => Part::Own,
-            (Part::Own, b"") => Part::Tail,
-            (Part::Common { .. } | Part::Own, t) if !t.starts_with(b"field:") => {
+            Part::Format if t == b"format:" => Part::Common { fields: 0 },
+            Part::Format => return Err(err(FormatTextProblem::MissingFormat)),
+            Part::Common { fields: 0 } if t.is_empty() => {
                 return Err(err(FormatTextProblem::FieldBlocks))
             }
-            (Part::Common { .. } | Part::Own, t) => {
+            // tracepoint_decode ends a block at an empty line only, perf also at one of
+            // white space: refuse the ambiguity.
+            Part::Common { .. } | Part::Own if t.is_empty() && !line.is_empty() => {
+                return Err(err(FormatTextProblem::FieldBlocks))
+            }
+            Part::Common { .. } if t.is_empty() => Part::Own,
+            Part::Own if t.is_empty() => Part::Tail,
+            Part::Common { .. } | Part::Own if !t.starts_with(b"field:") => {
+                return Err(err(FormatTextProblem::FieldBlocks))
+            }
+            Part::Common { fields } => {
                 let field = field_line(t).map_err(err)?;
-                let end = field
-                    .offset
-                    .checked_add(field.size)
-                    .filter(|&e| e as usize <= MAX_RECORD_SIZE)
-                    .ok_or(err(FormatTextProblem::FieldOutsideRecord))?;
+                let end = field_end(&field).map_err(err)?;
+                common_fields_end = common_fields_end.max(end);
                 fields_end = fields_end.max(end);
                 if field.name == b"common_type" && field.size == 2 {
                     common_type = Some(field.offset);
                 }
-                match part {
-                    Part::Common { fields } => Part::Common {
-                        fields: fields.saturating_add(1),
-                    },
-                    other => other,
+                Part::Common {
+                    fields: fields.saturating_add(1),
                 }
             }
-            (Part::Tail, b"") => Part::Tail,
-            (Part::Tail, t) if t.starts_with(b"print fmt:") => Part::Done,
-            (Part::Tail, _) => return Err(err(FormatTextProblem::MissingPrintFmt)),
-            (Part::Done, _) => Part::Done,
+            Part::Own => {
+                let field = field_line(t).map_err(err)?;
+                fields_end = fields_end.max(field_end(&field).map_err(err)?);
+                Part::Own
+            }
+            Part::Tail if t.is_empty() => Part::Tail,
+            Part::Tail if t.starts_with(b"print fmt:") => {
+                print_fmt(rest).map_err(|(lines, problem)| FormatTextError {
+                    line: line_no.saturating_add(lines),
+                    problem,
+                })?;
+                part = Part::Done;
+                break;
+            }
+            Part::Tail => return Err(err(FormatTextProblem::MissingPrintFmt)),
+            Part::Done => Part::Done,
         };
     }
     let whole = |problem| FormatTextError { line: 0, problem };
-    let name = name.ok_or(whole(FormatTextProblem::MissingName))?;
-    let id = id.ok_or(whole(FormatTextProblem::MissingId))?;
     match part {
-        Part::Head => return Err(whole(FormatTextProblem::MissingFormat)),
+        Part::Name => return Err(whole(FormatTextProblem::MissingName)),
+        Part::Id => return Err(whole(FormatTextProblem::MissingId)),
+        Part::Format => return Err(whole(FormatTextProblem::MissingFormat)),
         Part::Common { .. } | Part::Own => return Err(whole(FormatTextProblem::FieldBlocks)),
         Part::Tail => return Err(whole(FormatTextProblem::MissingPrintFmt)),
         Part::Done => {}
@@ -191,28 +253,88 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
         name,
         id,
         common_type_offset,
+        common_fields_end,
         fields_end,
     })
 }
 
-/// Where [`check_format_text`] is in a format text.
+/// Where [`check_format_text`] is in a format text: the line it expects next.
 #[derive(Clone, Copy)]
 enum Part {
-    /// `name:`, `ID:`, up to `format:`.
-    Head,
+    /// `name:`.
+    Name,
+    /// `ID:`.
+    Id,
+    /// `format:`.
+    Format,
     /// The common fields' block (this many so far).
     Common { fields: u32 },
     /// The event's own fields' block.
     Own,
     /// After the fields, before `print fmt:`.
     Tail,
-    /// `print fmt:` and what follows it.
+    /// `print fmt:` was read to the end.
     Done,
 }
 
-/// Checks a `header_page` text (the ring buffer page header perf decodes the data with):
-/// only field lines, with decimal numbers that fit. perf 6.1 loops forever on some texts
-/// that are not.
+/// Checks the text from the `print fmt:` line on: its value ends at the first newline
+/// outside a `"` string (strings may span lines, as some kernels' formats do; `\`
+/// escapes the next byte), after which only white space may follow. The error gives the
+/// line relative to the `print fmt:` line.
+fn print_fmt(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
+    let mut lines = 0u32;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut end = None;
+    for (i, &b) in rest.iter().enumerate() {
+        if b == b'\n' {
+            lines = lines.saturating_add(1);
+        }
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'\n' {
+            end = Some(i);
+            break;
+        }
+    }
+    if in_string {
+        return Err((lines, FormatTextProblem::PrintFmtQuote));
+    }
+    let after = end.and_then(|e| rest.get(e..)).unwrap_or(&[]);
+    match after.iter().position(|b| !b.is_ascii_whitespace()) {
+        None => Ok(()),
+        Some(at) => {
+            let before = after.get(..at).unwrap_or(&[]);
+            let more = before.iter().filter(|&&b| b == b'\n').count();
+            let more = u32::try_from(more).unwrap_or(u32::MAX);
+            Err((
+                lines.saturating_sub(1).saturating_add(more),
+                FormatTextProblem::AfterPrintFmt,
+            ))
+        }
+    }
+}
+
+/// The end of a field, if it lies within the largest RAW payload.
+fn field_end(field: &FormatField<'_>) -> Result<u32, FormatTextProblem> {
+    field
+        .offset
+        .checked_add(field.size)
+        .filter(|&e| e as usize <= MAX_RECORD_SIZE)
+        .ok_or(FormatTextProblem::FieldOutsideRecord)
+}
+
+/// Checks a `header_page` text (the ring buffer page header perf decodes the data with) as
+/// perf 6.1 reads it: field lines only, with decimal numbers that fit, for `timestamp`,
+/// `commit`, optionally `overwrite`, then `data`. perf 6.1 loops forever on some texts that
+/// are not.
 ///
 /// ```
 /// use perf_encode::features::{check_header_page, tracing_data::DEFAULT_HEADER_PAGE};
@@ -220,47 +342,71 @@ enum Part {
 /// assert!(check_header_page(b"0123456789").is_err());
 /// ```
 pub fn check_header_page(text: &[u8]) -> Result<(), FormatTextError> {
-    no_nul(text)?;
+    plain_bytes(text)?;
+    const ORDER: [&[u8]; 4] = [b"timestamp", b"commit", b"overwrite", b"data"];
+    let mut next = 0usize;
     let mut line_no = 0u32;
-    let mut fields = 0usize;
     for line in text.split(|&b| b == b'\n') {
         line_no = line_no.saturating_add(1);
+        let err = |problem| FormatTextError {
+            line: line_no,
+            problem,
+        };
         let trimmed = trim(line);
         if trimmed.is_empty() {
             continue;
         }
-        field_line(trimmed).map_err(|problem| FormatTextError {
-            line: line_no,
-            problem,
-        })?;
-        fields = fields.saturating_add(1);
+        let field = field_line(trimmed).map_err(err)?;
+        // `overwrite` (index 2) may be left out.
+        let found = ORDER
+            .iter()
+            .enumerate()
+            .skip(next)
+            .take(if next == 2 { 2 } else { 1 })
+            .find(|(_, n)| **n == field.name)
+            .map(|(i, _)| i)
+            .ok_or(err(FormatTextProblem::HeaderPageFields))?;
+        next = found.saturating_add(1);
     }
-    if fields == 0 {
+    if next != ORDER.len() {
         return Err(FormatTextError {
             line: 0,
-            problem: FormatTextProblem::BadField,
+            problem: FormatTextProblem::HeaderPageFields,
         });
     }
     Ok(())
 }
 
-fn no_nul(text: &[u8]) -> Result<(), FormatTextError> {
-    match text.iter().position(|&b| b == 0) {
+/// Refuses a NUL, and control bytes other than tab and newline.
+pub(crate) fn plain_bytes(text: &[u8]) -> Result<(), FormatTextError> {
+    let bad = |b: &u8| *b == 0 || (*b < 0x20 && *b != b'\t' && *b != b'\n') || *b == 0x7f;
+    match text.iter().position(bad) {
         None => Ok(()),
         Some(at) => {
             let before = text.get(..at).unwrap_or(&[]);
             let line = before.iter().filter(|&&b| b == b'\n').count();
+            let problem = if text.get(at) == Some(&0) {
+                FormatTextProblem::Nul
+            } else {
+                FormatTextProblem::ControlByte
+            };
             Err(FormatTextError {
                 line: u32::try_from(line).unwrap_or(u32::MAX).saturating_add(1),
-                problem: FormatTextProblem::Nul,
+                problem,
             })
         }
     }
 }
 
-/// `field:DECL;` then `offset:N;`, `size:N;` and optionally `signed:N;`, separated by
-/// white space (tracefs puts tabs).
+/// `field:DECL;` then `offset:N;`, `size:N;` and optionally `signed:0|1;`, separated by
+/// white space (tracefs puts tabs), in ASCII, each part ended by its `;`.
 fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
+    // tracepoint_decode 0.5 slices declarations at byte positions that may fall inside a
+    // multi-byte character; tracefs writes ASCII.
+    // tracepoint_decode takes a number only when a `;` follows it.
+    if !line.is_ascii() || !line.ends_with(b";") {
+        return Err(FormatTextProblem::BadField);
+    }
     let mut parts = line
         .split(|&b| b == b';')
         .map(trim)
@@ -269,7 +415,6 @@ fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
         .next()
         .and_then(|p| p.strip_prefix(b"field:"))
         .ok_or(FormatTextProblem::BadField)?;
-    let name = decl_name(decl)?;
     let mut number = |key: &[u8]| -> Result<u32, FormatTextProblem> {
         let value = parts
             .next()
@@ -279,13 +424,16 @@ fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
     };
     let offset = number(b"offset:")?;
     let size = number(b"size:")?;
+    let name = decl_name(trim(decl), size)?;
     match parts.next() {
         None => {}
         Some(p) => {
             let signed = p
                 .strip_prefix(b"signed:")
                 .ok_or(FormatTextProblem::BadField)?;
-            decimal(trim(signed)).ok_or(FormatTextProblem::BadNumber)?;
+            if !matches!(trim(signed), b"0" | b"1") {
+                return Err(FormatTextProblem::BadNumber);
+            }
         }
     }
     if parts.next().is_some() {
@@ -294,38 +442,67 @@ fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
     Ok(FormatField { name, offset, size })
 }
 
-/// The name a declaration gives its field (`char comm[16]` → `comm`), checking any array
-/// length.
-fn decl_name(decl: &[u8]) -> Result<&[u8], FormatTextProblem> {
-    let last = decl
-        .rsplit(|b| b.is_ascii_whitespace() || *b == b'*')
-        .find(|w| !w.is_empty())
-        .ok_or(FormatTextProblem::BadField)?;
-    let (name, array) = match last.iter().position(|&b| b == b'[') {
-        Some(open) => (
-            last.get(..open).unwrap_or(&[]),
-            last.get(open..).unwrap_or(&[]),
-        ),
-        None => (last, &[][..]),
-    };
-    if !array.is_empty() {
-        let len = array
-            .strip_prefix(b"[")
-            .and_then(|a| a.strip_suffix(b"]"))
-            .ok_or(FormatTextProblem::BadField)?;
-        // `char[]` of `__data_loc` has no length; others must be a number that fits.
-        if !len.is_empty() {
-            decimal(len).ok_or(FormatTextProblem::BadNumber)?;
-        }
-    }
-    if name.is_empty() && array.is_empty() {
+/// The name a declaration gives its field (`char comm[16]` → `comm`, `__data_loc char[]
+/// name` → `name`): its last word outside brackets. Every `[..]` holds nothing, a decimal
+/// length that divides `size`, or an expression that does not start with a digit
+/// (`[sizeof(struct sockaddr_in6)]`).
+fn decl_name(decl: &[u8], size: u32) -> Result<&[u8], FormatTextProblem> {
+    if decl.iter().any(|&b| b == b'"' || b == b'\'') {
         return Err(FormatTextProblem::BadField);
     }
-    Ok(name)
+    let mut rest = decl;
+    let mut last_word: &[u8] = &[];
+    loop {
+        let (outside, after) = match rest.iter().position(|&b| b == b'[') {
+            Some(open) => (
+                rest.get(..open).unwrap_or(&[]),
+                Some(rest.get(open.saturating_add(1)..).unwrap_or(&[])),
+            ),
+            None => (rest, None),
+        };
+        if outside.contains(&b']') {
+            return Err(FormatTextProblem::BadField);
+        }
+        if let Some(w) = outside.rsplit(|b| !is_ident(*b)).find(|w| !w.is_empty()) {
+            last_word = w;
+        }
+        let Some(after) = after else { break };
+        let close = after
+            .iter()
+            .position(|&b| b == b']')
+            .ok_or(FormatTextProblem::BadField)?;
+        let inside = after.get(..close).unwrap_or(&[]);
+        if inside.contains(&b'[') {
+            return Err(FormatTextProblem::BadField);
+        }
+        array_length(inside, size)?;
+        rest = after.get(close.saturating_add(1)..).unwrap_or(&[]);
+    }
+    if last_word.is_empty() || last_word.first().is_some_and(u8::is_ascii_digit) {
+        return Err(FormatTextProblem::BadField);
+    }
+    Ok(last_word)
+}
+
+/// Checks what is between `[` and `]`.
+fn array_length(inside: &[u8], size: u32) -> Result<(), FormatTextProblem> {
+    let inside = inside.trim_ascii_start();
+    if !inside.first().is_some_and(u8::is_ascii_digit) {
+        return Ok(()); // `[]`, or an expression tracefs left as written
+    }
+    let n = decimal(inside.trim_ascii_end()).ok_or(FormatTextProblem::BadNumber)?;
+    if n != 0 && (size < n || size.checked_rem(n) != Some(0)) {
+        return Err(FormatTextProblem::ArrayLength);
+    }
+    Ok(())
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// A decimal `u32` (no sign, at least one digit), `None` for anything else or overflow.
-fn decimal(s: &[u8]) -> Option<u32> {
+pub(crate) fn decimal(s: &[u8]) -> Option<u32> {
     if s.is_empty() {
         return None;
     }
@@ -390,7 +567,7 @@ mod tests {
             BadNumber
         );
         assert_eq!(
-            problem(&with("size:16;", "size:4294967295;")),
+            problem(&with("offset:24;\tsize:4;", "offset:24;\tsize:4294967295;")),
             FieldOutsideRecord
         );
         assert_eq!(
@@ -433,10 +610,80 @@ mod tests {
 
     #[test]
     fn header_page() {
-        let text = b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-        assert_eq!(check_header_page(text), Ok(()));
+        let ts = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n";
+        let commit = "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n";
+        let overwrite = "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n";
+        let data = "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+        let page = |parts: &[&str]| check_header_page(parts.concat().as_bytes());
+        assert_eq!(page(&[ts, commit, overwrite, data]), Ok(()));
+        assert_eq!(page(&[ts, commit, data]), Ok(()));
+        let fields = |r: Result<(), FormatTextError>| r.unwrap_err().problem;
+        use FormatTextProblem::HeaderPageFields;
+        assert_eq!(fields(page(&[ts, data])), HeaderPageFields);
+        assert_eq!(fields(page(&[commit, ts, data])), HeaderPageFields);
+        assert_eq!(fields(page(&[ts, commit, overwrite])), HeaderPageFields);
+        assert_eq!(fields(page(&[ts, commit, data, data])), HeaderPageFields);
+        assert_eq!(fields(page(&[])), HeaderPageFields);
         assert!(check_header_page(b"0123456789").is_err());
-        assert!(check_header_page(b"").is_err());
         assert!(check_header_page(b"\tfield: u64 t;\toffset:0;\n").is_err());
+    }
+
+    #[test]
+    fn numbers_hidden_in_declarations_and_text_after_print_fmt() {
+        use FormatTextProblem::*;
+        // tracepoint_decode reads the first `[..]` of a declaration, wherever it is.
+        let hidden = with("char prev_comm[16]", "char prev_comm[99999999999] x");
+        assert_eq!(problem(&hidden), BadNumber);
+        assert_eq!(
+            problem(&with("prev_comm[16]", "prev_comm[0x10]")),
+            BadNumber
+        );
+        assert_eq!(
+            problem(&with("prev_comm[16]", "prev_comm[32]")),
+            ArrayLength
+        );
+        assert_eq!(problem(&with("prev_comm[16]", "prev_comm[5]")), ArrayLength);
+        let expr = with("prev_comm[16]", "prev_comm[sizeof(struct sockaddr_in6)]");
+        assert!(check_format_text(&expr).is_ok());
+        assert_eq!(
+            problem(&with("signed:1;", "signed:99999999999;")),
+            BadNumber
+        );
+        assert_eq!(problem(&with("signed:1;", "signed:2;")), BadNumber);
+        let mut after = SCHED_SWITCH.to_vec();
+        after.extend_from_slice(b"ID: 99999999999\n");
+        assert_eq!(problem(&after), AfterPrintFmt);
+        assert_eq!(check_format_text(&after).unwrap_err().line, 11);
+        // A string of the print format may span lines (ext4_fc_stats's does).
+        let multi = with("\"prev_comm=%s\"", "\"prev_comm:\n%s\"");
+        assert!(check_format_text(&multi).is_ok());
+        let open = with("\"prev_comm=%s\"", "\"prev_comm:\n%s");
+        assert_eq!(problem(&open), PrintFmtQuote);
+        let escaped = with("\"prev_comm=%s\"", "\"a\\\"\nID: 1\"");
+        assert!(check_format_text(&escaped).is_ok());
+        assert_eq!(problem(&with("ID: 372\n", "ID: 372\r\n")), ControlByte);
+        assert_eq!(
+            problem(&with("name: sched_switch", "name: a b")),
+            MissingName
+        );
+        // Found by the format_text fuzz target: tracepoint_decode panics on a multi-byte
+        // character in a declaration.
+        let non_ascii = with("prev_comm[16]", "prev\u{58f}comm[16]");
+        assert_eq!(problem(&non_ascii), BadField);
+        // Found by it too: a line of white space ends a block for perf, not for
+        // tracepoint_decode, which then reads the print format as fields.
+        let spaces = with("signed:1;\n\n", "signed:1;\n\t\n");
+        assert_eq!(problem(&spaces), FieldBlocks);
+        // And: tracepoint_decode drops a field whose last number has no `;` after it.
+        let open = with("size:2;\tsigned:0;", "size:2");
+        assert_eq!(problem(&open), BadField);
+        // common_type must be a common field.
+        let moved = with(
+            "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
+            "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n",
+        );
+        assert_eq!(problem(&moved), MissingCommonType);
+        let s = check_format_text(SCHED_SWITCH).unwrap();
+        assert_eq!(s.common_fields_end, 8);
     }
 }

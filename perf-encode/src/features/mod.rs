@@ -23,6 +23,8 @@ mod pmu_caps;
 mod pmu_mappings;
 mod sample_time;
 mod total_mem;
+mod tracepoint_raw;
+mod tracing_blobs;
 pub mod tracing_data;
 
 pub use build_id::{BuildIdEntry, BuildIdFeature};
@@ -43,4 +45,6 @@ pub use numa_topology::{NumaNode, NumaTopology};
 pub use pmu_caps::{CpuPmuCaps, PmuCap, PmuCaps, PmuCapsEntry};
 pub use pmu_mappings::{PmuMapping, PmuMappings};
 pub use total_mem::TotalMem;
+pub use tracepoint_raw::{TracepointRawProblem, TracepointRawRule};
+pub use tracing_blobs::{check_header_event, check_kallsyms, check_printk, check_saved_cmdlines};
 pub use tracing_data::{FormatText, TracepointFormat, TracingData};

@@ -73,6 +73,9 @@ pub struct RecordFramer {
     header: [u8; 16],
     have: usize,
     remaining: u64,
+    /// The whole length (header size and payload) of the current record; meaningful only
+    /// while `have == 0 && remaining > 0`.
+    len: u64,
     records: u64,
 }
 
@@ -90,6 +93,7 @@ impl PartialEq for RecordFramer {
         self.endian == other.endian
             && self.have == other.have
             && self.remaining == other.remaining
+            && self.partial_len() == other.partial_len()
             && self.records == other.records
             && self.gathered() == other.gathered()
     }
@@ -103,6 +107,7 @@ impl fmt::Debug for RecordFramer {
             .field("endian", &self.endian)
             .field("header", &self.gathered())
             .field("remaining", &self.remaining)
+            .field("partial_len", &self.partial_len())
             .field("records", &self.records)
             .finish()
     }
@@ -117,8 +122,82 @@ impl RecordFramer {
             header: [0; 16],
             have: 0,
             remaining: 0,
+            len: 0,
             records: 0,
         }
+    }
+
+    /// Bytes of the current, unfinished record fed so far (0 between records): how many
+    /// bytes a writer holding records back until they are whole must keep.
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let mut f = RecordFramer::new(Endian::Little);
+    /// let rec = [9u8, 0, 0, 0, 0, 0, 24, 0];
+    /// f.feed(&rec[..5]).unwrap();
+    /// assert_eq!((f.partial_len(), f.remaining()), (5, None)); // header not whole yet
+    /// f.feed(&rec[5..]).unwrap();
+    /// assert_eq!((f.partial_len(), f.remaining()), (8, Some(16)));
+    /// f.feed(&[0; 16]).unwrap();
+    /// assert_eq!((f.partial_len(), f.remaining()), (0, Some(0)));
+    /// ```
+    #[inline]
+    pub const fn partial_len(&self) -> u64 {
+        if self.have != 0 {
+            self.have as u64
+        } else if self.remaining == 0 {
+            0
+        } else {
+            self.len.saturating_sub(self.remaining)
+        }
+    }
+
+    /// Bytes until the next record boundary: `Some(0)` between records, `None` while the
+    /// current record's header (8 bytes, or 16 for a record followed by a payload) is not
+    /// whole, so its length is not known yet.
+    #[inline]
+    pub const fn remaining(&self) -> Option<u64> {
+        if self.have != 0 {
+            None
+        } else {
+            Some(self.remaining)
+        }
+    }
+
+    /// The whole length of the current record (its size and any payload after it), once its
+    /// header is whole; `Some(0)` between records.
+    #[inline]
+    pub const fn record_len(&self) -> Option<u64> {
+        if self.have != 0 {
+            None
+        } else if self.remaining == 0 {
+            Some(0)
+        } else {
+            Some(self.len)
+        }
+    }
+
+    /// Forgets the current, unfinished record (the caller dropped its bytes) and returns to
+    /// the boundary before it; returns how many of its bytes were fed. Between records it
+    /// changes nothing and returns 0.
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let mut f = RecordFramer::new(Endian::Little);
+    /// f.feed(&[9, 0, 0, 0, 0, 0, 32, 0, 1, 2]).unwrap();
+    /// assert_eq!(f.abandon_record(), 10);
+    /// assert!(f.at_boundary());
+    /// assert_eq!(f.records(), 0);
+    /// ```
+    pub fn abandon_record(&mut self) -> u64 {
+        let dropped = self.partial_len();
+        if self.have == 0 && self.remaining != 0 {
+            // A record whose header was whole was counted.
+            self.records = self.records.wrapping_sub(1);
+        }
+        self.have = 0;
+        self.remaining = 0;
+        dropped
     }
 
     /// True between records.
@@ -244,14 +323,20 @@ impl RecordFramer {
         if self.have != 0 {
             return None;
         }
-        let remaining = self.remaining;
+        let (remaining, len) = (self.remaining, self.len);
         let (next, started) = plain_step(self.endian, remaining, data)?;
         self.remaining = next;
         if started {
             // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
             self.records = self.records.wrapping_add(1);
+            // `next + data.len()` is the record's size (at most 65,535): no wrap.
+            self.len = next.wrapping_add(data.len() as u64);
         }
-        Some(Undo { remaining, started })
+        Some(Undo {
+            remaining,
+            len,
+            started,
+        })
     }
 
     /// Validates the concatenation of `chunks` (as [`feed`](Self::feed) of each in turn
@@ -321,24 +406,33 @@ impl RecordFramer {
         }
         // The inline path on the two words it changes, kept in registers; the first chunk it
         // does not take sends this one and the rest the long way.
-        let (mut remaining, mut records) = (self.remaining, self.records);
+        let (mut remaining, mut records, mut len) = (self.remaining, self.records, self.len);
         while let Some(c) = chunks.next() {
             match plain_step(self.endian, remaining, c) {
                 Some((next, started)) => {
                     remaining = next;
-                    records = records.wrapping_add(u64::from(started));
+                    if started {
+                        records = records.wrapping_add(1);
+                        // The record's size (at most 65,535): no wrap.
+                        len = next.wrapping_add(c.len() as u64);
+                    }
                 }
                 None => {
                     let s = RecordFramer {
                         remaining,
                         records,
+                        len,
                         ..*self
                     };
                     return self.plan_rest(s.check_stream(c)?, chunks);
                 }
             }
         }
-        Ok(Plan::Words { remaining, records })
+        Ok(Plan::Words {
+            remaining,
+            records,
+            len,
+        })
     }
 
     /// The rest of [`plan_all`](Self::plan_all) from the state `s` (out of line).
@@ -358,9 +452,14 @@ impl RecordFramer {
     #[inline]
     fn apply(&mut self, plan: Plan) {
         match plan {
-            Plan::Words { remaining, records } => {
+            Plan::Words {
+                remaining,
+                records,
+                len,
+            } => {
                 self.remaining = remaining;
                 self.records = records;
+                self.len = len;
             }
             Plan::Whole(s) => *self = s,
         }
@@ -370,6 +469,7 @@ impl RecordFramer {
     #[cold]
     fn undo(&mut self, undo: Undo) {
         self.remaining = undo.remaining;
+        self.len = undo.len;
         if undo.started {
             self.records = self.records.wrapping_sub(1);
         }
@@ -392,9 +492,9 @@ impl RecordFramer {
                     match record_extent(type_, size) {
                         Err(fault) => return Err(fault.at(pos, type_, size)),
                         Ok(RecordExtent::Sized) => {
-                            let size = usize::from(size);
-                            let body = size.min(rest.len());
-                            s.start_plain_record(size.saturating_sub(body) as u64);
+                            let whole = usize::from(size);
+                            let body = whole.min(rest.len());
+                            s.start_plain_record(size, whole.saturating_sub(body) as u64);
                             pos = pos.saturating_add(body);
                             continue;
                         }
@@ -453,8 +553,9 @@ impl RecordFramer {
     /// consumed: the state gathering its header and then skipping would leave. The header
     /// bytes are not kept: `header` only means something while `have > 0`.
     #[inline]
-    fn start_plain_record(&mut self, left: u64) {
+    fn start_plain_record(&mut self, size: u16, left: u64) {
         self.remaining = left;
+        self.len = u64::from(size);
         // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
         self.records = self.records.wrapping_add(1);
     }
@@ -471,9 +572,8 @@ impl RecordFramer {
 
     fn begin_body(&mut self, extra: u64) {
         let consumed = self.have as u64;
-        self.remaining = u64::from(self.size())
-            .saturating_sub(consumed)
-            .saturating_add(extra);
+        self.len = u64::from(self.size()).saturating_add(extra);
+        self.remaining = self.len.saturating_sub(consumed);
         self.have = 0;
         self.records = self.records.wrapping_add(1);
     }
@@ -515,6 +615,8 @@ enum Plan {
         remaining: u64,
         /// The new `records`.
         records: u64,
+        /// The new `len`.
+        len: u64,
     },
     /// The whole state.
     Whole(RecordFramer),
@@ -525,6 +627,8 @@ enum Plan {
 struct Undo {
     /// `remaining` before.
     remaining: u64,
+    /// `len` before.
+    len: u64,
     /// A record was started (and counted).
     started: bool,
 }
@@ -759,6 +863,7 @@ mod tests {
                 x.header[..x.have] == y.header[..y.have]
                     && x.have == y.have
                     && x.remaining == y.remaining
+                    && x.partial_len() == y.partial_len()
                     && x.records == y.records
             }
             // Offsets are relative to the failing call, which differs with the chunking, and
@@ -1019,5 +1124,52 @@ mod tests {
                 type_: 66
             })
         );
+    }
+
+    #[test]
+    fn partial_len_counts_the_bytes_since_the_last_boundary() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut buf = [0u8; 4096];
+        for _ in 0..300 {
+            let len = random_stream(&mut rng, &mut buf);
+            let data = &buf[..len];
+            // Byte at a time gives the reference: where the last boundary was.
+            let mut slow = RecordFramer::new(Endian::Little);
+            let mut boundary = 0usize;
+            let mut at_len = [(0u64, None); 4096];
+            let mut n = 0;
+            for (i, b) in data.iter().enumerate() {
+                if slow.feed(core::slice::from_ref(b)).is_err() {
+                    break;
+                }
+                if slow.at_boundary() {
+                    boundary = i + 1;
+                }
+                at_len[i] = ((i + 1 - boundary) as u64, slow.remaining());
+                n = i + 1;
+                assert_eq!(slow.partial_len(), (i + 1 - boundary) as u64);
+            }
+            // Random chunks agree at every cut, and abandoning returns to the boundary.
+            let mut f = RecordFramer::new(Endian::Little);
+            let mut pos = 0;
+            while pos < n {
+                let end = (pos + 1 + rng.below(200) as usize).min(n);
+                f.feed(&data[pos..end]).unwrap();
+                assert_eq!(
+                    (f.partial_len(), f.remaining()),
+                    at_len[end - 1],
+                    "at {end}"
+                );
+                if let (Some(total), Some(left)) = (f.record_len(), f.remaining()) {
+                    assert_eq!(total, f.partial_len() + left);
+                }
+                let mut g = f;
+                let records = g.records() - u64::from(f.remaining().is_some_and(|r| r > 0));
+                assert_eq!(g.abandon_record(), f.partial_len());
+                assert!(g.at_boundary());
+                assert_eq!(g.records(), records);
+                pos = end;
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
 use crate::{EncodeError, Encoder, HeaderString, Output};
-use perf_abi::record_fields::EVENT_UPDATE_NAME;
+use perf_abi::record_fields::{EVENT_UPDATE_NAME, MAX_RECORD_SIZE};
 use perf_abi::record_type;
 
 /// `{perf_event_header, u64 type = NAME, u64 id, char name[]}`, the name NUL-terminated and
@@ -23,6 +23,18 @@ pub struct EventUpdateName<'a> {
 }
 
 impl EventUpdateName<'_> {
+    /// The longest name the record holds: the record (24 bytes before the name, the name's
+    /// NUL, padding to 8) fits the largest record size.
+    ///
+    /// ```
+    /// use perf_encode::{records::EventUpdateName, to_vec, Endian};
+    /// let max = "x".repeat(EventUpdateName::MAX_NAME_LEN);
+    /// assert!(to_vec(&EventUpdateName { id: 1, name: &max }, Endian::Little).is_ok());
+    /// let over = "x".repeat(EventUpdateName::MAX_NAME_LEN + 1);
+    /// assert!(to_vec(&EventUpdateName { id: 1, name: &over }, Endian::Little).is_err());
+    /// ```
+    pub const MAX_NAME_LEN: usize = MAX_RECORD_SIZE - 24 - 1;
+
     fn name_len(&self) -> Result<usize, EncodeError> {
         HeaderString::from_str_strict(self.name)?;
         name_len("EVENT_UPDATE name", self.name.as_bytes())

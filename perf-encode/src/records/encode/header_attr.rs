@@ -2,7 +2,8 @@
 
 use crate::records::encode::body::{encode_as_record, RecordBody};
 use crate::{Encode, EncodeError, Encoder, Output};
-use perf_abi::{record_type, PerfEventAttr};
+use perf_abi::record_fields::MAX_RECORD_SIZE;
+use perf_abi::{record_type, PerfEventAttr, PerfEventHeader};
 
 /// `{perf_event_header, perf_event_attr (attr.size bytes), u64 ids[]}`.
 ///
@@ -20,6 +21,25 @@ pub struct HeaderAttr<'a> {
     pub attr: &'a PerfEventAttr,
     /// The event's sample ids.
     pub ids: &'a [u64],
+}
+
+impl HeaderAttr<'_> {
+    /// The most ids a HEADER_ATTR record holds with an attr of `attr_size` bytes (the
+    /// record, header and attr and ids, fits the largest record size).
+    ///
+    /// ```
+    /// use perf_abi::PerfEventAttr;
+    /// use perf_encode::{records::HeaderAttr, to_vec, Endian};
+    /// let attr = PerfEventAttr { size: 136, ..Default::default() };
+    /// let max = HeaderAttr::max_ids(136);
+    /// let ids = vec![1u64; max + 1];
+    /// assert!(to_vec(&HeaderAttr { attr: &attr, ids: &ids[..max] }, Endian::Little).is_ok());
+    /// assert!(to_vec(&HeaderAttr { attr: &attr, ids: &ids }, Endian::Little).is_err());
+    /// ```
+    pub const fn max_ids(attr_size: u32) -> usize {
+        let fixed = PerfEventHeader::SIZE.saturating_add(attr_size as usize);
+        MAX_RECORD_SIZE.saturating_sub(fixed) / 8
+    }
 }
 
 impl RecordBody for HeaderAttr<'_> {
