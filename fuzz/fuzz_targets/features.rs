@@ -7,8 +7,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use perf_abi::record_fields::{EVENT_UPDATE_NAME, MAX_RECORD_SIZE};
 use perf_abi::{
-    ClockData, IdIndexEntry, NrCpus, PerfEventHeader, PerfFileHeader, PerfFileSection,
-    PerfPipeHeader, SampleTime, TimeConv, MAX_FEATURE_PAYLOAD,
+    ClockData, CompressedInfo, IdIndexEntry, NrCpus, PerfEventHeader, PerfFileHeader,
+    PerfFileSection, PerfPipeHeader, SampleTime, TimeConv, MAX_FEATURE_PAYLOAD,
 };
 use perf_data_fuzz::{
     check_encoder, ref_attr, ref_header_string, ref_u16, ref_u32, ref_u64, ArbAttr, ArbEndian,
@@ -18,8 +18,8 @@ use perf_encode::features::{
     ClockResolution, EventDescFeature, FormatText, TotalMem, TracepointFormat, TracingData,
 };
 use perf_encode::records::{
-    EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature, HeaderTracingData,
-    IdIndex, Record, RecordFramer,
+    Compressed, EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature,
+    HeaderTracingData, IdIndex, Record, RecordFramer,
 };
 use perf_encode::{
     attr, c_str_prefix, events_attr_size, CountingOutput, EncodeError, Encoder, Endian, EventEntry,
@@ -119,6 +119,14 @@ enum Item {
     HeaderTracingData {
         data: Vec<u8>,
     },
+    /// COMPRESSED around the bytes plus `extra` (mod 0x10010) bytes of 0x5a, padded or not.
+    Compressed {
+        data: Vec<u8>,
+        extra: u32,
+        pad: bool,
+    },
+    /// HEADER_COMPRESSED's payload.
+    CompressedInfo([u32; 5]),
     IdIndex {
         entries: Vec<(u64, u64, u64, u64)>,
         /// More entries (mod 2100), to cross the 2047-entry limit.
@@ -370,6 +378,53 @@ fn run(item: &Item, e: Endian, buf_len: BufLen, fill: u8) {
             assert_eq!(got, want, "HEADER_TRACING_DATA");
             // The framer skips the payload that follows the 16-byte record.
             frames_as_one(&got, e);
+        }
+        Item::Compressed { data, extra, pad } => {
+            let mut data = data.clone();
+            data.resize(data.len() + (*extra % 0x10010) as usize, 0x5a);
+            let r = Compressed {
+                data: &data,
+                pad: *pad,
+            };
+            let got = check_encoder(&r, e, buf_len, fill);
+            // Padded: a zstd skippable frame (magic, u32 length, zeros; little-endian
+            // whatever the file's order) of 8..=15 bytes ends the record on a multiple of 8.
+            let pad_len = if *pad {
+                8 + (8 - data.len() % 8) % 8
+            } else {
+                0
+            };
+            let size = 8 + data.len() + pad_len;
+            let max = if *pad { 65_528 } else { 65_535 };
+            let want = (size <= max).then(|| {
+                let mut v = [&ref_u32(81, e)[..], &[0, 0], &ref_u16(size as u16, e)].concat();
+                v.extend_from_slice(&data);
+                if *pad {
+                    v.extend(0x184D_2A50u32.to_le_bytes());
+                    v.extend((pad_len as u32 - 8).to_le_bytes());
+                    v.resize(size, 0);
+                }
+                v
+            });
+            assert_eq!(got, want, "COMPRESSED");
+            if let Some(v) = got {
+                if *pad {
+                    assert_eq!(v.len() % 8, 0, "a padded COMPRESSED record is aligned");
+                }
+                frames_as_one(&v, e);
+            }
+        }
+        &Item::CompressedInfo(w) => {
+            let c = CompressedInfo {
+                version: w[0],
+                type_: w[1],
+                level: w[2],
+                ratio: w[3],
+                mmap_len: w[4],
+            };
+            let got = check_encoder(&c, e, buf_len, fill).expect("HEADER_COMPRESSED encodes");
+            let want: Vec<u8> = w.iter().flat_map(|&x| ref_u32(x, e)).collect();
+            assert_eq!(got, want, "HEADER_COMPRESSED");
         }
         Item::IdIndex { entries, extra } => {
             let mut entries: Vec<IdIndexEntry> = entries
@@ -661,8 +716,11 @@ fn record(
     } else {
         unpadded
     };
-    // HEADER_FEATURE records are unpadded: any size up to the u16 limit.
-    let unpadded = type_ == perf_abi::record_type::HEADER_FEATURE;
+    // HEADER_FEATURE and COMPRESSED records are unpadded: any size up to the u16 limit.
+    let unpadded = matches!(
+        type_,
+        perf_abi::record_type::HEADER_FEATURE | perf_abi::record_type::COMPRESSED
+    );
     let max = if unpadded {
         usize::from(u16::MAX)
     } else {

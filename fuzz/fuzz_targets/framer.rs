@@ -1,4 +1,5 @@
-//! `RecordFramer` fed a stream (valid records, trailer-carrying records and raw bytes mixed)
+//! `RecordFramer` fed a stream (valid records, trailer-carrying records, unpadded COMPRESSED
+//! records and raw bytes mixed)
 //! in arbitrary chunk splits: the result is the one of feeding it whole, whatever the split;
 //! a refused chunk leaves the framer as it was; the error names the same record; a stream of
 //! valid records only ends on a boundary having counted each record once; a chunk
@@ -20,6 +21,9 @@ enum Piece {
     TracingData { size: u16 },
     /// AUXTRACE: a 48-byte record (u64 size first) then `size` bytes.
     Auxtrace { size: u16 },
+    /// COMPRESSED: `8 + len` bytes (len mod 65528), unpadded as perf 6.1 writes it, so
+    /// what follows may be unaligned.
+    Compressed { len: u16 },
     /// Anything.
     Raw(Vec<u8>),
     /// A header whose size field is `size` (often invalid).
@@ -69,6 +73,12 @@ fuzz_target!(|input: Input| {
                 stream.extend_from_slice(&ref_u64(u64::from(size), e));
                 stream.extend_from_slice(&[0; 32]);
                 stream.extend(std::iter::repeat_n(0x71, usize::from(size)));
+                valid_records += 1;
+            }
+            Piece::Compressed { len } => {
+                let len = len % 65528;
+                stream.extend(header(81, 0, 8 + len, e));
+                stream.extend(std::iter::repeat_n(0x81, usize::from(len)));
                 valid_records += 1;
             }
             Piece::Raw(ref b) => {

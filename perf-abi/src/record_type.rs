@@ -95,7 +95,8 @@ pub const COMPRESSED2: u32 = 83;
 pub enum Framing {
     /// `header.size` bytes, a multiple of 8.
     Aligned,
-    /// `header.size` bytes, any number of them: perf writes HEADER_FEATURE records unpadded.
+    /// `header.size` bytes, any number of them (at least 8): perf writes HEADER_FEATURE and
+    /// COMPRESSED records unpadded, so the record after one may start unaligned.
     Unpadded,
     /// `header.size` bytes (a multiple of 8, at least 16), then a payload outside the record
     /// whose length the record's second word gives.
@@ -221,7 +222,11 @@ pub const fn info(type_: u32) -> Option<RecordInfo> {
             framing: Framing::Unpadded,
             ..tool("HEADER_FEATURE", AtLeast(8))
         },
-        COMPRESSED => tool("COMPRESSED", Varies),
+        // `header.size = 8 + compressed bytes`, unpadded: perf 6.1 writes them so.
+        COMPRESSED => RecordInfo {
+            framing: Framing::Unpadded,
+            ..tool("COMPRESSED", AtLeast(0))
+        },
         FINISHED_INIT => tool("FINISHED_INIT", Exact(0)),
         COMPRESSED2 => tool("COMPRESSED2", AtLeast(8)),
         _ => return None,
@@ -258,12 +263,24 @@ mod tests {
     }
 
     #[test]
+    fn only_header_feature_and_compressed_are_unpadded() {
+        let mut unpadded =
+            (0..200u32).filter(|&t| info(t).is_some_and(|i| i.framing == Framing::Unpadded));
+        assert_eq!(unpadded.next(), Some(HEADER_FEATURE));
+        assert_eq!(unpadded.next(), Some(COMPRESSED));
+        assert_eq!(unpadded.next(), None);
+        // COMPRESSED2 (newer perf) pads its records.
+        assert_eq!(info(COMPRESSED2).map(|i| i.framing), Some(Framing::Aligned));
+    }
+
+    #[test]
     fn names() {
         assert_eq!(name(MMAP), Some("MMAP"));
         assert_eq!(name(AUX_OUTPUT_HW_ID), Some("AUX_OUTPUT_HW_ID"));
         assert_eq!(name(HEADER_ATTR), Some("HEADER_ATTR"));
         assert_eq!(name(FINISHED_INIT), Some("FINISHED_INIT"));
         assert_eq!(name(COMPRESSED2), Some("COMPRESSED2"));
+        assert_eq!(name(COMPRESSED), Some("COMPRESSED"));
         assert_eq!(name(0), None);
         assert_eq!(name(22), None);
         assert_eq!(name(84), None);

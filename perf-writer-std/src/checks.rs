@@ -30,9 +30,14 @@ impl<O: OutputMode> PerfWriter<O> {
     /// - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
     ///   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
     /// - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
-    ///   fit its type.
+    ///   fit its type;
+    /// - is a COMPRESSED record (passed through as given, e.g. from a `perf record -z` file)
+    ///   while no HEADER_COMPRESSED (zstd, `mmap_len` above 0) is set, or while the writer
+    ///   compresses itself ([`set_compression`](Self::set_compression)). Strict mode does not
+    ///   decompress it: the records inside are not checked.
     ///
-    /// Sizes that are not multiples of 8 are refused in every mode. A record split across calls is
+    /// Sizes that are not multiples of 8 are refused in every mode (COMPRESSED and
+    /// HEADER_FEATURE records excepted: perf writes them unpadded). A record split across calls is
     /// held back until its last byte arrives, then checked; [`file_pos`](Self::file_pos)
     /// counts it. When such a record is refused, its held-back start is dropped with it, so
     /// the output continues after the last accepted record. Attrs perf could not tell apart are refused by `add_event_desc` in every

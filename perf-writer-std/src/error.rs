@@ -158,6 +158,18 @@ pub enum WriterError {
         /// What is wrong with it.
         problem: RecordProblem,
     },
+    /// A zstd compression level outside 1..=22 (HEADER_COMPRESSED stores it unsigned).
+    CompressionLevel(i32),
+    /// zstd failed (its error name), or this build has no `zstd` feature.
+    Compression(&'static str),
+    /// The aligned form after perf's form in one output: perf's zstd stream cannot be ended
+    /// (its last record would decompress to nothing, which perf 6.1 refuses), and perf
+    /// decompresses one stream per output. Keep perf's form (any level), or none.
+    CompressionSwitch,
+    /// Compression cannot be read back in this output: a byte-swapped pipe stream carries no
+    /// HEADER_FEATURE records (see `PerfPipeWriter`), so perf would not have the
+    /// HEADER_COMPRESSED it needs.
+    CompressionUnreadable,
 }
 
 /// What strict mode found wrong with a record (see [`WriterError::RecordRefused`]).
@@ -190,6 +202,12 @@ pub enum RecordProblem {
         /// `expected` is the exact size (else the least).
         exact: bool,
     },
+    /// A COMPRESSED record, and no HEADER_COMPRESSED (zstd, `mmap_len` above 0) was set
+    /// before it: perf cannot decompress it.
+    CompressedWithoutHeader,
+    /// A COMPRESSED record while the writer compresses: two zstd streams would interleave
+    /// and perf, which keeps one, could not read either.
+    CompressedWhileCompressing,
 }
 
 impl fmt::Display for RecordProblem {
@@ -214,6 +232,12 @@ impl fmt::Display for RecordProblem {
             Self::Size { size, expected, .. } => write!(
                 f,
                 "its size is {size}, below the {expected} its type and sample_id trailer need"
+            ),
+            Self::CompressedWithoutHeader => f.write_str(
+                "no HEADER_COMPRESSED (zstd, mmap_len above 0) was set before it: perf cannot decompress it",
+            ),
+            Self::CompressedWhileCompressing => f.write_str(
+                "the writer compresses: a second zstd stream would make both unreadable",
             ),
         }
     }
@@ -355,6 +379,16 @@ impl fmt::Display for WriterError {
                     "strict mode refused the {name} record (type {type_}) at byte {offset}: {problem}"
                 )
             }
+            Self::CompressionLevel(level) => {
+                write!(f, "zstd level {level} is outside 1..=22")
+            }
+            Self::Compression(why) => write!(f, "zstd compression failed: {why}"),
+            Self::CompressionSwitch => f.write_str(
+                "perf's zstd stream of this output is open: only perf's form can follow it",
+            ),
+            Self::CompressionUnreadable => f.write_str(
+                "a byte-swapped pipe stream carries no HEADER_COMPRESSED: perf could not decompress it",
+            ),
         }
     }
 }

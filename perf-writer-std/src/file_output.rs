@@ -1,6 +1,7 @@
 //! [`FileOutput`]: file mode. Records stream into the data section; finalize appends the
 //! feature sections, ids and attrs and then writes the real file header at the start.
 
+use crate::compression::{Compression, CompressionStats};
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_stream::RecordStream;
 use crate::session::Session;
@@ -332,6 +333,24 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
     }
 
     fn accepts_new_tracepoint_formats(&self) -> bool {
+        true
+    }
+
+    fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.set_compression(setting)
+    }
+
+    fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>> {
+        // Only when something is to be written: a finalize under way (retried after a
+        // failure) stays as it is.
+        if self.stream.compression_waiting() {
+            self.reposition()?;
+        }
+        self.stream.compression_stats()
+    }
+
+    fn compression_readable(_: Endian) -> bool {
         true
     }
 }

@@ -39,6 +39,10 @@
 
 mod checks;
 mod chunked;
+mod compressed_check;
+mod compression;
+#[cfg(feature = "zstd")]
+mod compression_router;
 mod error;
 mod feature_slot;
 mod file_output;
@@ -55,7 +59,9 @@ mod session;
 mod typed_features;
 mod typed_records;
 mod writer;
+mod writer_compression;
 
+pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK};
 pub use error::{RecordProblem, SharedIoError, WriterError};
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;

@@ -1,5 +1,6 @@
 //! [`OutputMode`]: what differs between file mode and pipe mode.
 
+use crate::compression::{Compression, CompressionStats};
 use crate::session::Session;
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -54,6 +55,13 @@ pub trait OutputMode: Sized + sealed::Sealed {
     fn position(&self) -> u64;
     #[doc(hidden)]
     fn accepts_new_tracepoint_formats(&self) -> bool;
+    #[doc(hidden)]
+    fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()>;
+    #[doc(hidden)]
+    fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>>;
+    /// perf can read compressed records in this mode and byte order.
+    #[doc(hidden)]
+    fn compression_readable(endian: Endian) -> bool;
 }
 
 /// Records the writer writes on the caller's request.

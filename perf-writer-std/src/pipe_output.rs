@@ -1,6 +1,7 @@
 //! [`PipeOutput`]: pipe mode. The stream starts with the 16-byte pipe header; descriptions
 //! and features are records sent before the first event that follows them.
 
+use crate::compression::{Compression, CompressionStats};
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
 use crate::session::{Session, FEATURE_SLOTS};
@@ -316,6 +317,19 @@ impl<W: Write> OutputMode for PipeOutput<W> {
 
     fn accepts_new_tracepoint_formats(&self) -> bool {
         !self.started
+    }
+
+    fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
+        self.stream.set_compression(setting)
+    }
+
+    fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>> {
+        self.stream.compression_stats()
+    }
+
+    /// A byte-swapped stream carries no HEADER_FEATURE, so no HEADER_COMPRESSED.
+    fn compression_readable(endian: Endian) -> bool {
+        endian == Endian::Little
     }
 }
 

@@ -517,6 +517,9 @@ impl RecordCheck {
             if self.strict && WRITER_MANAGED.contains(&type_) {
                 return Err(RecordProblem::WriterManaged);
             }
+            if self.strict && type_ == record_type::COMPRESSED {
+                crate::compressed_check::check_compressed(session)?;
+            }
             return match self.strict {
                 true => check_body(info.body, record.len(), 0),
                 false => Ok(()),

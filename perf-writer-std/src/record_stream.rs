@@ -2,6 +2,7 @@
 //! records, keeps the start of an unfinished record out of the output until it is whole, and
 //! after a failed write keeps what the output did not take, for the next call.
 
+use crate::compression::{Compression, CompressionStats, Compressors};
 use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
 use perf_encode::records::{FramingError, RecordFramer};
@@ -38,6 +39,18 @@ pub(crate) struct RecordStream<W: Write> {
     /// go straight into the buffer. Kept equal to that by
     /// [`refresh_lane`](Self::refresh_lane) after every change to those.
     lane_open: bool,
+    /// Compresses the caller's records when compression is on (see `compression.rs`).
+    compress: Compressors,
+    /// While compressing: the start of an unfinished caller record. The compressor gets
+    /// only whole records, so that [`abandon_partial`](Self::abandon_partial) can drop it.
+    partial: Vec<u8>,
+    /// Records the compressor wrote (COMPRESSED ones, and those it passes through) that the
+    /// output did not take yet: sent before anything else.
+    squeezed: Vec<u8>,
+    /// Bytes of caller records the last [`reserve`](Self::reserve) promised to take without
+    /// an error of the output, not taken yet (one call checked in strict mode is written in
+    /// several pieces after one `reserve`).
+    credit: usize,
 }
 
 impl<W: Write> RecordStream<W> {
@@ -51,11 +64,128 @@ impl<W: Write> RecordStream<W> {
             spilled: false,
             held: false,
             lane_open: endian.is_native(),
+            compress: Compressors::default(),
+            partial: Vec::new(),
+            squeezed: Vec::new(),
+            credit: 0,
         }
     }
 
     fn refresh_lane(&mut self) {
-        self.lane_open = self.endian.is_native() && !self.held && self.framer.at_boundary();
+        self.lane_open = self.endian.is_native()
+            && !self.held
+            && self.framer.at_boundary()
+            && self.compress.active.is_none()
+            && self.squeezed.is_empty();
+    }
+
+    /// Starts, changes or stops compression between records (see [`Compressors::switch`]):
+    /// what the compressor before holds is written first. A refused setting changes nothing.
+    /// Once switched, records the output does not take wait for the next call, which
+    /// returns the error.
+    pub(crate) fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
+        if !self.at_boundary() {
+            return Err(WriterError::IncompleteRecord.into());
+        }
+        self.send_squeezed()?;
+        self.credit = 0;
+        let switched = self
+            .compress
+            .switch(setting, self.endian, &mut self.squeezed);
+        // Taken either way; an error of the output comes back at the next call.
+        let _later: io::Result<()> = self.send_squeezed();
+        self.refresh_lane();
+        switched.map(drop)
+    }
+
+    /// Compresses what waits and returns what every compressor of this stream wrote (`None`
+    /// when compression was never on).
+    pub(crate) fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>> {
+        self.flush_compressed()?;
+        Ok(self.compress.stats())
+    }
+
+    /// Compressed records, or records to compress, wait (a flush would write).
+    pub(crate) fn compression_waiting(&self) -> bool {
+        !self.squeezed.is_empty() || self.compress.active.as_ref().is_some_and(|c| c.waiting())
+    }
+
+    /// Sends the records the compressor holds (before bytes that bypass it).
+    fn flush_compressed(&mut self) -> io::Result<()> {
+        self.send_squeezed()?;
+        if let Some(c) = self.compress.active.as_mut() {
+            c.flush_chunk(&mut self.squeezed)?;
+            self.send_squeezed()?;
+        }
+        Ok(())
+    }
+
+    /// Puts the compressor's records in the buffer: all of them, or (on error) none.
+    fn send_squeezed(&mut self) -> io::Result<()> {
+        if self.squeezed.is_empty() {
+            return Ok(());
+        }
+        // They are whole records in the file: counted as such (2^64 do not happen).
+        let records = self
+            .w
+            .records
+            .wrapping_add(count_records(&self.squeezed, self.endian));
+        let hold = self.w.held();
+        self.w.put(&[self.squeezed.as_slice()], hold, records)?;
+        self.squeezed.clear();
+        self.refresh_lane();
+        Ok(())
+    }
+
+    /// [`take`](Self::take) while compressing: the whole records of `parts` (after the
+    /// start of a record held from before) go to the compressor, the start of an unfinished
+    /// one is held in `partial`. Compressed records the output does not take wait in
+    /// `squeezed` (the call is taken; a later call returns the error). While any wait and
+    /// the output still does not take them, a call is refused whole, unless
+    /// [`reserve`](Self::reserve) promised it.
+    fn compress_take<S: Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[S],
+        next: RecordFramer,
+    ) -> io::Result<()> {
+        let total = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
+        if total <= self.credit {
+            self.credit = self.credit.saturating_sub(total);
+        } else {
+            self.credit = 0;
+            self.send_squeezed()?;
+        }
+        let partial = next.partial_len();
+        if partial > 0 {
+            let len = next.record_len().unwrap_or(partial);
+            if let Some(max) = self.max_split.filter(|&max| len > max) {
+                return Err(WriterError::SplitRecordTooLong { len, max }.into());
+            }
+        }
+        let Some(c) = self.compress.active.as_mut() else {
+            return self.take(parts, next);
+        };
+        let pushed = match parts {
+            // One whole record or more, nothing held (the commonest call): no copy.
+            [one] if self.partial.is_empty() && partial == 0 => c.push(one, &mut self.squeezed),
+            _ => {
+                for p in parts {
+                    self.partial.extend_from_slice(p);
+                }
+                let keep = usize::try_from(partial).unwrap_or(usize::MAX);
+                let whole = self.partial.len().saturating_sub(keep);
+                let pushed = match self.partial.get(..whole) {
+                    Some(done) if !done.is_empty() => c.push(done, &mut self.squeezed),
+                    _ => Ok(0),
+                };
+                self.partial.drain(..whole);
+                pushed
+            }
+        };
+        self.framer = next;
+        let _later: io::Result<()> = self.send_squeezed();
+        self.refresh_lane();
+        pushed.map(drop)
     }
 
     /// Closes (`true`) or reopens the short way for records: the owner has moved the
@@ -119,6 +249,12 @@ impl<W: Write> RecordStream<W> {
         if dropped == 0 {
             return 0;
         }
+        if self.compress.active.is_some() {
+            // Held out of the compressor.
+            self.partial.clear();
+            self.refresh_lane();
+            return dropped;
+        }
         let start = self.pos().saturating_sub(dropped);
         if self.spilled {
             self.w.cut_at(start);
@@ -151,6 +287,7 @@ impl<W: Write> RecordStream<W> {
     /// Writes bytes that are whole records (or not records at all, such as the pipe header)
     /// at a record boundary, bypassing the framer: all of them, or (on error) none.
     pub(crate) fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.flush_compressed()?;
         let (hold, records) = (self.w.held(), self.w.records);
         self.w.put(&[bytes], hold, records)
     }
@@ -158,7 +295,13 @@ impl<W: Write> RecordStream<W> {
     /// Makes room for `len` more bytes, so that writes of that many cannot fail (see
     /// [`OutputBuffer::reserve`]).
     pub(crate) fn reserve(&mut self, len: usize) -> io::Result<()> {
-        self.w.reserve(len)
+        self.credit = 0;
+        self.send_squeezed()?;
+        self.w.reserve(len)?;
+        if self.compress.active.is_some() {
+            self.credit = len;
+        }
+        Ok(())
     }
 
     /// Appends caller records, whole or split across calls; a refused chunk, or one the
@@ -177,6 +320,9 @@ impl<W: Write> RecordStream<W> {
     #[inline(never)]
     pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
         let next = self.framer.check(data).map_err(framing)?;
+        if self.compress.active.is_some() {
+            return self.compress_take(&[data], next);
+        }
         self.take(&[data], next)
     }
 
@@ -186,7 +332,11 @@ impl<W: Write> RecordStream<W> {
         let mut next = self.framer;
         next.feed_all(bufs.iter().map(|b| &**b)).map_err(framing)?;
         let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
-        self.take(bufs, next)?;
+        if self.compress.active.is_some() {
+            self.compress_take(bufs, next)?;
+        } else {
+            self.take(bufs, next)?;
+        }
         Ok(len)
     }
 
@@ -233,6 +383,7 @@ impl<W: Write> RecordStream<W> {
 
     /// Sends what is not held and flushes the output.
     pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.flush_compressed()?;
         self.w.flush()
     }
 
@@ -252,6 +403,89 @@ impl<W: Write> RecordStream<W> {
 #[inline(never)]
 fn framing(e: FramingError) -> io::Error {
     WriterError::from(e).into()
+}
+
+/// Records in `bytes`, whole records in `endian` (an AUXTRACE record's payload follows it;
+/// a size below 8 ends the count).
+fn count_records(bytes: &[u8], endian: Endian) -> u64 {
+    let u64_at = |at: usize| -> Option<u64> {
+        let b: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
+        Some(match endian {
+            Endian::Little => u64::from_le_bytes(b),
+            Endian::Big => u64::from_be_bytes(b),
+        })
+    };
+    let (mut at, mut n) = (0usize, 0u64);
+    while let Some(word) = u64_at(at) {
+        // The header as one word: type in the low half in the file's order, size on top.
+        let (type_, size) = match endian {
+            Endian::Little => (word as u32, (word >> 48) as u16),
+            Endian::Big => ((word >> 32) as u32, word as u16),
+        };
+        if size < 8 {
+            break;
+        }
+        let mut len = u64::from(size);
+        if type_ == perf_abi::record_type::AUXTRACE {
+            len = len.saturating_add(u64_at(at.saturating_add(8)).unwrap_or(0));
+        }
+        at = at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        n = n.saturating_add(1);
+    }
+    n
+}
+
+/// Encodes straight into an `io::Write`, keeping the I/O error for the caller (the encoder
+/// only sees that the output refused the bytes). Used by the compressor.
+#[cfg(feature = "zstd")]
+pub(crate) struct IoOutput<'w, W: Write> {
+    w: &'w mut W,
+    written: u64,
+    error: Option<io::Error>,
+}
+
+#[cfg(feature = "zstd")]
+impl<'w, W: Write> IoOutput<'w, W> {
+    pub(crate) fn new(w: &'w mut W) -> Self {
+        IoOutput {
+            w,
+            written: 0,
+            error: None,
+        }
+    }
+
+    /// Bytes written so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Encodes `value`; an I/O error comes back as itself.
+    pub(crate) fn encode<E: Encode + ?Sized>(
+        &mut self,
+        value: &E,
+        endian: Endian,
+    ) -> io::Result<()> {
+        let result = value.encode(&mut perf_encode::Encoder::new(self, endian));
+        match (self.error.take(), result) {
+            (Some(e), _) => Err(e),
+            (None, Err(e)) => Err(WriterError::from(e).into()),
+            (None, Ok(())) => Ok(()),
+        }
+    }
+}
+
+#[cfg(feature = "zstd")]
+impl<W: Write> perf_encode::Output for IoOutput<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), perf_encode::EncodeError> {
+        if let Err(e) = self.w.write_all(bytes) {
+            self.error = Some(e);
+            return Err(perf_encode::EncodeError::Overflow {
+                what: "output (I/O error)",
+            });
+        }
+        self.written = self.written.saturating_add(bytes.len() as u64);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -444,6 +678,76 @@ mod tests {
         let expected = [&whole[..], &long[..8], &whole, &whole, &two, &whole].concat();
         assert_eq!(s.w.get_ref().taken, expected);
         assert_eq!(s.pos(), 100 + expected.len() as u64);
+    }
+
+    /// The records in a stream of COMPRESSED (aligned form) and plain records, decompressed.
+    #[cfg(feature = "zstd")]
+    fn decompressed(mut out: &[u8]) -> Vec<u8> {
+        let mut records = Vec::new();
+        while out.len() >= 8 {
+            let size = usize::from(u16::from_ne_bytes([out[6], out[7]]));
+            let (rec, rest) = out.split_at(size);
+            if u32::from_ne_bytes([rec[0], rec[1], rec[2], rec[3]]) == record_type::COMPRESSED {
+                records.extend(zstd::stream::decode_all(&rec[8..]).unwrap());
+            } else {
+                records.extend_from_slice(rec);
+            }
+            out = rest;
+        }
+        records
+    }
+
+    #[cfg(feature = "zstd")]
+    #[test]
+    fn compressing_an_unfinished_record_can_be_dropped_and_failed_writes_are_retried() {
+        use crate::Compression;
+        for vectored in [false, true] {
+            let mut s = stream(0);
+            s.set_compression(Some(Compression::zstd(1))).unwrap();
+            let (a, b) = (
+                sample(64, 1, Endian::NATIVE),
+                sample(200, 2, Endian::NATIVE),
+            );
+            s.write_records(&a).unwrap();
+            // A record and the start of one, which is held out of the compressor.
+            if vectored {
+                let parts = [
+                    IoSlice::new(&b[..100]),
+                    IoSlice::new(&b[100..]),
+                    IoSlice::new(&a[..20]),
+                ];
+                s.write_records_vectored(&parts).unwrap();
+            } else {
+                s.write_records(&[&b[..], &a[..20]].concat()).unwrap();
+            }
+            assert_eq!(s.partial_len(), 20);
+            assert_eq!(s.abandon_partial(), 20);
+            s.write_records(&b).unwrap();
+            // The output takes nothing: the flush fails, and the compressed records wait.
+            assert!(s.flush().is_err());
+            assert!(s.w.get_ref().taken.is_empty());
+            s.w.get_mut().room = usize::MAX;
+            s.flush().unwrap();
+            let taken = &s.w.get_ref().taken;
+            assert_eq!(s.pos(), 100 + taken.len() as u64);
+            assert_eq!(
+                decompressed(taken),
+                [&a[..], &b, &b].concat(),
+                "vectored {vectored}"
+            );
+        }
+    }
+
+    #[test]
+    fn count_records_skips_auxtrace_payloads() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut aux = vec![0u8; 16];
+            aux[..4].copy_from_slice(&e.u32_bytes(record_type::AUXTRACE));
+            aux[6..8].copy_from_slice(&e.u16_bytes(16));
+            aux[8..].copy_from_slice(&e.u64_bytes(24));
+            let bytes = [sample(16, 1, e), aux, vec![9; 24], sample(32, 2, e)].concat();
+            assert_eq!(count_records(&bytes, e), 3, "{e:?}");
+        }
     }
 
     #[test]

@@ -127,6 +127,8 @@ pub struct Session {
     /// caller's own value always wins over them.
     derived: u32,
     pub(crate) tracing: TracingSettings,
+    /// The writer compresses the records (`PerfWriter::set_compression`).
+    pub(crate) compression: Option<crate::Compression>,
 }
 
 /// The placeholder event: a software dummy event with no ids.
@@ -158,6 +160,7 @@ impl Session {
             headers: Default::default(),
             derived: 0,
             tracing: TracingSettings::default(),
+            compression: None,
         }
     }
 

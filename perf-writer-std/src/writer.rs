@@ -185,7 +185,7 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         self.out = Some(O::open(stream, self.session.endian())?);
         self.check.reset_output();
-        Ok(())
+        self.start_compression()
     }
 
     /// The byte order this writer writes.
@@ -241,6 +241,7 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.check.derive() {
             self.set_headers_derived_from_events();
         }
+        self.finish_compression()?;
         let out = self
             .out
             .as_mut()

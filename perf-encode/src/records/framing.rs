@@ -7,8 +7,8 @@ use perf_abi::record_type::{self, Framing, PayloadLen};
 /// Why bytes are not a valid sequence of records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FramingError {
-    /// A record's `size` is below 8, or not a multiple of 8 (HEADER_FEATURE excepted: perf
-    /// writes those unpadded).
+    /// A record's `size` is below 8, or not a multiple of 8 (HEADER_FEATURE and COMPRESSED
+    /// excepted: perf writes those unpadded).
     BadSize {
         /// Offset of the record within the bytes fed in this call; 0 when its header began
         /// in an earlier call.
@@ -676,6 +676,9 @@ impl SizeFault {
 /// assert_eq!(record_extent(record_type::SAMPLE, 16), Ok(RecordExtent::Sized));
 /// assert_eq!(record_extent(record_type::SAMPLE, 12), Err(SizeFault::BadSize));
 /// assert_eq!(record_extent(record_type::HEADER_FEATURE, 84), Ok(RecordExtent::Sized));
+/// assert_eq!(record_extent(record_type::COMPRESSED, 0x165), Ok(RecordExtent::Sized));
+/// assert_eq!(record_extent(record_type::COMPRESSED, 7), Err(SizeFault::BadSize));
+/// assert_eq!(record_extent(record_type::COMPRESSED2, 0x165), Err(SizeFault::BadSize));
 /// assert_eq!(record_extent(record_type::AUXTRACE, 8), Err(SizeFault::ShortHeader));
 /// ```
 #[inline]
@@ -1061,6 +1064,36 @@ mod tests {
         }
         // Both branches above ran (the random streams hold trailers and bad sizes).
         assert!(taken > 10_000 && declined > 10_000, "{taken} {declined}");
+    }
+
+    #[test]
+    fn compressed_records_of_any_size_put_the_next_record_anywhere() {
+        // perf 6.1: a COMPRESSED record of size 0x165, then a SAMPLE at an unaligned offset.
+        let mut stream = [0u8; 0x165 + 16];
+        stream[..8].copy_from_slice(&rec(81, 0x165));
+        stream[0x165..0x165 + 8].copy_from_slice(&rec(9, 16));
+        for split in 0..=stream.len() {
+            let mut f = RecordFramer::new(Endian::Little);
+            f.feed(&stream[..split]).unwrap();
+            f.feed(&stream[split..]).unwrap();
+            assert!(f.at_boundary(), "split {split}");
+            assert_eq!(f.records(), 2);
+        }
+        for size in [8u16, 9, 15, 65535] {
+            assert!(RecordFramer::new(Endian::Little)
+                .feed(&rec(81, size))
+                .is_ok());
+        }
+        for size in [0u16, 7] {
+            assert!(RecordFramer::new(Endian::Little)
+                .feed(&rec(81, size))
+                .is_err());
+        }
+        // Only COMPRESSED: its neighbours and COMPRESSED2 stay aligned.
+        for type_ in [79u32, 82, 83] {
+            let err = RecordFramer::new(Endian::Little).feed(&rec(type_, 0x165));
+            assert!(matches!(err, Err(FramingError::BadSize { .. })), "{type_}");
+        }
     }
 
     #[test]

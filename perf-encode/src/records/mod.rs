@@ -2,7 +2,7 @@
 //! `sample_type`, COMM, MMAP, MMAP2, FORK, EXIT, LOST, LOST_SAMPLES, THROTTLE, SWITCH,
 //! KSYMBOL, READ), each with the `sample_id` trailer its attr asks for; the records tools
 //! write (FINISHED_ROUND, FINISHED_INIT, ID_INDEX, TIME_CONV, EVENT_UPDATE, THREAD_MAP,
-//! CPU_MAP); pipe mode's header records (HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA);
+//! CPU_MAP, COMPRESSED around caller-given zstd bytes); pipe mode's header records (HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA);
 //! parsers of SAMPLE records and trailers by layout; and a framing checker for raw record
 //! streams.
 
@@ -12,10 +12,11 @@ mod parse;
 mod sample;
 
 pub use encode::{
-    Comm, CpuMap, EventUpdateName, Exit, FinishedInit, FinishedRound, Fork, HeaderAttr,
-    HeaderFeature, HeaderTracingData, IdIndex, Ksymbol, Lost, LostSamples, Mmap, Mmap2, Mmap2File,
-    ReadRecord, Record, RecordBody, SampleRecord, Switch, SwitchCpuWide, Task, ThreadMap,
-    ThreadMapEntry, Throttle,
+    zstd_pad_len, Comm, Compressed, CpuMap, EventUpdateName, Exit, FinishedInit, FinishedRound,
+    Fork, HeaderAttr, HeaderFeature, HeaderTracingData, IdIndex, Ksymbol, Lost, LostSamples, Mmap,
+    Mmap2, Mmap2File, ReadRecord, Record, RecordBody, SampleRecord, Switch, SwitchCpuWide, Task,
+    ThreadMap, ThreadMapEntry, Throttle, MAX_COMPRESSED_DATA, MAX_PADDED_DATA, ZSTD_PAD_MIN,
+    ZSTD_SKIPPABLE_MAGIC,
 };
 pub use framing::{
     payload_len, record_extent, FramingError, RecordExtent, RecordFramer, SizeFault,

@@ -3,6 +3,7 @@
 
 pub(crate) mod body;
 mod comm;
+mod compressed;
 mod cpu_map;
 mod event_update;
 mod finished;
@@ -26,6 +27,10 @@ mod time_conv;
 
 pub use body::RecordBody;
 pub use comm::Comm;
+pub use compressed::{
+    zstd_pad_len, Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA, ZSTD_PAD_MIN,
+    ZSTD_SKIPPABLE_MAGIC,
+};
 pub use cpu_map::CpuMap;
 pub use event_update::EventUpdateName;
 pub use finished::{FinishedInit, FinishedRound};

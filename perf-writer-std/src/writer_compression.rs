@@ -1,0 +1,130 @@
+//! The writer's compression setting ([`PerfWriter::set_compression`]).
+
+use crate::feature_slot::FeatureSlot;
+use crate::output_mode::OutputMode;
+use crate::{Compression, PerfWriter, WriterError};
+use std::io;
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Compresses the records written from now on with zstd into PERF_RECORD_COMPRESSED
+    /// records, as `perf record -z` does (`None`: stops). Needs the `zstd` cargo feature;
+    /// off by default.
+    ///
+    /// Records keep flowing through [`write_event_data`](Self::write_event_data) and the
+    /// typed calls, checked as before. Kernel records (SAMPLE, COMM, MMAP…) are compressed
+    /// from the first SAMPLE or FINISHED_INIT on; the records before them (the initial
+    /// state), FINISHED_ROUND, FINISHED_INIT and the other tool records stay uncompressed,
+    /// as perf writes them. Compressed bytes wait in a 256 KiB buffer
+    /// ([`MAX_DECOMPRESSED_CHUNK`](crate::MAX_DECOMPRESSED_CHUNK)) that becomes COMPRESSED
+    /// records of at most 65,535 bytes when full, before an uncompressed record, on
+    /// [`flush`](Self::flush) and on finish; [`file_pos`](Self::file_pos) does not count the
+    /// waiting bytes. HEADER_COMPRESSED is set now (pipe mode sends it before the first
+    /// COMPRESSED record, with `mmap_len` 512 KiB and ratio 0) and rewritten on finish with
+    /// the ratio reached and `mmap_len` twice the largest chunk one record decompresses to
+    /// (the margin perf 6.1's decompression needs).
+    ///
+    /// It may be switched between records. perf reads one zstd stream per output, and a
+    /// stream in perf's form ([`CompressionForm::PerfStream`](crate::CompressionForm)) is
+    /// never ended (its end would be a record that decompresses to nothing, which perf 6.1
+    /// refuses): once it has written records, compression may go off and on again in perf's
+    /// form, at any level, continuing that stream, but not in the aligned form.
+    ///
+    /// Refused (nothing changes): a level outside 1..=22, a build without the `zstd`
+    /// feature, a byte-swapped pipe stream (it carries no HEADER_COMPRESSED), a call in the
+    /// middle of a record, the aligned form after perf's ([`WriterError::CompressionSwitch`]).
+    /// A dropped writer finishes, so the bytes waiting for compression are written.
+    ///
+    /// Failures follow the writer's rules: the compressor gets only whole records, so the
+    /// start of an unfinished record is held (in memory, out of the compressor) until its
+    /// last byte arrives and [`abandon_partial_record`](Self::abandon_partial_record) drops
+    /// it; COMPRESSED records the output did not take wait and are sent again first. Limits
+    /// while compressing: an unfinished record is held in memory whole in file mode too (it
+    /// is not written out early, as a record longer than the buffer is without
+    /// compression); a call that compressed records is taken even when the output then
+    /// fails to take them (the error comes back at the next call that writes, flushes or
+    /// finishes, which is refused whole until they are sent); and the records
+    /// [`finish_truncated`](Self::finish_truncated) keeps are counted as they are in the
+    /// file, a COMPRESSED record as one.
+    ///
+    /// ```
+    /// # #[cfg(feature = "zstd")] {
+    /// use perf_writer_std::{Compression, PerfDataFileWriter};
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.set_compression(Some(Compression::zstd(1)))?;
+    /// assert_eq!(w.compression(), Some(Compression::zstd(1)));
+    /// assert!(w.set_compression(Some(Compression::zstd(0))).is_err());
+    /// # }
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_compression(&mut self, setting: Option<Compression>) -> Result<(), WriterError> {
+        if let Some(c) = setting {
+            c.check()?;
+            if !O::compression_readable(self.session.endian()) {
+                return Err(WriterError::CompressionUnreadable);
+            }
+        }
+        if self.check.inside_record() {
+            return Err(WriterError::IncompleteRecord);
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.set_compression(setting)?;
+        } else if let Some(c) = setting {
+            // Without an output, only what `open_writer` will do is checked (the feature).
+            crate::compression::Compressor::new(c, self.session.endian())?;
+        }
+        self.session.compression = setting;
+        if let Some(c) = setting {
+            self.session
+                .set_fixed(FeatureSlot::COMPRESSED, &c.announced());
+        }
+        Ok(())
+    }
+
+    /// The compression setting ([`set_compression`](Self::set_compression)).
+    pub fn compression(&self) -> Option<Compression> {
+        self.session.compression
+    }
+
+    /// Starts the session's compression on a new output.
+    pub(crate) fn start_compression(&mut self) -> io::Result<()> {
+        match (self.out.as_mut(), self.session.compression) {
+            (Some(out), Some(c)) => out.set_compression(Some(c)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes what waits for compression and puts the true ratio and `mmap_len` in
+    /// HEADER_COMPRESSED (before finalize writes the features).
+    pub(crate) fn finish_compression(&mut self) -> io::Result<()> {
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        if let Some(stats) = out.compression_stats()? {
+            self.session
+                .set_fixed(FeatureSlot::COMPRESSED, &stats.info());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(all(test, not(feature = "zstd")))]
+mod tests {
+    use crate::{Compression, PerfDataFileWriter, PerfPipeWriter, WriterError};
+    use std::io::Cursor;
+
+    #[test]
+    fn without_the_feature_compression_is_refused() {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let refused = w.set_compression(Some(Compression::zstd(1)));
+        assert!(
+            matches!(refused, Err(WriterError::Compression(_))),
+            "{refused:?}"
+        );
+        assert_eq!(w.compression(), None);
+        w.set_compression(None).unwrap();
+        // Without an output too.
+        let mut p = PerfPipeWriter::<std::fs::File>::new();
+        assert!(p.set_compression(Some(Compression::zstd(1))).is_err());
+        assert_eq!(p.compression(), None);
+    }
+}

@@ -1,0 +1,662 @@
+//! zstd compression (`set_compression`, the `zstd` feature) and COMPRESSED records passed
+//! through: what perf 6.1 (`perf script`, `perf report --header-only`) and linux-perf-data
+//! 0.13 read back.
+//!
+//! - the same events written plain and compressed (both forms) give the same `perf script`
+//!   lines, in file and pipe mode, little- and big-endian files (a byte-swapped pipe stream
+//!   carries no HEADER_COMPRESSED: refused);
+//! - records split across calls and across COMPRESSED records, random (incompressible)
+//!   bytes, an empty trace;
+//! - a fresh `perf record -z` recording rewritten record by record (its COMPRESSED records
+//!   unaligned, as perf writes them) reads the same, in file and pipe mode; strict mode's
+//!   checks of such records.
+
+use integration_tests::fixtures::{DataMode, FixtureContent};
+use integration_tests::perf_tool::{
+    perf_report_header, perf_script, perf_script_bytes, perf_script_stdin, require_perf,
+    require_perf_record, run_perf, script_lines, PerfOutput,
+};
+use integration_tests::records::{comm, sample, StdSample};
+use integration_tests::{lpd, temp_data_file, Endian};
+use perf_writer_std::{
+    Compression, CompressionForm, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter,
+    PerfWriter, RecordProblem, WriterError,
+};
+use std::io::Cursor;
+use tracepoint_decode as td;
+
+const LAYOUT: u64 =
+    sample::IDENTIFIER | sample::IP | sample::TID | sample::TIME | sample::CPU | sample::PERIOD;
+const COMPRESSED: u32 = 81;
+const SAMPLE: u32 = 9;
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+const STREAM: Compression = Compression {
+    level: 1,
+    form: CompressionForm::PerfStream,
+};
+const ALIGNED: Compression = Compression {
+    level: 3,
+    form: CompressionForm::Aligned,
+};
+
+fn attr(sample_type: u64) -> td::PerfEventAttr {
+    td::PerfEventAttr {
+        attr_type: td::PerfEventAttrType::Software,
+        sample_time: 4000,
+        sample_type: td::PerfEventAttrSampleType(sample_type),
+        // sample_id_all, and disabled.
+        options: td::PerfEventAttrOptions(1 << 18 | 1),
+        ..Default::default()
+    }
+}
+
+fn writer_endian(e: Endian) -> perf_writer_std::Endian {
+    match e {
+        Endian::Little => perf_writer_std::Endian::Little,
+        Endian::Big => perf_writer_std::Endian::Big,
+    }
+}
+
+/// The events: a COMM and FINISHED_INIT (the initial state), then `n` samples (each written
+/// in two calls when `split`), a FINISHED_ROUND every 1000.
+fn fill<O: OutputMode>(w: &mut PerfWriter<O>, e: Endian, n: u64, split: bool) {
+    assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+    w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
+        .unwrap();
+    w.write_finished_init().unwrap();
+    for i in 0..n {
+        let s = StdSample {
+            id: 20,
+            ip: 0x40_0000 + (i * 7919) % 4096,
+            pid: 300,
+            tid: 300 + (i % 3) as u32,
+            time: 10_000 + i * 100,
+            cpu: (i % 2) as u32,
+            period: 4000,
+            raw: None,
+            misc: 2,
+        }
+        .encode(e);
+        if split {
+            w.write_event_data(&s[..13]).unwrap();
+            w.write_event_data(&s[13..]).unwrap();
+        } else {
+            w.write_event_data(&s).unwrap();
+        }
+        if i % 1000 == 999 {
+            w.write_finished_round().unwrap();
+        }
+    }
+}
+
+/// A file or pipe stream of [`fill`]'s events.
+fn write(pipe: bool, e: Endian, c: Option<Compression>, n: u64, split: bool) -> Vec<u8> {
+    if pipe {
+        let mut w = PerfPipeWriter::from_writer_with_endian(Vec::new(), writer_endian(e)).unwrap();
+        w.set_compression(c).unwrap();
+        fill(&mut w, e, n, split);
+        w.finish().unwrap()
+    } else {
+        let mut w =
+            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), writer_endian(e))
+                .unwrap();
+        w.set_compression(c).unwrap();
+        fill(&mut w, e, n, split);
+        w.finish().unwrap().into_inner()
+    }
+}
+
+/// `perf script` of a file (from a path) or a pipe stream (from stdin), checked clean.
+fn script(bytes: &[u8], pipe: bool) -> Vec<String> {
+    let out: PerfOutput = if pipe {
+        perf_script_stdin(bytes)
+    } else {
+        perf_script_bytes(bytes, &[])
+    };
+    out.assert_clean();
+    script_lines(&out)
+}
+
+/// The stored records (pipe mode: after the header records perf reads first).
+fn records(bytes: &[u8]) -> FixtureContent {
+    FixtureContent::from_bytes(bytes).unwrap()
+}
+
+fn count(c: &FixtureContent, type_: u32) -> usize {
+    c.records.iter().filter(|r| r.record_type == type_).count()
+}
+
+/// HEADER_COMPRESSED as `perf report --header-only` shows it.
+fn compressed_header_line(bytes: &[u8]) -> String {
+    let file = temp_data_file(bytes);
+    let out = perf_report_header(file.path(), false);
+    out.assert_success();
+    out.stdout
+        .lines()
+        .find(|l| l.starts_with("# compressed"))
+        .unwrap_or_else(|| panic!("no compressed line:\n{}", out.stdout))
+        .to_string()
+}
+
+/// linux-perf-data's SAMPLE records (decompressed), their (time, ip, tid) in its order.
+fn lpd_samples(bytes: &[u8]) -> Vec<(u64, u64, i32)> {
+    let summary = lpd::read_any(bytes).unwrap_or_else(|e| panic!("linux-perf-data: {e}"));
+    assert!(summary.records_with_parse_errors().is_empty());
+    summary
+        .records
+        .iter()
+        .filter_map(|r| r.sample.as_ref())
+        .map(|s| (s.time.unwrap(), s.ip.unwrap(), s.tid.unwrap()))
+        .collect()
+}
+
+#[test]
+fn plain_and_compressed_read_the_same_in_perf_and_linux_perf_data() {
+    let perf = require_perf();
+    let n = 6000;
+    for (pipe, e) in [
+        (false, Endian::Little),
+        (false, Endian::Big),
+        (true, Endian::Little),
+    ] {
+        let plain = write(pipe, e, None, n, false);
+        let plain_lines = perf.then(|| script(&plain, pipe));
+        let plain_lpd = lpd_samples(&plain);
+        assert_eq!(plain_lpd.len() as u64, n);
+        if let Some(lines) = &plain_lines {
+            assert_eq!(lines.len() as u64, n, "{}", lines.join("\n"));
+        }
+        for c in [STREAM, ALIGNED] {
+            let what = format!("pipe {pipe}, {e:?}, {c:?}");
+            let bytes = write(pipe, e, Some(c), n, false);
+            let stored = records(&bytes);
+            assert_eq!(
+                stored.mode,
+                if pipe { DataMode::Pipe } else { DataMode::File }
+            );
+            // Every SAMPLE went into COMPRESSED records; the COMM before FINISHED_INIT,
+            // FINISHED_INIT and the FINISHED_ROUNDs stayed as they were.
+            assert_eq!(count(&stored, SAMPLE), 0, "{what}");
+            assert!(count(&stored, COMPRESSED) >= 6, "{what}");
+            assert_eq!(count(&stored, 3), 1, "{what}");
+            assert_eq!(count(&stored, 82), 1, "{what}");
+            assert_eq!(count(&stored, 68), (n / 1000) as usize, "{what}");
+            assert!(
+                bytes.len() * 4 < plain.len(),
+                "{what}: {} bytes",
+                bytes.len()
+            );
+            // Aligned: every COMPRESSED record a multiple of 8 (in a file every record is
+            // then aligned; a pipe's HEADER_FEATURE records are unpadded anyway).
+            let padded = stored
+                .records
+                .iter()
+                .filter(|r| r.record_type == COMPRESSED)
+                .all(|r| r.size % 8 == 0);
+            assert_eq!(padded, c.form == CompressionForm::Aligned, "{what}");
+            if !pipe {
+                let aligned = stored.records.iter().all(|r| r.offset % 8 == 0);
+                assert_eq!(aligned, c.form == CompressionForm::Aligned, "{what}");
+            }
+            // linux-perf-data decompresses them to the same samples.
+            assert_eq!(lpd_samples(&bytes), plain_lpd, "{what}");
+            if let Some(lines) = &plain_lines {
+                assert_eq!(&script(&bytes, pipe), lines, "{what}");
+                if !pipe {
+                    let header = compressed_header_line(&bytes);
+                    let level = format!("# compressed : Zstd, level = {}, ratio = ", c.level);
+                    assert!(header.starts_with(&level), "{what}: {header}");
+                    let ratio: u32 = header[level.len()..].trim().parse().unwrap();
+                    assert!(ratio >= 4, "{what}: {header}");
+                }
+            }
+        }
+    }
+    // A byte-swapped pipe stream carries no HEADER_FEATURE, so no HEADER_COMPRESSED.
+    let mut w =
+        PerfPipeWriter::from_writer_with_endian(Vec::new(), perf_writer_std::Endian::Big).unwrap();
+    assert_eq!(
+        w.set_compression(Some(STREAM)),
+        Err(WriterError::CompressionUnreadable)
+    );
+    assert_eq!(w.compression(), None);
+}
+
+#[test]
+fn records_split_across_calls_and_across_compressed_records() {
+    // 56-byte samples: the 256 KiB chunks end inside records, so records straddle two
+    // COMPRESSED records; each sample also arrives in two calls.
+    let perf = require_perf();
+    let n = 20_000;
+    assert_ne!(perf_writer_std::MAX_DECOMPRESSED_CHUNK % 56, 0);
+    for pipe in [false, true] {
+        let plain = write(pipe, Endian::Little, None, n, false);
+        for c in [STREAM, ALIGNED] {
+            let bytes = write(pipe, Endian::Little, Some(c), n, true);
+            assert_eq!(
+                lpd_samples(&bytes),
+                lpd_samples(&plain),
+                "pipe {pipe} {c:?}"
+            );
+            if perf {
+                let lines = script(&bytes, pipe);
+                assert_eq!(lines.len() as u64, n);
+                assert_eq!(lines, script(&plain, pipe), "pipe {pipe} {c:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes_that_do_not_compress() {
+    // SAMPLEs with 2 KiB of random RAW data each: zstd cannot shrink them (its blocks are
+    // stored raw), and the aligned form has to make its frames smaller to fit a record.
+    for (c, len, plain) in raw_samples(256) {
+        assert!(len * 100 > plain * 95, "{c:?}: {len} bytes");
+        assert!(len * 100 < plain * 103, "{c:?}: {len} bytes");
+    }
+}
+
+#[test]
+fn random_bytes_that_compress_a_little() {
+    // Bytes from 64 values: about 4:3, so zstd's compressed blocks are larger than a record
+    // and perf's form cuts them across COMPRESSED records.
+    for (c, len, plain) in raw_samples(64) {
+        assert!(len * 100 > plain * 70, "{c:?}: {len} bytes");
+        assert!(len * 100 < plain * 85, "{c:?}: {len} bytes");
+    }
+}
+
+/// SAMPLEs with 2 KiB of RAW bytes drawn from `alphabet` values, written plain and
+/// compressed (both forms) and read back by linux-perf-data and perf: each compressed
+/// output's form, length and the plain one's length.
+fn raw_samples(alphabet: u64) -> Vec<(Compression, usize, usize)> {
+    let perf = require_perf();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let raws: Vec<Vec<u8>> = (0..400)
+        .map(|_| (0..2044).map(|_| (random() % alphabet) as u8).collect())
+        .collect();
+    let write_raw = |c: Option<Compression>| {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        w.set_compression(c).unwrap();
+        assert!(w.add_event_desc(&[7], &attr(LAYOUT | sample::RAW), "cpu-clock"));
+        for (i, raw) in raws.iter().enumerate() {
+            let s = StdSample {
+                id: 7,
+                ip: u64::from_le_bytes(raw[..8].try_into().unwrap()),
+                pid: 1,
+                tid: 1,
+                time: 1000 + i as u64,
+                cpu: 0,
+                period: u64::from(u32::from_le_bytes(raw[8..12].try_into().unwrap())),
+                raw: Some(raw),
+                misc: 2,
+            };
+            w.write_event_data(&s.encode(Endian::Little)).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    };
+    let plain = write_raw(None);
+    let plain_raws: Vec<Vec<u8>> = lpd::read_file(&plain)
+        .unwrap()
+        .records
+        .iter()
+        .filter_map(|r| r.sample.as_ref()?.raw.clone())
+        .collect();
+    assert_eq!(plain_raws.len(), raws.len());
+    let mut sizes = Vec::new();
+    for c in [STREAM, ALIGNED] {
+        let bytes = write_raw(Some(c));
+        sizes.push((c, bytes.len(), plain.len()));
+        let stored = records(&bytes);
+        // Records as large as a u16 size and the form allow.
+        let largest = stored.records.iter().map(|r| r.size).max().unwrap();
+        assert!(largest > 32_768, "{c:?}: {largest}");
+        assert!(count(&stored, COMPRESSED) >= 10, "{c:?}");
+        let got: Vec<Vec<u8>> = lpd::read_file(&bytes)
+            .unwrap()
+            .records
+            .iter()
+            .filter_map(|r| r.sample.as_ref()?.raw.clone())
+            .collect();
+        assert!(
+            got == plain_raws,
+            "{c:?}: linux-perf-data reads other RAW bytes"
+        );
+        if perf {
+            assert_eq!(script(&bytes, false), script(&plain, false), "{c:?}");
+        }
+    }
+    sizes
+}
+
+#[test]
+fn an_empty_trace_compressed() {
+    let perf = require_perf();
+    for pipe in [false, true] {
+        for c in [STREAM, ALIGNED] {
+            let bytes = write(pipe, Endian::Little, Some(c), 0, false);
+            let stored = records(&bytes);
+            assert_eq!(count(&stored, COMPRESSED), 0);
+            assert!(lpd_samples(&bytes).is_empty());
+            if perf {
+                assert!(script(&bytes, pipe).is_empty(), "pipe {pipe} {c:?}");
+            }
+        }
+    }
+}
+
+/// An attr from its 128 little-endian bytes (perf 6.1 writes PERF_ATTR_SIZE_VER7).
+fn td_attr(b: &[u8]) -> td::PerfEventAttr {
+    assert_eq!(b.len(), 128);
+    let u16_at = |p: usize| u16::from_le_bytes(b[p..p + 2].try_into().unwrap());
+    let u32_at = |p: usize| u32::from_le_bytes(b[p..p + 4].try_into().unwrap());
+    let u64_at = |p: usize| u64::from_le_bytes(b[p..p + 8].try_into().unwrap());
+    td::PerfEventAttr {
+        attr_type: td::PerfEventAttrType(u32_at(0)),
+        size: td::PerfEventAttrSize(u32_at(4)),
+        config: u64_at(8),
+        sample_time: u64_at(16),
+        sample_type: td::PerfEventAttrSampleType(u64_at(24)),
+        read_format: td::PerfEventAttrReadFormat(u64_at(32)),
+        options: td::PerfEventAttrOptions(u64_at(40)),
+        wakeup_value: u32_at(48),
+        bp_type: u32_at(52),
+        config1: u64_at(56),
+        config2: u64_at(64),
+        branch_sample_type: u64_at(72),
+        sample_regs_user: u64_at(80),
+        sample_stack_user: u32_at(88),
+        clockid: u32_at(92),
+        sample_regs_intr: u64_at(96),
+        aux_watermark: u32_at(104),
+        sample_max_stack: u16_at(108),
+        reserved2: u16_at(110),
+        aux_sample_size: u32_at(112),
+        reserved3: u32_at(116),
+        sig_data: u64_at(120),
+    }
+}
+
+/// `rec` written again: its attrs and names, its features (EVENT_DESC synthesized), its
+/// records as they are stored, COMPRESSED ones included.
+fn rewrite<O: OutputMode>(rec: &FixtureContent, w: &mut PerfWriter<O>) {
+    for a in &rec.attrs {
+        let name = a.name.clone().unwrap_or_default();
+        w.try_add_event_desc(&a.ids, &td_attr(&a.bytes), &name)
+            .unwrap();
+    }
+    for (&bit, payload) in &rec.features {
+        if bit != 12 {
+            assert!(w.set_header(PerfHeaderIndex(bit as u8), payload));
+        }
+    }
+    for r in &rec.records {
+        w.write_event_data(&r.full_bytes())
+            .unwrap_or_else(|e| panic!("record at {} (type {}): {e}", r.offset, r.record_type));
+    }
+}
+
+#[test]
+fn a_perf_record_z_recording_passes_through_unchanged() {
+    if !require_perf_record() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let original = dir.path().join("z.data");
+    let path = original.to_str().unwrap();
+    let run = run_perf(
+        &[
+            "record",
+            "-q",
+            "-z",
+            "-e",
+            "cpu-clock",
+            "-c",
+            "20000",
+            "-o",
+            path,
+            "--",
+            "sh",
+            "-c",
+            "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done",
+        ],
+        None,
+    );
+    run.assert_success();
+    let bytes = std::fs::read(&original).unwrap();
+    let rec = records(&bytes);
+    // perf's own form: COMPRESSED records of any size, so records after them unaligned.
+    assert!(count(&rec, COMPRESSED) > 0);
+    assert!(rec.records.iter().any(|r| r.offset % 8 != 0));
+    let original_lines = script_lines(&perf_script(&original, &[]));
+    assert!(!original_lines.is_empty());
+
+    // File mode, strict (the default): every record as perf stored it.
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    rewrite(&rec, &mut w);
+    let file = w.finish().unwrap().into_inner();
+    let again = records(&file);
+    assert_eq!(again.records.len(), rec.records.len());
+    for (a, b) in again.records.iter().zip(&rec.records) {
+        assert_eq!(a.offset % 8, b.offset % 8, "same alignment as perf's");
+        assert_eq!(a.full_bytes(), b.full_bytes());
+    }
+    let out = perf_script_bytes(&file, &[]);
+    out.assert_clean();
+    assert_eq!(script_lines(&out), original_lines);
+    assert_eq!(
+        compressed_header_line(&file),
+        compressed_header_line(&bytes)
+    );
+    assert_eq!(lpd_samples(&file), lpd_samples(&bytes));
+
+    // Pipe mode: HEADER_COMPRESSED goes out before the first COMPRESSED record.
+    let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    rewrite(&rec, &mut w);
+    let pipe = w.finish().unwrap();
+    let out = perf_script_stdin(&pipe);
+    out.assert_clean();
+    assert_eq!(script_lines(&out), original_lines);
+    assert_eq!(lpd_samples(&pipe), lpd_samples(&bytes));
+
+    // Strict mode refuses a COMPRESSED record perf could not read: without
+    // HEADER_COMPRESSED, and while the writer compresses itself.
+    let first = rec
+        .records
+        .iter()
+        .find(|r| r.record_type == COMPRESSED)
+        .unwrap()
+        .full_bytes();
+    let refused = |w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>| {
+        let e = w.write_event_data(&first).unwrap_err();
+        match WriterError::from_io(&e) {
+            Some(WriterError::RecordRefused { problem, .. }) => *problem,
+            other => panic!("{other:?}"),
+        }
+    };
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    assert_eq!(refused(&mut w), RecordProblem::CompressedWithoutHeader);
+    w.set_header(
+        PerfHeaderIndex::Compressed,
+        &rec.features[&27], // perf's own HEADER_COMPRESSED
+    );
+    w.set_compression(Some(STREAM)).unwrap();
+    assert_eq!(refused(&mut w), RecordProblem::CompressedWhileCompressing);
+    w.set_compression(None).unwrap();
+    w.set_header(PerfHeaderIndex::Compressed, &rec.features[&27]);
+    w.write_event_data(&first).unwrap();
+    // Unchecked, the record goes through as given.
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.set_strict(false);
+    w.write_event_data(&first).unwrap();
+}
+
+#[test]
+fn compression_switched_off_and_on_between_records() {
+    // perf's form keeps one stream: switching ends its frame, so the next stream's frame
+    // follows a complete one and perf's single decompressor reads on.
+    let perf = require_perf();
+    for pipe in [false, true] {
+        for c in [STREAM, ALIGNED] {
+            let plain = write(pipe, Endian::Little, None, 3000, false);
+            let bytes_writer = |w: &mut dyn FnMut(Option<Compression>, u64, u64)| {
+                w(Some(c), 0, 1000);
+                w(None, 1000, 2000);
+                w(Some(c), 2000, 3000);
+            };
+            let e = Endian::Little;
+            let sample = |i: u64| {
+                StdSample {
+                    id: 20,
+                    ip: 0x40_0000 + (i * 7919) % 4096,
+                    pid: 300,
+                    tid: 300 + (i % 3) as u32,
+                    time: 10_000 + i * 100,
+                    cpu: (i % 2) as u32,
+                    period: 4000,
+                    raw: None,
+                    misc: 2,
+                }
+                .encode(e)
+            };
+            let bytes = if pipe {
+                let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+                assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+                assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+                w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
+                    .unwrap();
+                w.write_finished_init().unwrap();
+                bytes_writer(&mut |c, from, to| {
+                    w.set_compression(c).unwrap();
+                    for i in from..to {
+                        w.write_event_data(&sample(i)).unwrap();
+                    }
+                    w.write_finished_round().unwrap();
+                });
+                w.finish().unwrap()
+            } else {
+                let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+                assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+                assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+                w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
+                    .unwrap();
+                w.write_finished_init().unwrap();
+                bytes_writer(&mut |c, from, to| {
+                    w.set_compression(c).unwrap();
+                    for i in from..to {
+                        w.write_event_data(&sample(i)).unwrap();
+                    }
+                    w.write_finished_round().unwrap();
+                });
+                w.finish().unwrap().into_inner()
+            };
+            let stored = records(&bytes);
+            assert_eq!(count(&stored, SAMPLE), 1000, "pipe {pipe} {c:?}");
+            assert!(count(&stored, COMPRESSED) >= 2);
+            // perf's form: one stream (one frame start) in the whole output.
+            let frames = stored
+                .records
+                .iter()
+                .filter(|r| r.record_type == COMPRESSED && r.bytes[8..12] == ZSTD_MAGIC)
+                .count();
+            if c.form == CompressionForm::PerfStream {
+                assert_eq!(frames, 1, "pipe {pipe}");
+            }
+            assert_eq!(
+                lpd_samples(&bytes),
+                lpd_samples(&plain),
+                "pipe {pipe} {c:?}"
+            );
+            if perf {
+                assert_eq!(
+                    script(&bytes, pipe),
+                    script(&plain, pipe),
+                    "pipe {pipe} {c:?}"
+                );
+            }
+        }
+    }
+    // After perf's form wrote records, the aligned form would start a second stream.
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+    w.set_compression(Some(STREAM)).unwrap();
+    let s = StdSample {
+        id: 20,
+        ip: 1,
+        pid: 1,
+        tid: 1,
+        time: 2,
+        cpu: 0,
+        period: 1,
+        raw: None,
+        misc: 2,
+    };
+    w.write_event_data(&s.encode(Endian::Little)).unwrap();
+    w.flush().unwrap();
+    for off_first in [false, true] {
+        if off_first {
+            w.set_compression(None).unwrap();
+        }
+        assert_eq!(
+            w.set_compression(Some(ALIGNED)),
+            Err(WriterError::CompressionSwitch)
+        );
+    }
+    assert_eq!(w.compression(), None);
+    w.set_compression(Some(Compression { level: 9, ..STREAM }))
+        .unwrap();
+}
+
+#[test]
+fn mmap_len_needs_twice_the_largest_chunk_in_perf() {
+    // The writer's HEADER_COMPRESSED says mmap_len = 2 x the largest chunk one record
+    // decompresses to, the margin perf 6.1's decompression loop needs.
+    if !require_perf() {
+        return;
+    }
+    for c in [STREAM, ALIGNED] {
+        let bytes = write(false, Endian::Little, Some(c), 3000, false);
+        let rec = records(&bytes);
+        let header = rec.features[&27].clone();
+        let mmap_len = u32::from_le_bytes(header[16..20].try_into().unwrap());
+        // 1000 samples of 56 bytes between two FINISHED_ROUNDs: the largest chunk.
+        assert_eq!(mmap_len, 2 * 56_000, "{c:?}");
+        let with = |mmap_len: u32| {
+            let mut h = header.clone();
+            h[16..20].copy_from_slice(&mmap_len.to_le_bytes());
+            let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            let mut rec = rec.clone();
+            rec.features.insert(27, h);
+            rewrite(&rec, &mut w);
+            let out = w.finish().unwrap().into_inner();
+            perf_script_bytes(&out, &[])
+        };
+        let ok = with(mmap_len);
+        ok.assert_clean();
+        assert_eq!(script_lines(&ok).len(), 3000);
+        // The chunk itself: the aligned form fails (zstd stops after the complete frame,
+        // perf calls it again for the skippable frame with the output position not reset);
+        // perf's form, whose records end inside the frame, reads.
+        let short = with(mmap_len / 2);
+        if c.form == CompressionForm::Aligned {
+            assert!(
+                short.stderr.contains("Destination buffer is too small"),
+                "{c:?}: {}",
+                short.stderr
+            );
+        } else {
+            short.assert_clean();
+            assert_eq!(script_lines(&short).len(), 3000);
+        }
+    }
+}
