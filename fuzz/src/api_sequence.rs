@@ -321,7 +321,7 @@ struct Model {
     armed: bool,
     /// sched_switch's format was added.
     switch_format: bool,
-    /// A record was accepted (a pipe stream has started).
+    /// A call that writes was made (a pipe stream may have started).
     started: bool,
 }
 
@@ -414,6 +414,13 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
 /// Applies one op; false when the writer refused it or the output failed.
 fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model, op: &Op) -> bool {
     let e = m.e;
+    // A call that may write (even one that fails) may have started a pipe stream.
+    if matches!(
+        op,
+        Op::Sample { .. } | Op::Junk { .. } | Op::FinishedRound | Op::Flush
+    ) {
+        m.started = true;
+    }
     match op {
         Op::AddClock { ids, n } => {
             let ids = fresh_ids(m, &ids[..usize::from(n % 4)]);
