@@ -40,8 +40,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// HEADER_FEATURE records excepted: perf writes them unpadded). A record split across calls is
     /// held back until its last byte arrives, then checked; [`file_pos`](Self::file_pos)
     /// counts it. When such a record is refused, its held-back start is dropped with it, so
-    /// the output continues after the last accepted record. Attrs perf could not tell apart are refused by `add_event_desc` in every
-    /// mode.
+    /// the output continues after the last accepted record. Attrs perf could not tell apart
+    /// are refused by `add_event_desc` in every mode.
+    ///
+    /// Set inside a record (part of it given, the rest not yet), the new setting takes effect
+    /// after that record: the record is finished under the setting it began with.
+    /// [`strict`](Self::strict) tells the setting as last set.
     ///
     /// ```
     /// use perf_writer_std::{PerfDataFileWriter, WriterError};
@@ -65,6 +69,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn set_strict(&mut self, strict: bool) {
         self.check.set_strict(strict);
+        self.settle_check();
     }
 
     /// True in strict mode (see [`set_strict`](Self::set_strict)).
@@ -77,7 +82,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// online) to the highest CPU seen in a SAMPLE or `sample_id` trailer, plus one. A header
     /// the caller set keeps the caller's value; a file without sample times (or CPUs) gets no
     /// such header. Off by default. Like strict mode it looks at whole records, so records
-    /// split across calls are held back until complete.
+    /// split across calls are held back until complete, and set inside a record it takes
+    /// effect after that record.
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{Sample, SampleCpu};
@@ -101,6 +107,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn set_headers_from_events(&mut self, on: bool) {
         self.check.set_derive(on);
+        self.settle_check();
     }
 
     /// Puts the derived headers into the session (the caller's own values win).

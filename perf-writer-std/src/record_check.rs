@@ -45,7 +45,13 @@ pub(crate) struct RecordCheck {
     strict: bool,
     /// Gather [`EventStats`].
     derive: bool,
-    /// `strict || derive`, kept by the setters: the write path tests one flag.
+    /// Strict mode and derived headers as last set, to take effect at the next record
+    /// boundary (a record begun under one setting is finished under it): `Some` while that
+    /// boundary has not come.
+    wanted: Option<(bool, bool)>,
+    /// `strict || derive || wanted.is_some()`, kept by the setters: the write path tests one
+    /// flag, and a setting waiting for its boundary sends every call the long way, where
+    /// it is applied.
     active: bool,
     /// The start of a record whose end has not arrived (held back).
     pending: Vec<u8>,
@@ -136,32 +142,58 @@ impl RecordCheck {
         }
     }
 
-    /// True when records go through this check.
+    /// True when calls take the long way: records are checked, or a setting waits for the
+    /// next record boundary (see [`settle`](Self::settle)).
     #[inline]
     pub(crate) fn active(&self) -> bool {
         self.active
     }
 
-    /// Strict mode: refuse records perf would misread.
+    /// True when records go through this check (as opposed to straight to the output).
+    pub(crate) fn checking(&self) -> bool {
+        self.strict || self.derive
+    }
+
+    /// Strict mode as last set (it takes effect at the next record boundary).
     pub(crate) fn strict(&self) -> bool {
-        self.strict
+        self.wanted.map_or(self.strict, |(strict, _)| strict)
     }
 
-    pub(crate) fn set_strict(&mut self, on: bool) {
-        self.last_sample = None;
-        self.strict = on;
-        self.active = self.strict || self.derive;
-    }
-
-    /// Gathering the stats the derived headers come from.
+    /// Derived headers as last set (they take effect at the next record boundary).
     pub(crate) fn derive(&self) -> bool {
-        self.derive
+        self.wanted.map_or(self.derive, |(_, derive)| derive)
     }
 
+    /// Strict mode: refuse records perf would misread. Takes effect at the next record
+    /// boundary ([`settle`](Self::settle)).
+    pub(crate) fn set_strict(&mut self, on: bool) {
+        self.want(on, self.derive());
+    }
+
+    /// Gathering the stats the derived headers come from. Takes effect at the next record
+    /// boundary ([`settle`](Self::settle)).
     pub(crate) fn set_derive(&mut self, on: bool) {
+        self.want(self.strict(), on);
+    }
+
+    fn want(&mut self, strict: bool, derive: bool) {
         self.last_sample = None;
-        self.derive = on;
-        self.active = self.strict || self.derive;
+        self.wanted = ((strict, derive) != (self.strict, self.derive)).then_some((strict, derive));
+        self.active = self.strict || self.derive || self.wanted.is_some();
+    }
+
+    /// Applies the settings waiting for a record boundary when the stream is at one:
+    /// `output_inside_record` tells whether the output holds part of a record (written to
+    /// it while nothing was checked). Call after every call that writes records.
+    pub(crate) fn settle(&mut self, output_inside_record: bool) {
+        if let Some((strict, derive)) = self.wanted {
+            if !output_inside_record && !self.inside_record() {
+                self.strict = strict;
+                self.derive = derive;
+                self.wanted = None;
+                self.active = strict || derive;
+            }
+        }
     }
 
     /// Bytes held back (a record begun but not complete).
@@ -458,7 +490,10 @@ impl RecordCheck {
     /// whose event's layout fixes its size (in strict mode without derived headers).
     fn last_sample_of(&self, session: &Session, data: &[u8]) -> Option<LastSample> {
         let endian = session.endian();
-        if !self.strict || self.derive || endian.read_u32(first_bytes(data)) != record_type::SAMPLE
+        if !self.strict
+            || self.derive
+            || self.wanted.is_some()
+            || endian.read_u32(first_bytes(data)) != record_type::SAMPLE
         {
             return None;
         }

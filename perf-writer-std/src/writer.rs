@@ -352,6 +352,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn abandon_partial_record(&mut self) -> u64 {
         let held = self.check.abandon() as u64;
         let out = self.out.as_mut().map_or(0, |o| o.abandon_partial());
+        self.settle_check();
         held.saturating_add(out)
     }
 
@@ -398,27 +399,49 @@ impl<O: OutputMode> PerfWriter<O> {
         }
     }
 
+    /// Applies a strict-mode or derived-headers setting made inside a record once the
+    /// stream is at a record boundary.
+    pub(crate) fn settle_check(&mut self) {
+        let inside = self.out.as_ref().is_some_and(|o| o.partial_len() != 0);
+        self.check.settle(inside);
+    }
+
     /// [`write_event_data`](Self::write_event_data) through the record check (strict mode,
     /// derived headers), or without an output.
     #[inline(never)]
     fn write_event_data_checked(&mut self, data: &[u8]) -> io::Result<()> {
-        match self.out.as_mut() {
-            Some(out) => match self.check.write_whole_record(&self.session, out, data) {
+        let Some(out) = self.out.as_mut() else {
+            return Err(io_err(WriterError::NotOpen));
+        };
+        self.check.settle(out.partial_len() != 0);
+        let written = if !self.check.checking() {
+            out.write_records(&self.session, data)
+        } else {
+            match self.check.write_whole_record(&self.session, out, data) {
                 Some(written) => written,
                 None => self.check.write(&self.session, out, &[data]).map(drop),
-            },
-            None => Err(io_err(WriterError::NotOpen)),
-        }
+            }
+        };
+        self.check.settle(out.partial_len() != 0);
+        written
     }
 
     /// Appends the concatenation of `bufs` (see [`write_event_data`](Self::write_event_data));
     /// returns the number of bytes written, always all of them.
     pub fn write_event_data_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        match self.out.as_mut() {
-            Some(out) if !self.check.active() => out.write_records_vectored(&self.session, bufs),
-            Some(out) => self.check.write(&self.session, out, bufs),
-            None => Err(io_err(WriterError::NotOpen)),
+        let Some(out) = self.out.as_mut() else {
+            return Err(io_err(WriterError::NotOpen));
+        };
+        if !self.check.active() {
+            return out.write_records_vectored(&self.session, bufs);
         }
+        self.check.settle(out.partial_len() != 0);
+        let written = match self.check.checking() {
+            false => out.write_records_vectored(&self.session, bufs),
+            true => self.check.write(&self.session, out, bufs),
+        };
+        self.check.settle(out.partial_len() != 0);
+        written
     }
 
     /// Appends a FINISHED_INIT record: the records describing the initial system state (COMM,

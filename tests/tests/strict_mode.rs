@@ -990,3 +990,59 @@ fn a_tracepoint_sample_whose_raw_is_not_its_formats_is_refused() {
         }
     }
 }
+
+/// Turning strict mode on or off between two pieces of one record changes nothing for that
+/// record: it is completed, checked or not, and the writer goes on, in both modes (issue 17,
+/// class 4: turning it on in the middle used to leave the rest refused and finalize failing).
+#[test]
+fn strict_mode_toggled_inside_a_record_keeps_the_record() {
+    let e = Endian::Little;
+    let a = clock_sample(e, CLOCK_ID, T0, 0);
+    let b = clock_sample(e, CLOCK_ID, T0 + 1, 1);
+    for (first, second) in [(false, true), (true, false), (true, true), (false, false)] {
+        let feed = |w: &mut dyn FnMut(&[u8], Option<bool>)| {
+            w(&a, None);
+            w(&b[..12], Some(first));
+            w(&b[12..], Some(second));
+            w(&a, None);
+        };
+        let mut file = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        add_events(&mut file);
+        let mut pipe = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+        add_events(&mut pipe);
+        feed(&mut |bytes, strict| {
+            if let Some(s) = strict {
+                file.set_strict(s);
+            }
+            file.write_event_data(bytes).unwrap();
+        });
+        feed(&mut |bytes, strict| {
+            if let Some(s) = strict {
+                pipe.set_strict(s);
+            }
+            pipe.write_event_data(bytes).unwrap();
+        });
+        assert_eq!(file.partial_record_len(), 0);
+        let file = file.finish().unwrap().into_inner();
+        let pipe = pipe.finish().unwrap();
+        let records = [&a[..], &b[..], &a[..]].concat();
+        assert_eq!(
+            file[104..104 + records.len()],
+            records[..],
+            "{first} {second}"
+        );
+        let l = lpd::read_file(&file).unwrap();
+        assert_eq!(l.count(record_type::SAMPLE), 3, "{first} {second}");
+        let l = lpd::read_pipe_without_tracing_payload(&pipe).unwrap();
+        assert_eq!(l.count(record_type::SAMPLE), 3, "{first} {second}");
+        if require_perf() {
+            let f = temp_data_file(&file);
+            let script = perf_script(f.path(), &[]);
+            script.assert_clean();
+            assert_eq!(script_lines(&script).len(), 3, "{first} {second}");
+            let script = perf_script_stdin(&pipe);
+            script.assert_clean();
+            assert_eq!(script_lines(&script).len(), 3, "{first} {second}");
+        }
+    }
+}
