@@ -576,7 +576,14 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
             true
         }
         Op::Fail { after, times, kind } => {
-            out.arm(u32::from(*after), u32::from(*times), *kind);
+            // `Interrupted` means "try again": writers (std's `write_all` too) retry it for
+            // as long as it comes, so an output interrupted forever is a hang by contract,
+            // not a finding. It fails a bounded number of times.
+            let times = match kind {
+                FaultKind::Interrupted => u32::from(*times).clamp(1, 64),
+                _ => u32::from(*times),
+            };
+            out.arm(u32::from(*after), times, *kind);
             m.armed = true;
             true
         }
