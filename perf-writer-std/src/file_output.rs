@@ -226,6 +226,19 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
     }
 
     #[inline]
+    fn write_known_record(&mut self, _: &Session, data: &[u8]) -> io::Result<()> {
+        if self.stream.write_small_known_record(data) {
+            return Ok(());
+        }
+        self.write_records_general(data)
+    }
+
+    fn write_known_records(&mut self, _: &Session, data: &[u8], n: u64) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.write_known_records(data, n)
+    }
+
+    #[inline]
     fn write_records_vectored(&mut self, _: &Session, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         self.reposition()?;
         self.stream.write_records_vectored(bufs)

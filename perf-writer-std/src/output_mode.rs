@@ -27,6 +27,14 @@ pub trait OutputMode: Sized + sealed::Sealed {
     fn open(stream: Self::Stream, endian: Endian) -> io::Result<Self>;
     #[doc(hidden)]
     fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()>;
+    /// [`write_records`](Self::write_records) for `data` known to be one whole plain
+    /// record in the output's byte order.
+    #[doc(hidden)]
+    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()>;
+    /// [`write_records`](Self::write_records) for `data` known to be `n` whole plain
+    /// records in the output's byte order.
+    #[doc(hidden)]
+    fn write_known_records(&mut self, session: &Session, data: &[u8], n: u64) -> io::Result<()>;
     #[doc(hidden)]
     fn write_records_vectored(
         &mut self,

@@ -257,6 +257,20 @@ impl<W: Write> OutputMode for PipeOutput<W> {
     }
 
     #[inline]
+    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
+        self.sync_at_boundary(session)?;
+        if self.stream.write_small_known_record(data) {
+            return Ok(());
+        }
+        self.stream.write_records_general(data)
+    }
+
+    fn write_known_records(&mut self, session: &Session, data: &[u8], n: u64) -> io::Result<()> {
+        self.sync_at_boundary(session)?;
+        self.stream.write_known_records(data, n)
+    }
+
+    #[inline]
     fn write_records_vectored(
         &mut self,
         session: &Session,

@@ -441,9 +441,10 @@ impl RecordCheck {
         })
     }
 
-    /// Checks and gathers the statistics of `data` when it is one whole record and nothing
-    /// is held back (the commonest call), then writes it: `None` when the call needs the
-    /// general path ([`write`](Self::write)).
+    /// Checks and gathers the statistics of `data` when it is whole records and nothing is
+    /// held back (the commonest call: one record, or a joined vectored call), each checked
+    /// where it lies, then writes it: `None` when the call needs the general path
+    /// ([`write`](Self::write)).
     #[inline]
     pub(crate) fn write_whole_record<O: OutputMode>(
         &mut self,
@@ -451,26 +452,41 @@ impl RecordCheck {
         out: &mut O,
         data: &[u8],
     ) -> Option<io::Result<()>> {
-        if !self.pending.is_empty()
-            || self.skip != 0
-            || !RecordFramer::is_one_plain_record(session.endian(), data)
-        {
+        if !self.pending.is_empty() || self.skip != 0 || data.is_empty() {
             return None;
         }
-        let mut stats = self.stats;
-        if let Err(problem) = self.check_record(session, data, &mut stats) {
-            let type_ = session.endian().read_u32(first_bytes(data));
-            return Some(Err(WriterError::RecordRefused {
-                offset: 0,
-                type_,
-                problem,
+        let endian = session.endian();
+        let (mut stats, mut last, mut pos) = (self.stats, self.last_sample, 0usize);
+        let mut records = 0u64;
+        while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
+            let size = usize::from(endian.read_u16(*rest.get(6..8)?.first_chunk::<2>()?));
+            let record = rest.get(..size)?;
+            if !RecordFramer::is_one_plain_record(endian, record) {
+                return None;
             }
-            .into()));
+            if !last.is_some_and(|l| l.passes(session, record)) {
+                if let Err(problem) = self.check_record(session, record, &mut stats) {
+                    let type_ = endian.read_u32(first_bytes(record));
+                    return Some(Err(WriterError::RecordRefused {
+                        offset: pos,
+                        type_,
+                        problem,
+                    }
+                    .into()));
+                }
+                last = self.last_sample_of(session, record);
+            }
+            pos = pos.saturating_add(size);
+            records = records.saturating_add(1);
         }
-        let written = out.write_records(session, data);
+        // One call to the output: taken whole or not at all.
+        let written = match records {
+            1 => out.write_records(session, data),
+            n => out.write_known_records(session, data, n),
+        };
         if written.is_ok() {
             self.stats = stats;
-            self.last_sample = self.last_sample_of(session, data);
+            self.last_sample = last;
         }
         Some(written)
     }

@@ -227,6 +227,29 @@ impl<W: Write> RecordStream<W> {
         true
     }
 
+    /// [`write_small_record`](Self::write_small_record) for `data` the caller knows to be
+    /// one whole plain record (it passed the record check's short way), so the framer's
+    /// test is not made again.
+    #[inline]
+    pub(crate) fn write_small_known_record(&mut self, data: &[u8]) -> bool {
+        debug_assert!(RecordFramer::is_one_plain_record(self.endian, data));
+        if !self.lane_open || !self.w.append_small(data) {
+            return false;
+        }
+        self.w.records = self.w.records.wrapping_add(1);
+        true
+    }
+
+    /// Appends `data`, known to be `n` whole plain records (each passed the record check),
+    /// without walking them through the framer again; the general path when compressing or
+    /// inside a record.
+    pub(crate) fn write_known_records(&mut self, data: &[u8], n: u64) -> io::Result<()> {
+        match self.framer.after_plain_records(n) {
+            Some(next) if self.compress.active.is_none() => self.take(&[data], next),
+            _ => self.write_records_general(data),
+        }
+    }
+
     pub(crate) fn endian(&self) -> Endian {
         self.endian
     }

@@ -107,6 +107,10 @@ pub struct PerfWriter<O: OutputMode> {
     pub(crate) scratch: Vec<u8>,
 }
 
+/// A checked vectored call of at most this many bytes is joined into one buffer and checked
+/// as one `write_event_data` call (cheaper than walking records across slices).
+const JOIN_VECTORED_UP_TO: usize = 256 * 1024;
+
 impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PerfWriter")
@@ -390,10 +394,9 @@ impl<O: OutputMode> PerfWriter<O> {
         // Inline: a SAMPLE like the last checked one, or the unchecked path; the rest (the
         // full check, errors) out of line.
         match self.out.as_mut() {
-            Some(out)
-                if !self.check.active() || self.check.is_like_last_sample(&self.session, data) =>
-            {
-                out.write_records(&self.session, data)
+            Some(out) if !self.check.active() => out.write_records(&self.session, data),
+            Some(out) if self.check.is_like_last_sample(&self.session, data) => {
+                out.write_known_record(&self.session, data)
             }
             _ => self.write_event_data_checked(data),
         }
@@ -436,11 +439,27 @@ impl<O: OutputMode> PerfWriter<O> {
             return out.write_records_vectored(&self.session, bufs);
         }
         self.check.settle(out.partial_len() != 0);
-        let written = match self.check.checking() {
-            false => out.write_records_vectored(&self.session, bufs),
-            true => self.check.write(&self.session, out, bufs),
-        };
-        self.check.settle(out.partial_len() != 0);
+        if !self.check.checking() {
+            let written = out.write_records_vectored(&self.session, bufs);
+            self.check.settle(out.partial_len() != 0);
+            return written;
+        }
+        let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
+        if len > JOIN_VECTORED_UP_TO {
+            let written = self.check.write(&self.session, out, bufs);
+            self.check.settle(out.partial_len() != 0);
+            return written;
+        }
+        // Small calls are joined and checked in one piece (records split across slices
+        // are then whole where the check reads them), as `write_event_data` would.
+        let mut joined = std::mem::take(&mut self.scratch);
+        joined.clear();
+        joined.reserve(len);
+        for b in bufs {
+            joined.extend_from_slice(b);
+        }
+        let written = self.write_event_data(&joined).map(|()| len);
+        self.scratch = joined;
         written
     }
 

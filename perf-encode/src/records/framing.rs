@@ -297,6 +297,29 @@ impl RecordFramer {
         (usize::from(size) == data.len()) & (size % 8 == 0) & is_plain_type(type_)
     }
 
+    /// The framer after `n` more records, each one that
+    /// [`is_one_plain_record`](Self::is_one_plain_record) accepted, fed from a record
+    /// boundary (what [`feed`](Self::feed) of those bytes gives, without walking them again):
+    /// `None` when the framer is inside a record.
+    ///
+    /// ```
+    /// use perf_encode::{records::RecordFramer, Endian};
+    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    /// assert!(RecordFramer::is_one_plain_record(Endian::Little, &rec));
+    /// let mut fed = RecordFramer::new(Endian::Little);
+    /// fed.feed(&[rec, rec].concat()).unwrap();
+    /// assert_eq!(RecordFramer::new(Endian::Little).after_plain_records(2), Some(fed));
+    /// ```
+    #[inline]
+    pub const fn after_plain_records(&self, n: u64) -> Option<RecordFramer> {
+        if !self.at_boundary() {
+            return None;
+        }
+        let mut next = *self;
+        next.records = next.records.saturating_add(n);
+        Some(next)
+    }
+
     /// [`feed_then`](Self::feed_then) for the calls the inline path does not take (out of
     /// line, so that the inline path stays small).
     #[inline(never)]
