@@ -4,7 +4,8 @@
 //! a refused chunk leaves the framer as it was; the error names the same record; a stream of
 //! valid records only ends on a boundary having counted each record once; a chunk
 //! `is_one_plain_record` accepts is one whole record for `feed` at a boundary (on a fresh
-//! framer, and on the chunked one whenever it is between records).
+//! framer, and on the chunked one whenever it is between records), and `after_plain_records`
+//! gives the state `feed` reached for it.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -149,6 +150,15 @@ fuzz_target!(|input: Input| {
             assert_eq!(feed_result, Ok(()), "feed refused a plain record");
             assert!(f.at_boundary(), "a plain record did not end on a boundary");
             assert_eq!(f.records(), before.records() + 1, "not one record");
+            // The writer's shortcut for records it checked: the same state without a walk.
+            assert_eq!(
+                before.after_plain_records(1),
+                Some(f),
+                "after_plain_records"
+            );
+        }
+        if !before.at_boundary() {
+            assert_eq!(before.after_plain_records(1), None, "after_plain_records");
         }
         match feed_result {
             Ok(()) => {
