@@ -233,9 +233,9 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         self.write_records_general(data)
     }
 
-    fn write_known_records(&mut self, _: &Session, data: &[u8], n: u64) -> io::Result<()> {
+    fn write_known_records(&mut self, _: &Session, bufs: &[IoSlice<'_>], n: u64) -> io::Result<()> {
         self.reposition()?;
-        self.stream.write_known_records(data, n)
+        self.stream.write_known_records(bufs, n)
     }
 
     #[inline]

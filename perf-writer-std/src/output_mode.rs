@@ -31,10 +31,15 @@ pub trait OutputMode: Sized + sealed::Sealed {
     /// record in the output's byte order.
     #[doc(hidden)]
     fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()>;
-    /// [`write_records`](Self::write_records) for `data` known to be `n` whole plain
-    /// records in the output's byte order.
+    /// [`write_records_vectored`](Self::write_records_vectored) for `bufs` known to be `n`
+    /// whole plain records in the output's byte order; all of them or none.
     #[doc(hidden)]
-    fn write_known_records(&mut self, session: &Session, data: &[u8], n: u64) -> io::Result<()>;
+    fn write_known_records(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+        n: u64,
+    ) -> io::Result<()>;
     #[doc(hidden)]
     fn write_records_vectored(
         &mut self,

@@ -265,9 +265,14 @@ impl<W: Write> OutputMode for PipeOutput<W> {
         self.stream.write_records_general(data)
     }
 
-    fn write_known_records(&mut self, session: &Session, data: &[u8], n: u64) -> io::Result<()> {
+    fn write_known_records(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+        n: u64,
+    ) -> io::Result<()> {
         self.sync_at_boundary(session)?;
-        self.stream.write_known_records(data, n)
+        self.stream.write_known_records(bufs, n)
     }
 
     #[inline]

@@ -102,6 +102,67 @@ impl LastSample {
             && id == Some(self.id)
             && session.descs().len() == self.descs
     }
+
+    /// [`passes`](Self::passes) for a record of this one's size whose first 8 bytes are
+    /// `head` and whose 8 bytes at `id_at` are `id` (as stored); the caller checks the
+    /// descriptions' count once.
+    #[inline]
+    fn passes_words(&self, head: [u8; 8], id: [u8; 8]) -> bool {
+        u64::from_ne_bytes(head) & TYPE_AND_SIZE == self.head
+            && u64::from_ne_bytes(id) & self.id_mask == self.id
+    }
+}
+
+/// Reads 8-byte words at rising offsets of the concatenation of some slices without joining
+/// them.
+struct WordReader<'a, 'b> {
+    bufs: &'a [IoSlice<'b>],
+    /// The slice holding the last offset read, and the offset of its first byte.
+    part: usize,
+    base: usize,
+}
+
+impl<'a, 'b> WordReader<'a, 'b> {
+    fn new(bufs: &'a [IoSlice<'b>]) -> Self {
+        WordReader {
+            bufs,
+            part: 0,
+            base: 0,
+        }
+    }
+
+    /// The 8 bytes at `pos` (not below any offset read before), or `None` past the end.
+    #[inline]
+    fn word(&mut self, pos: usize) -> Option<[u8; 8]> {
+        // Forward to the slice holding `pos`.
+        loop {
+            let len = self.bufs.get(self.part)?.len();
+            if pos < self.base.saturating_add(len) {
+                break;
+            }
+            self.base = self.base.saturating_add(len);
+            self.part = self.part.saturating_add(1);
+        }
+        let at = pos.saturating_sub(self.base);
+        let here = self.bufs.get(self.part)?.get(at..)?;
+        if let Some(w) = here.first_chunk::<8>() {
+            return Some(*w);
+        }
+        // The word spans slices.
+        let mut word = [0u8; 8];
+        let mut have = 0usize;
+        let later = self.bufs.get(self.part.saturating_add(1)..)?;
+        for piece in std::iter::once(here).chain(later.iter().map(|b| &**b)) {
+            let n = piece.len().min(8usize.saturating_sub(have));
+            let to = have.saturating_add(n);
+            word.get_mut(have..to)?.copy_from_slice(piece.get(..n)?);
+            have = to;
+            if have == 8 {
+                return Some(word);
+            }
+        }
+        None
+    }
 }
 
 /// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
@@ -482,7 +543,7 @@ impl RecordCheck {
         // One call to the output: taken whole or not at all.
         let written = match records {
             1 => out.write_records(session, data),
-            n => out.write_known_records(session, data, n),
+            n => out.write_known_records(session, &[IoSlice::new(data)], n),
         };
         if written.is_ok() {
             self.stats = stats;
@@ -500,6 +561,37 @@ impl RecordCheck {
         self.last_sample
             .as_ref()
             .is_some_and(|last| last.passes(session, data))
+    }
+
+    /// A vectored call (`len` bytes in all) that is nothing but SAMPLEs like the last one
+    /// that passed (see [`LastSample`]), read where they lie: how many, or `None` when the
+    /// call needs a full check.
+    pub(crate) fn like_last_samples_vectored(
+        &self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+        len: usize,
+    ) -> Option<u64> {
+        let last = self.last_sample.as_ref()?;
+        if !self.pending.is_empty()
+            || self.skip != 0
+            || last.size == 0
+            || len % last.size != 0
+            || session.descs().len() != last.descs
+        {
+            return None;
+        }
+        let mut words = WordReader::new(bufs);
+        let mut start = 0usize;
+        while start < len {
+            let head = words.word(start)?;
+            let id = words.word(start.checked_add(last.id_at)?)?;
+            if !last.passes_words(head, id) {
+                return None;
+            }
+            start = start.saturating_add(last.size);
+        }
+        u64::try_from(len / last.size).ok()
     }
 
     /// After `data` passed the full check: what to remember of it, when it is a SAMPLE

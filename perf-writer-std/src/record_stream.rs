@@ -240,13 +240,13 @@ impl<W: Write> RecordStream<W> {
         true
     }
 
-    /// Appends `data`, known to be `n` whole plain records (each passed the record check),
-    /// without walking them through the framer again; the general path when compressing or
-    /// inside a record.
-    pub(crate) fn write_known_records(&mut self, data: &[u8], n: u64) -> io::Result<()> {
+    /// Appends the concatenation of `bufs`, known to be `n` whole plain records (each passed
+    /// the record check), without walking them through the framer again; the general path
+    /// when compressing or inside a record.
+    pub(crate) fn write_known_records(&mut self, bufs: &[IoSlice<'_>], n: u64) -> io::Result<()> {
         match self.framer.after_plain_records(n) {
-            Some(next) if self.compress.active.is_none() => self.take(&[data], next),
-            _ => self.write_records_general(data),
+            Some(next) if self.compress.active.is_none() => self.take(bufs, next),
+            _ => self.write_records_vectored(bufs).map(drop),
         }
     }
 

@@ -445,6 +445,15 @@ impl<O: OutputMode> PerfWriter<O> {
             return written;
         }
         let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
+        // SAMPLEs like the last one, read where they lie: no join, no second walk.
+        if let Some(n) = self
+            .check
+            .like_last_samples_vectored(&self.session, bufs, len)
+        {
+            return out
+                .write_known_records(&self.session, bufs, n)
+                .map(|()| len);
+        }
         if len > JOIN_VECTORED_UP_TO {
             let written = self.check.write(&self.session, out, bufs);
             self.check.settle(out.partial_len() != 0);

@@ -1046,3 +1046,71 @@ fn strict_mode_toggled_inside_a_record_keeps_the_record() {
         }
     }
 }
+
+/// Vectored calls of SAMPLEs like the last one are checked where they lie, whatever the
+/// slices' cuts (words spanning slices included): a SAMPLE of another event among them is
+/// refused with its offset and nothing of the call is written; a call ending inside a record
+/// holds it back.
+#[test]
+fn vectored_samples_are_checked_across_any_cut() {
+    let e = Endian::Little;
+    let one = clock_sample(e, CLOCK_ID, T0, 0);
+    let size = one.len();
+    let samples: Vec<Vec<u8>> = (0..6)
+        .map(|k| clock_sample(e, CLOCK_ID, T0 + k, k as u32 % 2))
+        .collect();
+    let joined = samples.concat();
+    let cut = |bytes: &[u8], step: usize| -> Vec<Vec<u8>> {
+        let mut parts = Vec::new();
+        let mut at = 0;
+        let mut k = 0;
+        while at < bytes.len() {
+            let n = (1 + (k * step) % 13).min(bytes.len() - at);
+            parts.push(bytes[at..at + n].to_vec());
+            at += n;
+            k += 1;
+        }
+        parts
+    };
+    let slices = |parts: &[Vec<u8>]| -> Vec<Vec<u8>> { parts.to_vec() };
+    for step in [1usize, 3, 5, 7, 11] {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        add_events(&mut w);
+        w.write_event_data(&one).unwrap();
+        let mut expected = one.clone();
+        // Whole SAMPLEs like the last one, cut anywhere.
+        let parts = slices(&cut(&joined, step));
+        let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
+        assert_eq!(w.write_event_data_vectored(&io).unwrap(), joined.len());
+        expected.extend_from_slice(&joined);
+        // The third of them names an id no event owns: refused at its offset, nothing taken.
+        let mut bad = joined.clone();
+        bad[2 * size + 8..2 * size + 16].copy_from_slice(&99u64.to_le_bytes());
+        let parts = cut(&bad, step);
+        let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
+        let pos = w.file_pos();
+        let (offset, _, problem) = refusal(&w.write_event_data_vectored(&io).unwrap_err());
+        assert_eq!((offset, problem), (2 * size, RecordProblem::UnknownId(99)));
+        assert_eq!(w.file_pos(), pos, "step {step}");
+        // Two and a half SAMPLEs: the half is held back, then completed.
+        let (a, b) = joined.split_at(2 * size + size / 2);
+        let parts = cut(a, step);
+        let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
+        w.write_event_data_vectored(&io).unwrap();
+        assert_eq!(w.partial_record_len(), (size / 2) as u64);
+        w.write_event_data_vectored(&[IoSlice::new(&b[..size - size / 2])])
+            .unwrap();
+        expected.extend_from_slice(&joined[..3 * size]);
+        let bytes = w.finish().unwrap().into_inner();
+        assert_eq!(
+            bytes[104..104 + expected.len()],
+            expected[..],
+            "step {step}"
+        );
+        assert_eq!(
+            lpd::read_file(&bytes).unwrap().count(record_type::SAMPLE),
+            1 + 6 + 3,
+            "step {step}"
+        );
+    }
+}
