@@ -463,7 +463,14 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
                 i => i,
             };
             let ok = w.set_header(PerfHeaderIndex(index), data);
-            assert_eq!(ok, (1..=31).contains(&index), "set_header({index})");
+            // Payloads perf would not read are refused (the checker is perf-encode's).
+            let readable = data.is_empty()
+                || perf_encode::features::check_feature_payload(index, e, data).is_ok();
+            assert_eq!(
+                ok,
+                (1..=31).contains(&index) && readable,
+                "set_header({index})"
+            );
             if ok {
                 if data.is_empty() {
                     m.features.remove(&index);

@@ -1,6 +1,6 @@
 //! [`WriterError`]: why the writer refused something.
 
-use perf_encode::features::{FormatTextError, TracepointRawProblem};
+use perf_encode::features::{FeaturePayloadError, FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
 use std::sync::Arc;
@@ -131,6 +131,10 @@ pub enum WriterError {
     FormatAfterStart,
     /// A feature payload is larger than a pipe-mode HEADER_FEATURE record holds (64 KiB).
     FeatureTooLargeForPipe(u8),
+    /// A raw feature payload perf 6.1 would not read (a count, string or field that does not
+    /// fit, or a string without its NUL): pipe-mode perf stops at such a feature, file-mode
+    /// perf can crash on one.
+    BadFeaturePayload(FeaturePayloadError),
     /// Feature index outside 1..=31 for this call.
     BadFeatureIndex(u8),
     /// The feature is not a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID,
@@ -329,6 +333,7 @@ impl fmt::Display for WriterError {
             Self::FormatAfterStart => f.write_str(
                 "tracepoint formats must be added before the first event of a pipe-mode stream",
             ),
+            Self::BadFeaturePayload(e) => write!(f, "refused: {e}"),
             Self::FeatureTooLargeForPipe(i) => {
                 write!(
                     f,

@@ -8,8 +8,8 @@ use crate::id_index::IdIndex;
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{
-    check_format_text, EventDescFeature, FormatText, TracepointFormat, TracepointRawRule,
-    TracingData,
+    check_feature_payload, check_format_text, EventDescFeature, FormatText, TracepointFormat,
+    TracepointRawRule, TracingData,
 };
 use perf_encode::records::SampleLayout;
 use perf_encode::records::{EventUpdateName, HeaderAttr};
@@ -254,6 +254,10 @@ impl Session {
     pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
         let slot = FeatureSlot::checked(index)?;
         self.check_feature_len(index, data.len())?;
+        if !data.is_empty() {
+            check_feature_payload(index, self.endian, data)
+                .map_err(WriterError::BadFeaturePayload)?;
+        }
         *self.slot(slot) = (!data.is_empty()).then(|| data.to_vec());
         Ok(())
     }

@@ -512,9 +512,34 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets (or, with empty `data`, clears) the raw payload of feature `index` (1..=31), in
     /// the file's byte order. A caller's EVENT_DESC or TRACING_DATA is written as given instead
-    /// of the synthesized one. Returns false for index 0 or above 31.
+    /// of the synthesized one. Returns false, changing nothing, where
+    /// [`try_set_header`](Self::try_set_header) gives an error.
     pub fn set_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> bool {
-        self.session.set_header(index.0, data).is_ok()
+        self.try_set_header(index, data).is_ok()
+    }
+
+    /// [`set_header`](Self::set_header) with the reason for a refusal: an index outside
+    /// 1..=31, a payload too long for a pipe-mode record, or one whose counts, strings or
+    /// fields perf 6.1 would not read
+    /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
+    /// features are checked and how; TRACING_DATA, BRANCH_STACK, STAT and BPF lists with
+    /// entries are taken as given).
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex, WriterError};
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// // PMU_MAPPINGS: a count of one, then nothing.
+    /// let err = w.try_set_header(PerfHeaderIndex(16), &1u32.to_ne_bytes()).unwrap_err();
+    /// assert!(matches!(err, WriterError::BadFeaturePayload(_)));
+    /// assert!(w.get_header(PerfHeaderIndex(16)).is_empty());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn try_set_header(
+        &mut self,
+        index: PerfHeaderIndex,
+        data: &[u8],
+    ) -> Result<(), WriterError> {
+        self.session.set_header(index.0, data)
     }
 
     /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE

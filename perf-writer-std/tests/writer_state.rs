@@ -165,7 +165,9 @@ fn string_headers_are_limited_to_string_features() {
     );
     assert!(!w.set_header(PerfHeaderIndex::Reserved, b"x"));
     assert!(!w.set_header(PerfHeaderIndex::LastFeature, b"x"));
-    assert!(w.set_header(PerfHeaderIndex::PmuCaps, b"x"));
+    // A raw payload perf would not read is refused; an empty PMU_CAPS list is taken.
+    assert!(!w.set_header(PerfHeaderIndex::PmuCaps, b"x"));
+    assert!(w.set_header(PerfHeaderIndex::PmuCaps, &0u32.to_ne_bytes()));
 }
 
 #[test]

@@ -675,3 +675,69 @@ fn every_tracefs_format_of_this_machine_is_accepted() {
         assert_eq!(parse_evlist(&evlist.stdout).len() as u64, events);
     }
 }
+
+/// Raw feature payloads perf 6.1 stops at (pipe mode: "failed to process type: 80", exit 234,
+/// no sample printed) or crashes on (file mode, PMU_MAPPINGS) are refused by `set_header`,
+/// in both modes; the writer goes on and perf reads what it wrote.
+#[test]
+fn raw_feature_payloads_perf_cannot_read_are_refused() {
+    let attr = PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        sample_type: S::Identifier.or(S::Time),
+        ..Default::default()
+    };
+    let mut sample = vec![9u8, 0, 0, 0, 2, 0, 24, 0];
+    sample.extend_from_slice(&1u64.to_ne_bytes());
+    sample.extend_from_slice(&5u64.to_ne_bytes());
+    // The features perf 6.1 refused three junk bytes for (checked by hand with perf 6.1).
+    let refused_by_perf = [
+        6u8, 7, 9, 10, 11, 13, 14, 16, 17, 21, 22, 23, 25, 26, 27, 28, 29, 31,
+    ];
+    type SetHeader<'a> = dyn FnMut(u8, &[u8]) -> Result<(), WriterError> + 'a;
+    let feed = |w: &mut SetHeader<'_>| {
+        for &index in &refused_by_perf {
+            let err = w(index, &[1, 2, 3]).unwrap_err();
+            assert!(
+                matches!(err, WriterError::BadFeaturePayload(ref e) if e.feature == index),
+                "{index}: {err}"
+            );
+        }
+        // A count of PMU mappings with nothing after it: refused, and says where.
+        let err = w(16, &2u32.to_ne_bytes()).unwrap_err();
+        assert!(
+            err.to_string().contains("feature 16 payload at byte 4"),
+            "{err}"
+        );
+    };
+    let mut pipe = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    assert!(pipe.add_event_desc(&[1], &attr, "e"));
+    feed(&mut |i, d| pipe.try_set_header(PerfHeaderIndex(i), d));
+    pipe.write_event_data(&sample).unwrap();
+    let pipe = pipe.finish().unwrap();
+    let mut file = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    assert!(file.add_event_desc(&[1], &attr, "e"));
+    feed(&mut |i, d| file.try_set_header(PerfHeaderIndex(i), d));
+    for &index in &refused_by_perf {
+        assert!(
+            file.get_header(PerfHeaderIndex(index)).is_empty(),
+            "{index}"
+        );
+    }
+    file.write_event_data(&sample).unwrap();
+    let file = file.finish().unwrap().into_inner();
+    assert_eq!(
+        lpd::read_file(&file)
+            .unwrap()
+            .count(perf_writer_std::perf_encode::abi::record_type::SAMPLE),
+        1
+    );
+    if require_perf() {
+        let out = perf_tool::perf_script_stdin_with(&pipe, &["-F", "time"]);
+        out.assert_clean();
+        assert_eq!(out.stdout.lines().count(), 1);
+        let f = temp_data_file(&file);
+        let out = perf_script(f.path(), &["-F", "time"]);
+        out.assert_clean();
+        assert_eq!(out.stdout.lines().count(), 1);
+    }
+}

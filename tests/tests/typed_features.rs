@@ -18,10 +18,10 @@ use perf_writer_std::perf_encode::abi::{
     feature, misc, ClockData, CompressedInfo, COMPRESSION_ZSTD,
 };
 use perf_writer_std::perf_encode::features::{
-    BuildIdEntry, BuildIdFeature, CacheLevel, ClockResolution, CpuCaches, CpuPmuCaps, CpuTopology,
-    CpuTopologyEntry, DirFormat, EmptyBpfList, EmptyFeature, GroupDesc, GroupDescFeature,
-    HybridNode, HybridTopology, MemTopology, MemoryNode, NumaNode, NumaTopology, PmuCap, PmuCaps,
-    PmuCapsEntry, PmuMapping, PmuMappings,
+    check_feature_payload, BuildIdEntry, BuildIdFeature, CacheLevel, ClockResolution, CpuCaches,
+    CpuPmuCaps, CpuTopology, CpuTopologyEntry, DirFormat, EmptyBpfList, EmptyFeature, GroupDesc,
+    GroupDescFeature, HybridNode, HybridTopology, MemTopology, MemoryNode, NumaNode, NumaTopology,
+    PmuCap, PmuCaps, PmuCapsEntry, PmuMapping, PmuMappings,
 };
 use perf_writer_std::perf_encode::{to_vec, Encode, EncodeError, Endian};
 use std::collections::BTreeSet;
@@ -304,6 +304,10 @@ fn check_file(name: &str, bytes: &[u8]) -> BTreeSet<u8> {
     for &(bit, payload) in &sections {
         let what = format!("{name} feature {bit}");
         let what = what.as_str();
+        // What perf writes, the writer's raw `set_header` takes.
+        if let Err(e) = check_feature_payload(bit, Endian::Little, payload) {
+            panic!("{what}: perf's own payload refused: {e}");
+        }
         match bit {
             feature::BUILD_ID => {
                 let (ids, spans) = parse_all(what, payload, parse_build_ids);
