@@ -15,7 +15,8 @@ use perf_data_fuzz::{
     BufLen, Name,
 };
 use perf_encode::features::{
-    ClockResolution, EventDescFeature, FormatText, TotalMem, TracepointFormat, TracingData,
+    check_feature_payload, ClockResolution, EventDescFeature, FormatText, TotalMem,
+    TracepointFormat, TracingData,
 };
 use perf_encode::records::{
     Compressed, EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature,
@@ -79,6 +80,9 @@ enum Op {
 #[derive(Arbitrary, Debug)]
 enum Item {
     HeaderString(Vec<u8>),
+    /// Any bytes as any feature's raw payload: the check never panics and never reads past
+    /// them.
+    RawPayload(u8, Vec<u8>),
     HeaderStringStrict(String),
     StringList(Vec<Vec<u8>>),
     NrCpus(u32, u32),
@@ -171,6 +175,15 @@ fn run(item: &Item, e: Endian, buf_len: BufLen, fill: u8) {
             assert!(padded as usize > content.len() && padded as usize <= content.len() + 64);
             let got = check_encoder(&s, e, buf_len, fill).expect("short strings encode");
             assert_eq!(got, ref_header_string(content, e));
+            // What the encoder writes, the raw payload check takes.
+            check_feature_payload(perf_abi::feature::HOSTNAME, e, &got).expect("payload check");
+        }
+        Item::RawPayload(index, bytes) => {
+            let r = check_feature_payload(*index, e, bytes);
+            if let Err(err) = r {
+                assert_eq!(err.feature, *index);
+                assert!(err.at <= bytes.len(), "{err:?}");
+            }
         }
         Item::HeaderStringStrict(text) => match HeaderString::from_str_strict(text) {
             Ok(s) => {
@@ -192,6 +205,7 @@ fn run(item: &Item, e: Endian, buf_len: BufLen, fill: u8) {
                 want.extend_from_slice(&ref_header_string(c_str_prefix(s), e));
             }
             assert_eq!(got, want);
+            check_feature_payload(perf_abi::feature::CMDLINE, e, &got).expect("payload check");
         }
         &Item::NrCpus(available, online) => {
             let got = check_encoder(&NrCpus { available, online }, e, buf_len, fill).unwrap();
@@ -553,6 +567,7 @@ fn event_desc(events: &[ArbEvent], e: Endian, buf_len: BufLen, fill: u8) {
         }
     }
     assert_eq!(got.expect("valid events encode"), want);
+    check_feature_payload(perf_abi::feature::EVENT_DESC, e, &want).expect("payload check");
 }
 
 fn tracing_data(td: &ArbTracingData, e: Endian, buf_len: BufLen, fill: u8) {
