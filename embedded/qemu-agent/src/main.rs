@@ -1,0 +1,281 @@
+//! A device agent on a Cortex-M3 (QEMU `lm3s6965evb`) that records three tasks, periodic
+//! samples and a device tracepoint as a pipe-mode `perf.data` stream, built by
+//! `perf_encode::stream::PipeStream` in one static buffer and written to a host file over
+//! semihosting whenever the buffer fills. No heap.
+//!
+//! Command line (QEMU `-semihosting-config enable=on,target=native,arg=...`):
+//! `qemu-agent OUTPUT [FAULT]`, FAULT one of `tiny-buffer`, `missing-raw`, `panic`. It
+//! prints `agent: ...` lines on the semihosting console (the tasks' addresses, the stream's
+//! size, the measured stack, image size and encoding cost) and exits 0 only after the
+//! whole stream is on the host; any encoder or host error, or a panic, exits 1.
+#![no_std]
+#![no_main]
+
+mod agent;
+mod host;
+mod stack;
+
+use agent::{AgentError, Fault, Sink};
+use cortex_m::peripheral::{syst::SystClkSource, SYST};
+use cortex_m_rt::{entry, exception, ExceptionFrame};
+use cortex_m_semihosting::nr;
+use host::Line;
+use perf_encode::abi::misc;
+use perf_encode::records::{PidTid, Sample, SampleCpu, SampleLayout, SampleRecord};
+use perf_encode::stream::PipeStream;
+use perf_encode::{EncodeError, Endian};
+
+/// The stream buffer: the largest record (the tracing data, about 1.3 KiB) must fit.
+const STREAM_BUF: usize = 2048;
+/// What the `tiny-buffer` fault leaves of it.
+const TINY_BUF: usize = 256;
+
+#[entry]
+fn main() -> ! {
+    static mut BUF: [u8; STREAM_BUF] = [0; STREAM_BUF];
+    let (result, run_stack) = measured(|| agent_main(BUF));
+    let mut l = Line::new();
+    l.str("stack peak=").dec(run_stack as u64);
+    l.str(" size=")
+        .dec((stack::top() - stack::bottom()) as u64)
+        .print();
+    match result {
+        Ok(()) => {
+            Line::new().str("done").print();
+            host::exit(true)
+        }
+        Err(e) => {
+            report(e);
+            host::exit(false)
+        }
+    }
+}
+
+/// Runs `f` on a freshly painted stack; returns its result and the deepest the stack went
+/// (from its top) meanwhile.
+fn measured<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let mark = stack::paint();
+    let r = f();
+    let used = stack::used_below(mark);
+    (r, stack::top() - mark + used)
+}
+
+fn agent_main(buf: &'static mut [u8; STREAM_BUF]) -> Result<(), AgentError> {
+    let mut line = [0u8; 160];
+    let cmdline = host::cmdline(&mut line).unwrap_or(&[]);
+    let mut words = cmdline
+        .split(|&b| b == b' ')
+        .filter(|w| !w.is_empty())
+        .skip(1);
+    let mut path = [0u8; 128];
+    let out = words.next().unwrap_or(b"qemu-agent.data");
+    path.get_mut(..out.len())
+        .ok_or(AgentError::Host)?
+        .copy_from_slice(out);
+    let fault = match words.next() {
+        None => Fault::None,
+        Some(b"tiny-buffer") => Fault::TinyBuffer,
+        Some(b"missing-raw") => Fault::MissingRaw,
+        Some(b"panic") => Fault::Panic,
+        Some(_) => {
+            Line::new().str("error unknown fault").print();
+            return Err(AgentError::Host);
+        }
+    };
+
+    image_figures();
+    for task in &agent::TASKS {
+        let mut l = Line::new();
+        l.str("task ")
+            .dec(task.tid.into())
+            .str(" ")
+            .bytes(task.name);
+        l.str(" ip=").hex(agent::ip_of(task)).print();
+    }
+    if fault == Fault::None {
+        bench(&mut buf[..])?;
+    }
+
+    let file = host::open(&path[..=out.len()], nr::open::W_TRUNC_BINARY)?;
+    let mut sink = Sink {
+        file,
+        bytes: 0,
+        flushes: 0,
+    };
+    let buf = match fault {
+        Fault::TinyBuffer => &mut buf[..TINY_BUF],
+        _ => &mut buf[..],
+    };
+    let size = buf.len();
+    let mut stream = PipeStream::new(buf, Endian::Little)?;
+    let summary = agent::run(&mut stream, &mut sink, fault)?;
+    file.close()?;
+    let mut l = Line::new();
+    l.str("stream bytes=")
+        .dec(sink.bytes)
+        .str(" flushes=")
+        .dec(sink.flushes.into());
+    l.str(" samples=").dec(summary.samples.into());
+    l.str(" events=").dec(summary.events.into());
+    l.str(" buffer=").dec(size as u64).print();
+    Ok(())
+}
+
+/// Prints the image's flash and static RAM, from cortex-m-rt's linker symbols.
+fn image_figures() {
+    extern "C" {
+        static __sdata: u32;
+        static __edata: u32;
+        static __sidata: u32;
+    }
+    let sdata = (&raw const __sdata) as usize;
+    let edata = (&raw const __edata) as usize;
+    let sidata = (&raw const __sidata) as usize;
+    let mut l = Line::new();
+    l.str("image flash=").dec((sidata + (edata - sdata)) as u64);
+    l.str(" static_ram=")
+        .dec((stack::bottom() - sdata) as u64)
+        .print();
+}
+
+/// SysTick reload: the counter's 24 bits.
+const RELOAD: u32 = 0x00ff_ffff;
+
+/// SysTick ticks `f` takes (`f` must take less than 2^24 ticks).
+fn ticks(syst: &SYST, f: impl FnOnce()) -> u32 {
+    let _ = syst;
+    let start = SYST::get_current();
+    f();
+    let end = SYST::get_current();
+    start.wrapping_sub(end) & RELOAD
+}
+
+/// Counts, on the emulated core, what encoding a sample costs: SysTick ticks of 1,000
+/// `PipeStream::push` calls of one cpu-clock SAMPLE, against ticks of a loop of known
+/// instruction count. Under `qemu -icount`, time is instructions, so the ratio is
+/// instructions per sample. Also measures the stack one push takes.
+fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
+    const LOOPS: u32 = 100_000;
+    const SAMPLES: u32 = 1000;
+    let Some(mut p) = cortex_m::Peripherals::take() else {
+        return Err(AgentError::Host);
+    };
+    let syst = &mut p.SYST;
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(RELOAD);
+    syst.clear_current();
+    syst.enable_counter();
+
+    // 2 instructions (subs, bne) per loop.
+    let loop_ticks = ticks(syst, || {
+        let mut n = LOOPS;
+        // SAFETY: a register-only countdown loop; it touches no memory and no stack.
+        unsafe {
+            core::arch::asm!("2:", "subs {n}, {n}, #1", "bne 2b", n = inout(reg) n, options(nomem, nostack));
+        }
+        core::hint::black_box(n);
+    });
+
+    let attr = agent::clock_attr();
+    let layout = SampleLayout::from_attr(&attr);
+    let mut stream = PipeStream::new(buf, Endian::Little)?;
+    let task = &agent::TASKS[1];
+    let push = |stream: &mut PipeStream<'_>, i: u32| -> Result<(), EncodeError> {
+        let sample = Sample {
+            identifier: Some(agent::CLOCK_ID),
+            ip: Some(agent::ip_of(task)),
+            tid: Some(PidTid {
+                pid: task.tid,
+                tid: task.tid,
+            }),
+            time: Some(agent::tick_time(i)),
+            cpu: Some(SampleCpu { cpu: 0, res: 0 }),
+            period: Some(agent::TICK_NS),
+            ..Default::default()
+        };
+        stream.push(&SampleRecord {
+            layout: &layout,
+            sample: &sample,
+            misc: misc::KERNEL,
+        })?;
+        let n = stream.pending().len();
+        stream.consume(n);
+        Ok(())
+    };
+    let (first, push_stack) = measured(|| push(&mut stream, 0));
+    first?;
+    let mut result = Ok(());
+    let sample_ticks = ticks(syst, || {
+        for i in 0..SAMPLES {
+            if let Err(e) = push(&mut stream, i) {
+                result = Err(e);
+                break;
+            }
+        }
+    });
+    result?;
+    syst.disable_counter();
+
+    // instructions per sample, times 10: ticks * (2 * LOOPS) / (loop_ticks * SAMPLES).
+    let x10 = u64::from(sample_ticks) * u64::from(2 * LOOPS) * 10
+        / (u64::from(loop_ticks.max(1)) * u64::from(SAMPLES));
+    let mut l = Line::new();
+    l.str("cost sample_push_instructions_x10=").dec(x10);
+    l.str(" loop_ticks=").dec(loop_ticks.into());
+    l.str(" sample_ticks=").dec(sample_ticks.into()).print();
+    Line::new()
+        .str("stack sample_push=")
+        .dec(push_stack as u64)
+        .print();
+    Ok(())
+}
+
+/// Prints why the agent stopped.
+fn report(e: AgentError) {
+    let mut l = Line::new();
+    l.str("error ");
+    match e {
+        AgentError::Host => l.str("host refused a call"),
+        AgentError::Encode(EncodeError::BufferTooSmall { needed, available }) => l
+            .str("encoder: buffer too small, needed=")
+            .dec(needed as u64)
+            .str(" available=")
+            .dec(available as u64),
+        AgentError::Encode(EncodeError::MissingField { record, field }) => l
+            .str("encoder: missing field ")
+            .str(record)
+            .str(".")
+            .str(field),
+        AgentError::Encode(EncodeError::TooLong { what, .. }) => {
+            l.str("encoder: too long: ").str(what)
+        }
+        AgentError::Encode(EncodeError::InvalidValue { what }) => {
+            l.str("encoder: invalid value: ").str(what)
+        }
+        AgentError::Encode(_) => l.str("encoder: other error"),
+    };
+    l.print();
+}
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    let mut l = Line::new();
+    l.str("panic");
+    if let Some(loc) = info.location() {
+        l.str(" at ")
+            .str(loc.file())
+            .str(":")
+            .dec(loc.line().into());
+    }
+    l.print();
+    host::exit(false)
+}
+
+#[exception]
+unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
+    Line::new()
+        .str("hard fault at pc=")
+        .hex(frame.pc().into())
+        .print();
+    host::exit(false)
+}
