@@ -225,9 +225,15 @@ impl<'b> PipeStream<'b> {
             return Err(EncodeError::BufferTooSmall { needed, available });
         }
         if self.buf.len().saturating_sub(self.end) < needed && self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end = self.end.saturating_sub(self.start);
-            self.start = 0;
+            // `copy_within(start..end, 0)` would panic on a range outside the buffer; the
+            // pending bytes, taken with `get_mut`, cannot be (and no panic path is linked).
+            if let Some(live) = self.buf.get_mut(..self.end) {
+                if let Some(pending) = live.len().checked_sub(self.start) {
+                    live.copy_within(self.start.., 0);
+                    self.end = pending;
+                    self.start = 0;
+                }
+            }
         }
         let end = self.end.saturating_add(needed);
         self.buf
@@ -268,6 +274,23 @@ mod tests {
         out.extend_from_slice(s.pending());
         assert_eq!(out.len(), 16 + 32);
         assert_eq!(&out[out.len() - 8..], &[0, 0, 0, 82, 0, 0, 0, 8]);
+    }
+
+    #[test]
+    fn partly_consumed_bytes_move_to_the_start_for_a_record() {
+        let mut buf = [0u8; 40];
+        let mut s = PipeStream::new(&mut buf, Endian::Little).unwrap();
+        for _ in 0..3 {
+            s.push(&FinishedRound).unwrap();
+        }
+        let before = s.pending()[8..].to_vec();
+        s.consume(8);
+        assert_eq!(s.free(), 8);
+        s.push(&FinishedInit).unwrap();
+        assert_eq!(s.pending().len(), 40);
+        assert_eq!(&s.pending()[..32], &before[..]);
+        assert_eq!(&s.pending()[32..], &[82, 0, 0, 0, 0, 0, 8, 0]);
+        assert_eq!(s.free(), 0);
     }
 
     #[test]
