@@ -112,7 +112,9 @@ pub fn reading(n: u32) -> (u32, i32, [u8; 8]) {
     let channel = n % 4;
     let millidegrees = (n % 7) as i32 * 1500 - 4000;
     let mut name = *b"temp0\0\0\0";
-    name[4] = b'0' + channel as u8;
+    if let Some(digit) = name.get_mut(4) {
+        *digit = b'0' + channel as u8;
+    }
     (channel, millidegrees, name)
 }
 
@@ -238,68 +240,19 @@ pub struct Summary {
     pub events: u32,
 }
 
-/// Records the whole session into `stream`, flushing to `sink`.
+/// Records the whole session into `stream`, flushing to `sink`. Each part is a function
+/// of its own (not inlined), so that only one part's locals (a `Sample` is 432 bytes) are
+/// on the stack at a time.
+#[inline(never)]
 pub fn run(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
     fault: Fault,
 ) -> Result<Summary, AgentError> {
-    let e = stream.endian();
-    let clock = clock_attr();
-    let event = event_attr();
-    let clock_layout = SampleLayout::from_attr(&clock);
-    let event_layout = SampleLayout::from_attr(&event);
-
-    sink.put(stream, |s| s.add_attr(&clock, &[CLOCK_ID]))?;
-    sink.put(stream, |s| s.add_attr(&event, &[EVENT_ID]))?;
-    let mut text = [0u8; 68];
-    let host = to_slice(&HeaderString::new(b"qemu-lm3s6965evb"), e, &mut text)?;
-    sink.put(stream, |s| s.add_feature(feature::HOSTNAME, host))?;
-    let mut text = [0u8; 68];
-    let arch = to_slice(&HeaderString::new(b"armv7m"), e, &mut text)?;
-    sink.put(stream, |s| s.add_feature(feature::ARCH, arch))?;
-    let mut nr = [0u8; 8];
-    let nr = to_slice(
-        &perf_encode::abi::NrCpus {
-            available: 1,
-            online: 1,
-        },
-        e,
-        &mut nr,
-    )?;
-    sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))?;
-
-    let formats = [TracepointFormat {
-        system: "device",
-        format: FormatText::Text(FORMAT),
-    }];
-    let tracing = TracingData {
-        events: &formats,
-        ..TracingData::new(4, 4096)
-    };
-    sink.push(stream, &HeaderTracingDataOf { data: &tracing })?;
-
+    let (clock_layout, event_layout) = header(stream, sink)?;
     for task in &TASKS {
-        let comm = Comm {
-            layout: &clock_layout,
-            pid: task.tid,
-            tid: task.tid,
-            comm: task.name,
-            exec: false,
-            sample_id: SampleId {
-                tid: Some(PidTid {
-                    pid: task.tid,
-                    tid: task.tid,
-                }),
-                time: Some(0),
-                cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-                identifier: Some(CLOCK_ID),
-                ..Default::default()
-            },
-        };
-        sink.push(stream, &comm)?;
+        comm(stream, sink, &clock_layout, task)?;
     }
-
     let mut summary = Summary {
         samples: 0,
         events: 0,
@@ -308,69 +261,12 @@ pub fn run(
     for tick in 0..TICKS {
         let task = task_at(tick);
         work = (task.body)(work ^ tick);
-        let tid = Some(PidTid {
-            pid: task.tid,
-            tid: task.tid,
-        });
-        let sample = Sample {
-            identifier: Some(CLOCK_ID),
-            ip: Some(ip_of(task)),
-            tid,
-            time: Some(tick_time(tick)),
-            cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-            period: Some(TICK_NS),
-            ..Default::default()
-        };
-        let record = SampleRecord {
-            layout: &clock_layout,
-            sample: &sample,
-            misc: misc::KERNEL,
-        };
-        sink.push(stream, &record)?;
+        clock_sample(stream, sink, &clock_layout, task, tick)?;
         summary.samples += 1;
-
         if tick % EVENT_EVERY == 0 {
             let n = tick / EVENT_EVERY;
-            let sensor = &TASKS[0];
-            let (channel, millidegrees, name) = reading(n);
-            let mut raw = [0u8; RAW_LEN];
-            let fields: [&[u8]; 7] = [
-                &e.u16_bytes(TRACEPOINT_ID),
-                &[0, 0],
-                &e.u32_bytes(sensor.tid),
-                &e.u32_bytes(channel),
-                &e.u32_bytes(millidegrees as u32),
-                &name,
-                &[],
-            ];
-            let mut at = 0;
-            for f in fields {
-                raw[at..at + f.len()].copy_from_slice(f);
-                at += f.len();
-            }
-            let payload = match (fault, n) {
-                (Fault::MissingRaw, 3) => None,
-                _ => Some(&raw[..]),
-            };
-            let sample = Sample {
-                identifier: Some(EVENT_ID),
-                ip: Some(ip_of(sensor)),
-                tid: Some(PidTid {
-                    pid: sensor.tid,
-                    tid: sensor.tid,
-                }),
-                time: Some(tick_time(tick) + TICK_NS / 2),
-                cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-                period: Some(1),
-                raw: payload,
-                ..Default::default()
-            };
-            let record = SampleRecord {
-                layout: &event_layout,
-                sample: &sample,
-                misc: misc::KERNEL,
-            };
-            sink.push(stream, &record)?;
+            let raw = !(fault == Fault::MissingRaw && n == 3);
+            device_event(stream, sink, &event_layout, tick, raw)?;
             summary.samples += 1;
             summary.events += 1;
         }
@@ -384,4 +280,146 @@ pub fn run(
     core::hint::black_box(work);
     sink.flush(stream)?;
     Ok(summary)
+}
+
+/// The attrs, features and tracing data; returns the two events' sample layouts.
+#[inline(never)]
+fn header(
+    stream: &mut PipeStream<'_>,
+    sink: &mut Sink,
+) -> Result<(SampleLayout, SampleLayout), AgentError> {
+    let e = stream.endian();
+    let clock = clock_attr();
+    let event = event_attr();
+    sink.put(stream, |s| s.add_attr(&clock, &[CLOCK_ID]))?;
+    sink.put(stream, |s| s.add_attr(&event, &[EVENT_ID]))?;
+    let mut text = [0u8; 68];
+    let host = to_slice(&HeaderString::new(b"qemu-lm3s6965evb"), e, &mut text)?;
+    sink.put(stream, |s| s.add_feature(feature::HOSTNAME, host))?;
+    let arch = to_slice(&HeaderString::new(b"armv7m"), e, &mut text)?;
+    sink.put(stream, |s| s.add_feature(feature::ARCH, arch))?;
+    let nr_cpus = perf_encode::abi::NrCpus {
+        available: 1,
+        online: 1,
+    };
+    let nr = to_slice(&nr_cpus, e, &mut text)?;
+    sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))?;
+
+    let formats = [TracepointFormat {
+        system: "device",
+        format: FormatText::Text(FORMAT),
+    }];
+    let tracing = TracingData {
+        events: &formats,
+        ..TracingData::new(4, 4096)
+    };
+    sink.push(stream, &HeaderTracingDataOf { data: &tracing })?;
+    Ok((
+        SampleLayout::from_attr(&clock),
+        SampleLayout::from_attr(&event),
+    ))
+}
+
+/// The COMM record of `task`.
+#[inline(never)]
+fn comm(
+    stream: &mut PipeStream<'_>,
+    sink: &mut Sink,
+    layout: &SampleLayout,
+    task: &Task,
+) -> Result<(), AgentError> {
+    let comm = Comm {
+        layout,
+        pid: task.tid,
+        tid: task.tid,
+        comm: task.name,
+        exec: false,
+        sample_id: SampleId {
+            tid: Some(PidTid {
+                pid: task.tid,
+                tid: task.tid,
+            }),
+            time: Some(0),
+            cpu: Some(SampleCpu { cpu: 0, res: 0 }),
+            identifier: Some(CLOCK_ID),
+            ..Default::default()
+        },
+    };
+    sink.push(stream, &comm)
+}
+
+/// The cpu-clock sample of `tick`, in `task`.
+#[inline(never)]
+fn clock_sample(
+    stream: &mut PipeStream<'_>,
+    sink: &mut Sink,
+    layout: &SampleLayout,
+    task: &Task,
+    tick: u32,
+) -> Result<(), AgentError> {
+    let sample = Sample {
+        identifier: Some(CLOCK_ID),
+        ip: Some(ip_of(task)),
+        tid: Some(PidTid {
+            pid: task.tid,
+            tid: task.tid,
+        }),
+        time: Some(tick_time(tick)),
+        cpu: Some(SampleCpu { cpu: 0, res: 0 }),
+        period: Some(TICK_NS),
+        ..Default::default()
+    };
+    let record = SampleRecord {
+        layout,
+        sample: &sample,
+        misc: misc::KERNEL,
+    };
+    sink.push(stream, &record)
+}
+
+/// The device event at `tick` (from the sensor task), with its RAW payload unless `raw`
+/// is false (a fault: the attr says it has one).
+#[inline(never)]
+fn device_event(
+    stream: &mut PipeStream<'_>,
+    sink: &mut Sink,
+    layout: &SampleLayout,
+    tick: u32,
+    raw: bool,
+) -> Result<(), AgentError> {
+    let e = stream.endian();
+    let sensor = &TASKS[0];
+    let (channel, millidegrees, name) = reading(tick / EVENT_EVERY);
+    let mut payload = [0u8; RAW_LEN];
+    let fields: [&[u8]; 6] = [
+        &e.u16_bytes(TRACEPOINT_ID),
+        &[0, 0], // common_flags, common_preempt_count
+        &e.u32_bytes(sensor.tid),
+        &e.u32_bytes(channel),
+        &e.u32_bytes(millidegrees as u32),
+        &name,
+    ];
+    let bytes = fields.iter().flat_map(|f| f.iter());
+    for (r, b) in payload.iter_mut().zip(bytes) {
+        *r = *b;
+    }
+    let sample = Sample {
+        identifier: Some(EVENT_ID),
+        ip: Some(ip_of(sensor)),
+        tid: Some(PidTid {
+            pid: sensor.tid,
+            tid: sensor.tid,
+        }),
+        time: Some(tick_time(tick) + TICK_NS / 2),
+        cpu: Some(SampleCpu { cpu: 0, res: 0 }),
+        period: Some(1),
+        raw: raw.then_some(&payload[..]),
+        ..Default::default()
+    };
+    let record = SampleRecord {
+        layout,
+        sample: &sample,
+        misc: misc::KERNEL,
+    };
+    sink.push(stream, &record)
 }

@@ -92,7 +92,7 @@ pub fn exit(success: bool) -> ! {
 
 /// Text lines to the console, numbers formatted by hand (no `core::fmt` in the image).
 pub struct Line {
-    buf: [u8; 128],
+    buf: [u8; 96],
     len: usize,
 }
 
@@ -100,7 +100,7 @@ impl Line {
     /// A line that starts with `agent: `.
     pub fn new() -> Self {
         let mut l = Line {
-            buf: [0; 128],
+            buf: [0; 96],
             len: 0,
         };
         l.str("agent: ");
@@ -127,15 +127,15 @@ impl Line {
     pub fn dec(&mut self, mut v: u64) -> &mut Self {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
-        loop {
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (v % 10) as u8;
             i -= 1;
-            digits[i] = b'0' + (v % 10) as u8;
             v /= 10;
             if v == 0 {
                 break;
             }
         }
-        self.bytes(&digits[i..])
+        self.bytes(digits.get(i..).unwrap_or(&[]))
     }
 
     /// Appends `v` as `0x` and lowercase hex.

@@ -33,7 +33,8 @@ const TINY_BUF: usize = 256;
 #[entry]
 fn main() -> ! {
     static mut BUF: [u8; STREAM_BUF] = [0; STREAM_BUF];
-    let (result, run_stack) = measured(|| agent_main(BUF));
+    static mut CMDLINE: [u8; 160] = [0; 160];
+    let (result, run_stack) = measured(|| agent_main(BUF, CMDLINE));
     let mut l = Line::new();
     l.str("stack peak=").dec(run_stack as u64);
     l.str(" size=")
@@ -53,6 +54,7 @@ fn main() -> ! {
 
 /// Runs `f` on a freshly painted stack; returns its result and the deepest the stack went
 /// (from its top) meanwhile.
+#[inline(always)]
 fn measured<R>(f: impl FnOnce() -> R) -> (R, usize) {
     let mark = stack::paint();
     let r = f();
@@ -60,29 +62,53 @@ fn measured<R>(f: impl FnOnce() -> R) -> (R, usize) {
     (r, stack::top() - mark + used)
 }
 
-fn agent_main(buf: &'static mut [u8; STREAM_BUF]) -> Result<(), AgentError> {
-    let mut line = [0u8; 160];
-    let cmdline = host::cmdline(&mut line).unwrap_or(&[]);
-    let mut words = cmdline
-        .split(|&b| b == b' ')
-        .filter(|w| !w.is_empty())
-        .skip(1);
-    let mut path = [0u8; 128];
-    let out = words.next().unwrap_or(b"qemu-agent.data");
-    path.get_mut(..out.len())
-        .ok_or(AgentError::Host)?
-        .copy_from_slice(out);
-    let fault = match words.next() {
-        None => Fault::None,
-        Some(b"tiny-buffer") => Fault::TinyBuffer,
-        Some(b"missing-raw") => Fault::MissingRaw,
-        Some(b"panic") => Fault::Panic,
-        Some(_) => {
+/// Runs `f` on a freshly painted stack; returns its result and the bytes of stack it used
+/// below its caller.
+#[inline(always)]
+fn measured_below<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let mark = stack::paint();
+    let r = f();
+    (r, stack::used_below(mark))
+}
+
+/// The output path (NUL-terminated in place in `cmdline`) and the fault, from the
+/// semihosting command line `qemu-agent OUTPUT [FAULT]`.
+fn parse_args(cmdline: &mut [u8]) -> Result<(&[u8], Fault), AgentError> {
+    let len = host::cmdline(cmdline).map(<[u8]>::len).unwrap_or(0);
+    let line = cmdline.get_mut(..len).unwrap_or(&mut []);
+    // Words: the program, the output, the fault.
+    let mut start = line.iter().position(|&b| b == b' ').map_or(len, |p| p + 1);
+    if start >= len {
+        return Ok((b"qemu-agent.data\0", Fault::None));
+    }
+    let end = line
+        .iter()
+        .skip(start)
+        .position(|&b| b == b' ')
+        .map_or(len, |p| start + p);
+    let fault = match line.get(end.saturating_add(1)..).unwrap_or(&[]) {
+        b"" => Fault::None,
+        b"tiny-buffer" => Fault::TinyBuffer,
+        b"missing-raw" => Fault::MissingRaw,
+        b"panic" => Fault::Panic,
+        _ => {
             Line::new().str("error unknown fault").print();
             return Err(AgentError::Host);
         }
     };
+    // The output path ends at the space (made a NUL) or at the command line's NUL.
+    let cut = if end < len { end } else { len };
+    match cmdline.get_mut(cut) {
+        Some(b) => *b = 0,
+        None => return Err(AgentError::Host),
+    }
+    start = start.min(cut);
+    Ok((cmdline.get(start..=cut).unwrap_or(&[]), fault))
+}
 
+#[inline(never)]
+fn agent_main(buf: &'static mut [u8; STREAM_BUF], cmdline: &mut [u8]) -> Result<(), AgentError> {
+    let (path, fault) = parse_args(cmdline)?;
     image_figures();
     for task in &agent::TASKS {
         let mut l = Line::new();
@@ -96,19 +122,20 @@ fn agent_main(buf: &'static mut [u8; STREAM_BUF]) -> Result<(), AgentError> {
         bench(&mut buf[..])?;
     }
 
-    let file = host::open(&path[..=out.len()], nr::open::W_TRUNC_BINARY)?;
+    let file = host::open(path, nr::open::W_TRUNC_BINARY)?;
     let mut sink = Sink {
         file,
         bytes: 0,
         flushes: 0,
     };
-    let buf = match fault {
-        Fault::TinyBuffer => &mut buf[..TINY_BUF],
-        _ => &mut buf[..],
+    let buf: &mut [u8] = match fault {
+        Fault::TinyBuffer => buf.get_mut(..TINY_BUF).unwrap_or(&mut []),
+        _ => buf,
     };
     let size = buf.len();
     let mut stream = PipeStream::new(buf, Endian::Little)?;
-    let summary = agent::run(&mut stream, &mut sink, fault)?;
+    let (summary, run_stack) = measured_below(|| agent::run(&mut stream, &mut sink, fault));
+    let summary = summary?;
     file.close()?;
     let mut l = Line::new();
     l.str("stream bytes=")
@@ -118,10 +145,15 @@ fn agent_main(buf: &'static mut [u8; STREAM_BUF]) -> Result<(), AgentError> {
     l.str(" samples=").dec(summary.samples.into());
     l.str(" events=").dec(summary.events.into());
     l.str(" buffer=").dec(size as u64).print();
+    Line::new()
+        .str("stack agent_run=")
+        .dec(run_stack as u64)
+        .print();
     Ok(())
 }
 
 /// Prints the image's flash and static RAM, from cortex-m-rt's linker symbols.
+#[inline(never)]
 fn image_figures() {
     extern "C" {
         static __sdata: u32;
@@ -154,6 +186,7 @@ fn ticks(syst: &SYST, f: impl FnOnce()) -> u32 {
 /// `PipeStream::push` calls of one cpu-clock SAMPLE, against ticks of a loop of known
 /// instruction count. Under `qemu -icount`, time is instructions, so the ratio is
 /// instructions per sample. Also measures the stack one push takes.
+#[inline(never)]
 fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
     const LOOPS: u32 = 100_000;
     const SAMPLES: u32 = 1000;
@@ -202,7 +235,7 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
         stream.consume(n);
         Ok(())
     };
-    let (first, push_stack) = measured(|| push(&mut stream, 0));
+    let (first, push_stack) = measured_below(|| push(&mut stream, 0));
     first?;
     let mut result = Ok(());
     let sample_ticks = ticks(syst, || {
@@ -231,6 +264,7 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
 }
 
 /// Prints why the agent stopped.
+#[inline(never)]
 fn report(e: AgentError) {
     let mut l = Line::new();
     l.str("error ");
