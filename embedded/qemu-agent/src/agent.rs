@@ -173,7 +173,7 @@ pub struct Sink {
     /// The host file.
     pub file: HostFile,
     /// Bytes written.
-    pub bytes: u64,
+    pub bytes: u32,
     /// Flushes (writes of the buffer's pending bytes).
     pub flushes: u32,
 }
@@ -188,7 +188,7 @@ impl Sink {
         self.file.write_all(pending)?;
         let n = pending.len();
         s.consume(n);
-        self.bytes += n as u64;
+        self.bytes = self.bytes.saturating_add(n as u32);
         self.flushes += 1;
         Ok(())
     }

@@ -123,8 +123,8 @@ impl Line {
         self
     }
 
-    /// Appends `v` in decimal.
-    pub fn dec(&mut self, mut v: u64) -> &mut Self {
+    /// Appends `v` in decimal (32-bit: no 64-bit division routine in the image).
+    pub fn dec(&mut self, mut v: u32) -> &mut Self {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         for d in digits.iter_mut().rev() {

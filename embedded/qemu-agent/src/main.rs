@@ -36,9 +36,9 @@ fn main() -> ! {
     static mut CMDLINE: [u8; 160] = [0; 160];
     let (result, run_stack) = measured(|| agent_main(BUF, CMDLINE));
     let mut l = Line::new();
-    l.str("stack peak=").dec(run_stack as u64);
+    l.str("stack peak=").dec(run_stack as u32);
     l.str(" size=")
-        .dec((stack::top() - stack::bottom()) as u64)
+        .dec((stack::top() - stack::bottom()) as u32)
         .print();
     match result {
         Ok(()) => {
@@ -112,10 +112,7 @@ fn agent_main(buf: &'static mut [u8; STREAM_BUF], cmdline: &mut [u8]) -> Result<
     image_figures();
     for task in &agent::TASKS {
         let mut l = Line::new();
-        l.str("task ")
-            .dec(task.tid.into())
-            .str(" ")
-            .bytes(task.name);
+        l.str("task ").dec(task.tid).str(" ").bytes(task.name);
         l.str(" ip=").hex(agent::ip_of(task)).print();
     }
     if fault == Fault::None {
@@ -141,13 +138,13 @@ fn agent_main(buf: &'static mut [u8; STREAM_BUF], cmdline: &mut [u8]) -> Result<
     l.str("stream bytes=")
         .dec(sink.bytes)
         .str(" flushes=")
-        .dec(sink.flushes.into());
-    l.str(" samples=").dec(summary.samples.into());
-    l.str(" events=").dec(summary.events.into());
-    l.str(" buffer=").dec(size as u64).print();
+        .dec(sink.flushes);
+    l.str(" samples=").dec(summary.samples);
+    l.str(" events=").dec(summary.events);
+    l.str(" buffer=").dec(size as u32).print();
     Line::new()
         .str("stack agent_run=")
-        .dec(run_stack as u64)
+        .dec(run_stack as u32)
         .print();
     Ok(())
 }
@@ -164,9 +161,9 @@ fn image_figures() {
     let edata = (&raw const __edata) as usize;
     let sidata = (&raw const __sidata) as usize;
     let mut l = Line::new();
-    l.str("image flash=").dec((sidata + (edata - sdata)) as u64);
+    l.str("image flash=").dec((sidata + (edata - sdata)) as u32);
     l.str(" static_ram=")
-        .dec((stack::bottom() - sdata) as u64)
+        .dec((stack::bottom() - sdata) as u32)
         .print();
 }
 
@@ -249,16 +246,16 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
     result?;
     syst.disable_counter();
 
-    // instructions per sample, times 10: ticks * (2 * LOOPS) / (loop_ticks * SAMPLES).
-    let x10 = u64::from(sample_ticks) * u64::from(2 * LOOPS) * 10
-        / (u64::from(loop_ticks.max(1)) * u64::from(SAMPLES));
+    // Instructions per sample, times 10: ticks * (2 * LOOPS) / (loop_ticks * SAMPLES), in
+    // 32 bits (2 * LOOPS / SAMPLES = 200; the products stay far below 2^32).
+    let x10 = sample_ticks.saturating_mul(2 * LOOPS / SAMPLES * 10) / loop_ticks.max(1);
     let mut l = Line::new();
     l.str("cost sample_push_instructions_x10=").dec(x10);
-    l.str(" loop_ticks=").dec(loop_ticks.into());
-    l.str(" sample_ticks=").dec(sample_ticks.into()).print();
+    l.str(" loop_ticks=").dec(loop_ticks);
+    l.str(" sample_ticks=").dec(sample_ticks).print();
     Line::new()
         .str("stack sample_push=")
-        .dec(push_stack as u64)
+        .dec(push_stack as u32)
         .print();
     Ok(())
 }
@@ -272,9 +269,9 @@ fn report(e: AgentError) {
         AgentError::Host => l.str("host refused a call"),
         AgentError::Encode(EncodeError::BufferTooSmall { needed, available }) => l
             .str("encoder: buffer too small, needed=")
-            .dec(needed as u64)
+            .dec(needed as u32)
             .str(" available=")
-            .dec(available as u64),
+            .dec(available as u32),
         AgentError::Encode(EncodeError::MissingField { record, field }) => l
             .str("encoder: missing field ")
             .str(record)
@@ -296,10 +293,7 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     let mut l = Line::new();
     l.str("panic");
     if let Some(loc) = info.location() {
-        l.str(" at ")
-            .str(loc.file())
-            .str(":")
-            .dec(loc.line().into());
+        l.str(" at ").str(loc.file()).str(":").dec(loc.line());
     }
     l.print();
     host::exit(false)
