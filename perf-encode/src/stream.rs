@@ -1,7 +1,7 @@
 //! A pipe-mode session over a fixed caller buffer, for `no_std` users without an allocator.
 
 use crate::records::{HeaderAttr, HeaderFeature, RecordBody, RecordFramer};
-use crate::{to_slice, Encode, EncodeError, Endian};
+use crate::{to_slice, Encode, EncodeError, Encoder, Endian, SliceOutput};
 use perf_abi::{feature, record_type, PerfEventAttr, PerfPipeHeader, PERF_MAGIC, PIPE_HEADER_SIZE};
 
 /// Where a pipe stream is: what may come next.
@@ -204,7 +204,11 @@ impl<'b> PipeStream<'b> {
         if marker {
             to_slice(&HeaderFeature::END, endian, head)?;
         }
-        let written = to_slice(record, endian, tail)?.len();
+        // Encoded straight into the reserved bytes: `to_slice` would compute the length a
+        // second time.
+        let mut out = SliceOutput::new(tail);
+        record.encode(&mut Encoder::new(&mut out, endian))?;
+        let written = out.written();
         let framed = RecordFramer::new(endian)
             .check(space.get(..needed).unwrap_or(&[]))
             .ok()
