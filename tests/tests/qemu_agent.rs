@@ -349,6 +349,22 @@ fn agent_stream_reads_back_in_perf_and_linux_perf_data() {
     for ip in ips.values() {
         assert!(*ip > 0 && *ip < flash, "task ip {ip:#x} outside the image");
     }
+    // What the agent measured on itself (BENCHMARKS.md, "The encoder on a microcontroller"),
+    // held under ceilings a little above today's figures, so that growth is noticed. The
+    // goal (32 KiB of flash, 1 KiB of stack) is not met yet; BENCHMARKS.md says where the
+    // bytes go.
+    let ceilings = [
+        ("image", "flash", 40 * 1024),
+        ("image", "static_ram", 2048 + 256),
+        ("stack", "sample_push", 512),
+        ("stack", "agent_run", 2048),
+        ("stack", "peak", 3 * 1024),
+        ("cost", "sample_push_instructions_x10", 12_000),
+    ];
+    for (key, name, max) in ceilings {
+        let v = run.figure(key, name);
+        assert!(v > 0 && v <= max, "{key} {name}={v}, over {max}");
+    }
     let expected = expected_samples();
     assert_eq!(run.figure("stream", "samples"), expected.len() as u64);
     assert!(
