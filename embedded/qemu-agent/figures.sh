@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the agent: builds it (release), prints its sections (llvm-size), the flash of its
+# Measures the agent: builds it (release, or PROFILE=release-z), prints its sections (llvm-size), the flash of its
 # code and read-only data by owner (llvm-nm symbol sizes), then runs it under QEMU with
 # -icount shift=0 and prints what it measured on itself (stack, encoding cost).
 # Needs: rustup target add thumbv7m-none-eabi; rustup component add llvm-tools;
@@ -7,12 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TARGET_DIR="$PWD/target"
-cargo build --release --locked --quiet
-elf=target/thumbv7m-none-eabi/release/qemu-agent
+profile="${PROFILE:-release}" # or release-z (opt-level "z")
+cargo build --profile "$profile" --locked --quiet
+elf="target/thumbv7m-none-eabi/$profile/qemu-agent"
 bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
 
 echo "== sections (llvm-size -A)"
 "$bin/llvm-size" -A "$elf" | grep -E '^(section|\.vector_table|\.text|\.rodata|\.data|\.bss|\.uninit) '
+
+flash="$("$bin/llvm-size" -A "$elf" | awk '$1 ~ /^\.(vector_table|text|rodata|data)$/ { n += $2 } END { print n }')"
+echo "flash (vector table, text, read-only data, .data image): $flash bytes"
 
 echo "== flash by owner (text and rodata symbols, bytes)"
 # `qemu_agent::agent::Sink::push::{{closure}}` is `|s| s.push(record)`: its body is the
@@ -28,7 +32,8 @@ echo "== flash by owner (text and rodata symbols, bytes)"
     else o = "other (string constants: the format text, names)"
     total[o] += size; all += size
   }
-  END { for (o in total) printf "%7d  %s\n", total[o], o; printf "%7d  total\n", all }' | sort -rn
+  END { for (o in total) printf "%7d  %s\n", total[o], o; printf "%7d  total of the sized symbols\n", all }' | sort -rn
+echo "(the rest of the $flash bytes: read-only data without a sized symbol, mostly merged string constants, and alignment)"
 
 echo "== run (qemu-system-arm -machine lm3s6965evb -icount shift=0)"
 out="$(mktemp -d)"

@@ -355,7 +355,7 @@ fn agent_stream_reads_back_in_perf_and_linux_perf_data() {
     // bytes go.
     let ceilings = [
         ("image", "flash", 40 * 1024),
-        ("image", "static_ram", 2048 + 256),
+        ("image", "static_ram", 1536),
         ("stack", "sample_push", 512),
         ("stack", "agent_run", 2048),
         ("stack", "peak", 3 * 1024),

@@ -25,8 +25,8 @@ use perf_encode::records::{PidTid, Sample, SampleCpu, SampleLayout, SampleRecord
 use perf_encode::stream::PipeStream;
 use perf_encode::{EncodeError, Endian};
 
-/// The stream buffer: the largest record (the tracing data, about 1.3 KiB) must fit.
-const STREAM_BUF: usize = 2048;
+/// The stream buffer: the largest record (the tracing data, 1,080 bytes) must fit.
+const STREAM_BUF: usize = 1152;
 /// What the `tiny-buffer` fault leaves of it.
 const TINY_BUF: usize = 256;
 
