@@ -35,11 +35,7 @@ fn main() -> ! {
     static mut BUF: [u8; STREAM_BUF] = [0; STREAM_BUF];
     static mut CMDLINE: [u8; 160] = [0; 160];
     let (result, run_stack) = measured(|| agent_main(BUF, CMDLINE));
-    let mut l = Line::new();
-    l.str("stack peak=").dec(run_stack as u32);
-    l.str(" size=")
-        .dec((stack::top() - stack::bottom()) as u32)
-        .print();
+    print_peak(run_stack);
     match result {
         Ok(()) => {
             Line::new().str("done").print();
@@ -73,6 +69,7 @@ fn measured_below<R>(f: impl FnOnce() -> R) -> (R, usize) {
 
 /// The output path (NUL-terminated in place in `cmdline`) and the fault, from the
 /// semihosting command line `qemu-agent OUTPUT [FAULT]`.
+#[inline(never)]
 fn parse_args(cmdline: &mut [u8]) -> Result<(&[u8], Fault), AgentError> {
     let len = host::cmdline(cmdline).map(<[u8]>::len).unwrap_or(0);
     let line = cmdline.get_mut(..len).unwrap_or(&mut []);
@@ -110,11 +107,7 @@ fn parse_args(cmdline: &mut [u8]) -> Result<(&[u8], Fault), AgentError> {
 fn agent_main(buf: &'static mut [u8; STREAM_BUF], cmdline: &mut [u8]) -> Result<(), AgentError> {
     let (path, fault) = parse_args(cmdline)?;
     image_figures();
-    for task in &agent::TASKS {
-        let mut l = Line::new();
-        l.str("task ").dec(task.tid).str(" ").bytes(task.name);
-        l.str(" ip=").hex(agent::ip_of(task)).print();
-    }
+    print_tasks();
     if fault == Fault::None {
         bench(&mut buf[..])?;
     }
@@ -134,6 +127,33 @@ fn agent_main(buf: &'static mut [u8; STREAM_BUF], cmdline: &mut [u8]) -> Result<
     let (summary, run_stack) = measured_below(|| agent::run(&mut stream, &mut sink, fault));
     let summary = summary?;
     file.close()?;
+    print_stream(&sink, &summary, size, run_stack);
+    Ok(())
+}
+
+// The console lines are printed by functions of their own (not inlined), so that their
+// 100-byte line buffers are not in the frames of the functions that call the encoder.
+
+#[inline(never)]
+fn print_peak(run_stack: usize) {
+    let mut l = Line::new();
+    l.str("stack peak=").dec(run_stack as u32);
+    l.str(" size=")
+        .dec((stack::top() - stack::bottom()) as u32)
+        .print();
+}
+
+#[inline(never)]
+fn print_tasks() {
+    for task in &agent::TASKS {
+        let mut l = Line::new();
+        l.str("task ").dec(task.tid).str(" ").bytes(task.name);
+        l.str(" ip=").hex(agent::ip_of(task)).print();
+    }
+}
+
+#[inline(never)]
+fn print_stream(sink: &Sink, summary: &agent::Summary, size: usize, run_stack: usize) {
     let mut l = Line::new();
     l.str("stream bytes=")
         .dec(sink.bytes)
@@ -146,7 +166,6 @@ fn agent_main(buf: &'static mut [u8; STREAM_BUF], cmdline: &mut [u8]) -> Result<
         .str("stack agent_run=")
         .dec(run_stack as u32)
         .print();
-    Ok(())
 }
 
 /// Prints the image's flash and static RAM, from cortex-m-rt's linker symbols.
