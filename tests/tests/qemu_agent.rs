@@ -358,7 +358,7 @@ fn agent_stream_reads_back_in_perf_and_linux_perf_data() {
         ("image", "static_ram", 1536),
         ("stack", "sample_push", 512),
         ("stack", "agent_run", 2048),
-        ("stack", "peak", 3 * 1024),
+        ("stack", "peak", 2560),
         ("cost", "sample_push_instructions_x10", 12_000),
     ];
     for (key, name, max) in ceilings {
