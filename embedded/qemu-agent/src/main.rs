@@ -318,6 +318,9 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     host::exit(false)
 }
 
+/// A fault (a bad address, an undefined instruction) ends the run as a failure instead of
+/// cortex-m-rt's default endless loop, which would leave the host waiting for its timeout.
+/// cortex-m-rt requires the handler to be an `unsafe fn`; its body does nothing unsafe.
 #[exception]
 unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
     Line::new()
