@@ -460,6 +460,8 @@ fn agent_failures_fail_the_run() {
             "agent: error encoder: missing field SAMPLE.raw",
         ),
         ("panic", "agent: panic at src/agent.rs:"),
+        // An undefined instruction: the HardFault handler ends the run (no hang).
+        ("hard-fault", "agent: hard fault at pc=0x"),
     ];
     for (fault, message) in cases {
         let run = run_agent(Some(fault));

@@ -230,6 +230,8 @@ pub enum Fault {
     MissingRaw,
     /// The firmware panics halfway.
     Panic,
+    /// The firmware executes an undefined instruction halfway: a HardFault.
+    UndefinedInstruction,
 }
 
 /// What the run produced.
@@ -272,6 +274,10 @@ pub fn run(
         }
         if fault == Fault::Panic && tick == TICKS / 2 {
             panic!("injected");
+        }
+        if fault == Fault::UndefinedInstruction && tick == TICKS / 2 {
+            // A permanently undefined instruction: a UsageFault, taken as a HardFault.
+            cortex_m::asm::udf();
         }
         if (tick + 1) % ROUND_EVERY == 0 {
             round(stream, sink)?;

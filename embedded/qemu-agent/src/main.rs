@@ -4,10 +4,11 @@
 //! semihosting whenever the buffer fills. No heap.
 //!
 //! Command line (QEMU `-semihosting-config enable=on,target=native,arg=...`):
-//! `qemu-agent OUTPUT [FAULT]`, FAULT one of `tiny-buffer`, `missing-raw`, `panic`. It
-//! prints `agent: ...` lines on the semihosting console (the tasks' addresses, the stream's
-//! size, the measured stack, image size and encoding cost) and exits 0 only after the
-//! whole stream is on the host; any encoder or host error, or a panic, exits 1.
+//! `qemu-agent OUTPUT [FAULT]`, FAULT one of `tiny-buffer`, `missing-raw`, `panic`,
+//! `hard-fault`. It prints `agent: ...` lines on the semihosting console (the tasks'
+//! addresses, the stream's size, the measured stack, image size and encoding cost) and
+//! exits 0 only after the whole stream is on the host; any encoder or host error, a panic
+//! or a fault exits 1.
 #![no_std]
 #![no_main]
 
@@ -88,6 +89,7 @@ fn parse_args(cmdline: &mut [u8]) -> Result<(&[u8], Fault), AgentError> {
         b"tiny-buffer" => Fault::TinyBuffer,
         b"missing-raw" => Fault::MissingRaw,
         b"panic" => Fault::Panic,
+        b"hard-fault" => Fault::UndefinedInstruction,
         _ => {
             Line::new().str("error unknown fault").print();
             return Err(AgentError::Host);
