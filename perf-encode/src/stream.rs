@@ -27,6 +27,11 @@ enum Phase {
 /// record, is [`EncodeError::Unordered`]; the first record after features writes the end
 /// marker first (both or neither).
 ///
+/// The largest record must fit the buffer. For tracepoints that is usually
+/// HEADER_TRACING_DATA; [`HeaderTracingDataOf`](crate::records::HeaderTracingDataOf) encodes
+/// it straight into the buffer, with no second buffer for the blob
+/// (`embedded/qemu-agent` in the repository streams from a Cortex-M3 this way, in 1,152 bytes).
+///
 /// ```
 /// use perf_abi::{attr, feature, PerfEventAttr};
 /// use perf_encode::records::FinishedRound;
