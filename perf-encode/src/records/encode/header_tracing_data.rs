@@ -141,3 +141,35 @@ impl<T: Encode + ?Sized> Encode for HeaderTracingDataOf<'_, T> {
             })
     }
 }
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::features::{FormatText, TracepointFormat, TracingData};
+    use crate::stream::PipeStream;
+    use crate::{to_vec, Endian};
+
+    #[test]
+    fn in_place_equals_the_blob_in_both_byte_orders_and_through_a_pipe_stream() {
+        let events = [TracepointFormat {
+            system: "device",
+            format: FormatText::Text(b"name: x\nID: 7\nformat:\n"),
+        }];
+        let td = TracingData {
+            events: &events,
+            ..TracingData::new(4, 4096)
+        };
+        for e in [Endian::Little, Endian::Big] {
+            let blob = to_vec(&td, e).unwrap();
+            let want = to_vec(&HeaderTracingData { data: &blob }, e).unwrap();
+            let of = HeaderTracingDataOf { data: &td };
+            assert_eq!(of.encoded_len(), Ok(want.len()));
+            assert_eq!(to_vec(&of, e).unwrap(), want);
+
+            let mut buf = [0u8; 2048];
+            let mut s = PipeStream::new(&mut buf, e).unwrap();
+            s.push(&of).unwrap();
+            assert_eq!(&s.pending()[16..], &want[..]);
+        }
+    }
+}
