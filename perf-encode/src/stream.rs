@@ -1,7 +1,7 @@
 //! A pipe-mode session over a fixed caller buffer, for `no_std` users without an allocator.
 
 use crate::records::{HeaderAttr, HeaderFeature, RecordBody, RecordFramer};
-use crate::{to_slice, Encode, EncodeError, Endian};
+use crate::{to_slice, Encode, EncodeError, Encoder, Endian, SliceOutput};
 use perf_abi::{feature, record_type, PerfEventAttr, PerfPipeHeader, PERF_MAGIC, PIPE_HEADER_SIZE};
 
 /// Where a pipe stream is: what may come next.
@@ -26,6 +26,11 @@ enum Phase {
 /// order perf needs is enforced: an attr after a feature or a record, or a feature after a
 /// record, is [`EncodeError::Unordered`]; the first record after features writes the end
 /// marker first (both or neither).
+///
+/// The largest record must fit the buffer. For tracepoints that is usually
+/// HEADER_TRACING_DATA; [`HeaderTracingDataOf`](crate::records::HeaderTracingDataOf) encodes
+/// it straight into the buffer, with no second buffer for the blob
+/// (`embedded/qemu-agent` in the repository streams from a Cortex-M3 this way, in 1,152 bytes).
 ///
 /// ```
 /// use perf_abi::{attr, feature, PerfEventAttr};
@@ -204,7 +209,11 @@ impl<'b> PipeStream<'b> {
         if marker {
             to_slice(&HeaderFeature::END, endian, head)?;
         }
-        let written = to_slice(record, endian, tail)?.len();
+        // Encoded straight into the reserved bytes: `to_slice` would compute the length a
+        // second time.
+        let mut out = SliceOutput::new(tail);
+        record.encode(&mut Encoder::new(&mut out, endian))?;
+        let written = out.written();
         let framed = RecordFramer::new(endian)
             .check(space.get(..needed).unwrap_or(&[]))
             .ok()
@@ -225,9 +234,15 @@ impl<'b> PipeStream<'b> {
             return Err(EncodeError::BufferTooSmall { needed, available });
         }
         if self.buf.len().saturating_sub(self.end) < needed && self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end = self.end.saturating_sub(self.start);
-            self.start = 0;
+            // `copy_within(start..end, 0)` would panic on a range outside the buffer; the
+            // pending bytes, taken with `get_mut`, cannot be (and no panic path is linked).
+            if let Some(live) = self.buf.get_mut(..self.end) {
+                if let Some(pending) = live.len().checked_sub(self.start) {
+                    live.copy_within(self.start.., 0);
+                    self.end = pending;
+                    self.start = 0;
+                }
+            }
         }
         let end = self.end.saturating_add(needed);
         self.buf
@@ -268,6 +283,23 @@ mod tests {
         out.extend_from_slice(s.pending());
         assert_eq!(out.len(), 16 + 32);
         assert_eq!(&out[out.len() - 8..], &[0, 0, 0, 82, 0, 0, 0, 8]);
+    }
+
+    #[test]
+    fn partly_consumed_bytes_move_to_the_start_for_a_record() {
+        let mut buf = [0u8; 40];
+        let mut s = PipeStream::new(&mut buf, Endian::Little).unwrap();
+        for _ in 0..3 {
+            s.push(&FinishedRound).unwrap();
+        }
+        let before = s.pending()[8..].to_vec();
+        s.consume(8);
+        assert_eq!(s.free(), 8);
+        s.push(&FinishedInit).unwrap();
+        assert_eq!(s.pending().len(), 40);
+        assert_eq!(&s.pending()[..32], &before[..]);
+        assert_eq!(&s.pending()[32..], &[82, 0, 0, 0, 0, 0, 8, 0]);
+        assert_eq!(s.free(), 0);
     }
 
     #[test]

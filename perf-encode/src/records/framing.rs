@@ -543,7 +543,10 @@ impl RecordFramer {
             let take = want.saturating_sub(s.have).min(rest.len());
             let end = s.have.saturating_add(take);
             if let (Some(dst), Some(src)) = (s.header.get_mut(s.have..end), rest.get(..take)) {
-                dst.copy_from_slice(src);
+                // Not `copy_from_slice`: its length-mismatch panic would be linked in.
+                for (d, b) in dst.iter_mut().zip(src) {
+                    *d = *b;
+                }
             }
             s.have = end;
             pos = pos.saturating_add(take);

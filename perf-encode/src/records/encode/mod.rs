@@ -36,7 +36,7 @@ pub use event_update::EventUpdateName;
 pub use finished::{FinishedInit, FinishedRound};
 pub use header_attr::HeaderAttr;
 pub use header_feature::HeaderFeature;
-pub use header_tracing_data::HeaderTracingData;
+pub use header_tracing_data::{HeaderTracingData, HeaderTracingDataOf};
 pub use id_index::IdIndex;
 pub use ksymbol::Ksymbol;
 pub use lost::Lost;
