@@ -267,7 +267,7 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
     }
 
     fn max_split(&self) -> Option<u64> {
-        None
+        self.stream.split_limit()
     }
 
     fn abandon_partial(&mut self) -> u64 {

@@ -158,7 +158,7 @@ impl<W: Write> RecordStream<W> {
         let partial = next.partial_len();
         if partial > 0 {
             let len = next.record_len().unwrap_or(partial);
-            if let Some(max) = self.max_split.filter(|&max| len > max) {
+            if let Some(max) = self.split_limit().filter(|&max| len > max) {
                 return Err(WriterError::SplitRecordTooLong { len, max }.into());
             }
         }
@@ -247,6 +247,16 @@ impl<W: Write> RecordStream<W> {
         match self.framer.after_plain_records(n) {
             Some(next) if self.compress.active.is_none() => self.take(bufs, next),
             _ => self.write_records_vectored(bufs).map(drop),
+        }
+    }
+
+    /// The longest unfinished record the stream holds back (`None`: any). While compressing
+    /// an unfinished record waits in memory in every mode (it cannot spill into a frame), so
+    /// the limit is pipe mode's, [`MAX_SPLIT_RECORD_LEN`].
+    pub(crate) fn split_limit(&self) -> Option<u64> {
+        match self.compress.active {
+            Some(_) => Some(self.max_split.unwrap_or(MAX_SPLIT_RECORD_LEN)),
+            None => self.max_split,
         }
     }
 

@@ -40,7 +40,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// it; COMPRESSED records the output did not take wait and are sent again first. Limits
     /// while compressing: an unfinished record is held in memory whole in file mode too (it
     /// is not written out early, as a record longer than the buffer is without
-    /// compression); a call that compressed records is taken even when the output then
+    /// compression), so in both modes a record split across calls may be at most
+    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN) bytes
+    /// ([`WriterError::SplitRecordTooLong`] at the call that would hold more; a longer
+    /// record is taken in one call); a call that compressed records is taken even when the output then
     /// fails to take them (the error comes back at the next call that writes, flushes or
     /// finishes, which is refused whole until they are sent); and the records
     /// [`finish_truncated`](Self::finish_truncated) keeps are counted as they are in the

@@ -660,3 +660,57 @@ fn mmap_len_needs_twice_the_largest_chunk_in_perf() {
         }
     }
 }
+
+/// While compressing, an unfinished record waits in memory in file mode too, so a record
+/// split across calls is limited as in pipe mode: an AUXTRACE announcing 1 MiB of payload is
+/// refused at the call that begins it (`SplitRecordTooLong`), checked or not; the same record
+/// in one call is taken, and the file reads.
+#[test]
+fn a_long_record_split_while_compressing_is_refused_at_its_first_call() {
+    let e = Endian::Little;
+    const AUXTRACE: u32 = 71;
+    let payload = 1u64 << 20;
+    let mut head = vec![0u8; 48];
+    head[..4].copy_from_slice(&AUXTRACE.to_le_bytes());
+    head[6..8].copy_from_slice(&48u16.to_le_bytes());
+    head[8..16].copy_from_slice(&payload.to_le_bytes());
+    for strict in [true, false] {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        w.set_strict(strict);
+        w.set_compression(Some(ALIGNED)).unwrap();
+        fill(&mut w, e, 10, false);
+        let err = w.write_event_data(&head).unwrap_err();
+        match WriterError::from_io(&err) {
+            Some(WriterError::SplitRecordTooLong { len, max }) => {
+                assert_eq!(*len, 48 + payload);
+                assert_eq!(*max, perf_writer_std::MAX_SPLIT_RECORD_LEN);
+            }
+            other => panic!("strict {strict}: {other:?}"),
+        }
+        assert_eq!(w.partial_record_len(), 0, "nothing held");
+        // Whole, in one call: taken.
+        let mut whole = head.clone();
+        whole.resize(48 + payload as usize, 0x5a);
+        w.write_event_data(&whole).unwrap();
+        fill_more(&mut w, e);
+        let bytes = w.finish().unwrap().into_inner();
+        assert_eq!(lpd_samples(&bytes).len(), 11, "strict {strict}");
+    }
+}
+
+/// One more SAMPLE of [`fill`]'s event.
+fn fill_more<O: OutputMode>(w: &mut PerfWriter<O>, e: Endian) {
+    let s = StdSample {
+        id: 20,
+        ip: 0x40_0000,
+        pid: 300,
+        tid: 300,
+        time: 1_000_000,
+        cpu: 0,
+        period: 4000,
+        raw: None,
+        misc: 2,
+    }
+    .encode(e);
+    w.write_event_data(&s).unwrap();
+}
