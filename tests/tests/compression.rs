@@ -209,7 +209,8 @@ fn plain_and_compressed_read_the_same_in_perf_and_linux_perf_data() {
             if !pipe && e == Endian::Little {
                 let tp = tp_reader::read_bytes(&bytes).unwrap();
                 assert!(tp.desc("cpu-clock").is_some(), "{what}");
-                assert_eq!(tp.count(COMPRESSED.into()), count(&stored, COMPRESSED) as u64);
+                let compressed = count(&stored, COMPRESSED) as u64;
+                assert_eq!(tp.count(COMPRESSED.into()), compressed, "{what}");
                 assert_eq!(tp.count(SAMPLE.into()), 0, "{what}");
                 assert_eq!(tp.count(3), 1, "{what}");
             }
