@@ -210,8 +210,8 @@ fn plain_and_compressed_read_the_same_in_perf_and_linux_perf_data() {
                 let tp = tp_reader::read_bytes(&bytes).unwrap();
                 assert!(tp.desc("cpu-clock").is_some(), "{what}");
                 let compressed = count(&stored, COMPRESSED) as u64;
-                assert_eq!(tp.count(COMPRESSED.into()), compressed, "{what}");
-                assert_eq!(tp.count(SAMPLE.into()), 0, "{what}");
+                assert_eq!(tp.count(COMPRESSED), compressed, "{what}");
+                assert_eq!(tp.count(SAMPLE), 0, "{what}");
                 assert_eq!(tp.count(3), 1, "{what}");
             }
             if let Some(lines) = &plain_lines {
