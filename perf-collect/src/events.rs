@@ -4,7 +4,8 @@ use crate::error::CollectError;
 use crate::tracefs::{Tracefs, TracepointFormat};
 use std::path::Path;
 use tracepoint_decode::{
-    PerfEventAttr, PerfEventAttrOptions as O, PerfEventAttrSampleType as S, PerfEventAttrType,
+    PerfEventAttr, PerfEventAttrOptions as O, PerfEventAttrReadFormat,
+    PerfEventAttrSampleType as S, PerfEventAttrType,
 };
 
 /// Software events by their perf names (`PERF_COUNT_SW_*`).
@@ -72,8 +73,9 @@ pub const TRACKING_EVENT_NAME: &str = "dummy:HG";
 
 impl EventSpec {
     /// The attr this event is opened with and described by. `wakeup_bytes` is the ring's
-    /// wakeup watermark; `freq` the sampling frequency of counters.
-    pub fn attr(&self, wakeup_bytes: u32, freq: u64) -> PerfEventAttr {
+    /// wakeup watermark; `freq` the sampling frequency of counters; `read_lost` asks for
+    /// `PERF_FORMAT_LOST` (kernels since 6.0: `read` tells how many records were dropped).
+    pub fn attr(&self, wakeup_bytes: u32, freq: u64, read_lost: bool) -> PerfEventAttr {
         let common = O::SampleIdAll.or(O::Watermark).or(O::Disabled);
         let (attr_type, config, sample_type, options, sample_time) = match &self.kind {
             EventKind::Tracepoint(f) => (
@@ -103,6 +105,10 @@ impl EventSpec {
             config,
             sample_time,
             sample_type,
+            read_format: match read_lost {
+                true => PerfEventAttrReadFormat::Lost,
+                false => PerfEventAttrReadFormat::None,
+            },
             options,
             wakeup_value: wakeup_bytes,
             ..Default::default()

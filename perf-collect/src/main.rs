@@ -104,8 +104,12 @@ mod cli {
                 }
                 // Losses are always reported, even with -q.
                 if s.lost_events > 0 || s.lost_records > 0 || s.lost_samples > 0 {
+                    let late = match s.lost_added {
+                        0 => String::new(),
+                        n => format!(", {n} of them counted when the recording stopped"),
+                    };
                     eprintln!(
-                        "perf-collect: the kernel lost {} events ({} LOST records) and {} samples: the ring buffers filled up; try a larger -m",
+                        "perf-collect: the kernel lost {} events ({} LOST records{late}) and {} samples: the ring buffers filled up; try a larger -m",
                         s.lost_events, s.lost_records, s.lost_samples
                     );
                 } else if !args.quiet {

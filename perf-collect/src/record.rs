@@ -119,6 +119,23 @@ struct Opened {
     cpus: Vec<(u32, Ring, Vec<EventFd>)>,
     /// Per event: the ids of its descriptors (one per CPU).
     ids: Vec<Vec<u64>>,
+    /// The events were opened with `PERF_FORMAT_LOST`.
+    read_lost: bool,
+}
+
+/// The wakeup watermark: a quarter of the ring (the kernel's default is half).
+fn wakeup_bytes(opts: &Options) -> u32 {
+    let data_size = opts.mmap_pages.saturating_mul(page_size());
+    u32::try_from(data_size / 4).unwrap_or(u32::MAX).max(1)
+}
+
+/// True when this kernel takes `PERF_FORMAT_LOST` (6.0 and later) for `spec` on `cpu`.
+fn kernel_reads_lost(spec: &EventSpec, cpu: u32, opts: &Options) -> bool {
+    let attr = perf_abi::PerfEventAttr::from(&spec.attr(wakeup_bytes(opts), opts.freq, true));
+    match EventFd::open(&attr, -1, cpu as i32) {
+        Ok(_) => true,
+        Err(e) => e.raw_os_error() != Some(nix::libc::EINVAL),
+    }
 }
 
 fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Opened, CollectError> {
@@ -132,15 +149,19 @@ fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Open
                 opts.mmap_pages
             ))
         })?;
-    // Wake up when a quarter of the ring is full (the kernel's default is half).
-    let wakeup = u32::try_from(data_size / 4).unwrap_or(u32::MAX).max(1);
+    let wakeup = wakeup_bytes(opts);
+    let read_lost = match (specs.first(), cpus.first()) {
+        (Some(spec), Some(&cpu)) => kernel_reads_lost(spec, cpu, opts),
+        _ => false,
+    };
     let attrs: Vec<perf_abi::PerfEventAttr> = specs
         .iter()
-        .map(|s| perf_abi::PerfEventAttr::from(&s.attr(wakeup, opts.freq)))
+        .map(|s| perf_abi::PerfEventAttr::from(&s.attr(wakeup, opts.freq, read_lost)))
         .collect();
     let mut opened = Opened {
         cpus: Vec::with_capacity(cpus.len()),
         ids: vec![Vec::with_capacity(cpus.len()); specs.len()],
+        read_lost,
     };
     for &cpu in cpus {
         let mut fds: Vec<EventFd> = Vec::with_capacity(specs.len());
@@ -330,10 +351,9 @@ fn describe<O: OutputMode>(
             }
         }
     }
-    let data_size = opts.mmap_pages * page_size();
-    let wakeup = u32::try_from(data_size / 4).unwrap_or(u32::MAX).max(1);
+    let wakeup = wakeup_bytes(opts);
     for (spec, ids) in specs.iter().zip(&opened.ids) {
-        let attr = spec.attr(wakeup, opts.freq);
+        let attr = spec.attr(wakeup, opts.freq, opened.read_lost);
         match &spec.kind {
             EventKind::Tracepoint(f) => {
                 w.add_tracepoint_event_desc_from_text(ids, &attr, &spec.name, &f.system, &f.text)
@@ -447,7 +467,7 @@ fn run<O: OutputMode>(
     let progress = opts.progress && io::stderr().is_terminal();
     let start = Instant::now();
     let deadline = opts.duration.map(|d| start + d);
-    let mut stats = RingStats::default();
+    let mut stats = vec![RingStats::default(); opened.cpus.len()];
     let mut last_progress = start;
     let mut command_status = None;
 
@@ -496,7 +516,7 @@ fn run<O: OutputMode>(
         }
         if progress && last_progress.elapsed() >= Duration::from_secs(1) {
             last_progress = Instant::now();
-            print_progress(&stats, start.elapsed());
+            print_progress(&RingStats::total(&stats), start.elapsed());
         }
         let mut stop = None;
         while let Ok(Some(info)) = sigfd.read_signal() {
@@ -533,6 +553,13 @@ fn run<O: OutputMode>(
             Err(e) => return Err(e),
         }
     }
+    if stop != StopReason::OutputClosed {
+        if let Err(e) = add_unreported_losses(&mut w, &opened, &mut stats) {
+            if !(pipe && is_broken_pipe(&e)) {
+                return Err(e);
+            }
+        }
+    }
     if progress {
         eprintln!();
     }
@@ -550,7 +577,7 @@ fn run<O: OutputMode>(
         Err(e) => return Err(writer_err("finishing the output")(e)),
     }
     Ok(Summary {
-        stats,
+        stats: RingStats::total(&stats),
         cpus: opened.cpus.len(),
         stop,
         command_status,
@@ -569,16 +596,61 @@ fn broken_pipe(e: &WriterError) -> bool {
 fn drain_all<O: OutputMode>(
     w: &mut PerfWriter<O>,
     opened: &mut Opened,
-    stats: &mut RingStats,
+    stats: &mut [RingStats],
 ) -> Result<(), CollectError> {
     let mut wrote = false;
-    for (_, ring, _) in &mut opened.cpus {
+    for ((_, ring, _), stats) in opened.cpus.iter_mut().zip(stats) {
         wrote |= ring_reader::drain(ring, w, stats)?;
     }
     if wrote {
         w.write_finished_round()
             .map_err(io_writer_err("writing FINISHED_ROUND"))?;
     }
+    Ok(())
+}
+
+/// The kernel writes a LOST record only when a record fits again: records dropped just
+/// before the events were disabled are never reported that way. Their count is in each
+/// event's `PERF_FORMAT_LOST` value: what it adds up to beyond the LOST records of a ring
+/// goes into the file as one more LOST record of that ring (timed after its last record).
+fn add_unreported_losses<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    opened: &Opened,
+    stats: &mut [RingStats],
+) -> Result<(), CollectError> {
+    if !opened.read_lost {
+        return Ok(());
+    }
+    let last_time = stats.iter().map(|s| s.last_time).max().unwrap_or(0);
+    for ((cpu, _, fds), stats) in opened.cpus.iter().zip(stats) {
+        let lost: u64 = fds.iter().filter_map(|fd| fd.read_lost().ok()).sum();
+        let missing = lost.saturating_sub(stats.lost_events);
+        let Some(owner) = fds.first() else { continue };
+        if missing == 0 {
+            continue;
+        }
+        let id = owner.id().map_err(|source| CollectError::System {
+            what: "reading an event id",
+            source,
+        })?;
+        let trailer = SampleId {
+            tid: Some(PidTid {
+                pid: u32::MAX,
+                tid: u32::MAX,
+            }),
+            time: Some(last_time),
+            cpu: Some(SampleCpu { cpu: *cpu, res: 0 }),
+            identifier: Some(id),
+            ..Default::default()
+        };
+        w.write_lost(id, missing, &trailer)
+            .map_err(writer_err("writing a LOST record"))?;
+        stats.lost_events += missing;
+        stats.lost_records += 1;
+        stats.lost_added += missing;
+    }
+    w.write_finished_round()
+        .map_err(io_writer_err("writing FINISHED_ROUND"))?;
     Ok(())
 }
 

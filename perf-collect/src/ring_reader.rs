@@ -29,10 +29,38 @@ pub struct RingStats {
     pub lost_records: u64,
     /// Samples dropped by the kernel (the sum of LOST_SAMPLES records' counts).
     pub lost_samples: u64,
+    /// Of `lost_events`, those the kernel had not reported in a LOST record when the
+    /// recording stopped (counted from the events' `PERF_FORMAT_LOST` values and written
+    /// as one more LOST record).
+    pub lost_added: u64,
+    /// The latest time stamp seen.
+    pub last_time: u64,
     /// Records the writer refused (kept out of the file, counted here).
     pub refused: u64,
     /// The first refusal, for the report.
     pub first_refusal: Option<String>,
+}
+
+impl RingStats {
+    /// The sum of `all`.
+    pub fn total(all: &[RingStats]) -> RingStats {
+        let mut t = RingStats::default();
+        for s in all {
+            t.records += s.records;
+            t.samples += s.samples;
+            t.bytes += s.bytes;
+            t.lost_events += s.lost_events;
+            t.lost_records += s.lost_records;
+            t.lost_samples += s.lost_samples;
+            t.lost_added += s.lost_added;
+            t.last_time = t.last_time.max(s.last_time);
+            t.refused += s.refused;
+            if t.first_refusal.is_none() {
+                t.first_refusal.clone_from(&s.first_refusal);
+            }
+        }
+        t
+    }
 }
 
 /// One record of a [`Pending`] run: its bytes, in two pieces when it wraps.
@@ -43,6 +71,10 @@ struct RecordView<'a> {
 }
 
 impl RecordView<'_> {
+    fn len(&self) -> usize {
+        self.a.len() + self.b.len()
+    }
+
     /// The native-endian u64 at `off` in the record.
     fn u64_at(&self, off: usize) -> Option<u64> {
         let mut bytes = [0u8; 8];
@@ -91,6 +123,15 @@ fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>)) {
 fn count(p: &Pending<'_>, stats: &mut RingStats) {
     for_each_record(p, |r| {
         stats.records += 1;
+        // TIME: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id
+        // trailer before CPU and IDENTIFIER (the layout every event here has).
+        let time_at = match r.rtype {
+            RECORD_SAMPLE => Some(32),
+            _ => r.len().checked_sub(24).filter(|&at| at >= 8),
+        };
+        if let Some(t) = time_at.and_then(|at| r.u64_at(at)) {
+            stats.last_time = stats.last_time.max(t);
+        }
         match r.rtype {
             RECORD_SAMPLE => stats.samples += 1,
             RECORD_LOST => {

@@ -81,6 +81,18 @@ impl EventFd {
         check(rc)
     }
 
+    /// The number of records the kernel dropped because the ring was full while this
+    /// event wrote to it (`read` with `PERF_FORMAT_LOST`, the only read format it is
+    /// opened with: `{u64 value, u64 lost}`).
+    pub fn read_lost(&self) -> io::Result<u64> {
+        let mut buf = [0u8; 16];
+        let n = nix::unistd::read(self.fd.as_raw_fd(), &mut buf).map_err(io::Error::from)?;
+        match (n, buf.get(8..16).and_then(|b| <[u8; 8]>::try_from(b).ok())) {
+            (16, Some(lost)) => Ok(u64::from_ne_bytes(lost)),
+            _ => Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+        }
+    }
+
     /// Starts counting.
     pub fn enable(&self) -> io::Result<()> {
         // SAFETY: PERF_EVENT_IOC_ENABLE takes an integer flag by value; the descriptor is
