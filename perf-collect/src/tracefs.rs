@@ -40,15 +40,25 @@ impl Tracefs {
                 c
             }
         };
+        let mut denied = None;
         for root in candidates {
-            if root.join("events").is_dir() {
-                return Ok(Tracefs { root });
+            let events = root.join("events");
+            match std::fs::metadata(&events) {
+                Ok(m) if m.is_dir() => return Ok(Tracefs { root }),
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                    denied.get_or_insert((events, e));
+                }
+                _ => {}
             }
             if !looked.contains(&root) {
                 looked.push(root);
             }
         }
-        Err(CollectError::TracefsNotFound { looked })
+        match denied {
+            // tracefs is there, for root only.
+            Some((path, source)) => Err(CollectError::TracefsRead { path, source }),
+            None => Err(CollectError::TracefsNotFound { looked }),
+        }
     }
 
     /// The mount's directory.

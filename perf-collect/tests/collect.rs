@@ -500,4 +500,83 @@ fn without_privilege_the_error_names_perf_event_paranoid() {
     assert!(err.contains("perf_event_paranoid"), "{err}");
     assert!(err.contains(&format!("is {paranoid}")), "{err}");
     assert!(!output.exists());
+    // A tracepoint: tracefs is root's (mode 0700) on most systems, or perf_event_open is
+    // refused as above; either way one line saying to run as root.
+    let out = Command::new(setpriv)
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+            path_str(&bin),
+            "-e",
+            "sched:sched_switch",
+            "-o",
+            path_str(&output),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("run as root"), "{err}");
+    assert!(!output.exists());
+}
+
+#[test]
+fn lost_events_are_kept_and_reported() {
+    const EVENT: &str = "syscalls:sys_enter_getppid";
+    if !require_collect(EVENT) {
+        return;
+    }
+    const N: u64 = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    // One page per CPU (about 50 records): the ring overflows.
+    let out = collect(&[
+        "-m",
+        "1",
+        "-e",
+        EVENT,
+        "-o",
+        path_str(&path),
+        "--",
+        WORKLOAD,
+        "getppid",
+        &N.to_string(),
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let pid = workload_pid(&err);
+    let lost_line = err
+        .lines()
+        .find(|l| l.contains("the kernel lost"))
+        .unwrap_or_else(|| panic!("no loss reported:\n{err}"));
+    let reported: u64 = lost_line
+        .split_whitespace()
+        .nth(4)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{lost_line}"));
+    // The file holds LOST records adding up to the count on stderr.
+    let bytes = std::fs::read(&path).unwrap();
+    let summary = lpd::read_file(&bytes).unwrap();
+    let in_file: u64 = summary
+        .records
+        .iter()
+        .filter(|r| r.record_type == 2)
+        .map(|r| u64::from_ne_bytes(r.payload[8..16].try_into().unwrap()))
+        .sum();
+    assert_eq!(in_file, reported);
+    // Nothing vanished: every getppid of the workload was recorded or counted as lost.
+    let script = perf_script(&path, &SCRIPT_FIELDS);
+    script.assert_success();
+    let recorded = count_of(&script_events(&script), pid, EVENT) as u64;
+    assert!(recorded + reported >= N, "{recorded} + {reported} < {N}");
+    assert!(recorded < N);
+    // perf counts the same loss.
+    let stats = integration_tests::perf_tool::perf_report_stats(&path);
+    stats.assert_success();
+    assert!(stats.stdout.contains("LOST events"), "{}", stats.stdout);
 }
