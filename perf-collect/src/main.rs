@@ -49,9 +49,15 @@ mod cli {
         #[arg(long, value_name = "DIR")]
         tracefs: Option<PathBuf>,
 
-        /// No progress line and no summary on stderr.
+        /// No progress line and no summary on stderr (losses are still reported).
         #[arg(short = 'q', long)]
         quiet: bool,
+
+        /// Check each of the kernel's records against its event's attr (the writer's strict
+        /// mode) and leave out, and report, any perf could not read. Costs about three
+        /// times the CPU per event.
+        #[arg(long)]
+        strict: bool,
 
         /// Command to run; recording stops when it exits.
         #[arg(last = true, value_name = "COMMAND")]
@@ -78,6 +84,7 @@ mod cli {
             command: args.command,
             tracefs: args.tracefs,
             progress: !args.quiet,
+            strict: args.strict,
             ..Options::default()
         };
         match record(&opts) {

@@ -35,6 +35,10 @@ pub struct RingStats {
     pub lost_added: u64,
     /// The latest time stamp seen.
     pub last_time: u64,
+    /// The first and last SAMPLE times.
+    pub sample_time: Option<(u64, u64)>,
+    /// The highest CPU of a SAMPLE.
+    pub max_cpu: Option<u32>,
     /// Records the writer refused (kept out of the file, counted here).
     pub refused: u64,
     /// The first refusal, for the report.
@@ -54,6 +58,11 @@ impl RingStats {
             t.lost_samples += s.lost_samples;
             t.lost_added += s.lost_added;
             t.last_time = t.last_time.max(s.last_time);
+            t.sample_time = match (t.sample_time, s.sample_time) {
+                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+                (x, y) => x.or(y),
+            };
+            t.max_cpu = t.max_cpu.max(s.max_cpu);
             t.refused += s.refused;
             if t.first_refusal.is_none() {
                 t.first_refusal.clone_from(&s.first_refusal);
@@ -76,7 +85,11 @@ impl RecordView<'_> {
     }
 
     /// The native-endian u64 at `off` in the record.
+    #[inline]
     fn u64_at(&self, off: usize) -> Option<u64> {
+        if let Some(b) = self.a.get(off..).and_then(|a| a.first_chunk::<8>()) {
+            return Some(u64::from_ne_bytes(*b));
+        }
         let mut bytes = [0u8; 8];
         for (i, byte) in bytes.iter_mut().enumerate() {
             let at = off + i;
@@ -89,8 +102,10 @@ impl RecordView<'_> {
     }
 }
 
-/// Walks the records of `p` (headers are 8-aligned in the ring, so none is split).
-fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>)) {
+/// Walks the records of `p` (headers are 8-aligned in the ring, so none is split) until
+/// `f` says stop; returns how many bytes the records it was given (and kept going after)
+/// span.
+fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>) -> bool) -> usize {
     let total = p.first.len() + p.second.len();
     let mut pos = 0usize;
     while pos + 8 <= total {
@@ -100,12 +115,12 @@ fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>)) {
             &p.second[pos - p.first.len()..]
         };
         let Some(h) = head.first_chunk::<8>() else {
-            return;
+            break;
         };
         let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
         let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
         if size < 8 || pos + size > total {
-            return;
+            break;
         }
         let end = pos + size;
         let (a, b) = if end <= p.first.len() {
@@ -115,34 +130,60 @@ fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>)) {
         } else {
             (&p.first[pos..], &p.second[..end - p.first.len()])
         };
-        f(RecordView { rtype, a, b });
+        if !f(RecordView { rtype, a, b }) {
+            break;
+        }
         pos = end;
     }
+    pos
 }
 
-fn count(p: &Pending<'_>, stats: &mut RingStats) {
-    for_each_record(p, |r| {
-        stats.records += 1;
-        // TIME: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id
-        // trailer before CPU and IDENTIFIER (the layout every event here has).
-        let time_at = match r.rtype {
-            RECORD_SAMPLE => Some(32),
-            _ => r.len().checked_sub(24).filter(|&at| at >= 8),
-        };
-        if let Some(t) = time_at.and_then(|at| r.u64_at(at)) {
-            stats.last_time = stats.last_time.max(t);
-        }
-        match r.rtype {
-            RECORD_SAMPLE => stats.samples += 1,
-            RECORD_LOST => {
-                stats.lost_records += 1;
-                stats.lost_events += r.u64_at(16).unwrap_or(0);
+/// Counts one record.
+#[inline]
+fn count(r: &RecordView<'_>, stats: &mut RingStats) {
+    stats.records += 1;
+    stats.bytes += r.len() as u64;
+    // TIME: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id trailer
+    // before CPU and IDENTIFIER (the layout every event here has).
+    match r.rtype {
+        RECORD_SAMPLE => {
+            stats.samples += 1;
+            if let Some(t) = r.u64_at(32) {
+                stats.last_time = stats.last_time.max(t);
+                stats.sample_time = Some(match stats.sample_time {
+                    Some((first, last)) => (first.min(t), last.max(t)),
+                    None => (t, t),
+                });
             }
-            RECORD_LOST_SAMPLES => stats.lost_samples += r.u64_at(8).unwrap_or(0),
-            _ => {}
+            // CPU: after TIME.
+            // CPU: after TIME, `{u32 cpu, u32 reserved}`.
+            if let Some(v) = r.u64_at(40) {
+                let cpu = match cfg!(target_endian = "little") {
+                    true => v as u32,
+                    false => (v >> 32) as u32,
+                };
+                stats.max_cpu = Some(stats.max_cpu.map_or(cpu, |m| m.max(cpu)));
+            }
         }
-    });
-    stats.bytes += (p.first.len() + p.second.len()) as u64;
+        _ => {
+            if let Some(t) = r
+                .len()
+                .checked_sub(24)
+                .filter(|&at| at >= 8)
+                .and_then(|at| r.u64_at(at))
+            {
+                stats.last_time = stats.last_time.max(t);
+            }
+            match r.rtype {
+                RECORD_LOST => {
+                    stats.lost_records += 1;
+                    stats.lost_events += r.u64_at(16).unwrap_or(0);
+                }
+                RECORD_LOST_SAMPLES => stats.lost_samples += r.u64_at(8).unwrap_or(0),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A refusal of the writer (as opposed to a failure of its output).
@@ -153,7 +194,12 @@ fn refusal(e: &io::Error) -> Option<&WriterError> {
     }
 }
 
-/// Copies the ring's pending records into `w`; true when there were any.
+/// Copies the ring's pending records into `w`, one call per record (a SAMPLE of the same
+/// event and size as the one before passes strict mode's fast path; a record that wraps
+/// around the ring's end goes in as two slices), counting them on the way; then gives the
+/// ring's bytes back to the kernel up to the last record the writer holds. A record the
+/// writer refuses is left out and counted (and named in [`RingStats::first_refusal`]); a
+/// failure of the output stops the drain with an error. True when there were records.
 pub fn drain<O: OutputMode>(
     ring: &mut Ring,
     w: &mut PerfWriter<O>,
@@ -163,41 +209,8 @@ pub fn drain<O: OutputMode>(
     if p.first.is_empty() {
         return Ok(false);
     }
-    let written = if p.second.is_empty() {
-        w.write_event_data(p.first)
-    } else {
-        w.write_event_data_vectored(&[IoSlice::new(p.first), IoSlice::new(p.second)])
-            .map(drop)
-    };
-    match written {
-        Ok(()) => count(&p, stats),
-        Err(e) if refusal(&e).is_some() => write_one_by_one(&p, w, stats)?,
-        Err(e) => {
-            return Err(CollectError::Writer {
-                what: "writing records",
-                source: WriterError::from(e),
-            })
-        }
-    }
-    let head = p.head;
-    ring.consume(head);
-    Ok(true)
-}
-
-/// The writer refused the run: write its records one at a time, keeping every record it
-/// takes and counting (and naming) those it refuses.
-fn write_one_by_one<O: OutputMode>(
-    p: &Pending<'_>,
-    w: &mut PerfWriter<O>,
-    stats: &mut RingStats,
-) -> Result<(), CollectError> {
     let mut failure = None;
-    let mut refused = 0u64;
-    let mut first_refusal = None;
-    for_each_record(p, |r| {
-        if failure.is_some() {
-            return;
-        }
+    let done = for_each_record(&p, |r| {
         let result = if r.b.is_empty() {
             w.write_event_data(r.a)
         } else {
@@ -205,33 +218,32 @@ fn write_one_by_one<O: OutputMode>(
                 .map(drop)
         };
         match result {
-            Ok(()) => {}
+            Ok(()) => count(&r, stats),
             Err(e) => match refusal(&e) {
                 Some(why) => {
-                    refused += 1;
-                    if first_refusal.is_none() {
-                        first_refusal = Some(format!(
+                    stats.refused += 1;
+                    if stats.first_refusal.is_none() {
+                        stats.first_refusal = Some(format!(
                             "record type {} of {} bytes: {why}",
                             r.rtype,
-                            r.a.len() + r.b.len()
+                            r.len()
                         ));
                     }
                 }
-                None => failure = Some(e),
+                None => {
+                    failure = Some(e);
+                    return false;
+                }
             },
         }
+        true
     });
-    if let Some(e) = failure {
-        return Err(CollectError::Writer {
+    ring.consume(p.tail.wrapping_add(done as u64));
+    match failure {
+        None => Ok(true),
+        Some(e) => Err(CollectError::Writer {
             what: "writing records",
             source: WriterError::from(e),
-        });
+        }),
     }
-    count(p, stats);
-    stats.records -= refused.min(stats.records);
-    stats.refused += refused;
-    if stats.first_refusal.is_none() {
-        stats.first_refusal = first_refusal;
-    }
-    Ok(())
 }

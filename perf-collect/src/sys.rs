@@ -124,6 +124,17 @@ fn check(rc: i32) -> io::Result<()> {
     }
 }
 
+/// Gives `sig` its default disposition. A signal set to be ignored (a shell starts
+/// background jobs with SIGINT ignored) is discarded even while blocked, so it would never
+/// reach the signalfd that waits for it.
+pub fn default_disposition(sig: nix::sys::signal::Signal) -> io::Result<()> {
+    // SAFETY: SIG_DFL installs no handler: no code of ours runs in signal context, so
+    // there is no async-signal-safety to break; the previous disposition is dropped.
+    unsafe { nix::sys::signal::signal(sig, nix::sys::signal::SigHandler::SigDfl) }
+        .map(drop)
+        .map_err(io::Error::from)
+}
+
 /// This machine's page size.
 pub fn page_size() -> usize {
     nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
@@ -163,6 +174,8 @@ pub struct Pending<'a> {
     pub first: &'a [u8],
     /// From the start of the ring, when the pending bytes wrap.
     pub second: &'a [u8],
+    /// The tail these bytes start at.
+    pub tail: u64,
     /// The head these bytes end at (give it to [`Ring::consume`]).
     pub head: u64,
 }
@@ -267,11 +280,13 @@ impl Ring {
         Pending {
             first,
             second,
-            head,
+            tail,
+            head: tail.wrapping_add(len as u64),
         }
     }
 
-    /// Gives the bytes up to `head` back to the kernel.
+    /// Gives the bytes up to `head` (a position between the pending bytes' tail and head)
+    /// back to the kernel.
     pub fn consume(&mut self, head: u64) {
         // Release: our reads of the records happen before the kernel may overwrite them.
         self.tail_atomic().store(head, Ordering::Release);

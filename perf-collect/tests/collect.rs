@@ -162,7 +162,10 @@ fn getppid_n_times_exactly_as_perf_record() {
     let ours = dir.path().join("collect.data");
     let theirs = dir.path().join("record.data");
 
-    let (pid, out) = collect_workload(path_str(&ours), &[EVENT], &["getppid", &n]);
+    // --strict: the writer checks every record of the kernel against its attr.
+    let (pid, out) =
+        collect_workload_with(path_str(&ours), &[EVENT], &["--strict"], &["getppid", &n]);
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
     let script = perf_script(&ours, &SCRIPT_FIELDS);
     script.assert_clean();
     let events = script_events(&script);
@@ -238,12 +241,13 @@ fn several_tracepoints_and_cpu_clock_in_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("collect.data");
     let forks = FORKS.to_string();
-    let (pid, _) = collect_workload_with(
+    let (pid, out) = collect_workload_with(
         path_str(&ours),
         &MIXED_EVENTS,
-        &["-F", "999"],
+        &["-F", "999", "--strict"],
         &["fork", &forks, "spin", "50"],
     );
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
     check_mixed(&perf_script(&ours, &SCRIPT_FIELDS), pid, FORKS);
     let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
     assert!(summary.records_with_parse_errors().is_empty());
@@ -270,11 +274,20 @@ fn pipe_mode_into_perf_script() {
     assert!(summary.records_with_parse_errors().is_empty());
 }
 
-/// perf-collect without a command, stopped by `signal` after a moment.
-fn stopped_by(signal: &str) -> (PathBuf, tempfile::TempDir, Output) {
+/// perf-collect without a command, stopped by `signal` after a moment; started with
+/// SIGINT and SIGTERM ignored when `ignored` (as a shell starts a background job).
+fn stopped_by(signal: &str, ignored: bool) -> (PathBuf, tempfile::TempDir, Output) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("collect.data");
-    let child = Command::new(COLLECT)
+    let mut cmd = match ignored {
+        false => Command::new(COLLECT),
+        true => {
+            let mut c = Command::new("sh");
+            c.args(["-c", "trap '' INT TERM; exec \"$0\" \"$@\"", COLLECT]);
+            c
+        }
+    };
+    let child = cmd
         .args(["-e", "sched:sched_switch", "-o", path_str(&path)])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -296,8 +309,8 @@ fn sigint_and_sigterm_mid_recording_leave_a_file_perf_reads() {
     if !require_collect("sched:sched_switch") {
         return;
     }
-    for (signal, number) in [("INT", 2), ("TERM", 15)] {
-        let (path, _dir, out) = stopped_by(signal);
+    for (signal, number, ignored) in [("INT", 2, false), ("TERM", 15, false), ("INT", 2, true)] {
+        let (path, _dir, out) = stopped_by(signal, ignored);
         let err = stderr(&out);
         assert!(out.status.success(), "{err}");
         assert!(
