@@ -126,10 +126,17 @@ fn main() {
         v.extend(["-m", &pages, "-e", EVENT].map(String::from));
         v
     };
-    let recorders: [(&str, Vec<String>); 3] = [
+    let recorders: [(&str, Vec<String>); 4] = [
         (
             "perf record -a",
             [&perf, "record", "-a", "-q", "-m", &pages, "-e", EVENT]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (
+            // Without the pass over the whole file for build-ids at the end.
+            "perf record -a -B",
+            [&perf, "record", "-a", "-B", "-q", "-m", &pages, "-e", EVENT]
                 .map(String::from)
                 .to_vec(),
         ),

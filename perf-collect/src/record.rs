@@ -628,8 +628,9 @@ fn drain_all<O: OutputMode>(
     stats: &mut [RingStats],
 ) -> Result<(), CollectError> {
     let mut wrote = false;
+    let batch = !w.strict();
     for ((_, ring, _), stats) in opened.cpus.iter_mut().zip(stats) {
-        wrote |= ring_reader::drain(ring, w, stats)?;
+        wrote |= ring_reader::drain(ring, w, stats, batch)?;
     }
     if wrote {
         w.write_finished_round()
