@@ -274,6 +274,50 @@ fn pipe_mode_into_perf_script() {
     assert!(summary.records_with_parse_errors().is_empty());
 }
 
+#[test]
+fn pipe_mode_live_into_perf_script_through_an_os_pipe() {
+    if !require_collect("sched:sched_process_fork") {
+        return;
+    }
+    let forks = FORKS.to_string();
+    let mut collector = Command::new(COLLECT)
+        .args(["-m", RING_PAGES, "-o", "-", "-F", "999"])
+        .args(["-e", MIXED_EVENTS[0], "-e", MIXED_EVENTS[1], "--", WORKLOAD])
+        .args(["fork", &forks, "spin", "50"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stream = collector.stdout.take().unwrap();
+    let mut perf = integration_tests::perf_tool::PerfCommand::new(&[
+        "script",
+        "--force",
+        "--no-inline",
+        "-i",
+        "-",
+        SCRIPT_FIELDS[0],
+        SCRIPT_FIELDS[1],
+    ]);
+    let script = perf
+        .command()
+        .stdin(Stdio::from(stream))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let out = collector.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let script = PerfOutput {
+        args: vec!["script".into(), "-i".into(), "-".into()],
+        stdout: String::from_utf8_lossy(&script.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&script.stderr).into_owned(),
+        status: script.status,
+    };
+    check_mixed(&script, workload_pid(&err), FORKS);
+}
+
 /// perf-collect without a command, stopped by `signal` after a moment; started with
 /// SIGINT and SIGTERM ignored when `ignored` (as a shell starts a background job).
 fn stopped_by(signal: &str, ignored: bool) -> (PathBuf, tempfile::TempDir, Output) {
