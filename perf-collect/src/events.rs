@@ -198,3 +198,52 @@ pub fn resolve(
     }
     Ok((specs, tracefs))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_options_and_files() {
+        let dir = std::env::temp_dir().join(format!("perf-collect-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("events.txt");
+        std::fs::write(
+            &file,
+            "# comment\nsched:a, sched:b # trailing\n\n cpu-clock\n",
+        )
+        .unwrap();
+        let names = collect_names(&["sched:a,x:y".to_string()], &[&file]).unwrap();
+        assert_eq!(names, ["sched:a", "x:y", "sched:b", "cpu-clock"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(
+            collect_names(&[], &[dir.join("missing")]),
+            Err(CollectError::EventFile { .. })
+        ));
+    }
+
+    #[test]
+    fn counters_need_no_tracefs() {
+        let (specs, fs) = resolve(
+            &["cpu-clock".into(), "cs".into()],
+            Some(Path::new("/nonexistent")),
+        )
+        .unwrap();
+        assert!(fs.is_none());
+        assert_eq!(specs.len(), 2);
+        let attr = specs[0].attr(4096, 999, true);
+        assert_eq!(attr.sample_time, 999);
+        assert!(matches!(
+            resolve(&["bogus".into()], None),
+            Err(CollectError::UnknownEvent { name, .. }) if name == "bogus"
+        ));
+        assert!(matches!(
+            resolve(&[], None),
+            Err(CollectError::BadArgument(_))
+        ));
+        assert!(matches!(
+            resolve(&["a:b".into()], Some(Path::new("/nonexistent"))),
+            Err(CollectError::TracefsNotFound { .. })
+        ));
+    }
+}

@@ -338,7 +338,12 @@ fn stopped_by(signal: &str, ignored: bool) -> (PathBuf, tempfile::TempDir, Outpu
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(400));
+    // The output exists once the signals are taken (they are blocked before it is made).
+    let start = std::time::Instant::now();
+    while !path.exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
     let status = Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
