@@ -122,6 +122,9 @@ mod cli {
                 } else if !args.quiet {
                     eprintln!("perf-collect: lost 0 events");
                 }
+                if let Some(status) = summary.command_status.filter(|s| !s.success()) {
+                    eprintln!("perf-collect: the command ended with {status}");
+                }
                 if s.refused > 0 {
                     eprintln!(
                         "perf-collect: {} records were refused by the writer and left out; the first: {}",
