@@ -75,8 +75,18 @@ impl EventSpec {
     /// The attr this event is opened with and described by. `wakeup_bytes` is the ring's
     /// wakeup watermark; `freq` the sampling frequency of counters; `read_lost` asks for
     /// `PERF_FORMAT_LOST` (kernels since 6.0: `read` tells how many records were dropped).
-    pub fn attr(&self, wakeup_bytes: u32, freq: u64, read_lost: bool) -> PerfEventAttr {
-        let common = O::SampleIdAll.or(O::Watermark).or(O::Disabled);
+    /// `backward` writes the ring backward (`write_backward`, for an overwrite ring).
+    pub fn attr(
+        &self,
+        wakeup_bytes: u32,
+        freq: u64,
+        read_lost: bool,
+        backward: bool,
+    ) -> PerfEventAttr {
+        let mut common = O::SampleIdAll.or(O::Watermark).or(O::Disabled);
+        if backward {
+            common = common.or(O::WriteBackward);
+        }
         let (attr_type, config, sample_type, options, sample_time) = match &self.kind {
             EventKind::Tracepoint(f) => (
                 PerfEventAttrType::Tracepoint,
@@ -231,7 +241,7 @@ mod tests {
         .unwrap();
         assert!(fs.is_none());
         assert_eq!(specs.len(), 2);
-        let attr = specs[0].attr(4096, 999, true);
+        let attr = specs[0].attr(4096, 999, true, false);
         assert_eq!(attr.sample_time, 999);
         assert!(matches!(
             resolve(&["bogus".into()], None),

@@ -7,7 +7,9 @@
 //! a [`perf_writer_std::PerfDataFileWriter`] (or a [`perf_writer_std::PerfPipeWriter`]
 //! for `-o -`) as the kernel writes them, one FINISHED_ROUND after each pass over the
 //! buffers, until the command it runs exits, a signal, or a duration. The kernel's LOST
-//! records go into the file like the others and are counted.
+//! records go into the file like the others and are counted. In flight-recorder mode
+//! ([`Options::flight_recorder`]) the rings overwrite themselves and only the last stretch
+//! of time is saved when recording stops.
 //!
 //! All `unsafe` code of the workspace is in one module, [`sys`] (the system call, its
 //! ioctls and the shared ring memory), each block with its SAFETY argument. Linux only.

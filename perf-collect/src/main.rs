@@ -44,6 +44,12 @@ mod cli {
         #[arg(short = 'd', long = "duration", value_name = "SECONDS")]
         duration: Option<f64>,
 
+        /// Flight recorder: the ring buffers overwrite their oldest records and nothing is
+        /// written while recording; when it stops (command exit, SIGINT / SIGTERM, -d), the
+        /// last SECONDS of what the buffers still hold are saved.
+        #[arg(short = 'c', long = "flight-recorder", value_name = "SECONDS")]
+        flight_recorder: Option<f64>,
+
         /// tracefs directory (default: /sys/kernel/tracing, /sys/kernel/debug/tracing, or
         /// a tracefs mount in /proc/mounts).
         #[arg(long, value_name = "DIR")]
@@ -74,7 +80,16 @@ mod cli {
                 return ExitCode::from(2);
             }
         };
+        let flight_recorder = match args.flight_recorder {
+            None => None,
+            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) => {
+                eprintln!("perf-collect: -c {s}: give a positive number of seconds");
+                return ExitCode::from(2);
+            }
+        };
         let opts = Options {
+            flight_recorder,
             events: args.events,
             event_files: args.event_files,
             output: args.output,

@@ -50,6 +50,10 @@ pub struct Options {
     /// describes: a third of the CPU per event (BENCHMARKS.md). The descriptions and the
     /// records the collector makes itself are checked either way.
     pub strict: bool,
+    /// Flight-recorder mode: the rings overwrite their oldest records, nothing is read
+    /// while recording, and when it stops the records of this last stretch of time are
+    /// saved.
+    pub flight_recorder: Option<Duration>,
 }
 
 impl Default for Options {
@@ -66,6 +70,7 @@ impl Default for Options {
             progress: false,
             synthesize_threads: true,
             strict: false,
+            flight_recorder: None,
         }
     }
 }
@@ -140,7 +145,12 @@ fn wakeup_bytes(opts: &Options) -> u32 {
 
 /// True when this kernel takes `PERF_FORMAT_LOST` (6.0 and later) for `spec` on `cpu`.
 fn kernel_reads_lost(spec: &EventSpec, cpu: u32, opts: &Options) -> bool {
-    let attr = perf_abi::PerfEventAttr::from(&spec.attr(wakeup_bytes(opts), opts.freq, true));
+    let attr = perf_abi::PerfEventAttr::from(&spec.attr(
+        wakeup_bytes(opts),
+        opts.freq,
+        true,
+        opts.flight_recorder.is_some(),
+    ));
     match EventFd::open(&attr, -1, cpu as i32) {
         Ok(_) => true,
         Err(e) => e.raw_os_error() != Some(nix::libc::EINVAL),
@@ -165,7 +175,14 @@ fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Open
     };
     let attrs: Vec<perf_abi::PerfEventAttr> = specs
         .iter()
-        .map(|s| perf_abi::PerfEventAttr::from(&s.attr(wakeup, opts.freq, read_lost)))
+        .map(|s| {
+            perf_abi::PerfEventAttr::from(&s.attr(
+                wakeup,
+                opts.freq,
+                read_lost,
+                opts.flight_recorder.is_some(),
+            ))
+        })
         .collect();
     let mut opened = Opened {
         cpus: Vec::with_capacity(cpus.len()),
@@ -179,13 +196,15 @@ fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Open
             let fd = EventFd::open(attr, -1, cpu as i32).map_err(|e| open_error(spec, cpu, e))?;
             match &ring {
                 None => {
-                    ring = Some(Ring::map(&fd, opts.mmap_pages).map_err(|source| {
+                    let overwrite = opts.flight_recorder.is_some();
+                    let mapped = Ring::map(&fd, opts.mmap_pages, overwrite).map_err(|source| {
                         CollectError::Mmap {
                             cpu,
                             kib: data_size / 1024,
                             source,
                         }
-                    })?)
+                    })?;
+                    ring = Some(mapped);
                 }
                 Some(_) => {
                     let owner = fds.first().ok_or_else(|| CollectError::System {
@@ -367,7 +386,12 @@ fn describe<O: OutputMode>(
     }
     let wakeup = wakeup_bytes(opts);
     for (spec, ids) in specs.iter().zip(&opened.ids) {
-        let attr = spec.attr(wakeup, opts.freq, opened.read_lost);
+        let attr = spec.attr(
+            wakeup,
+            opts.freq,
+            opened.read_lost,
+            opts.flight_recorder.is_some(),
+        );
         match &spec.kind {
             EventKind::Tracepoint(f) => {
                 w.add_tracepoint_event_desc_from_text(ids, &attr, &spec.name, &f.system, &f.text)
@@ -479,6 +503,7 @@ fn run<O: OutputMode>(
     };
 
     let pipe = path.is_none();
+    let flight = opts.flight_recorder.is_some();
     let progress = opts.progress && io::stderr().is_terminal();
     let start = Instant::now();
     let deadline = opts.duration.map(|d| start + d);
@@ -501,9 +526,11 @@ fn run<O: OutputMode>(
         {
             let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(opened.cpus.len() + 1);
             fds.push(PollFd::new(sigfd.as_fd(), PollFlags::POLLIN));
-            for (_, _, evs) in &opened.cpus {
-                if let Some(owner) = evs.first() {
-                    fds.push(PollFd::new(owner.as_fd(), PollFlags::POLLIN));
+            if !flight {
+                for (_, _, evs) in &opened.cpus {
+                    if let Some(owner) = evs.first() {
+                        fds.push(PollFd::new(owner.as_fd(), PollFlags::POLLIN));
+                    }
                 }
             }
             match poll(&mut fds, timeout) {
@@ -516,12 +543,15 @@ fn run<O: OutputMode>(
                 }
             }
         }
-        match drain_all(&mut w, &mut opened, &mut stats) {
-            Ok(()) => {}
-            Err(e) if pipe && is_broken_pipe(&e) => break StopReason::OutputClosed,
-            Err(e) => return Err(e),
+        match flight {
+            true => {}
+            false => match drain_all(&mut w, &mut opened, &mut stats) {
+                Ok(()) => {}
+                Err(e) if pipe && is_broken_pipe(&e) => break StopReason::OutputClosed,
+                Err(e) => return Err(e),
+            },
         }
-        if pipe {
+        if pipe && !flight {
             if let Err(e) = w.flush() {
                 if broken_pipe(&e) {
                     break StopReason::OutputClosed;
@@ -561,7 +591,16 @@ fn run<O: OutputMode>(
             let _ = fd.disable();
         }
     }
-    if stop != StopReason::OutputClosed {
+    if let Some(window) = opts.flight_recorder {
+        let snaps: Vec<Vec<u8>> = opened.cpus.iter().map(|(_, r, _)| r.snapshot()).collect();
+        let window_ns = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
+        match ring_reader::write_snapshots(&snaps, &mut w, &mut stats, window_ns) {
+            Ok(()) => {}
+            Err(e) if pipe && is_broken_pipe(&e) => {}
+            Err(e) => return Err(e),
+        }
+        let _ = w.write_finished_round();
+    } else if stop != StopReason::OutputClosed {
         match drain_all(&mut w, &mut opened, &mut stats) {
             Ok(()) => {}
             Err(e) if pipe && is_broken_pipe(&e) => {}

@@ -138,17 +138,111 @@ fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>) -> boo
     pos
 }
 
+/// The record's time: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id
+/// trailer before CPU and IDENTIFIER (the layout every event here has).
+#[inline]
+fn record_time(r: &RecordView<'_>) -> Option<u64> {
+    match r.rtype {
+        RECORD_SAMPLE => r.u64_at(32),
+        _ => r
+            .len()
+            .checked_sub(24)
+            .filter(|&at| at >= 8)
+            .and_then(|at| r.u64_at(at)),
+    }
+}
+
+/// The records of a [`Ring::snapshot`] (newest first): their (offset, length, time), as
+/// far as they are whole.
+fn snapshot_records(snap: &[u8]) -> Vec<(usize, usize, Option<u64>)> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while let Some(h) = snap.get(pos..).and_then(|s| s.first_chunk::<8>()) {
+        let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
+        let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
+        let Some(bytes) = snap
+            .get(pos..pos + size)
+            .filter(|_| size >= 8 && size % 8 == 0)
+        else {
+            break;
+        };
+        let view = RecordView {
+            rtype,
+            a: bytes,
+            b: &[],
+        };
+        out.push((pos, size, record_time(&view)));
+        pos += size;
+    }
+    out
+}
+
+/// Flight-recorder mode: writes the records of the rings' snapshots (one per ring, newest
+/// first, see [`Ring::snapshot`]), oldest first: every SAMPLE whose time is at most
+/// `window_ns` before the latest record of all, and every other record the ring still
+/// holds (COMM, FORK, EXIT: they name the threads of the samples kept). Counted in `stats`
+/// (one per ring).
+pub fn write_snapshots<O: OutputMode>(
+    snaps: &[Vec<u8>],
+    w: &mut PerfWriter<O>,
+    stats: &mut [RingStats],
+    window_ns: u64,
+) -> Result<(), CollectError> {
+    let records: Vec<_> = snaps.iter().map(|s| snapshot_records(s)).collect();
+    let is_sample = |snap: &[u8], pos: usize| {
+        snap.get(pos..pos + 4)
+            .is_some_and(|t| t == RECORD_SAMPLE.to_ne_bytes())
+    };
+    let latest = records
+        .iter()
+        .flatten()
+        .filter_map(|(.., t)| *t)
+        .max()
+        .unwrap_or(0);
+    let cutoff = latest.saturating_sub(window_ns);
+    for ((snap, recs), stats) in snaps.iter().zip(&records).zip(stats) {
+        for &(pos, size, time) in recs.iter().rev() {
+            if time.is_some_and(|t| t < cutoff) && is_sample(snap, pos) {
+                continue;
+            }
+            let bytes = &snap[pos..pos + size];
+            let view = RecordView {
+                rtype: u32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+                a: bytes,
+                b: &[],
+            };
+            match w.write_event_data(bytes) {
+                Ok(()) => count(&view, stats),
+                Err(e) => match refusal(&e) {
+                    Some(why) => {
+                        stats.refused += 1;
+                        if stats.first_refusal.is_none() {
+                            stats.first_refusal =
+                                Some(format!("record type {} of {size} bytes: {why}", view.rtype));
+                        }
+                    }
+                    None => {
+                        return Err(CollectError::Writer {
+                            what: "writing records",
+                            source: WriterError::from(e),
+                        })
+                    }
+                },
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Counts one record.
 #[inline]
 fn count(r: &RecordView<'_>, stats: &mut RingStats) {
     stats.records += 1;
     stats.bytes += r.len() as u64;
-    // TIME: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id trailer
-    // before CPU and IDENTIFIER (the layout every event here has).
     match r.rtype {
         RECORD_SAMPLE => {
             stats.samples += 1;
-            if let Some(t) = r.u64_at(32) {
+            if let Some(t) = record_time(r) {
                 stats.last_time = stats.last_time.max(t);
                 stats.sample_time = Some(match stats.sample_time {
                     Some((first, last)) => (first.min(t), last.max(t)),
@@ -166,12 +260,7 @@ fn count(r: &RecordView<'_>, stats: &mut RingStats) {
             }
         }
         _ => {
-            if let Some(t) = r
-                .len()
-                .checked_sub(24)
-                .filter(|&at| at >= 8)
-                .and_then(|at| r.u64_at(at))
-            {
+            if let Some(t) = record_time(r) {
                 stats.last_time = stats.last_time.max(t);
             }
             match r.rtype {

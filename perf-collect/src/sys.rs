@@ -182,7 +182,10 @@ pub struct Pending<'a> {
 
 impl Ring {
     /// Maps the ring buffer of `fd` with `data_pages` pages of data (a power of two).
-    pub fn map(fd: &EventFd, data_pages: usize) -> io::Result<Ring> {
+    /// `overwrite`: mapped read-only, which tells the kernel to overwrite the oldest
+    /// records instead of stopping at `data_tail` (flight-recorder mode; the events must be
+    /// opened with `write_backward`, see [`Ring::snapshot`]).
+    pub fn map(fd: &EventFd, data_pages: usize, overwrite: bool) -> io::Result<Ring> {
         let page = page_size();
         let map_len = data_pages
             .checked_add(1)
@@ -199,7 +202,10 @@ impl Ring {
             mmap(
                 None,
                 map_len,
-                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                match overwrite {
+                    true => ProtFlags::PROT_READ,
+                    false => ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                },
                 MapFlags::MAP_SHARED,
                 fd.as_fd(),
                 0,
@@ -283,6 +289,32 @@ impl Ring {
             tail,
             head: tail.wrapping_add(len as u64),
         }
+    }
+
+    /// Flight-recorder mode: a copy of the records of an overwrite ring written backward
+    /// (`write_backward`), newest first, from `data_head` on as far as they are whole: up
+    /// to the ring's size, or to where the kernel started when it has not gone round yet.
+    /// Call it once the ring's events are disabled (the kernel then writes nothing more to
+    /// it); while they run, the copy may hold a record being overwritten, which the walk
+    /// over it then stops at or misreads, but no memory error follows: the bytes are copied
+    /// with volatile reads into memory of our own.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let head = self.head_atomic().load(Ordering::Acquire);
+        let size = self.data_size as u64;
+        // Backward: head starts at 0 and goes down; -head bytes have been written.
+        let len = 0u64.wrapping_sub(head).min(size) as usize;
+        let start = (head % size) as usize;
+        let mut out = Vec::with_capacity(len);
+        // SAFETY: the data area lies in the live mapping (checked in `map`); every index
+        // read is `(start + i) % data_size < data_size`. The reads are volatile because the
+        // kernel may write the area at any time; the values land in `out`, our own memory.
+        let data = unsafe { self.base.as_ptr().add(self.data_offset) };
+        for i in 0..len {
+            let at = (start + i) % self.data_size;
+            // SAFETY: see above.
+            out.push(unsafe { std::ptr::read_volatile(data.add(at)) });
+        }
+        out
     }
 
     /// Gives the bytes up to `head` (a position between the pending bytes' tail and head)

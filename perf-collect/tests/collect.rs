@@ -642,3 +642,40 @@ fn lost_events_are_kept_and_reported() {
     stats.assert_success();
     assert!(stats.stdout.contains("LOST events"), "{}", stats.stdout);
 }
+
+#[test]
+fn flight_recorder_keeps_the_last_seconds() {
+    const EVENT: &str = "syscalls:sys_enter_getppid";
+    if !require_collect(EVENT) {
+        return;
+    }
+    // 100 calls, half a second of spinning, 50 calls: a 0.2 s window holds the 50 only
+    // (and the COMM that names the workload, older than the window, is kept).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    let (pid, out) = collect_workload_with(
+        path_str(&path),
+        &[EVENT],
+        &["-c", "0.2", "--strict"],
+        &["getppid", "100", "spin", "500", "getppid", "50"],
+    );
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+    let script = perf_script(&path, &SCRIPT_FIELDS);
+    script.assert_clean();
+    let events = script_events(&script);
+    assert_eq!(count_of(&events, pid, EVENT), 50);
+    assert!(events
+        .iter()
+        .filter(|(_, p, e, _)| *p == pid && e == EVENT)
+        .all(|(comm, ..)| comm == WORKLOAD_COMM));
+    // A window longer than the run keeps all of it; pipe mode too.
+    let (pid, out) = collect_workload_with(
+        "-",
+        &[EVENT],
+        &["-c", "30"],
+        &["getppid", "100", "spin", "100", "getppid", "50"],
+    );
+    let script = integration_tests::perf_tool::perf_script_stdin_with(&out.stdout, &SCRIPT_FIELDS);
+    script.assert_clean();
+    assert_eq!(count_of(&script_events(&script), pid, EVENT), 150);
+}
