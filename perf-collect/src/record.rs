@@ -491,7 +491,9 @@ fn run<O: OutputMode>(
         }
         spawn(opts)
     })();
-    let mut child = match started {
+    // From here on, an error return still ends the command (the writer, dropped,
+    // finalizes what it has).
+    let mut child = ChildGuard(match started {
         Ok(child) => child,
         Err(e) => {
             w.close_no_finalize();
@@ -500,11 +502,12 @@ fn run<O: OutputMode>(
             }
             return Err(e);
         }
-    };
+    });
 
     let pipe = path.is_none();
     let flight = opts.flight_recorder.is_some();
-    let progress = opts.progress && io::stderr().is_terminal();
+    // (A flight recorder writes nothing until it stops: no progress to show.)
+    let progress = opts.progress && !flight && io::stderr().is_terminal();
     let start = Instant::now();
     let deadline = opts.duration.map(|d| start + d);
     let mut stats = vec![RingStats::default(); opened.cpus.len()];
@@ -567,7 +570,7 @@ fn run<O: OutputMode>(
         while let Ok(Some(info)) = sigfd.read_signal() {
             let signo = info.ssi_signo as i32;
             if signo == Signal::SIGCHLD as i32 {
-                if let Some(c) = child.as_mut() {
+                if let Some(c) = child.0.as_mut() {
                     if let Ok(Some(status)) = c.try_wait() {
                         command_status = Some(status);
                         stop = Some(StopReason::CommandExited);
@@ -617,7 +620,7 @@ fn run<O: OutputMode>(
     if progress {
         eprintln!();
     }
-    if let Some(c) = child.as_mut() {
+    if let Some(c) = child.0.as_mut() {
         if command_status.is_none() {
             if let Ok(pid) = i32::try_from(c.id()) {
                 let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
@@ -651,6 +654,23 @@ fn run<O: OutputMode>(
         command_status,
         warnings,
     })
+}
+
+/// The command being recorded: ended (SIGTERM) and waited for when dropped while it runs.
+struct ChildGuard(Option<Child>);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            if matches!(c.try_wait(), Ok(None)) {
+                if let Ok(pid) = i32::try_from(c.id()) {
+                    let _ =
+                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
+                }
+                let _ = c.wait();
+            }
+        }
+    }
 }
 
 fn is_broken_pipe(e: &CollectError) -> bool {
