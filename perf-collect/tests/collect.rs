@@ -649,15 +649,16 @@ fn flight_recorder_keeps_the_last_seconds() {
     if !require_collect(EVENT) {
         return;
     }
-    // 100 calls, half a second of spinning, 50 calls: a 0.2 s window holds the 50 only
-    // (and the COMM that names the workload, older than the window, is kept).
+    // 100 calls, a second of spinning, 50 calls: a 0.4 s window (counted back from the
+    // latest record, which may come a little after the last call) holds the 50 only, and
+    // the COMM that names the workload, older than the window, is kept.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("collect.data");
     let (pid, out) = collect_workload_with(
         path_str(&path),
         &[EVENT],
-        &["-c", "0.2", "--strict"],
-        &["getppid", "100", "spin", "500", "getppid", "50"],
+        &["-c", "0.4", "--strict"],
+        &["getppid", "100", "spin", "1000", "getppid", "50"],
     );
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
     let script = perf_script(&path, &SCRIPT_FIELDS);
