@@ -1,0 +1,259 @@
+//! Event names (`sched:sched_switch`, `cpu-clock`, …) and the attrs they are opened with.
+
+use crate::error::CollectError;
+use crate::tracefs::{Tracefs, TracepointFormat};
+use std::path::Path;
+use tracepoint_decode::{
+    PerfEventAttr, PerfEventAttrOptions as O, PerfEventAttrReadFormat,
+    PerfEventAttrSampleType as S, PerfEventAttrType,
+};
+
+/// Software events by their perf names (`PERF_COUNT_SW_*`).
+pub const SOFTWARE_EVENTS: [(&str, u64); 11] = [
+    ("cpu-clock", 0),
+    ("task-clock", 1),
+    ("page-faults", 2),
+    ("faults", 2),
+    ("context-switches", 3),
+    ("cs", 3),
+    ("cpu-migrations", 4),
+    ("migrations", 4),
+    ("minor-faults", 5),
+    ("major-faults", 6),
+    ("alignment-faults", 7),
+];
+
+/// Hardware events by their perf names (`PERF_COUNT_HW_*`); many virtual machines have none.
+pub const HARDWARE_EVENTS: [(&str, u64); 6] = [
+    ("cycles", 0),
+    ("instructions", 1),
+    ("cache-references", 2),
+    ("cache-misses", 3),
+    ("branches", 4),
+    ("branch-misses", 5),
+];
+
+/// What an event is.
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    /// A tracepoint, with its tracefs format.
+    Tracepoint(TracepointFormat),
+    /// A software or hardware counter, sampled at a frequency.
+    Counter {
+        /// `PERF_TYPE_SOFTWARE` or `PERF_TYPE_HARDWARE`.
+        attr_type: u32,
+        /// The counter.
+        config: u64,
+    },
+    /// The dummy event that carries the task records (COMM, FORK, EXIT).
+    Tracking,
+}
+
+/// One event to record.
+#[derive(Clone, Debug)]
+pub struct EventSpec {
+    /// Its name in the file (`sched:sched_switch`, `cpu-clock`, `dummy:HG`).
+    pub name: String,
+    /// What it is.
+    pub kind: EventKind,
+}
+
+/// The `sample_type` of every event: the fields `perf record` gives tracepoints, and
+/// IDENTIFIER so each record names its event. Every event has the same `sample_id`
+/// fields (TID, TIME, CPU, IDENTIFIER), as perf needs.
+pub const SAMPLE_TYPE: S = S::Identifier
+    .or(S::IP)
+    .or(S::Tid)
+    .or(S::Time)
+    .or(S::Cpu)
+    .or(S::Period);
+
+/// Name of the tracking event in the file.
+pub const TRACKING_EVENT_NAME: &str = "dummy:HG";
+
+impl EventSpec {
+    /// The attr this event is opened with and described by. `wakeup_bytes` is the ring's
+    /// wakeup watermark; `freq` the sampling frequency of counters; `read_lost` asks for
+    /// `PERF_FORMAT_LOST` (kernels since 6.0: `read` tells how many records were dropped).
+    /// `backward` writes the ring backward (`write_backward`, for an overwrite ring).
+    pub fn attr(
+        &self,
+        wakeup_bytes: u32,
+        freq: u64,
+        read_lost: bool,
+        backward: bool,
+    ) -> PerfEventAttr {
+        let mut common = O::SampleIdAll.or(O::Watermark).or(O::Disabled);
+        if backward {
+            common = common.or(O::WriteBackward);
+        }
+        let (attr_type, config, sample_type, options, sample_time) = match &self.kind {
+            EventKind::Tracepoint(f) => (
+                PerfEventAttrType::Tracepoint,
+                u64::from(f.id),
+                SAMPLE_TYPE.or(S::Raw),
+                common,
+                1,
+            ),
+            EventKind::Counter { attr_type, config } => (
+                PerfEventAttrType(*attr_type),
+                *config,
+                SAMPLE_TYPE,
+                common.or(O::Freq),
+                freq,
+            ),
+            EventKind::Tracking => (
+                PerfEventAttrType::Software,
+                perf_abi::attr::SW_DUMMY,
+                SAMPLE_TYPE,
+                common.or(O::Comm).or(O::Task).or(O::CommExec),
+                1,
+            ),
+        };
+        PerfEventAttr {
+            attr_type,
+            config,
+            sample_time,
+            sample_type,
+            read_format: match read_lost {
+                true => PerfEventAttrReadFormat::Lost,
+                false => PerfEventAttrReadFormat::None,
+            },
+            options,
+            wakeup_value: wakeup_bytes,
+            ..Default::default()
+        }
+    }
+
+    /// The tracking event.
+    pub fn tracking() -> EventSpec {
+        EventSpec {
+            name: TRACKING_EVENT_NAME.to_string(),
+            kind: EventKind::Tracking,
+        }
+    }
+}
+
+/// Splits the `-e` values (each may hold several names separated by commas) and the lines
+/// of the event files (`#` starts a comment) into event names, in order, without repeats.
+pub fn collect_names(
+    values: &[String],
+    files: &[impl AsRef<Path>],
+) -> Result<Vec<String>, CollectError> {
+    let mut names: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        let n = n.trim();
+        if !n.is_empty() && !names.iter().any(|m| m == n) {
+            names.push(n.to_string());
+        }
+    };
+    for v in values {
+        v.split(',').for_each(&mut add);
+    }
+    for file in files {
+        let path = file.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| CollectError::EventFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("");
+            line.split([',', ' ', '\t']).for_each(&mut add);
+        }
+    }
+    Ok(names)
+}
+
+/// Resolves event names: `SYSTEM:EVENT` is a tracepoint (tracefs is looked up once, at
+/// `tracefs_dir` or the usual places, when the first tracepoint comes), other names are
+/// counters from [`SOFTWARE_EVENTS`] and [`HARDWARE_EVENTS`].
+pub fn resolve(
+    names: &[String],
+    tracefs_dir: Option<&Path>,
+) -> Result<(Vec<EventSpec>, Option<Tracefs>), CollectError> {
+    let mut tracefs: Option<Tracefs> = None;
+    let mut specs = Vec::new();
+    for name in names {
+        let kind = if let Some((system, event)) = name.split_once(':') {
+            let fs = match &tracefs {
+                Some(fs) => fs,
+                None => tracefs.insert(Tracefs::find(tracefs_dir)?),
+            };
+            EventKind::Tracepoint(fs.format(system, event, name)?)
+        } else if let Some((_, config)) = SOFTWARE_EVENTS.iter().find(|(n, _)| n == name) {
+            EventKind::Counter {
+                attr_type: perf_abi::attr::TYPE_SOFTWARE,
+                config: *config,
+            }
+        } else if let Some((_, config)) = HARDWARE_EVENTS.iter().find(|(n, _)| n == name) {
+            EventKind::Counter {
+                attr_type: perf_abi::attr::TYPE_HARDWARE,
+                config: *config,
+            }
+        } else {
+            return Err(CollectError::UnknownEvent {
+                name: name.clone(),
+                why: "not SYSTEM:TRACEPOINT nor a known software or hardware event (cpu-clock, task-clock, page-faults, context-switches, cpu-migrations, cycles, instructions, …)".to_string(),
+            });
+        };
+        specs.push(EventSpec {
+            name: name.clone(),
+            kind,
+        });
+    }
+    if specs.is_empty() {
+        return Err(CollectError::BadArgument(
+            "no event to record: give one with -e (for example -e sched:sched_switch)".into(),
+        ));
+    }
+    Ok((specs, tracefs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_options_and_files() {
+        let dir = std::env::temp_dir().join(format!("perf-collect-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("events.txt");
+        std::fs::write(
+            &file,
+            "# comment\nsched:a, sched:b # trailing\n\n cpu-clock\n",
+        )
+        .unwrap();
+        let names = collect_names(&["sched:a,x:y".to_string()], &[&file]).unwrap();
+        assert_eq!(names, ["sched:a", "x:y", "sched:b", "cpu-clock"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(
+            collect_names(&[], &[dir.join("missing")]),
+            Err(CollectError::EventFile { .. })
+        ));
+    }
+
+    #[test]
+    fn counters_need_no_tracefs() {
+        let (specs, fs) = resolve(
+            &["cpu-clock".into(), "cs".into()],
+            Some(Path::new("/nonexistent")),
+        )
+        .unwrap();
+        assert!(fs.is_none());
+        assert_eq!(specs.len(), 2);
+        let attr = specs[0].attr(4096, 999, true, false);
+        assert_eq!(attr.sample_time, 999);
+        assert!(matches!(
+            resolve(&["bogus".into()], None),
+            Err(CollectError::UnknownEvent { name, .. }) if name == "bogus"
+        ));
+        assert!(matches!(
+            resolve(&[], None),
+            Err(CollectError::BadArgument(_))
+        ));
+        assert!(matches!(
+            resolve(&["a:b".into()], Some(Path::new("/nonexistent"))),
+            Err(CollectError::TracefsNotFound { .. })
+        ));
+    }
+}

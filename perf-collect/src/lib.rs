@@ -1,0 +1,35 @@
+//! `perf-collect`: record tracepoints and software events from the kernel's perf ring
+//! buffers into `perf.data`, without `perf`.
+//!
+//! [`record::record`] opens each event on every online CPU with `perf_event_open`, plus a
+//! dummy event for the task records (COMM, FORK, EXIT) that name threads; maps one ring
+//! buffer per CPU (the CPU's other events redirected into it); and copies the records into
+//! a [`perf_writer_std::PerfDataFileWriter`] (or a [`perf_writer_std::PerfPipeWriter`]
+//! for `-o -`) as the kernel writes them, one FINISHED_ROUND after each pass over the
+//! buffers, until the command it runs exits, a signal, or a duration. The kernel's LOST
+//! records go into the file like the others and are counted. In flight-recorder mode
+//! ([`Options::flight_recorder`]) the rings overwrite themselves and only the last stretch
+//! of time is saved when recording stops.
+//!
+//! All `unsafe` code of the workspace is in one module, [`sys`] (the system call, its
+//! ioctls and the shared ring memory), each block with its SAFETY argument. Linux only.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(target_os = "linux")]
+pub mod error;
+#[cfg(target_os = "linux")]
+pub mod events;
+#[cfg(target_os = "linux")]
+pub mod record;
+#[cfg(target_os = "linux")]
+pub mod ring_reader;
+#[cfg(target_os = "linux")]
+pub mod sys;
+#[cfg(target_os = "linux")]
+pub mod tracefs;
+
+#[cfg(target_os = "linux")]
+pub use error::CollectError;
+#[cfg(target_os = "linux")]
+pub use record::{record, Options, StopReason, Summary};

@@ -1,0 +1,682 @@
+//! perf-collect recordings read back by perf 6.1 and linux-perf-data, compared with
+//! `perf record` on the same workload in the same test.
+//!
+//! They need root (perf_event_open on every CPU, tracefs) and a readable tracefs at
+//! `/sys/kernel/tracing`: without either each test prints `skipped: REASON`; with `CI` set
+//! that is a failure instead. The workload (`perf-collect-loop`) prints its pid, and every
+//! count is of that pid's events, so other activity on the machine (other tests recording
+//! at the same time) does not change it.
+
+use integration_tests::lpd;
+use integration_tests::perf_tool::{
+    parse_header_only, perf_report_header, perf_script, perf_script_stdin, require_perf,
+    require_perf_record, run_perf, script_lines, skip, HeaderInfo, PerfOutput,
+};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const COLLECT: &str = env!("CARGO_BIN_EXE_perf-collect");
+const WORKLOAD: &str = env!("CARGO_BIN_EXE_perf-collect-loop");
+/// The workload's comm as the kernel keeps it (15 bytes).
+const WORKLOAD_COMM: &str = "perf-collect-lo";
+/// Ring buffer pages per CPU for both recorders: 4 MiB, room for every event of the
+/// workloads here even when the (debug-built) collector does not read the ring until
+/// the end.
+const RING_PAGES: &str = "1024";
+const TRACEFS: &str = "/sys/kernel/tracing";
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|v| v.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+/// Root, perf 6.1 and tracefs (with `tracepoint`'s format readable); otherwise skips.
+fn require_collect(tracepoint: &str) -> bool {
+    if !is_root() {
+        return skip("perf-collect records every CPU: run the tests as root");
+    }
+    let (sys, name) = tracepoint.split_once(':').unwrap();
+    let format = Path::new(TRACEFS)
+        .join("events")
+        .join(sys)
+        .join(name)
+        .join("format");
+    if !format.is_file() {
+        return skip(&format!(
+            "{} not readable: mount tracefs (mount -t tracefs nodev {TRACEFS})",
+            format.display()
+        ));
+    }
+    require_perf()
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+/// Runs perf-collect with `args`, stdin closed, and returns what it printed.
+fn collect(args: &[&str]) -> Output {
+    Command::new(COLLECT)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run perf-collect")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The workload's pid, from its `pid N` line.
+fn workload_pid(stderr: &str) -> u32 {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("pid "))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no pid line from the workload in:\n{stderr}"))
+}
+
+/// `perf script -F comm,pid,event,trace` lines as (comm, pid, event, fields).
+fn script_events(out: &PerfOutput) -> Vec<(String, u32, String, String)> {
+    script_lines(out)
+        .iter()
+        .filter_map(|l| {
+            // "comm  pid event: fields"; comm may hold spaces, so split at the event.
+            let (head, fields) = match l.find(": ") {
+                Some(colon) => (&l[..colon], l[colon + 2..].to_string()),
+                None => (l.strip_suffix(':')?, String::new()),
+            };
+            let mut words: Vec<&str> = head.split_whitespace().collect();
+            let event = words.pop()?.to_string();
+            let pid = words.pop()?.parse().ok()?;
+            Some((words.join(" "), pid, event, fields))
+        })
+        .collect()
+}
+
+fn count_of(events: &[(String, u32, String, String)], pid: u32, event: &str) -> usize {
+    events
+        .iter()
+        .filter(|(_, p, e, _)| *p == pid && e == event)
+        .count()
+}
+
+const SCRIPT_FIELDS: [&str; 2] = ["-F", "comm,pid,event,trace"];
+
+/// `perf record` of `workload` into `path`; returns the workload's pid.
+fn perf_record(path: &Path, events: &[&str], workload: &[&str]) -> u32 {
+    let mut args = vec!["record", "-q", "-m", RING_PAGES, "-o", path_str(path)];
+    for e in events {
+        args.extend(["-e", e]);
+    }
+    args.push("--");
+    args.push(WORKLOAD);
+    args.extend_from_slice(workload);
+    let out = run_perf(&args, None);
+    out.assert_success();
+    workload_pid(&out.stderr)
+}
+
+/// perf-collect of `workload` into `output`; returns the workload's pid and stderr.
+fn collect_workload(output: &str, events: &[&str], workload: &[&str]) -> (u32, Output) {
+    collect_workload_with(output, events, &[], workload)
+}
+
+/// [`collect_workload`] with more options.
+fn collect_workload_with(
+    output: &str,
+    events: &[&str],
+    options: &[&str],
+    workload: &[&str],
+) -> (u32, Output) {
+    let mut args = vec!["-m", RING_PAGES, "-o", output];
+    for e in events {
+        args.extend(["-e", e]);
+    }
+    args.extend_from_slice(options);
+    args.push("--");
+    args.push(WORKLOAD);
+    args.extend_from_slice(workload);
+    let out = collect(&args);
+    let err = stderr(&out);
+    assert!(out.status.success(), "perf-collect failed:\n{err}");
+    (workload_pid(&err), out)
+}
+
+#[test]
+fn getppid_n_times_exactly_as_perf_record() {
+    const EVENT: &str = "syscalls:sys_enter_getppid";
+    if !require_collect(EVENT) || !require_perf_record() {
+        return;
+    }
+    const N: usize = 20_000;
+    let n = N.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("collect.data");
+    let theirs = dir.path().join("record.data");
+
+    // --strict: the writer checks every record of the kernel against its attr.
+    let (pid, out) =
+        collect_workload_with(path_str(&ours), &[EVENT], &["--strict"], &["getppid", &n]);
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+    let script = perf_script(&ours, &SCRIPT_FIELDS);
+    script.assert_clean();
+    let events = script_events(&script);
+    assert_eq!(count_of(&events, pid, EVENT), N, "{}", stderr(&out));
+    assert!(events
+        .iter()
+        .filter(|(_, p, e, _)| *p == pid && e == EVENT)
+        .all(|(comm, ..)| comm == WORKLOAD_COMM));
+    assert!(stderr(&out).contains("lost 0 events"), "{}", stderr(&out));
+
+    let record_pid = perf_record(&theirs, &[EVENT], &["getppid", &n]);
+    let script = perf_script(&theirs, &SCRIPT_FIELDS);
+    script.assert_clean();
+    assert_eq!(count_of(&script_events(&script), record_pid, EVENT), N);
+
+    // linux-perf-data reads every record, SAMPLEs of the workload included.
+    let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
+    assert!(summary.records_with_parse_errors().is_empty());
+    assert!(summary.count(9) >= N as u64);
+}
+
+/// The events of the mixed recording, checked the same way in file and pipe mode.
+fn check_mixed(script: &PerfOutput, pid: u32, forks: usize) {
+    script.assert_clean();
+    let events = script_events(script);
+    assert_eq!(count_of(&events, pid, "sched:sched_process_fork"), forks);
+    assert!(count_of(&events, pid, "sched:sched_switch") > 0);
+    // The children are named from the FORK records of the tracking event: each exits as
+    // the workload's fork (before its exec of /bin/true renames it) or as `true`.
+    let children: Vec<u32> = events
+        .iter()
+        .filter(|(_, p, e, _)| *p == pid && e == "sched:sched_process_fork")
+        .filter_map(|(.., f)| {
+            f.split_whitespace()
+                .find_map(|w| w.strip_prefix("child_pid="))
+                .and_then(|v| v.parse().ok())
+        })
+        .collect();
+    assert_eq!(children.len(), forks);
+    for child in &children {
+        let exits: Vec<&String> = events
+            .iter()
+            .filter(|(_, p, e, _)| p == child && e == "sched:sched_process_exit")
+            .map(|(c, ..)| c)
+            .collect();
+        assert_eq!(exits, ["true"], "child {child}");
+    }
+    assert!(events.iter().any(|(_, _, e, _)| e == "cpu-clock"));
+    // The workload's events are named by its exec's COMM: before it, the forked
+    // collector.
+    for (comm, _, event, _) in events.iter().filter(|(_, p, _, _)| *p == pid) {
+        match event.as_str() {
+            "sched:sched_process_fork" => assert_eq!(comm, WORKLOAD_COMM),
+            _ => assert!(
+                [WORKLOAD_COMM, "perf-collect"].contains(&comm.as_str()),
+                "{comm} {event}"
+            ),
+        }
+    }
+}
+
+const MIXED_EVENTS: [&str; 2] = [
+    "sched:sched_switch,sched:sched_process_fork,sched:sched_process_exit",
+    "cpu-clock",
+];
+const FORKS: usize = 20;
+
+#[test]
+fn several_tracepoints_and_cpu_clock_in_a_file() {
+    if !require_collect("sched:sched_process_fork") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("collect.data");
+    let forks = FORKS.to_string();
+    let (pid, out) = collect_workload_with(
+        path_str(&ours),
+        &MIXED_EVENTS,
+        &["-F", "999", "--strict"],
+        &["fork", &forks, "spin", "50"],
+    );
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+    check_mixed(&perf_script(&ours, &SCRIPT_FIELDS), pid, FORKS);
+    let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
+    assert!(summary.records_with_parse_errors().is_empty());
+}
+
+#[test]
+fn pipe_mode_into_perf_script() {
+    if !require_collect("sched:sched_process_fork") {
+        return;
+    }
+    let forks = FORKS.to_string();
+    let (pid, out) = collect_workload_with(
+        "-",
+        &MIXED_EVENTS,
+        &["-F", "999"],
+        &["fork", &forks, "spin", "50"],
+    );
+    assert_eq!(&out.stdout[..8], b"PERFILE2");
+    let script = integration_tests::perf_tool::perf_script_stdin_with(&out.stdout, &SCRIPT_FIELDS);
+    check_mixed(&script, pid, FORKS);
+    perf_script_stdin(&out.stdout).assert_clean();
+    // (linux-perf-data 0.13 does not skip the tracing data of a pipe stream.)
+    let summary = lpd::read_pipe_without_tracing_payload(&out.stdout).unwrap();
+    assert!(summary.records_with_parse_errors().is_empty());
+}
+
+#[test]
+fn pipe_mode_live_into_perf_script_through_an_os_pipe() {
+    if !require_collect("sched:sched_process_fork") {
+        return;
+    }
+    let forks = FORKS.to_string();
+    let mut collector = Command::new(COLLECT)
+        .args(["-m", RING_PAGES, "-o", "-", "-F", "999"])
+        .args(["-e", MIXED_EVENTS[0], "-e", MIXED_EVENTS[1], "--", WORKLOAD])
+        .args(["fork", &forks, "spin", "50"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stream = collector.stdout.take().unwrap();
+    let mut perf = integration_tests::perf_tool::PerfCommand::new(&[
+        "script",
+        "--force",
+        "--no-inline",
+        "-i",
+        "-",
+        SCRIPT_FIELDS[0],
+        SCRIPT_FIELDS[1],
+    ]);
+    let script = perf
+        .command()
+        .stdin(Stdio::from(stream))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let out = collector.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let script = PerfOutput {
+        args: vec!["script".into(), "-i".into(), "-".into()],
+        stdout: String::from_utf8_lossy(&script.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&script.stderr).into_owned(),
+        status: script.status,
+    };
+    check_mixed(&script, workload_pid(&err), FORKS);
+}
+
+/// perf-collect without a command, stopped by `signal` after a moment; started with
+/// SIGINT and SIGTERM ignored when `ignored` (as a shell starts a background job).
+fn stopped_by(signal: &str, ignored: bool) -> (PathBuf, tempfile::TempDir, Output) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    let mut cmd = match ignored {
+        false => Command::new(COLLECT),
+        true => {
+            let mut c = Command::new("sh");
+            c.args(["-c", "trap '' INT TERM; exec \"$0\" \"$@\"", COLLECT]);
+            c
+        }
+    };
+    let child = cmd
+        .args(["-e", "sched:sched_switch", "-o", path_str(&path)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The output exists once the signals are taken (they are blocked before it is made).
+    let start = std::time::Instant::now();
+    while !path.exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    (path, dir, out)
+}
+
+#[test]
+fn sigint_and_sigterm_mid_recording_leave_a_file_perf_reads() {
+    if !require_collect("sched:sched_switch") {
+        return;
+    }
+    for (signal, number, ignored) in [("INT", 2, false), ("TERM", 15, false), ("INT", 2, true)] {
+        let (path, _dir, out) = stopped_by(signal, ignored);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        assert!(
+            err.contains(&format!("stopped by signal {number}")),
+            "{err}"
+        );
+        let script = perf_script(&path, &SCRIPT_FIELDS);
+        script.assert_clean();
+        assert!(!script_events(&script).is_empty());
+    }
+}
+
+#[test]
+fn duration_stops_the_recording() {
+    if !require_collect("sched:sched_switch") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    let start = std::time::Instant::now();
+    let out = collect(&[
+        "-e",
+        "sched:sched_switch",
+        "-d",
+        "0.3",
+        "-o",
+        path_str(&path),
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(err.contains("stopped by the duration"), "{err}");
+    perf_script(&path, &SCRIPT_FIELDS).assert_clean();
+}
+
+/// The `--header-only -I` lines that describe the machine.
+fn host_lines(h: &HeaderInfo) -> Vec<(String, String)> {
+    const KEYS: [&str; 7] = [
+        "hostname",
+        "os release",
+        "arch",
+        "nrcpus online",
+        "nrcpus avail",
+        "cpudesc",
+        "cpuid",
+    ];
+    h.entries
+        .iter()
+        .filter(|(k, _)| {
+            KEYS.contains(&k.as_str())
+                || k.starts_with("sibling ")
+                || k.strip_prefix("CPU ")
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+                || (k.starts_with("node") && k.ends_with(" cpu list"))
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn host_headers_as_perf_record_prints_them() {
+    if !require_collect("sched:sched_switch") || !require_perf_record() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("collect.data");
+    let theirs = dir.path().join("record.data");
+    collect_workload(path_str(&ours), &["sched:sched_switch"], &["getppid", "1"]);
+    perf_record(&theirs, &["sched:sched_switch"], &["getppid", "1"]);
+    let header = |p: &Path| {
+        let out = perf_report_header(p, true);
+        out.assert_clean();
+        parse_header_only(&out.stdout)
+    };
+    let (o, p) = (header(&ours), header(&theirs));
+    let (ol, pl) = (host_lines(&o), host_lines(&p));
+    for key in ["hostname", "os release", "arch", "nrcpus online"] {
+        assert!(
+            pl.iter().any(|(k, _)| k == key),
+            "perf record printed no {key}"
+        );
+    }
+    assert_eq!(
+        ol, pl,
+        "host lines of perf-collect's file (left) and perf record's"
+    );
+    for key in ["total memory", "cmdline", "sample duration"] {
+        assert!(o.has(key), "no {key} in perf-collect's header:\n{o:?}");
+    }
+    assert_eq!(o.event_names(), ["sched:sched_switch", "dummy:HG"]);
+}
+
+/// A refused start: exit status 1, one line on stderr naming `needle`, and no output.
+fn refused(args: &[&str], output: &Path, needle: &str) -> String {
+    let mut all = vec!["-o", path_str(output)];
+    all.extend_from_slice(args);
+    let out = collect(&all);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("perf-collect: "), "{err}");
+    assert!(err.contains(needle), "{args:?}: {err} lacks {needle:?}");
+    assert!(!output.exists(), "{args:?} left {}", output.display());
+    err
+}
+
+#[test]
+fn bad_input_gets_one_line_and_no_file() {
+    if !require_collect("sched:sched_switch") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never.data");
+    refused(
+        &["-e", "sched:no_such_event"],
+        &out,
+        "'sched:no_such_event'",
+    );
+    refused(&["-e", "no-such-counter"], &out, "'no-such-counter'");
+    refused(
+        &["-e", "sched:sched_switch", "-e", "nosys:x"],
+        &out,
+        "'nosys:x'",
+    );
+    let empty = dir.path().join("not-tracefs");
+    std::fs::create_dir(&empty).unwrap();
+    let err = refused(
+        &["--tracefs", path_str(&empty), "-e", "sched:sched_switch"],
+        &out,
+        "tracefs not found",
+    );
+    assert!(err.contains(path_str(&empty)), "{err}");
+    refused(
+        &["-e", "sched:sched_switch", "--", "/no/such/program"],
+        &out,
+        "'/no/such/program'",
+    );
+    refused(&["-e", "cpu-clock", "-m", "3"], &out, "power of two");
+    let list = dir.path().join("events.txt");
+    std::fs::write(&list, "# the switch\nsched:sched_switch\nsched:nope\n").unwrap();
+    refused(&["--events-file", path_str(&list)], &out, "'sched:nope'");
+    let bad_out = dir.path().join("no-dir").join("x.data");
+    refused(
+        &["-e", "sched:sched_switch"],
+        &bad_out,
+        "cannot create the output",
+    );
+}
+
+#[test]
+fn without_privilege_the_error_names_perf_event_paranoid() {
+    if !require_collect("sched:sched_switch") {
+        return;
+    }
+    let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    if paranoid < 1 {
+        skip(&format!(
+            "kernel.perf_event_paranoid is {paranoid}: an unprivileged user may record every CPU here"
+        ));
+        return;
+    }
+    let Some(setpriv) = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+    else {
+        skip("setpriv (util-linux) not installed: cannot run as an unprivileged user");
+        return;
+    };
+    // A copy of the binary an unprivileged user can run, in a directory it can write.
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("perf-collect");
+    std::fs::copy(COLLECT, &bin).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let output = dir.path().join("never.data");
+    let out = Command::new(setpriv)
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+            path_str(&bin),
+            "-e",
+            "cpu-clock",
+            "-o",
+            path_str(&output),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("perf_event_paranoid"), "{err}");
+    assert!(err.contains(&format!("is {paranoid}")), "{err}");
+    assert!(!output.exists());
+    // A tracepoint: tracefs is root's (mode 0700) on most systems, or perf_event_open is
+    // refused as above; either way one line saying to run as root.
+    let out = Command::new(setpriv)
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+            path_str(&bin),
+            "-e",
+            "sched:sched_switch",
+            "-o",
+            path_str(&output),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("run as root"), "{err}");
+    assert!(!output.exists());
+}
+
+#[test]
+fn lost_events_are_kept_and_reported() {
+    const EVENT: &str = "syscalls:sys_enter_getppid";
+    if !require_collect(EVENT) {
+        return;
+    }
+    const N: u64 = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    // One page per CPU (about 50 records): the ring overflows.
+    let out = collect(&[
+        "-m",
+        "1",
+        "-e",
+        EVENT,
+        "-o",
+        path_str(&path),
+        "--",
+        WORKLOAD,
+        "getppid",
+        &N.to_string(),
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let pid = workload_pid(&err);
+    let lost_line = err
+        .lines()
+        .find(|l| l.contains("the kernel lost"))
+        .unwrap_or_else(|| panic!("no loss reported:\n{err}"));
+    let reported: u64 = lost_line
+        .split_whitespace()
+        .nth(4)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{lost_line}"));
+    // The file holds LOST records adding up to the count on stderr.
+    let bytes = std::fs::read(&path).unwrap();
+    let summary = lpd::read_file(&bytes).unwrap();
+    let in_file: u64 = summary
+        .records
+        .iter()
+        .filter(|r| r.record_type == 2)
+        .map(|r| u64::from_ne_bytes(r.payload[8..16].try_into().unwrap()))
+        .sum();
+    assert_eq!(in_file, reported);
+    // Nothing vanished: every getppid of the workload was recorded or counted as lost.
+    let script = perf_script(&path, &SCRIPT_FIELDS);
+    script.assert_success();
+    let recorded = count_of(&script_events(&script), pid, EVENT) as u64;
+    assert!(recorded + reported >= N, "{recorded} + {reported} < {N}");
+    assert!(recorded < N);
+    // perf counts the same loss.
+    let stats = integration_tests::perf_tool::perf_report_stats(&path);
+    stats.assert_success();
+    assert!(stats.stdout.contains("LOST events"), "{}", stats.stdout);
+}
+
+#[test]
+fn flight_recorder_keeps_the_last_seconds() {
+    const EVENT: &str = "syscalls:sys_enter_getppid";
+    if !require_collect(EVENT) {
+        return;
+    }
+    // 100 calls, a second of spinning, 50 calls: a 0.4 s window (counted back from the
+    // latest record, which may come a little after the last call) holds the 50 only, and
+    // the COMM that names the workload, older than the window, is kept.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    let (pid, out) = collect_workload_with(
+        path_str(&path),
+        &[EVENT],
+        &["-c", "0.4", "--strict"],
+        &["getppid", "100", "spin", "1000", "getppid", "50"],
+    );
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+    let script = perf_script(&path, &SCRIPT_FIELDS);
+    script.assert_clean();
+    let events = script_events(&script);
+    assert_eq!(count_of(&events, pid, EVENT), 50);
+    assert!(events
+        .iter()
+        .filter(|(_, p, e, _)| *p == pid && e == EVENT)
+        .all(|(comm, ..)| comm == WORKLOAD_COMM));
+    // A window longer than the run keeps all of it; pipe mode too.
+    let (pid, out) = collect_workload_with(
+        "-",
+        &[EVENT],
+        &["-c", "30"],
+        &["getppid", "100", "spin", "100", "getppid", "50"],
+    );
+    let script = integration_tests::perf_tool::perf_script_stdin_with(&out.stdout, &SCRIPT_FIELDS);
+    script.assert_clean();
+    assert_eq!(count_of(&script_events(&script), pid, EVENT), 150);
+}
