@@ -67,9 +67,10 @@ pub(crate) struct RecordCheck {
 }
 
 /// A SAMPLE that passed the full check, of an event whose layout has no field of varying
-/// length: a SAMPLE of the same size naming the same event (the same id bytes at the same
-/// place) is right too, as long as no description was added since (a new one can change
-/// who owns an id, and perf's attribution with it).
+/// length but RAW: a SAMPLE of the same size naming the same event (the same id bytes at the
+/// same place), with the same RAW size and `common_type` when it has RAW, is right too, as
+/// long as no description was added since (a new one can change who owns an id, and perf's
+/// attribution with it). Those are all the full check reads of such a record.
 #[derive(Clone, Copy, Debug)]
 struct LastSample {
     /// `session.descs().len()` when it passed.
@@ -84,6 +85,29 @@ struct LastSample {
     id_at: usize,
     id_mask: u64,
     id: u64,
+    /// With RAW: its size word and the `common_type` after it (see [`Word`]).
+    raw: Option<Word>,
+}
+
+/// Bits of the 8 bytes at a fixed place of a record, as stored.
+#[derive(Clone, Copy, Debug)]
+struct Word {
+    at: usize,
+    mask: u64,
+    bits: u64,
+}
+
+impl Word {
+    #[inline]
+    fn matches(&self, bytes: [u8; 8]) -> bool {
+        u64::from_ne_bytes(bytes) & self.mask == self.bits
+    }
+}
+
+/// The 8 bytes of `data` at `at`.
+#[inline]
+fn word_at(data: &[u8], at: usize) -> Option<[u8; 8]> {
+    data.get(at..).and_then(|d| d.first_chunk::<8>()).copied()
 }
 
 impl LastSample {
@@ -101,15 +125,19 @@ impl LastSample {
             && u64::from_ne_bytes(*head) & TYPE_AND_SIZE == self.head
             && id == Some(self.id)
             && session.descs().len() == self.descs
+            && self
+                .raw
+                .is_none_or(|r| word_at(data, r.at).is_some_and(|w| r.matches(w)))
     }
 
     /// [`passes`](Self::passes) for a record of this one's size whose first 8 bytes are
-    /// `head` and whose 8 bytes at `id_at` are `id` (as stored); the caller checks the
-    /// descriptions' count once.
+    /// `head`, whose 8 bytes at `id_at` are `id` and whose 8 bytes at RAW's place are `raw`
+    /// (as stored); the caller checks the descriptions' count once.
     #[inline]
-    fn passes_words(&self, head: [u8; 8], id: [u8; 8]) -> bool {
+    fn passes_words(&self, head: [u8; 8], id: [u8; 8], raw: Option<[u8; 8]>) -> bool {
         u64::from_ne_bytes(head) & TYPE_AND_SIZE == self.head
             && u64::from_ne_bytes(id) & self.id_mask == self.id
+            && self.raw.is_none_or(|r| raw.is_some_and(|w| r.matches(w)))
     }
 }
 
@@ -586,7 +614,11 @@ impl RecordCheck {
         while start < len {
             let head = words.word(start)?;
             let id = words.word(start.checked_add(last.id_at)?)?;
-            if !last.passes_words(head, id) {
+            let raw = match last.raw {
+                Some(r) => Some(words.word(start.checked_add(r.at)?)?),
+                None => None,
+            };
+            if !last.passes_words(head, id, raw) {
                 return None;
             }
             start = start.saturating_add(last.size);
@@ -620,9 +652,26 @@ impl RecordCheck {
             None => Some(first),
             Some((_, id)) => self.event_of(session, first, Some(id)).ok(),
         };
-        if owner.and_then(|d| d.layout.fixed_sample_len()) != Some(data.len()) {
-            return None;
-        }
+        let owner = owner?;
+        let raw = match owner.layout.fixed_sample_len() {
+            Some(len) if len == data.len() => None,
+            Some(_) => return None,
+            // RAW the only field of varying length: its size word, and the common_type
+            // bytes after it that the tracepoint rule reads, must match too.
+            None => {
+                let at = owner.layout.raw_size_offset()?;
+                let mut mask = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
+                if let Some(rule) = session.raw_rule_of(owner) {
+                    let ct = usize::try_from(rule.common_type_offset())
+                        .ok()?
+                        .checked_add(4)?;
+                    mask.get_mut(ct..ct.checked_add(2)?)?.fill(0xff);
+                }
+                let mask = u64::from_ne_bytes(mask);
+                let bits = u64::from_ne_bytes(word_at(data, at)?) & mask;
+                Some(Word { at, mask, bits })
+            }
+        };
         // With one event, compare the header's type and size twice rather than test for no id.
         let (id_at, id_mask) = id.map_or((0, TYPE_AND_SIZE), |(at, _)| (at, u64::MAX));
         let head = data.first_chunk::<8>()?;
@@ -634,6 +683,7 @@ impl RecordCheck {
             id_at,
             id_mask,
             id: u64::from_ne_bytes(*id) & id_mask,
+            raw,
         })
     }
 

@@ -956,6 +956,28 @@ fn a_tracepoint_sample_whose_raw_is_not_its_formats_is_refused() {
         let mut zero = good.clone();
         zero[..2].copy_from_slice(&[0, 0]);
         w.write_event_data(&switch_sample(e, &good, T0)).unwrap();
+        // The short way for a SAMPLE like the last one reads RAW's size word too: the same
+        // record with a RAW size 8 larger than the record holds is refused.
+        let mut longer = switch_sample(e, &good, T0);
+        let raw_at = 8 + 6 * 8; // IDENTIFIER IP TID TIME CPU PERIOD, then RAW's size
+        let size = if e == Endian::Little {
+            u32::from_le_bytes(longer[raw_at..raw_at + 4].try_into().unwrap())
+        } else {
+            u32::from_be_bytes(longer[raw_at..raw_at + 4].try_into().unwrap())
+        };
+        assert!(size as usize >= good.len(), "RAW's size word at {raw_at}");
+        longer[raw_at..raw_at + 4].copy_from_slice(&e.u32_bytes(size + 8));
+        let (_, _, problem) = refusal(&w.write_event_data(&longer).unwrap_err());
+        assert!(
+            matches!(problem, RecordProblem::SampleLayout(_)),
+            "{problem:?}"
+        );
+        // The same in a vectored call, after a good one, both cut across slices.
+        let both = [switch_sample(e, &good, T0), longer.clone()].concat();
+        let slices: Vec<IoSlice<'_>> = both.chunks(20).map(IoSlice::new).collect();
+        let err = w.write_event_data_vectored(&slices).unwrap_err();
+        let (offset, _, problem) = refusal(&err);
+        assert_eq!(offset, longer.len(), "{problem:?}");
         let err = w
             .write_event_data(&switch_sample(e, &zero, T0 + 1))
             .unwrap_err();

@@ -80,6 +80,12 @@ impl TracepointRawRule {
         }
     }
 
+    /// Where `common_type` (a u16) is in the RAW payload: what [`check`](Self::check) reads
+    /// besides the payload's length.
+    pub const fn common_type_offset(&self) -> u32 {
+        self.common_type_offset
+    }
+
     /// Checks a RAW payload written in `endian`.
     #[inline]
     pub fn check(&self, raw: &[u8], endian: Endian) -> Result<(), TracepointRawProblem> {

@@ -35,6 +35,9 @@ pub(crate) trait FieldCodec {
     /// The bytes the field takes whatever its value (`None`: its length varies).
     const FIXED_LEN: Option<usize> = None;
 
+    /// RAW: `u32 size` then that many bytes (its length follows from that word alone).
+    const IS_RAW: bool = false;
+
     /// Bytes `v` takes in a record of `layout`, after checking it against the layout
     /// ([`FieldCodec::FIXED_LEN`] by default).
     #[inline]
@@ -241,6 +244,8 @@ impl Raw {
 impl FieldCodec for Raw {
     type Value<'a> = &'a [u8];
     type Parsed<'a> = &'a [u8];
+
+    const IS_RAW: bool = true;
 
     #[inline]
     fn len(raw: &&[u8], _: &SampleLayout) -> Result<usize, EncodeError> {

@@ -141,6 +141,34 @@ macro_rules! sample_table {
         }
 
         impl SampleLayout {
+            /// Where RAW's `u32 size` is in every SAMPLE of this layout, when RAW is its only
+            /// field whose length varies: a record's length then follows from that word
+            /// alone.
+            ///
+            /// ```
+            /// use perf_abi::sample_type::*;
+            /// use perf_encode::records::SampleLayout;
+            /// let l = SampleLayout { sample_type: IDENTIFIER | TIME | RAW | PERIOD, ..Default::default() };
+            /// assert_eq!(l.raw_size_offset(), Some(8 + 3 * 8)); // IDENTIFIER, TIME, PERIOD, then RAW
+            /// let l = SampleLayout { sample_type: CALLCHAIN | RAW, ..Default::default() };
+            /// assert_eq!(l.raw_size_offset(), None);
+            /// ```
+            pub fn raw_size_offset(&self) -> Option<usize> {
+                let mut len = 8usize;
+                let mut raw_at = None;
+                $(
+                    if (|$l: &SampleLayout| -> bool { $present })(self) {
+                        match (<$codec as FieldCodec>::IS_RAW, <$codec as FieldCodec>::FIXED_LEN) {
+                            (true, _) => raw_at = Some(len),
+                            (false, Some(n)) => len = len.checked_add(n)?,
+                            (false, None) => return None,
+                        }
+                    }
+                )*
+                let _fields_after_raw = len;
+                raw_at
+            }
+
             /// The length (header included) of every SAMPLE record of this layout, when it
             /// has no field whose length varies (READ, CALLCHAIN, RAW, BRANCH_STACK, register
             /// dumps, STACK_USER, AUX): then a record's size is known without reading it.
