@@ -7,8 +7,8 @@ use crate::host::{HostError, HostFile};
 use perf_encode::abi::{attr, attr_flags, feature, misc, sample_type, PerfEventAttr};
 use perf_encode::features::{FormatText, TracepointFormat, TracingData};
 use perf_encode::records::{
-    Comm, FinishedRound, HeaderTracingDataOf, PidTid, RecordBody, Sample, SampleCpu, SampleId,
-    SampleLayout, SampleRecord,
+    BasicSampleRecord, Comm, FinishedRound, HeaderTracingDataOf, PidTid, RecordBody, SampleCpu,
+    SampleId, SampleLayout,
 };
 use perf_encode::stream::PipeStream;
 use perf_encode::{to_slice, Encode, EncodeError, HeaderString};
@@ -243,8 +243,7 @@ pub struct Summary {
 }
 
 /// Records the whole session into `stream`, flushing to `sink`. Each part is a function
-/// of its own (not inlined), so that only one part's locals (a `Sample` is 432 bytes) are
-/// on the stack at a time.
+/// of its own (not inlined), so that only one part's locals are on the stack at a time.
 #[inline(never)]
 pub fn run(
     stream: &mut PipeStream<'_>,
@@ -370,22 +369,16 @@ fn clock_sample(
     task: &Task,
     tick: u32,
 ) -> Result<(), AgentError> {
-    let sample = Sample {
-        identifier: Some(CLOCK_ID),
-        ip: Some(ip_of(task)),
-        tid: Some(PidTid {
+    let record = BasicSampleRecord {
+        identifier: CLOCK_ID,
+        ip: ip_of(task),
+        tid: PidTid {
             pid: task.tid,
             tid: task.tid,
-        }),
-        time: Some(tick_time(tick)),
-        cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-        period: Some(TICK_NS),
-        ..Default::default()
-    };
-    let record = SampleRecord {
-        layout,
-        sample: &sample,
-        misc: misc::KERNEL,
+        },
+        time: tick_time(tick),
+        period: TICK_NS,
+        ..BasicSampleRecord::new(layout, misc::KERNEL)
     };
     sink.push(stream, &record)
 }
@@ -416,23 +409,17 @@ fn device_event(
     for (r, b) in payload.iter_mut().zip(bytes) {
         *r = *b;
     }
-    let sample = Sample {
-        identifier: Some(EVENT_ID),
-        ip: Some(ip_of(sensor)),
-        tid: Some(PidTid {
+    let record = BasicSampleRecord {
+        identifier: EVENT_ID,
+        ip: ip_of(sensor),
+        tid: PidTid {
             pid: sensor.tid,
             tid: sensor.tid,
-        }),
-        time: Some(tick_time(tick) + TICK_NS / 2),
-        cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-        period: Some(1),
+        },
+        time: tick_time(tick) + TICK_NS / 2,
+        period: 1,
         raw: raw.then_some(&payload[..]),
-        ..Default::default()
-    };
-    let record = SampleRecord {
-        layout,
-        sample: &sample,
-        misc: misc::KERNEL,
+        ..BasicSampleRecord::new(layout, misc::KERNEL)
     };
     sink.push(stream, &record)
 }

@@ -22,7 +22,7 @@ use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::nr;
 use host::Line;
 use perf_encode::abi::misc;
-use perf_encode::records::{PidTid, Sample, SampleCpu, SampleLayout, SampleRecord};
+use perf_encode::records::{BasicSampleRecord, PidTid, SampleLayout};
 use perf_encode::stream::PipeStream;
 use perf_encode::{EncodeError, Endian};
 
@@ -232,22 +232,16 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
     let mut stream = PipeStream::new(buf, Endian::Little)?;
     let task = &agent::TASKS[1];
     let push = |stream: &mut PipeStream<'_>, i: u32| -> Result<(), EncodeError> {
-        let sample = Sample {
-            identifier: Some(agent::CLOCK_ID),
-            ip: Some(agent::ip_of(task)),
-            tid: Some(PidTid {
+        stream.push(&BasicSampleRecord {
+            identifier: agent::CLOCK_ID,
+            ip: agent::ip_of(task),
+            tid: PidTid {
                 pid: task.tid,
                 tid: task.tid,
-            }),
-            time: Some(agent::tick_time(i)),
-            cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-            period: Some(agent::TICK_NS),
-            ..Default::default()
-        };
-        stream.push(&SampleRecord {
-            layout: &layout,
-            sample: &sample,
-            misc: misc::KERNEL,
+            },
+            time: agent::tick_time(i),
+            period: agent::TICK_NS,
+            ..BasicSampleRecord::new(&layout, misc::KERNEL)
         })?;
         let n = stream.pending().len();
         stream.consume(n);
