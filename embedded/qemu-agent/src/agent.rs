@@ -250,9 +250,9 @@ pub fn run(
     sink: &mut Sink,
     fault: Fault,
 ) -> Result<Summary, AgentError> {
-    let (clock_layout, event_layout) = header(stream, sink)?;
+    header(stream, sink)?;
     for task in &TASKS {
-        comm(stream, sink, &clock_layout, task)?;
+        comm(stream, sink, task)?;
     }
     let mut summary = Summary {
         samples: 0,
@@ -262,21 +262,17 @@ pub fn run(
     for tick in 0..TICKS {
         let task = task_at(tick);
         work = (task.body)(work ^ tick);
-        clock_sample(stream, sink, &clock_layout, task, tick)?;
+        clock_sample(stream, sink, task, tick)?;
         summary.samples += 1;
         if tick % EVENT_EVERY == 0 {
             let n = tick / EVENT_EVERY;
             let raw = !(fault == Fault::MissingRaw && n == 3);
-            device_event(stream, sink, &event_layout, tick, raw)?;
+            device_event(stream, sink, tick, raw)?;
             summary.samples += 1;
             summary.events += 1;
         }
-        if fault == Fault::Panic && tick == TICKS / 2 {
-            panic!("injected");
-        }
-        if fault == Fault::UndefinedInstruction && tick == TICKS / 2 {
-            // A permanently undefined instruction: a UsageFault, taken as a HardFault.
-            cortex_m::asm::udf();
+        if tick == TICKS / 2 && matches!(fault, Fault::Panic | Fault::UndefinedInstruction) {
+            inject(fault);
         }
         if (tick + 1) % ROUND_EVERY == 0 {
             round(stream, sink)?;
@@ -287,6 +283,19 @@ pub fn run(
     Ok(summary)
 }
 
+/// Panics or faults, as `fault` says (a function of its own: the panic's arguments are not
+/// in `run`'s frame).
+#[inline(never)]
+fn inject(fault: Fault) {
+    if fault == Fault::Panic {
+        panic!("injected");
+    }
+    if fault == Fault::UndefinedInstruction {
+        // A permanently undefined instruction: a UsageFault, taken as a HardFault.
+        cortex_m::asm::udf();
+    }
+}
+
 /// A FINISHED_ROUND (a function of its own, not inlined into the loop: the frames of the
 /// encoder's push stay out of `run`'s).
 #[inline(never)]
@@ -294,17 +303,43 @@ fn round(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError>
     sink.push(stream, &FinishedRound)
 }
 
-/// The attrs, features and tracing data; returns the two events' sample layouts.
+/// The sample layout of the cpu-clock event.
+pub fn clock_layout() -> SampleLayout {
+    SampleLayout::from_attr(&clock_attr())
+}
+
+/// The sample layout of the tracepoint event.
+pub fn event_layout() -> SampleLayout {
+    SampleLayout::from_attr(&event_attr())
+}
+
+/// The attrs, features and tracing data. Each part is a function of its own (not inlined):
+/// only one part's locals (an attr is 136 bytes, the tracing data's description more) are on
+/// the stack at a time.
 #[inline(never)]
-fn header(
+fn header(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
+    add_attr(stream, sink, clock_attr, CLOCK_ID)?;
+    add_attr(stream, sink, event_attr, EVENT_ID)?;
+    features(stream, sink)?;
+    tracing_data(stream, sink)
+}
+
+/// The HEADER_ATTR of the event `attr` gives, with its id.
+#[inline(never)]
+fn add_attr(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-) -> Result<(SampleLayout, SampleLayout), AgentError> {
+    attr: fn() -> PerfEventAttr,
+    id: u64,
+) -> Result<(), AgentError> {
+    let attr = attr();
+    sink.put(stream, |s| s.add_attr(&attr, &[id]))
+}
+
+/// The HOSTNAME, ARCH and NRCPUS features.
+#[inline(never)]
+fn features(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
     let e = stream.endian();
-    let clock = clock_attr();
-    let event = event_attr();
-    sink.put(stream, |s| s.add_attr(&clock, &[CLOCK_ID]))?;
-    sink.put(stream, |s| s.add_attr(&event, &[EVENT_ID]))?;
     let mut text = [0u8; 68];
     let host = to_slice(&HeaderString::new(b"qemu-lm3s6965evb"), e, &mut text)?;
     sink.put(stream, |s| s.add_feature(feature::HOSTNAME, host))?;
@@ -315,8 +350,12 @@ fn header(
         online: 1,
     };
     let nr = to_slice(&nr_cpus, e, &mut text)?;
-    sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))?;
+    sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))
+}
 
+/// The tracing data: the tracepoint's format, encoded in place.
+#[inline(never)]
+fn tracing_data(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
     let formats = [TracepointFormat {
         system: "device",
         format: FormatText::Text(FORMAT),
@@ -325,23 +364,15 @@ fn header(
         events: &formats,
         ..TracingData::new(4, 4096)
     };
-    sink.push(stream, &HeaderTracingDataOf { data: &tracing })?;
-    Ok((
-        SampleLayout::from_attr(&clock),
-        SampleLayout::from_attr(&event),
-    ))
+    sink.push(stream, &HeaderTracingDataOf { data: &tracing })
 }
 
 /// The COMM record of `task`.
 #[inline(never)]
-fn comm(
-    stream: &mut PipeStream<'_>,
-    sink: &mut Sink,
-    layout: &SampleLayout,
-    task: &Task,
-) -> Result<(), AgentError> {
+fn comm(stream: &mut PipeStream<'_>, sink: &mut Sink, task: &Task) -> Result<(), AgentError> {
+    let layout = clock_layout();
     let comm = Comm {
-        layout,
+        layout: &layout,
         pid: task.tid,
         tid: task.tid,
         comm: task.name,
@@ -365,10 +396,10 @@ fn comm(
 fn clock_sample(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-    layout: &SampleLayout,
     task: &Task,
     tick: u32,
 ) -> Result<(), AgentError> {
+    let layout = &clock_layout();
     let record = BasicSampleRecord {
         identifier: CLOCK_ID,
         ip: ip_of(task),
@@ -389,24 +420,24 @@ fn clock_sample(
 fn device_event(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-    layout: &SampleLayout,
     tick: u32,
     raw: bool,
 ) -> Result<(), AgentError> {
+    let layout = &event_layout();
     let e = stream.endian();
     let sensor = &TASKS[0];
     let (channel, millidegrees, name) = reading(tick / EVENT_EVERY);
+    // common_type, common_flags, common_preempt_count, common_pid; channel, millidegrees,
+    // sensor.
     let mut payload = [0u8; RAW_LEN];
-    let fields: [&[u8]; 6] = [
-        &e.u16_bytes(TRACEPOINT_ID),
-        &[0, 0], // common_flags, common_preempt_count
-        &e.u32_bytes(sensor.tid),
-        &e.u32_bytes(channel),
-        &e.u32_bytes(millidegrees as u32),
-        &name,
+    let [t0, t1] = e.u16_bytes(TRACEPOINT_ID);
+    let fields = [
+        [t0, t1, 0, 0],
+        e.u32_bytes(sensor.tid),
+        e.u32_bytes(channel),
+        e.u32_bytes(millidegrees as u32),
     ];
-    let bytes = fields.iter().flat_map(|f| f.iter());
-    for (r, b) in payload.iter_mut().zip(bytes) {
+    for (r, b) in payload.iter_mut().zip(fields.iter().flatten().chain(&name)) {
         *r = *b;
     }
     let record = BasicSampleRecord {

@@ -22,7 +22,7 @@ use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::nr;
 use host::Line;
 use perf_encode::abi::misc;
-use perf_encode::records::{BasicSampleRecord, PidTid, SampleLayout};
+use perf_encode::records::{BasicSampleRecord, PidTid};
 use perf_encode::stream::PipeStream;
 use perf_encode::{EncodeError, Endian};
 
@@ -37,6 +37,13 @@ fn main() -> ! {
     static mut CMDLINE: [u8; 160] = [0; 160];
     let (result, run_stack) = measured(|| agent_main(BUF, CMDLINE));
     print_peak(run_stack);
+    finish(result)
+}
+
+/// Prints how the run ended and exits (a function of its own: its console line is not in
+/// `main`'s frame, under every other part).
+#[inline(never)]
+fn finish(result: Result<(), AgentError>) -> ! {
     match result {
         Ok(()) => {
             Line::new().str("done").print();
@@ -227,8 +234,7 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
         core::hint::black_box(n);
     });
 
-    let attr = agent::clock_attr();
-    let layout = SampleLayout::from_attr(&attr);
+    let layout = agent::clock_layout();
     let mut stream = PipeStream::new(buf, Endian::Little)?;
     let task = &agent::TASKS[1];
     let push = |stream: &mut PipeStream<'_>, i: u32| -> Result<(), EncodeError> {
