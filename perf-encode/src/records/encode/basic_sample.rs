@@ -163,7 +163,15 @@ impl RecordBody for BasicSampleRecord<'_> {
         pair(CPU, self.cpu.cpu, self.cpu.res, enc)?;
         word(PERIOD, self.period, enc)?;
         match raw {
-            Some(raw) => Raw::write(&raw, self.layout, enc),
+            // `Raw::write`'s bytes, written here: a device's stack then holds one frame
+            // fewer per sample.
+            Some(raw) => {
+                let size = Raw::size(raw)?;
+                enc.u32(size)?;
+                enc.bytes(raw)?;
+                let padded = usize::try_from(size).unwrap_or(usize::MAX);
+                enc.zeros(padded.saturating_sub(raw.len()))
+            }
             None => Ok(()),
         }
     }
