@@ -118,34 +118,67 @@ pub fn reading(n: u32) -> (u32, i32, [u8; 8]) {
     (channel, millidegrees, name)
 }
 
-/// The cpu-clock attr: every field a sample has, and `sample_id_all` for COMM.
-pub fn clock_attr() -> PerfEventAttr {
-    PerfEventAttr {
-        type_: attr::TYPE_SOFTWARE,
-        size: attr::ATTR_SIZE_VER7,
-        config: attr::SW_CPU_CLOCK,
-        sample_period: TICK_NS,
-        sample_type: sample_type::IDENTIFIER
-            | sample_type::IP
-            | sample_type::TID
-            | sample_type::TIME
-            | sample_type::CPU
-            | sample_type::PERIOD,
-        flags: attr_flags::SAMPLE_ID_ALL,
-        ..Default::default()
-    }
-}
+/// An attr of zeros: `PerfEventAttr::default()`, usable in a constant.
+const ZERO_ATTR: PerfEventAttr = PerfEventAttr {
+    type_: 0,
+    size: 0,
+    config: 0,
+    sample_period: 0,
+    sample_type: 0,
+    read_format: 0,
+    flags: 0,
+    wakeup_events: 0,
+    bp_type: 0,
+    config1: 0,
+    config2: 0,
+    branch_sample_type: 0,
+    sample_regs_user: 0,
+    sample_stack_user: 0,
+    clockid: 0,
+    sample_regs_intr: 0,
+    aux_watermark: 0,
+    sample_max_stack: 0,
+    reserved_2: 0,
+    aux_sample_size: 0,
+    reserved_3: 0,
+    sig_data: 0,
+    config3: 0,
+};
+
+/// The cpu-clock attr: every field a sample has, and `sample_id_all` for COMM. (The attrs
+/// and layouts are statics: no function builds them on its stack.)
+pub static CLOCK_ATTR: PerfEventAttr = PerfEventAttr {
+    type_: attr::TYPE_SOFTWARE,
+    size: attr::ATTR_SIZE_VER7,
+    config: attr::SW_CPU_CLOCK,
+    sample_period: TICK_NS,
+    sample_type: CLOCK_SAMPLE_TYPE,
+    flags: attr_flags::SAMPLE_ID_ALL,
+    ..ZERO_ATTR
+};
+
+/// The fields of a cpu-clock sample.
+const CLOCK_SAMPLE_TYPE: u64 = sample_type::IDENTIFIER
+    | sample_type::IP
+    | sample_type::TID
+    | sample_type::TIME
+    | sample_type::CPU
+    | sample_type::PERIOD;
 
 /// The tracepoint attr: the cpu-clock fields and RAW.
-pub fn event_attr() -> PerfEventAttr {
-    PerfEventAttr {
-        type_: attr::TYPE_TRACEPOINT,
-        config: u64::from(TRACEPOINT_ID),
-        sample_period: 1,
-        sample_type: clock_attr().sample_type | sample_type::RAW,
-        ..clock_attr()
-    }
-}
+pub static EVENT_ATTR: PerfEventAttr = PerfEventAttr {
+    type_: attr::TYPE_TRACEPOINT,
+    config: TRACEPOINT_ID as u64,
+    sample_period: 1,
+    sample_type: CLOCK_SAMPLE_TYPE | sample_type::RAW,
+    ..CLOCK_ATTR
+};
+
+/// The sample layout of the cpu-clock event.
+pub static CLOCK_LAYOUT: SampleLayout = SampleLayout::from_attr(&CLOCK_ATTR);
+
+/// The sample layout of the tracepoint event.
+pub static EVENT_LAYOUT: SampleLayout = SampleLayout::from_attr(&EVENT_ATTR);
 
 /// Why the agent stopped.
 #[derive(Clone, Copy, Debug)]
@@ -303,37 +336,26 @@ fn round(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError>
     sink.push(stream, &FinishedRound)
 }
 
-/// The sample layout of the cpu-clock event.
-pub fn clock_layout() -> SampleLayout {
-    SampleLayout::from_attr(&clock_attr())
-}
-
-/// The sample layout of the tracepoint event.
-pub fn event_layout() -> SampleLayout {
-    SampleLayout::from_attr(&event_attr())
-}
-
 /// The attrs, features and tracing data. Each part is a function of its own (not inlined):
 /// only one part's locals (an attr is 136 bytes, the tracing data's description more) are on
 /// the stack at a time.
 #[inline(never)]
 fn header(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
-    add_attr(stream, sink, clock_attr, CLOCK_ID)?;
-    add_attr(stream, sink, event_attr, EVENT_ID)?;
+    add_attr(stream, sink, &CLOCK_ATTR, CLOCK_ID)?;
+    add_attr(stream, sink, &EVENT_ATTR, EVENT_ID)?;
     features(stream, sink)?;
     tracing_data(stream, sink)
 }
 
-/// The HEADER_ATTR of the event `attr` gives, with its id.
+/// The HEADER_ATTR of `attr`, with its id.
 #[inline(never)]
 fn add_attr(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-    attr: fn() -> PerfEventAttr,
+    attr: &PerfEventAttr,
     id: u64,
 ) -> Result<(), AgentError> {
-    let attr = attr();
-    sink.put(stream, |s| s.add_attr(&attr, &[id]))
+    sink.put(stream, |s| s.add_attr(attr, &[id]))
 }
 
 /// The HOSTNAME, ARCH and NRCPUS features.
@@ -353,26 +375,29 @@ fn features(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentErr
     sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))
 }
 
+/// The tracepoint's format, as the tracing data holds it.
+static FORMATS: [TracepointFormat<'static>; 1] = [TracepointFormat {
+    system: "device",
+    format: FormatText::Text(FORMAT),
+}];
+
+/// The tracing data's description (a static: it is not built on the stack).
+static TRACING: TracingData<'static> = TracingData {
+    events: &FORMATS,
+    ..TracingData::new(4, 4096)
+};
+
 /// The tracing data: the tracepoint's format, encoded in place.
 #[inline(never)]
 fn tracing_data(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
-    let formats = [TracepointFormat {
-        system: "device",
-        format: FormatText::Text(FORMAT),
-    }];
-    let tracing = TracingData {
-        events: &formats,
-        ..TracingData::new(4, 4096)
-    };
-    sink.push(stream, &HeaderTracingDataOf { data: &tracing })
+    sink.push(stream, &HeaderTracingDataOf { data: &TRACING })
 }
 
 /// The COMM record of `task`.
 #[inline(never)]
 fn comm(stream: &mut PipeStream<'_>, sink: &mut Sink, task: &Task) -> Result<(), AgentError> {
-    let layout = clock_layout();
     let comm = Comm {
-        layout: &layout,
+        layout: &CLOCK_LAYOUT,
         pid: task.tid,
         tid: task.tid,
         comm: task.name,
@@ -399,7 +424,7 @@ fn clock_sample(
     task: &Task,
     tick: u32,
 ) -> Result<(), AgentError> {
-    let layout = &clock_layout();
+    let layout = &CLOCK_LAYOUT;
     let record = BasicSampleRecord {
         identifier: CLOCK_ID,
         ip: ip_of(task),
@@ -423,7 +448,7 @@ fn device_event(
     tick: u32,
     raw: bool,
 ) -> Result<(), AgentError> {
-    let layout = &event_layout();
+    let layout = &EVENT_LAYOUT;
     let e = stream.endian();
     let sensor = &TASKS[0];
     let (channel, millidegrees, name) = reading(tick / EVENT_EVERY);

@@ -234,7 +234,7 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
         core::hint::black_box(n);
     });
 
-    let layout = agent::clock_layout();
+    let layout = &agent::CLOCK_LAYOUT;
     let mut stream = PipeStream::new(buf, Endian::Little)?;
     let task = &agent::TASKS[1];
     let push = |stream: &mut PipeStream<'_>, i: u32| -> Result<(), EncodeError> {
@@ -247,7 +247,7 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
             },
             time: agent::tick_time(i),
             period: agent::TICK_NS,
-            ..BasicSampleRecord::new(&layout, misc::KERNEL)
+            ..BasicSampleRecord::new(layout, misc::KERNEL)
         })?;
         let n = stream.pending().len();
         stream.consume(n);
