@@ -4,6 +4,8 @@
 //! `tests/tests/qemu_agent.rs` model follows these definitions).
 
 use crate::host::{HostError, HostFile};
+use core::cell::Cell;
+use cortex_m::interrupt::{self, Mutex};
 use perf_encode::abi::{attr, attr_flags, feature, misc, sample_type, PerfEventAttr};
 use perf_encode::features::{FormatText, TracepointFormat, TracingData};
 use perf_encode::records::{
@@ -180,18 +182,30 @@ pub static CLOCK_LAYOUT: SampleLayout = SampleLayout::from_attr(&CLOCK_ATTR);
 /// The sample layout of the tracepoint event.
 pub static EVENT_LAYOUT: SampleLayout = SampleLayout::from_attr(&EVENT_ATTR);
 
-/// Why the agent stopped.
-#[derive(Clone, Copy, Debug)]
+/// Why the agent stopped. One byte, so that the `Result` every part of the agent returns
+/// takes next to no stack (with the encoder's error inside it was 40 bytes, in every frame);
+/// the encoder's error itself is kept for the report ([`last_encode_error`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AgentError {
-    /// The encoder refused something.
-    Encode(EncodeError),
+    /// The encoder refused something: [`last_encode_error`] says what.
+    Encode,
     /// The host refused a write.
     Host,
 }
 
+/// The encoder's last error.
+static LAST_ENCODE_ERROR: Mutex<Cell<Option<EncodeError>>> = Mutex::new(Cell::new(None));
+
+/// The error of the encoder's last refusal, if any.
+pub fn last_encode_error() -> Option<EncodeError> {
+    interrupt::free(|cs| LAST_ENCODE_ERROR.borrow(cs).get())
+}
+
 impl From<EncodeError> for AgentError {
+    #[inline(never)]
     fn from(e: EncodeError) -> Self {
-        AgentError::Encode(e)
+        interrupt::free(|cs| LAST_ENCODE_ERROR.borrow(cs).set(Some(e)));
+        AgentError::Encode
     }
 }
 

@@ -286,25 +286,27 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
 fn report(e: AgentError) {
     let mut l = Line::new();
     l.str("error ");
-    match e {
-        AgentError::Host => l.str("host refused a call"),
-        AgentError::Encode(EncodeError::BufferTooSmall { needed, available }) => l
+    let encode = match e {
+        AgentError::Host => {
+            l.str("host refused a call").print();
+            return;
+        }
+        AgentError::Encode => agent::last_encode_error(),
+    };
+    match encode {
+        Some(EncodeError::BufferTooSmall { needed, available }) => l
             .str("encoder: buffer too small, needed=")
             .dec(needed as u32)
             .str(" available=")
             .dec(available as u32),
-        AgentError::Encode(EncodeError::MissingField { record, field }) => l
+        Some(EncodeError::MissingField { record, field }) => l
             .str("encoder: missing field ")
             .str(record)
             .str(".")
             .str(field),
-        AgentError::Encode(EncodeError::TooLong { what, .. }) => {
-            l.str("encoder: too long: ").str(what)
-        }
-        AgentError::Encode(EncodeError::InvalidValue { what }) => {
-            l.str("encoder: invalid value: ").str(what)
-        }
-        AgentError::Encode(_) => l.str("encoder: other error"),
+        Some(EncodeError::TooLong { what, .. }) => l.str("encoder: too long: ").str(what),
+        Some(EncodeError::InvalidValue { what }) => l.str("encoder: invalid value: ").str(what),
+        _ => l.str("encoder: other error"),
     };
     l.print();
 }
