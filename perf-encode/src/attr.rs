@@ -1,8 +1,8 @@
 //! `perf_event_attr` as a file holds it: `attr.size` bytes in the file's byte order, the
 //! bit-field word following perf's cross-endian rule.
 
-use crate::{Encode, EncodeError, Encoder, Endian, Output, SliceOutput};
-use perf_abi::attr::{ATTR_SIZES, ATTR_SIZE_VER8};
+use crate::{Encode, EncodeError, Encoder, Endian, Output};
+use perf_abi::attr::ATTR_SIZES;
 use perf_abi::PerfEventAttr;
 
 /// The bit-field word as a file of byte order `endian` holds it.
@@ -92,42 +92,76 @@ fn encode_full<O: Output + ?Sized>(
 /// ```
 impl Encode for PerfEventAttr {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let (full, size) = self.checked_bytes(enc.endian())?;
-        enc.bytes(full.get(..size).unwrap_or(&[]))
+        let size = self.checked_size()?;
+        let endian = enc.endian();
+        let mut prefix = Prefix { enc, left: size };
+        encode_full(self, &mut Encoder::new(&mut prefix, endian))
     }
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
-        // Whether a field is lost does not depend on the byte order.
-        self.checked_bytes(Endian::NATIVE).map(|(_, size)| size)
+        self.checked_size()
     }
 }
 
-/// The whole 136-byte encoding and how much of it `attr.size` keeps, after checking that the
-/// size is published and that no non-zero field lies past it.
-trait CheckedBytes {
-    fn checked_bytes(
-        &self,
-        endian: Endian,
-    ) -> Result<([u8; ATTR_SIZE_VER8 as usize], usize), EncodeError>;
+/// `attr.size` in bytes, after checking that the size is published and that no non-zero
+/// field lies past it.
+///
+/// The whole encoding goes through outputs that keep nothing ([`ZeroPast`] here, [`Prefix`]
+/// when writing): no 136-byte copy of the attr is on the stack.
+trait CheckedSize {
+    fn checked_size(&self) -> Result<usize, EncodeError>;
 }
 
-impl CheckedBytes for PerfEventAttr {
-    fn checked_bytes(
-        &self,
-        endian: Endian,
-    ) -> Result<([u8; ATTR_SIZE_VER8 as usize], usize), EncodeError> {
+impl CheckedSize for PerfEventAttr {
+    fn checked_size(&self) -> Result<usize, EncodeError> {
         let invalid = EncodeError::InvalidAttrSize { size: self.size };
         if !is_published_size(self.size) {
             return Err(invalid);
         }
         let size = usize::try_from(self.size).map_err(|_| invalid)?;
-        let mut full = [0u8; ATTR_SIZE_VER8 as usize];
-        let mut out = SliceOutput::new(&mut full);
-        encode_full(self, &mut Encoder::new(&mut out, endian))?;
-        if full.get(size..).unwrap_or(&[]).iter().any(|&b| b != 0) {
+        let mut past = ZeroPast {
+            size,
+            pos: 0,
+            lost: false,
+        };
+        // Whether a field is lost does not depend on the byte order.
+        encode_full(self, &mut Encoder::new(&mut past, Endian::NATIVE))?;
+        if past.lost {
             return Err(invalid);
         }
-        Ok((full, size))
+        Ok(size)
+    }
+}
+
+/// Takes bytes and keeps none: notes whether one at or past `size` is not zero.
+struct ZeroPast {
+    size: usize,
+    pos: usize,
+    lost: bool,
+}
+
+impl Output for ZeroPast {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
+        let skip = self.size.saturating_sub(self.pos);
+        self.lost |= bytes.iter().skip(skip).any(|&b| b != 0);
+        self.pos = self.pos.saturating_add(bytes.len());
+        Ok(())
+    }
+}
+
+/// Passes the first `left` bytes it takes to `enc` and drops the rest (which
+/// [`CheckedSize`] found zero).
+struct Prefix<'e, 'o, O: Output + ?Sized> {
+    enc: &'e mut Encoder<'o, O>,
+    left: usize,
+}
+
+impl<O: Output + ?Sized> Output for Prefix<'_, '_, O> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
+        let n = self.left.min(bytes.len());
+        self.enc.bytes(bytes.get(..n).unwrap_or(&[]))?;
+        self.left = self.left.saturating_sub(n);
+        Ok(())
     }
 }
 

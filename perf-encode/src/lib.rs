@@ -10,7 +10,9 @@
 //! Typed records ([`records::SampleRecord`], [`records::Comm`], [`records::Mmap2`], …) are
 //! laid out by their attr ([`records::SampleLayout`]), with the `sample_id` trailer it asks
 //! for, and [`records::parse_sample`] / [`records::id_of_non_sample`] read raw records back
-//! by the same layout. [`stream::PipeStream`] builds a pipe-mode stream in a fixed buffer.
+//! by the same layout. [`stream::PipeStream`] builds a pipe-mode stream in a fixed buffer;
+//! on a small target, [`records::BasicSampleRecord`] pushes a SAMPLE of the fixed fields and
+//! RAW without the full [`records::Sample`] description.
 //!
 //! A file is built in two phases, as `object`'s ELF writer does: plan every range with
 //! [`layout::FileLayout`], then write the regions in that order.

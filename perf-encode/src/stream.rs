@@ -205,20 +205,8 @@ impl<'b> PipeStream<'b> {
             .ok_or(EncodeError::Overflow { what: "record" })?;
         let endian = self.endian;
         let space = self.reserve(needed)?;
-        let (head, tail) = space.split_at_mut(marker_len.min(space.len()));
-        if marker {
-            to_slice(&HeaderFeature::END, endian, head)?;
-        }
-        // Encoded straight into the reserved bytes: `to_slice` would compute the length a
-        // second time.
-        let mut out = SliceOutput::new(tail);
-        record.encode(&mut Encoder::new(&mut out, endian))?;
-        let written = out.written();
-        let framed = RecordFramer::new(endian)
-            .check(space.get(..needed).unwrap_or(&[]))
-            .ok()
-            .filter(RecordFramer::at_boundary);
-        if written != len || framed.is_none() {
+        let written = write_into(space, record, marker_len, endian)?;
+        if written != len || !whole_records(endian, space.get(..needed).unwrap_or(&[])) {
             return Err(EncodeError::InvalidRecordSize { size: len as u64 });
         }
         self.end = self.end.saturating_add(needed);
@@ -249,6 +237,36 @@ impl<'b> PipeStream<'b> {
             .get_mut(self.end..end)
             .ok_or(EncodeError::BufferTooSmall { needed, available })
     }
+}
+
+/// Writes the features' end marker (when `marker_len` is not 0) and `record` at the start of
+/// `space`; returns the bytes of `record` written.
+///
+/// Not inlined, nor is [`whole_records`]: the encoder's locals and the framer's are then on
+/// the stack one after the other, not together (a device's stack is a few KiB).
+#[inline(never)]
+fn write_into<E: Encode + ?Sized>(
+    space: &mut [u8],
+    record: &E,
+    marker_len: usize,
+    endian: Endian,
+) -> Result<usize, EncodeError> {
+    let (head, tail) = space.split_at_mut(marker_len.min(space.len()));
+    if marker_len > 0 {
+        to_slice(&HeaderFeature::END, endian, head)?;
+    }
+    // Encoded straight into the reserved bytes: `to_slice` would compute the length a
+    // second time.
+    let mut out = SliceOutput::new(tail);
+    record.encode(&mut Encoder::new(&mut out, endian))?;
+    Ok(out.written())
+}
+
+/// True when `bytes` are whole records, as the framer checks them.
+#[inline(never)]
+fn whole_records(endian: Endian, bytes: &[u8]) -> bool {
+    let mut framer = RecordFramer::new(endian);
+    framer.feed(bytes).is_ok() && framer.at_boundary()
 }
 
 #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values

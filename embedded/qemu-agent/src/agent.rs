@@ -4,11 +4,13 @@
 //! `tests/tests/qemu_agent.rs` model follows these definitions).
 
 use crate::host::{HostError, HostFile};
+use core::cell::Cell;
+use cortex_m::interrupt::{self, Mutex};
 use perf_encode::abi::{attr, attr_flags, feature, misc, sample_type, PerfEventAttr};
 use perf_encode::features::{FormatText, TracepointFormat, TracingData};
 use perf_encode::records::{
-    Comm, FinishedRound, HeaderTracingDataOf, PidTid, RecordBody, Sample, SampleCpu, SampleId,
-    SampleLayout, SampleRecord,
+    BasicSampleRecord, Comm, FinishedRound, HeaderTracingDataOf, PidTid, RecordBody, SampleCpu,
+    SampleId, SampleLayout,
 };
 use perf_encode::stream::PipeStream;
 use perf_encode::{to_slice, Encode, EncodeError, HeaderString};
@@ -118,47 +120,92 @@ pub fn reading(n: u32) -> (u32, i32, [u8; 8]) {
     (channel, millidegrees, name)
 }
 
-/// The cpu-clock attr: every field a sample has, and `sample_id_all` for COMM.
-pub fn clock_attr() -> PerfEventAttr {
-    PerfEventAttr {
-        type_: attr::TYPE_SOFTWARE,
-        size: attr::ATTR_SIZE_VER7,
-        config: attr::SW_CPU_CLOCK,
-        sample_period: TICK_NS,
-        sample_type: sample_type::IDENTIFIER
-            | sample_type::IP
-            | sample_type::TID
-            | sample_type::TIME
-            | sample_type::CPU
-            | sample_type::PERIOD,
-        flags: attr_flags::SAMPLE_ID_ALL,
-        ..Default::default()
-    }
-}
+/// An attr of zeros: `PerfEventAttr::default()`, usable in a constant.
+const ZERO_ATTR: PerfEventAttr = PerfEventAttr {
+    type_: 0,
+    size: 0,
+    config: 0,
+    sample_period: 0,
+    sample_type: 0,
+    read_format: 0,
+    flags: 0,
+    wakeup_events: 0,
+    bp_type: 0,
+    config1: 0,
+    config2: 0,
+    branch_sample_type: 0,
+    sample_regs_user: 0,
+    sample_stack_user: 0,
+    clockid: 0,
+    sample_regs_intr: 0,
+    aux_watermark: 0,
+    sample_max_stack: 0,
+    reserved_2: 0,
+    aux_sample_size: 0,
+    reserved_3: 0,
+    sig_data: 0,
+    config3: 0,
+};
+
+/// The cpu-clock attr: every field a sample has, and `sample_id_all` for COMM. (The attrs
+/// and layouts are statics: no function builds them on its stack.)
+pub static CLOCK_ATTR: PerfEventAttr = PerfEventAttr {
+    type_: attr::TYPE_SOFTWARE,
+    size: attr::ATTR_SIZE_VER7,
+    config: attr::SW_CPU_CLOCK,
+    sample_period: TICK_NS,
+    sample_type: CLOCK_SAMPLE_TYPE,
+    flags: attr_flags::SAMPLE_ID_ALL,
+    ..ZERO_ATTR
+};
+
+/// The fields of a cpu-clock sample.
+const CLOCK_SAMPLE_TYPE: u64 = sample_type::IDENTIFIER
+    | sample_type::IP
+    | sample_type::TID
+    | sample_type::TIME
+    | sample_type::CPU
+    | sample_type::PERIOD;
 
 /// The tracepoint attr: the cpu-clock fields and RAW.
-pub fn event_attr() -> PerfEventAttr {
-    PerfEventAttr {
-        type_: attr::TYPE_TRACEPOINT,
-        config: u64::from(TRACEPOINT_ID),
-        sample_period: 1,
-        sample_type: clock_attr().sample_type | sample_type::RAW,
-        ..clock_attr()
-    }
-}
+pub static EVENT_ATTR: PerfEventAttr = PerfEventAttr {
+    type_: attr::TYPE_TRACEPOINT,
+    config: TRACEPOINT_ID as u64,
+    sample_period: 1,
+    sample_type: CLOCK_SAMPLE_TYPE | sample_type::RAW,
+    ..CLOCK_ATTR
+};
 
-/// Why the agent stopped.
-#[derive(Clone, Copy, Debug)]
+/// The sample layout of the cpu-clock event.
+pub static CLOCK_LAYOUT: SampleLayout = SampleLayout::from_attr(&CLOCK_ATTR);
+
+/// The sample layout of the tracepoint event.
+pub static EVENT_LAYOUT: SampleLayout = SampleLayout::from_attr(&EVENT_ATTR);
+
+/// Why the agent stopped. One byte, so that the `Result` every part of the agent returns
+/// takes next to no stack (with the encoder's error inside it was 40 bytes, in every frame);
+/// the encoder's error itself is kept for the report ([`last_encode_error`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AgentError {
-    /// The encoder refused something.
-    Encode(EncodeError),
+    /// The encoder refused something: [`last_encode_error`] says what.
+    Encode,
     /// The host refused a write.
     Host,
 }
 
+/// The encoder's last error.
+static LAST_ENCODE_ERROR: Mutex<Cell<Option<EncodeError>>> = Mutex::new(Cell::new(None));
+
+/// The error of the encoder's last refusal, if any.
+pub fn last_encode_error() -> Option<EncodeError> {
+    interrupt::free(|cs| LAST_ENCODE_ERROR.borrow(cs).get())
+}
+
 impl From<EncodeError> for AgentError {
+    #[inline(never)]
     fn from(e: EncodeError) -> Self {
-        AgentError::Encode(e)
+        interrupt::free(|cs| LAST_ENCODE_ERROR.borrow(cs).set(Some(e)));
+        AgentError::Encode
     }
 }
 
@@ -243,17 +290,16 @@ pub struct Summary {
 }
 
 /// Records the whole session into `stream`, flushing to `sink`. Each part is a function
-/// of its own (not inlined), so that only one part's locals (a `Sample` is 432 bytes) are
-/// on the stack at a time.
+/// of its own (not inlined), so that only one part's locals are on the stack at a time.
 #[inline(never)]
 pub fn run(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
     fault: Fault,
 ) -> Result<Summary, AgentError> {
-    let (clock_layout, event_layout) = header(stream, sink)?;
+    header(stream, sink)?;
     for task in &TASKS {
-        comm(stream, sink, &clock_layout, task)?;
+        comm(stream, sink, task)?;
     }
     let mut summary = Summary {
         samples: 0,
@@ -263,21 +309,17 @@ pub fn run(
     for tick in 0..TICKS {
         let task = task_at(tick);
         work = (task.body)(work ^ tick);
-        clock_sample(stream, sink, &clock_layout, task, tick)?;
+        clock_sample(stream, sink, task, tick)?;
         summary.samples += 1;
         if tick % EVENT_EVERY == 0 {
             let n = tick / EVENT_EVERY;
             let raw = !(fault == Fault::MissingRaw && n == 3);
-            device_event(stream, sink, &event_layout, tick, raw)?;
+            device_event(stream, sink, tick, raw)?;
             summary.samples += 1;
             summary.events += 1;
         }
-        if fault == Fault::Panic && tick == TICKS / 2 {
-            panic!("injected");
-        }
-        if fault == Fault::UndefinedInstruction && tick == TICKS / 2 {
-            // A permanently undefined instruction: a UsageFault, taken as a HardFault.
-            cortex_m::asm::udf();
+        if tick == TICKS / 2 && matches!(fault, Fault::Panic | Fault::UndefinedInstruction) {
+            inject(fault);
         }
         if (tick + 1) % ROUND_EVERY == 0 {
             round(stream, sink)?;
@@ -288,6 +330,19 @@ pub fn run(
     Ok(summary)
 }
 
+/// Panics or faults, as `fault` says (a function of its own: the panic's arguments are not
+/// in `run`'s frame).
+#[inline(never)]
+fn inject(fault: Fault) {
+    if fault == Fault::Panic {
+        panic!("injected");
+    }
+    if fault == Fault::UndefinedInstruction {
+        // A permanently undefined instruction: a UsageFault, taken as a HardFault.
+        cortex_m::asm::udf();
+    }
+}
+
 /// A FINISHED_ROUND (a function of its own, not inlined into the loop: the frames of the
 /// encoder's push stay out of `run`'s).
 #[inline(never)]
@@ -295,17 +350,32 @@ fn round(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError>
     sink.push(stream, &FinishedRound)
 }
 
-/// The attrs, features and tracing data; returns the two events' sample layouts.
+/// The attrs, features and tracing data. Each part is a function of its own (not inlined):
+/// only one part's locals (an attr is 136 bytes, the tracing data's description more) are on
+/// the stack at a time.
 #[inline(never)]
-fn header(
+fn header(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
+    add_attr(stream, sink, &CLOCK_ATTR, CLOCK_ID)?;
+    add_attr(stream, sink, &EVENT_ATTR, EVENT_ID)?;
+    features(stream, sink)?;
+    tracing_data(stream, sink)
+}
+
+/// The HEADER_ATTR of `attr`, with its id.
+#[inline(never)]
+fn add_attr(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-) -> Result<(SampleLayout, SampleLayout), AgentError> {
+    attr: &PerfEventAttr,
+    id: u64,
+) -> Result<(), AgentError> {
+    sink.put(stream, |s| s.add_attr(attr, &[id]))
+}
+
+/// The HOSTNAME, ARCH and NRCPUS features.
+#[inline(never)]
+fn features(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
     let e = stream.endian();
-    let clock = clock_attr();
-    let event = event_attr();
-    sink.put(stream, |s| s.add_attr(&clock, &[CLOCK_ID]))?;
-    sink.put(stream, |s| s.add_attr(&event, &[EVENT_ID]))?;
     let mut text = [0u8; 68];
     let host = to_slice(&HeaderString::new(b"qemu-lm3s6965evb"), e, &mut text)?;
     sink.put(stream, |s| s.add_feature(feature::HOSTNAME, host))?;
@@ -316,33 +386,32 @@ fn header(
         online: 1,
     };
     let nr = to_slice(&nr_cpus, e, &mut text)?;
-    sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))?;
+    sink.put(stream, |s| s.add_feature(feature::NRCPUS, nr))
+}
 
-    let formats = [TracepointFormat {
-        system: "device",
-        format: FormatText::Text(FORMAT),
-    }];
-    let tracing = TracingData {
-        events: &formats,
-        ..TracingData::new(4, 4096)
-    };
-    sink.push(stream, &HeaderTracingDataOf { data: &tracing })?;
-    Ok((
-        SampleLayout::from_attr(&clock),
-        SampleLayout::from_attr(&event),
-    ))
+/// The tracepoint's format, as the tracing data holds it.
+static FORMATS: [TracepointFormat<'static>; 1] = [TracepointFormat {
+    system: "device",
+    format: FormatText::Text(FORMAT),
+}];
+
+/// The tracing data's description (a static: it is not built on the stack).
+static TRACING: TracingData<'static> = TracingData {
+    events: &FORMATS,
+    ..TracingData::new(4, 4096)
+};
+
+/// The tracing data: the tracepoint's format, encoded in place.
+#[inline(never)]
+fn tracing_data(stream: &mut PipeStream<'_>, sink: &mut Sink) -> Result<(), AgentError> {
+    sink.push(stream, &HeaderTracingDataOf { data: &TRACING })
 }
 
 /// The COMM record of `task`.
 #[inline(never)]
-fn comm(
-    stream: &mut PipeStream<'_>,
-    sink: &mut Sink,
-    layout: &SampleLayout,
-    task: &Task,
-) -> Result<(), AgentError> {
+fn comm(stream: &mut PipeStream<'_>, sink: &mut Sink, task: &Task) -> Result<(), AgentError> {
     let comm = Comm {
-        layout,
+        layout: &CLOCK_LAYOUT,
         pid: task.tid,
         tid: task.tid,
         comm: task.name,
@@ -366,26 +435,20 @@ fn comm(
 fn clock_sample(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-    layout: &SampleLayout,
     task: &Task,
     tick: u32,
 ) -> Result<(), AgentError> {
-    let sample = Sample {
-        identifier: Some(CLOCK_ID),
-        ip: Some(ip_of(task)),
-        tid: Some(PidTid {
+    let layout = &CLOCK_LAYOUT;
+    let record = BasicSampleRecord {
+        identifier: CLOCK_ID,
+        ip: ip_of(task),
+        tid: PidTid {
             pid: task.tid,
             tid: task.tid,
-        }),
-        time: Some(tick_time(tick)),
-        cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-        period: Some(TICK_NS),
-        ..Default::default()
-    };
-    let record = SampleRecord {
-        layout,
-        sample: &sample,
-        misc: misc::KERNEL,
+        },
+        time: tick_time(tick),
+        period: TICK_NS,
+        ..BasicSampleRecord::new(layout, misc::KERNEL)
     };
     sink.push(stream, &record)
 }
@@ -396,43 +459,37 @@ fn clock_sample(
 fn device_event(
     stream: &mut PipeStream<'_>,
     sink: &mut Sink,
-    layout: &SampleLayout,
     tick: u32,
     raw: bool,
 ) -> Result<(), AgentError> {
+    let layout = &EVENT_LAYOUT;
     let e = stream.endian();
     let sensor = &TASKS[0];
     let (channel, millidegrees, name) = reading(tick / EVENT_EVERY);
+    // common_type, common_flags, common_preempt_count, common_pid; channel, millidegrees,
+    // sensor.
     let mut payload = [0u8; RAW_LEN];
-    let fields: [&[u8]; 6] = [
-        &e.u16_bytes(TRACEPOINT_ID),
-        &[0, 0], // common_flags, common_preempt_count
-        &e.u32_bytes(sensor.tid),
-        &e.u32_bytes(channel),
-        &e.u32_bytes(millidegrees as u32),
-        &name,
+    let [t0, t1] = e.u16_bytes(TRACEPOINT_ID);
+    let fields = [
+        [t0, t1, 0, 0],
+        e.u32_bytes(sensor.tid),
+        e.u32_bytes(channel),
+        e.u32_bytes(millidegrees as u32),
     ];
-    let bytes = fields.iter().flat_map(|f| f.iter());
-    for (r, b) in payload.iter_mut().zip(bytes) {
+    for (r, b) in payload.iter_mut().zip(fields.iter().flatten().chain(&name)) {
         *r = *b;
     }
-    let sample = Sample {
-        identifier: Some(EVENT_ID),
-        ip: Some(ip_of(sensor)),
-        tid: Some(PidTid {
+    let record = BasicSampleRecord {
+        identifier: EVENT_ID,
+        ip: ip_of(sensor),
+        tid: PidTid {
             pid: sensor.tid,
             tid: sensor.tid,
-        }),
-        time: Some(tick_time(tick) + TICK_NS / 2),
-        cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-        period: Some(1),
+        },
+        time: tick_time(tick) + TICK_NS / 2,
+        period: 1,
         raw: raw.then_some(&payload[..]),
-        ..Default::default()
-    };
-    let record = SampleRecord {
-        layout,
-        sample: &sample,
-        misc: misc::KERNEL,
+        ..BasicSampleRecord::new(layout, misc::KERNEL)
     };
     sink.push(stream, &record)
 }

@@ -22,7 +22,7 @@ use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::nr;
 use host::Line;
 use perf_encode::abi::misc;
-use perf_encode::records::{PidTid, Sample, SampleCpu, SampleLayout, SampleRecord};
+use perf_encode::records::{BasicSampleRecord, PidTid};
 use perf_encode::stream::PipeStream;
 use perf_encode::{EncodeError, Endian};
 
@@ -37,6 +37,13 @@ fn main() -> ! {
     static mut CMDLINE: [u8; 160] = [0; 160];
     let (result, run_stack) = measured(|| agent_main(BUF, CMDLINE));
     print_peak(run_stack);
+    finish(result)
+}
+
+/// Prints how the run ended and exits (a function of its own: its console line is not in
+/// `main`'s frame, under every other part).
+#[inline(never)]
+fn finish(result: Result<(), AgentError>) -> ! {
     match result {
         Ok(()) => {
             Line::new().str("done").print();
@@ -227,27 +234,20 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
         core::hint::black_box(n);
     });
 
-    let attr = agent::clock_attr();
-    let layout = SampleLayout::from_attr(&attr);
+    let layout = &agent::CLOCK_LAYOUT;
     let mut stream = PipeStream::new(buf, Endian::Little)?;
     let task = &agent::TASKS[1];
     let push = |stream: &mut PipeStream<'_>, i: u32| -> Result<(), EncodeError> {
-        let sample = Sample {
-            identifier: Some(agent::CLOCK_ID),
-            ip: Some(agent::ip_of(task)),
-            tid: Some(PidTid {
+        stream.push(&BasicSampleRecord {
+            identifier: agent::CLOCK_ID,
+            ip: agent::ip_of(task),
+            tid: PidTid {
                 pid: task.tid,
                 tid: task.tid,
-            }),
-            time: Some(agent::tick_time(i)),
-            cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-            period: Some(agent::TICK_NS),
-            ..Default::default()
-        };
-        stream.push(&SampleRecord {
-            layout: &layout,
-            sample: &sample,
-            misc: misc::KERNEL,
+            },
+            time: agent::tick_time(i),
+            period: agent::TICK_NS,
+            ..BasicSampleRecord::new(layout, misc::KERNEL)
         })?;
         let n = stream.pending().len();
         stream.consume(n);
@@ -286,25 +286,27 @@ fn bench(buf: &mut [u8]) -> Result<(), AgentError> {
 fn report(e: AgentError) {
     let mut l = Line::new();
     l.str("error ");
-    match e {
-        AgentError::Host => l.str("host refused a call"),
-        AgentError::Encode(EncodeError::BufferTooSmall { needed, available }) => l
+    let encode = match e {
+        AgentError::Host => {
+            l.str("host refused a call").print();
+            return;
+        }
+        AgentError::Encode => agent::last_encode_error(),
+    };
+    match encode {
+        Some(EncodeError::BufferTooSmall { needed, available }) => l
             .str("encoder: buffer too small, needed=")
             .dec(needed as u32)
             .str(" available=")
             .dec(available as u32),
-        AgentError::Encode(EncodeError::MissingField { record, field }) => l
+        Some(EncodeError::MissingField { record, field }) => l
             .str("encoder: missing field ")
             .str(record)
             .str(".")
             .str(field),
-        AgentError::Encode(EncodeError::TooLong { what, .. }) => {
-            l.str("encoder: too long: ").str(what)
-        }
-        AgentError::Encode(EncodeError::InvalidValue { what }) => {
-            l.str("encoder: invalid value: ").str(what)
-        }
-        AgentError::Encode(_) => l.str("encoder: other error"),
+        Some(EncodeError::TooLong { what, .. }) => l.str("encoder: too long: ").str(what),
+        Some(EncodeError::InvalidValue { what }) => l.str("encoder: invalid value: ").str(what),
+        _ => l.str("encoder: other error"),
     };
     l.print();
 }

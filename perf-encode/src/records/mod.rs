@@ -12,11 +12,11 @@ mod parse;
 mod sample;
 
 pub use encode::{
-    zstd_pad_len, Comm, Compressed, CpuMap, EventUpdateName, Exit, FinishedInit, FinishedRound,
-    Fork, HeaderAttr, HeaderFeature, HeaderTracingData, HeaderTracingDataOf, IdIndex, Ksymbol,
-    Lost, LostSamples, Mmap, Mmap2, Mmap2File, ReadRecord, Record, RecordBody, SampleRecord,
-    Switch, SwitchCpuWide, Task, ThreadMap, ThreadMapEntry, Throttle, MAX_COMPRESSED_DATA,
-    MAX_PADDED_DATA, ZSTD_PAD_MIN, ZSTD_SKIPPABLE_MAGIC,
+    zstd_pad_len, BasicSampleRecord, Comm, Compressed, CpuMap, EventUpdateName, Exit, FinishedInit,
+    FinishedRound, Fork, HeaderAttr, HeaderFeature, HeaderTracingData, HeaderTracingDataOf,
+    IdIndex, Ksymbol, Lost, LostSamples, Mmap, Mmap2, Mmap2File, ReadRecord, Record, RecordBody,
+    SampleRecord, Switch, SwitchCpuWide, Task, ThreadMap, ThreadMapEntry, Throttle,
+    MAX_COMPRESSED_DATA, MAX_PADDED_DATA, ZSTD_PAD_MIN, ZSTD_SKIPPABLE_MAGIC,
 };
 pub use framing::{
     payload_len, record_extent, FramingError, RecordExtent, RecordFramer, SizeFault,

@@ -1,6 +1,7 @@
 //! Encoders of typed records: each states its record type and writes its body; the
 //! [`RecordBody`] path does the rest.
 
+mod basic_sample;
 pub(crate) mod body;
 mod comm;
 mod compressed;
@@ -25,6 +26,7 @@ mod thread_map;
 mod throttle;
 mod time_conv;
 
+pub use basic_sample::BasicSampleRecord;
 pub use body::RecordBody;
 pub use comm::Comm;
 pub use compressed::{

@@ -7,7 +7,9 @@ use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_type;
 
 /// A SAMPLE record: `header {SAMPLE, misc, size}` and the fields of `sample` as `layout`
-/// lays them out. See [`Sample`].
+/// lays them out. See [`Sample`]. For a layout of the fixed 8-byte fields and RAW only,
+/// [`BasicSampleRecord`](crate::records::BasicSampleRecord) writes the same bytes from plain
+/// values, in a tenth of the stack.
 ///
 /// ```
 /// use perf_abi::sample_type::*;

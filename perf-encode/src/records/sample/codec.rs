@@ -231,7 +231,7 @@ pub(crate) struct Raw;
 impl Raw {
     /// `size`: the data's length padded.
     #[inline]
-    fn size(raw: &[u8]) -> Result<u32, EncodeError> {
+    pub(crate) fn size(raw: &[u8]) -> Result<u32, EncodeError> {
         let padded = align8(raw.len().saturating_add(4), "RAW size")?.saturating_sub(4);
         u32::try_from(padded).map_err(|_| EncodeError::TooLong {
             what: "SAMPLE raw data",
