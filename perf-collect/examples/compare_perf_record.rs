@@ -141,7 +141,7 @@ fn main() {
                 .to_vec(),
         ),
         ("perf-collect", recorder(&[])),
-        ("perf-collect --strict", recorder(&["--strict"])),
+        ("perf-collect --unchecked", recorder(&["--unchecked"])),
     ];
     println!(
         "{calls} getppid calls, {pages} pages per CPU, {} CPUs, median of {rounds} rounds (the recorders take turns)\n",

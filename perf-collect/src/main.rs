@@ -59,11 +59,12 @@ mod cli {
         #[arg(short = 'q', long)]
         quiet: bool,
 
-        /// Check each of the kernel's records against its event's attr (the writer's strict
-        /// mode) and leave out, and report, any perf could not read. Costs about three
-        /// times the CPU per event.
+        /// Write the kernel's records without the writer's strict check (by default each is
+        /// checked against its event's attr, and one perf could not read is left out and
+        /// reported). The check costs little: a record like the one before it of the same
+        /// event is compared, not walked.
         #[arg(long)]
-        strict: bool,
+        unchecked: bool,
 
         /// Command to run; recording stops when it exits.
         #[arg(last = true, value_name = "COMMAND")]
@@ -99,7 +100,7 @@ mod cli {
             command: args.command,
             tracefs: args.tracefs,
             progress: !args.quiet,
-            strict: args.strict,
+            strict: !args.unchecked,
             ..Options::default()
         };
         match record(&opts) {

@@ -44,11 +44,11 @@ pub struct Options {
     pub progress: bool,
     /// Name the threads that exist when the recording starts (COMM records from `/proc`).
     pub synthesize_threads: bool,
-    /// Keep the writer's strict mode on for the kernel's records: every record checked
-    /// against its event's attr, a refused one left out and reported. Off (the default),
-    /// the records go in as the kernel wrote them, laid out by the attrs the file
-    /// describes: a third of the CPU per event (BENCHMARKS.md). The descriptions and the
-    /// records the collector makes itself are checked either way.
+    /// The writer's strict mode for the kernel's records (the default): every record checked
+    /// against its event's attr, a refused one left out and reported. Off (`--unchecked`),
+    /// the records go in as the kernel wrote them. Either way a ring's pending bytes go to
+    /// the writer in one call (record by record only after a refusal), and the descriptions
+    /// and the records the collector makes itself are checked.
     pub strict: bool,
     /// Flight-recorder mode: the rings overwrite their oldest records, nothing is read
     /// while recording, and when it stops the records of this last stretch of time are
@@ -69,7 +69,7 @@ impl Default for Options {
             tracefs: None,
             progress: false,
             synthesize_threads: true,
-            strict: false,
+            strict: true,
             flight_recorder: None,
         }
     }
@@ -687,9 +687,8 @@ fn drain_all<O: OutputMode>(
     stats: &mut [RingStats],
 ) -> Result<(), CollectError> {
     let mut wrote = false;
-    let batch = !w.strict();
     for ((_, ring, _), stats) in opened.cpus.iter_mut().zip(stats) {
-        wrote |= ring_reader::drain(ring, w, stats, batch)?;
+        wrote |= ring_reader::drain(ring, w, stats)?;
     }
     if wrote {
         w.write_finished_round()

@@ -286,46 +286,43 @@ fn refusal(e: &io::Error) -> Option<&WriterError> {
 /// Copies the ring's pending records into `w` and counts them; then gives the ring's bytes
 /// back to the kernel up to the last record the writer holds. True when there were records.
 ///
-/// With `batch` (strict mode off) all pending bytes go in one call: `write_event_data`, or
+/// All pending bytes go in one call: `write_event_data`, or
 /// `write_event_data_vectored` with two slices when they wrap around the ring's end (the
-/// record that straddles it is split between the slices). Otherwise, or when the writer
-/// refuses the batch, one call per record (a wrapping record as two slices): a record the
+/// record that straddles it is split between the slices). When the writer refuses that
+/// call (nothing of it is written), one call per record (a wrapping record as two slices): a record the
 /// writer refuses is left out and counted (and named in [`RingStats::first_refusal`]). A
 /// failure of the output stops the drain with an error.
 pub fn drain<O: OutputMode>(
     ring: &mut Ring,
     w: &mut PerfWriter<O>,
     stats: &mut RingStats,
-    batch: bool,
 ) -> Result<bool, CollectError> {
     let p = ring.pending();
     if p.first.is_empty() {
         return Ok(false);
     }
-    if batch {
-        let written = match p.second.is_empty() {
-            true => w.write_event_data(p.first),
-            false => w
-                .write_event_data_vectored(&[IoSlice::new(p.first), IoSlice::new(p.second)])
-                .map(drop),
-        };
-        match written {
-            Ok(()) => {
-                let done = for_each_record(&p, |r| {
-                    count(&r, stats);
-                    true
-                });
-                ring.consume(p.tail.wrapping_add(done as u64));
-                return Ok(true);
-            }
-            // Refused (nothing of it was written): record by record below.
-            Err(e) if refusal(&e).is_some() => {}
-            Err(e) => {
-                return Err(CollectError::Writer {
-                    what: "writing records",
-                    source: WriterError::from(e),
-                })
-            }
+    let written = match p.second.is_empty() {
+        true => w.write_event_data(p.first),
+        false => w
+            .write_event_data_vectored(&[IoSlice::new(p.first), IoSlice::new(p.second)])
+            .map(drop),
+    };
+    match written {
+        Ok(()) => {
+            let done = for_each_record(&p, |r| {
+                count(&r, stats);
+                true
+            });
+            ring.consume(p.tail.wrapping_add(done as u64));
+            return Ok(true);
+        }
+        // Refused (nothing of it was written): record by record below.
+        Err(e) if refusal(&e).is_some() => {}
+        Err(e) => {
+            return Err(CollectError::Writer {
+                what: "writing records",
+                source: WriterError::from(e),
+            })
         }
     }
     let mut failure = None;

