@@ -346,13 +346,16 @@ impl Session {
             .claim(ids, index)
             .map_err(WriterError::DuplicateId)?;
         // With several events perf finds a record's event by its id alone.
-        let several_need_ids =
-            || match !self.descs.is_empty() && (ids.is_empty() || self.desc_without_ids) {
-                true => Err(WriterError::IndistinguishableEvents(
-                    "with several events every event needs a sample id",
-                )),
-                false => Ok(()),
-            };
+        let several_need_ids = || match (self.descs.is_empty(), self.desc_without_ids) {
+            (true, _) => Ok(()),
+            (false, true) => Err(WriterError::IndistinguishableEvents(
+                "an event added before has no sample id: with several events every event needs one",
+            )),
+            (false, false) if ids.is_empty() => Err(WriterError::IndistinguishableEvents(
+                "this event has no sample id: with several events every event needs one",
+            )),
+            (false, false) => Ok(()),
+        };
         if let Err(e) = several_need_ids().and_then(|()| self.check_new_desc(&attr, tracepoint)) {
             self.ids.release(claimed, ids);
             return Err(e);

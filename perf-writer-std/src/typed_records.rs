@@ -35,8 +35,15 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Encodes `record` in the file's byte order and appends it as
     /// [`write_event_data`](Self::write_event_data) would (checked in strict mode). For the
     /// records whose layout depends on an attr, build them with
-    /// [`sample_layout`](Self::sample_layout), or use the methods below.
+    /// [`sample_layout`](Self::sample_layout), or use the methods below. Refused with
+    /// [`WriterError::IncompleteRecord`] while a record begun by
+    /// [`write_event_data`](Self::write_event_data) is unfinished
+    /// ([`partial_record_len`](Self::partial_record_len)): it would become that record's body.
     pub fn write_record<R: Encode + ?Sized>(&mut self, record: &R) -> Result<(), WriterError> {
+        // A whole record given while a caller's record is unfinished would become its body.
+        if self.partial_record_len() != 0 {
+            return Err(WriterError::IncompleteRecord);
+        }
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
         let result = perf_encode::append_to_vec(record, self.session.endian(), &mut buf)

@@ -1136,3 +1136,35 @@ fn vectored_samples_are_checked_across_any_cut() {
         );
     }
 }
+
+/// A typed record given while a record begun by `write_event_data` is unfinished is refused
+/// (`IncompleteRecord`): it would otherwise become that record's body, and be lost with it.
+#[test]
+fn a_typed_record_inside_an_unfinished_record_is_refused() {
+    let e = Endian::Little;
+    let a = clock_sample(e, CLOCK_ID, T0, 0);
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    add_events(&mut w);
+    w.write_event_data(&a[..16]).unwrap();
+    let s = Sample {
+        identifier: Some(CLOCK_ID),
+        ip: Some(0x1000),
+        tid: Some(PidTid { pid: 5, tid: 5 }),
+        time: Some(T0 + 1),
+        cpu: Some(SampleCpu::new(0)),
+        period: Some(1),
+        ..Default::default()
+    };
+    assert_eq!(
+        w.write_sample(misc::USER, &s),
+        Err(WriterError::IncompleteRecord)
+    );
+    assert_eq!(w.partial_record_len(), 16);
+    w.write_event_data(&a[16..]).unwrap();
+    w.write_sample(misc::USER, &s).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    assert_eq!(
+        lpd::read_file(&bytes).unwrap().count(record_type::SAMPLE),
+        2
+    );
+}

@@ -5,10 +5,11 @@
 //!
 //! Checked: the string features, NRCPUS, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY (its two string
 //! lists), NUMA_TOPOLOGY, PMU_MAPPINGS, GROUP_DESC, AUXTRACE, CACHE, SAMPLE_TIME,
-//! MEM_TOPOLOGY, CLOCKID, DIR_FORMAT, COMPRESSED, CPU_PMU_CAPS, CLOCK_DATA, HYBRID_TOPOLOGY,
-//! PMU_CAPS, BUILD_ID (its entries' framing), EVENT_DESC, and the empty forms of BPF_PROG_INFO
-//! and BPF_BTF. TRACING_DATA (checked by its own setters), BRANCH_STACK and STAT (perf reads
-//! no payload) and the BPF lists with entries pass as given.
+//! MEM_TOPOLOGY (version 1), CLOCKID, COMPRESSED, CPU_PMU_CAPS, CLOCK_DATA, HYBRID_TOPOLOGY,
+//! PMU_CAPS, BUILD_ID (its entries' framing), EVENT_DESC, and the entry counts of
+//! BPF_PROG_INFO and BPF_BTF (their entries pass as given). DIR_FORMAT is refused: perf reads
+//! it only in a directory recording. TRACING_DATA (checked by its own setters), BRANCH_STACK
+//! and STAT (perf reads no payload) pass as given.
 
 use crate::Endian;
 use core::fmt;
@@ -64,7 +65,12 @@ pub fn check_feature_payload(
         | feature::CPUDESC
         | feature::CPUID => r.string(),
         feature::NRCPUS => r.skip(8, "two u32 (available, online)"),
-        feature::TOTAL_MEM | feature::CLOCKID | feature::DIR_FORMAT => r.skip(8, "a u64"),
+        feature::TOTAL_MEM | feature::CLOCKID => r.skip(8, "a u64"),
+        // perf reads DIR_FORMAT only in a directory recording's `data` file; in a plain
+        // file it warns and drops the features after it.
+        feature::DIR_FORMAT => Err(r.error(
+            "no DIR_FORMAT in a plain file (set_dir_format_header is for a directory's data file)",
+        )),
         feature::SAMPLE_TIME => r.skip(16, "two u64 (first and last time)"),
         feature::COMPRESSED => r.skip(20, "five u32"),
         feature::CMDLINE => r.string_list(),
@@ -97,7 +103,10 @@ pub fn check_feature_payload(
             })
         }
         feature::MEM_TOPOLOGY => {
-            r.skip(16, "a version and a block size (u64)")?;
+            if r.u64("a version (u64)")? != perf_abi::MEM_TOPOLOGY_VERSION {
+                return Err(r.error("version 1"));
+            }
+            r.skip(8, "a block size (u64)")?;
             let n = r.u64("a node count (u64)")?;
             r.repeat(n, |r| {
                 r.skip(8, "a node number (u64)")?;
@@ -135,6 +144,10 @@ pub fn check_feature_payload(
         feature::EVENT_DESC => r.event_desc(),
         feature::BPF_PROG_INFO | feature::BPF_BTF => match r.u32("an entry count (u32)")? {
             0 => r.end(),
+            // Each entry starts with two u32 lengths: a count beyond that is junk.
+            n if u64::from(n).saturating_mul(8) > (payload.len() as u64).saturating_sub(4) => {
+                Err(r.error("no more entries than 8-byte entry headers fit"))
+            }
             _ => Ok(()),
         },
         // Bytes after what perf reads are ignored by it.
@@ -324,6 +337,27 @@ mod tests {
                 to_vec(&CpuCaches { caches: &[] }, e).unwrap(),
             );
         }
+    }
+
+    /// What a hostile probe found perf 6.1 stopping at or losing later features over.
+    #[test]
+    fn versions_directory_features_and_impossible_counts_are_refused() {
+        let e = Endian::Little;
+        let mut mem = [0u8; 24];
+        mem[0] = 2; // version 2
+        let err = check_feature_payload(feature::MEM_TOPOLOGY, e, &mem).unwrap_err();
+        assert_eq!((err.at, err.what), (8, "version 1"));
+        mem[0] = 1;
+        assert_eq!(
+            check_feature_payload(feature::MEM_TOPOLOGY, e, &mem),
+            Ok(())
+        );
+        assert!(check_feature_payload(feature::DIR_FORMAT, e, &1u64.to_le_bytes()).is_err());
+        let mut bpf = u32::MAX.to_le_bytes().to_vec();
+        bpf.extend_from_slice(&[0; 4]);
+        assert!(check_feature_payload(feature::BPF_PROG_INFO, e, &bpf).is_err());
+        assert!(check_feature_payload(feature::BPF_BTF, e, &1u32.to_le_bytes()).is_err());
+        assert_eq!(check_feature_payload(feature::BPF_BTF, e, &[0; 4]), Ok(()));
     }
 
     #[test]

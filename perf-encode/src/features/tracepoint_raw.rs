@@ -1,14 +1,15 @@
 //! [`TracepointRawRule`]: what the RAW payload of a tracepoint SAMPLE must start with. perf
 //! finds a RAW payload's format by the `common_type` in it (not by the attr), and perf 6.1
 //! crashes on a payload whose `common_type` names no format or that is shorter than the
-//! common fields.
+//! common fields; a payload shorter than the format's other fields makes it print the bytes
+//! after the record as their values.
 
 use crate::features::FormatSummary;
 use crate::Endian;
 use core::fmt;
 
-/// The rule for the RAW payloads of one tracepoint event: at least `min_len` bytes (its
-/// common fields), and the `u16` at `common_type_offset` equal to `common_type` in the
+/// The rule for the RAW payloads of one tracepoint event: at least `min_len` bytes (all its
+/// fields; a `__data_loc` field's data is not checked), and the `u16` at `common_type_offset` equal to `common_type` in the
 /// file's byte order. Checking it is one length and one `u16` compare.
 ///
 /// ```
@@ -30,18 +31,19 @@ pub struct TracepointRawRule {
     pub common_type: u16,
     /// Where `common_type` is in the payload (0 in every kernel's formats).
     pub common_type_offset: u32,
-    /// The end of the common fields: the least payload.
+    /// The end of the format's last field: the least payload (perf reads every field of
+    /// every record; a shorter payload makes it read the bytes after the record).
     pub min_len: u32,
 }
 
 /// Why a RAW payload breaks its [`TracepointRawRule`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TracepointRawProblem {
-    /// Shorter than the format's common fields.
+    /// Shorter than the format's fields.
     TooShort {
         /// The payload's length.
         len: usize,
-        /// The end of the common fields.
+        /// The end of the format's last field.
         min: u32,
     },
     /// Its `common_type` is not the format's id (left 0, or another event's).
@@ -58,7 +60,7 @@ impl fmt::Display for TracepointRawProblem {
         match self {
             Self::TooShort { len, min } => write!(
                 f,
-                "the RAW payload is {len} bytes, shorter than the format's common fields ({min})"
+                "the RAW payload is {len} bytes, shorter than the format's fields ({min})"
             ),
             Self::CommonType { found, expected } => write!(
                 f,
@@ -76,7 +78,7 @@ impl TracepointRawRule {
         TracepointRawRule {
             common_type: summary.id,
             common_type_offset: summary.common_type_offset,
-            min_len: summary.common_fields_end,
+            min_len: summary.fields_end,
         }
     }
 
