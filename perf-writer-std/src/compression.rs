@@ -332,6 +332,19 @@ mod imp {
             self.z.flush_chunk(w)
         }
 
+        /// [`push`](Self::push) of one whole record of `type_` that is compressed and fits
+        /// the chunk without filling it (so nothing is written): true when taken; false
+        /// changes nothing.
+        #[inline]
+        pub(crate) fn take_whole_record(&mut self, type_: u32, record: &[u8]) -> bool {
+            let fits = self.z.input.len().saturating_add(record.len()) < MAX_DECOMPRESSED_CHUNK;
+            if !fits || !self.router.compresses_whole(type_) {
+                return false;
+            }
+            self.z.input.extend_from_slice(record);
+            true
+        }
+
         /// A perf-form frame is open: another stream may not start before it ends, and
         /// ending it takes a record that decompresses to nothing, which perf 6.1 refuses
         /// ("Couldn't decompress data"). So the frame stays open and the stream goes on.
@@ -524,6 +537,10 @@ mod off {
         pub(crate) fn push<W: Write>(&mut self, _: &[u8], _: &mut W) -> io::Result<u64> {
             match *self {}
         }
+        pub(crate) fn take_whole_record(&mut self, _: u32, _: &[u8]) -> bool {
+            match *self {}
+        }
+
         pub(crate) fn flush_chunk<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
             match *self {}
         }

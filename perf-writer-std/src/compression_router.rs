@@ -58,6 +58,14 @@ impl Router {
         }
     }
 
+    /// Between records, a whole record of `type_` that goes to the compressor (the
+    /// commonest call): true, and the router stays between records; false changes nothing
+    /// [`split`](Self::split) would not.
+    #[inline]
+    pub(crate) fn compresses_whole(&mut self, type_: u32) -> bool {
+        self.have == 0 && self.remaining == 0 && self.route(type_) == Route::Compress
+    }
+
     /// Splits `data` into runs of one route, calling `sink` for each; header bytes wait
     /// here until the record's type is known.
     pub(crate) fn split(
