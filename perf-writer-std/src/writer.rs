@@ -523,7 +523,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// fields perf 6.1 would not read
     /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
     /// features are checked and how; TRACING_DATA, BRANCH_STACK, STAT and BPF lists with
-    /// entries are taken as given).
+    /// entries are taken as given). DIR_FORMAT belongs only in the `data` file of a
+    /// directory recording: in a plain file perf 6.1 drops the features after it.
     ///
     /// ```
     /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex, WriterError};

@@ -7,8 +7,8 @@
 //! lists), NUMA_TOPOLOGY, PMU_MAPPINGS, GROUP_DESC, AUXTRACE, CACHE, SAMPLE_TIME,
 //! MEM_TOPOLOGY (version 1), CLOCKID, COMPRESSED, CPU_PMU_CAPS, CLOCK_DATA, HYBRID_TOPOLOGY,
 //! PMU_CAPS, BUILD_ID (its entries' framing), EVENT_DESC, and the entry counts of
-//! BPF_PROG_INFO and BPF_BTF (their entries pass as given). DIR_FORMAT is refused: perf reads
-//! it only in a directory recording. TRACING_DATA (checked by its own setters), BRANCH_STACK
+//! BPF_PROG_INFO and BPF_BTF (their entries pass as given), DIR_FORMAT (version 1; it belongs
+//! in a directory recording's `data` file only). TRACING_DATA (checked by its own setters), BRANCH_STACK
 //! and STAT (perf reads no payload) pass as given.
 
 use crate::Endian;
@@ -66,11 +66,13 @@ pub fn check_feature_payload(
         | feature::CPUID => r.string(),
         feature::NRCPUS => r.skip(8, "two u32 (available, online)"),
         feature::TOTAL_MEM | feature::CLOCKID => r.skip(8, "a u64"),
-        // perf reads DIR_FORMAT only in a directory recording's `data` file; in a plain
-        // file it warns and drops the features after it.
-        feature::DIR_FORMAT => Err(r.error(
-            "no DIR_FORMAT in a plain file (set_dir_format_header is for a directory's data file)",
-        )),
+        // perf writes it in a directory recording's `data` file (`perf record --threads`);
+        // in a plain file perf 6.1 warns and drops the features after it, which the
+        // caller must know (see `set_dir_format_header`).
+        feature::DIR_FORMAT => match r.u64("a version (u64)")? {
+            perf_abi::DIR_FORMAT_VERSION => Ok(()),
+            _ => Err(r.error("version 1")),
+        },
         feature::SAMPLE_TIME => r.skip(16, "two u64 (first and last time)"),
         feature::COMPRESSED => r.skip(20, "five u32"),
         feature::CMDLINE => r.string_list(),
@@ -352,7 +354,11 @@ mod tests {
             check_feature_payload(feature::MEM_TOPOLOGY, e, &mem),
             Ok(())
         );
-        assert!(check_feature_payload(feature::DIR_FORMAT, e, &1u64.to_le_bytes()).is_err());
+        assert!(check_feature_payload(feature::DIR_FORMAT, e, &2u64.to_le_bytes()).is_err());
+        assert_eq!(
+            check_feature_payload(feature::DIR_FORMAT, e, &1u64.to_le_bytes()),
+            Ok(())
+        );
         let mut bpf = u32::MAX.to_le_bytes().to_vec();
         bpf.extend_from_slice(&[0; 4]);
         assert!(check_feature_payload(feature::BPF_PROG_INFO, e, &bpf).is_err());
