@@ -141,58 +141,6 @@ impl LastSample {
     }
 }
 
-/// Reads 8-byte words at rising offsets of the concatenation of some slices without joining
-/// them.
-struct WordReader<'a, 'b> {
-    bufs: &'a [IoSlice<'b>],
-    /// The slice holding the last offset read, and the offset of its first byte.
-    part: usize,
-    base: usize,
-}
-
-impl<'a, 'b> WordReader<'a, 'b> {
-    fn new(bufs: &'a [IoSlice<'b>]) -> Self {
-        WordReader {
-            bufs,
-            part: 0,
-            base: 0,
-        }
-    }
-
-    /// The 8 bytes at `pos` (not below any offset read before), or `None` past the end.
-    #[inline]
-    fn word(&mut self, pos: usize) -> Option<[u8; 8]> {
-        // Forward to the slice holding `pos`.
-        loop {
-            let len = self.bufs.get(self.part)?.len();
-            if pos < self.base.saturating_add(len) {
-                break;
-            }
-            self.base = self.base.saturating_add(len);
-            self.part = self.part.saturating_add(1);
-        }
-        let at = pos.saturating_sub(self.base);
-        let here = self.bufs.get(self.part)?.get(at..)?;
-        if let Some(w) = here.first_chunk::<8>() {
-            return Some(*w);
-        }
-        // The word spans slices.
-        let mut word = [0u8; 8];
-        let mut have = 0usize;
-        let later = self.bufs.get(self.part.saturating_add(1)..)?;
-        for piece in std::iter::once(here).chain(later.iter().map(|b| &**b)) {
-            let n = piece.len().min(8usize.saturating_sub(have));
-            let to = have.saturating_add(n);
-            word.get_mut(have..to)?.copy_from_slice(piece.get(..n)?);
-            have = to;
-            if have == 8 {
-                return Some(word);
-            }
-        }
-        None
-    }
-}
-
 /// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
 /// mask over the 8 bytes read in the machine's order.
 const TYPE_AND_SIZE: u64 = u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff]);
@@ -609,13 +557,23 @@ impl RecordCheck {
         {
             return None;
         }
-        let mut words = WordReader::new(bufs);
+        // Read where they lie: 8-byte words at rising offsets (`id_at` and RAW's place both
+        // within the record, RAW's after the id's).
+        let parts = Parts {
+            pending: &[],
+            chunks: bufs,
+        };
+        let mut cursor = Cursor::default();
+        let mut word = |at: usize| {
+            let mut w = [0u8; 8];
+            (parts.copy_into(&mut cursor, at, &mut w) == 8).then_some(w)
+        };
         let mut start = 0usize;
         while start < len {
-            let head = words.word(start)?;
-            let id = words.word(start.checked_add(last.id_at)?)?;
+            let head = word(start)?;
+            let id = word(start.checked_add(last.id_at)?)?;
             let raw = match last.raw {
-                Some(r) => Some(words.word(start.checked_add(r.at)?)?),
+                Some(r) => Some(word(start.checked_add(r.at)?)?),
                 None => None,
             };
             if !last.passes_words(head, id, raw) {
@@ -978,8 +936,18 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
     }
 
     /// Copies up to `dst.len()` bytes from `start`; returns how many there were.
+    #[inline]
     fn copy_into(&self, cur: &mut Cursor, start: usize, dst: &mut [u8]) -> usize {
         self.seek(cur, start);
+        // The commonest case: all of it in the part at the cursor.
+        let at = start.saturating_sub(cur.base);
+        let whole = self
+            .part(cur.part)
+            .and_then(|p| p.get(at..at.checked_add(dst.len())?));
+        if let Some(src) = whole {
+            dst.copy_from_slice(src);
+            return dst.len();
+        }
         let (mut i, mut base) = (cur.part, cur.base);
         let mut copied = 0usize;
         while let Some(p) = self.part(i) {
