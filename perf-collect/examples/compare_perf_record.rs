@@ -9,10 +9,10 @@
 //! For each recorder and round: start it on every CPU (no command; it is stopped with
 //! SIGINT), give it a second to settle, run `perf-collect-loop getppid CALLS`, wait 0.2 s,
 //! stop it. Then count the SAMPLE records and the LOST records' counts in its file, and
-//! take its CPU time (user + system, from `getrusage` of the waited child). Each recorder
-//! also runs once with no calls: its idle cost is subtracted, so the CPU per event is what
-//! the events cost, not the start-up (both synthesize the running threads). Prints a
-//! Markdown table.
+//! take its CPU time (user + system, from `getrusage` of the waited child). In each round
+//! each recorder also runs once with no calls: that idle cost is subtracted, so the CPU per
+//! event is what the events cost, not the start-up (both synthesize the running threads).
+//! Prints a Markdown table: medians of the rounds, and the spread of the CPU per event.
 #![forbid(unsafe_code)]
 
 use nix::sys::resource::{getrusage, UsageWho};
@@ -148,33 +148,44 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     let out = dir.path().join("out.data");
-    let idle: Vec<Run> = recorders
-        .iter()
-        .map(|(_, cmd)| run(cmd, &out, &loop_bin, 0))
-        .collect();
-    let mut runs: Vec<Vec<Run>> = recorders.iter().map(|_| Vec::new()).collect();
+    // Per recorder, the rounds' (loaded run, idle run): each round runs both, so that the
+    // idle cost subtracted is of the same moment of the machine.
+    let mut runs: Vec<Vec<(Run, Run)>> = recorders.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {
         for ((_, cmd), runs) in recorders.iter().zip(&mut runs) {
-            runs.push(run(cmd, &out, &loop_bin, calls));
+            let idle = run(cmd, &out, &loop_bin, 0);
+            runs.push((run(cmd, &out, &loop_bin, calls), idle));
         }
     }
-    println!("| recorder | events recorded | recorded per second of the loop | lost (LOST records) | not in the file | recorder CPU (idle run) | CPU per recorded event |");
+    println!("| recorder | events recorded | recorded per second of the loop | lost (LOST records) | not in the file | recorder CPU (idle run) | CPU per recorded event (min–max) |");
     println!("|---|---|---|---|---|---|---|");
-    let median = |mut v: Vec<f64>| -> f64 {
+    let sorted = |mut v: Vec<f64>| -> Vec<f64> {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        v
     };
-    for (((name, _), runs), idle) in recorders.iter().zip(&runs).zip(&idle) {
-        let m = |f: &dyn Fn(&Run) -> f64| median(runs.iter().map(f).collect());
+    for ((name, _), runs) in recorders.iter().zip(&runs) {
+        let m = |f: &dyn Fn(&(Run, Run)) -> f64| {
+            let v = sorted(runs.iter().map(f).collect());
+            v[v.len() / 2]
+        };
+        let per_event = sorted(
+            runs.iter()
+                .map(|(r, idle)| {
+                    r.cpu.saturating_sub(idle.cpu).as_secs_f64() * 1e9 / r.samples.max(1) as f64
+                })
+                .collect(),
+        );
         println!(
-            "| {name} | {:.0} | {:.2} M/s | {:.0} | {:.0} | {:.0} ms ({:.0} ms) | {:.0} ns |",
-            m(&|r| r.samples as f64),
-            m(&|r| r.samples as f64 / r.workload.as_secs_f64() / 1e6),
-            m(&|r| r.lost as f64),
-            m(&|r| calls.saturating_sub(r.samples) as f64),
-            m(&|r| r.cpu.as_secs_f64() * 1e3),
-            idle.cpu.as_secs_f64() * 1e3,
-            m(&|r| r.cpu.saturating_sub(idle.cpu).as_secs_f64() * 1e9 / r.samples.max(1) as f64),
+            "| {name} | {:.0} | {:.2} M/s | {:.0} | {:.0} | {:.0} ms ({:.0} ms) | {:.0} ns ({:.0}–{:.0}) |",
+            m(&|(r, _)| r.samples as f64),
+            m(&|(r, _)| r.samples as f64 / r.workload.as_secs_f64() / 1e6),
+            m(&|(r, _)| r.lost as f64),
+            m(&|(r, _)| calls.saturating_sub(r.samples) as f64),
+            m(&|(r, _)| r.cpu.as_secs_f64() * 1e3),
+            m(&|(_, idle)| idle.cpu.as_secs_f64() * 1e3),
+            per_event[per_event.len() / 2],
+            per_event[0],
+            per_event[per_event.len() - 1],
         );
     }
 }

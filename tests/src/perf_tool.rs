@@ -298,6 +298,9 @@ impl PerfCommand {
         let mut command = Command::new(perf_binary());
         command
             .env("LC_ALL", "C")
+            // perf prints wall-clock times (`perf script -F tod`, the header's clock
+            // reference) in the local time zone.
+            .env("TZ", "UTC")
             .env("PERF_PAGER", "cat")
             .env("PAGER", "cat")
             .env("PERF_CONFIG", "/dev/null")
