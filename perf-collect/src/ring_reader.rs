@@ -85,7 +85,7 @@ impl RecordView<'_> {
     }
 
     /// The native-endian u64 at `off` in the record.
-    #[inline]
+    #[inline(always)]
     fn u64_at(&self, off: usize) -> Option<u64> {
         if let Some(b) = self.a.get(off..).and_then(|a| a.first_chunk::<8>()) {
             return Some(u64::from_ne_bytes(*b));
@@ -102,45 +102,85 @@ impl RecordView<'_> {
     }
 }
 
-/// Walks the records of `p` (headers are 8-aligned in the ring, so none is split) until
-/// `f` says stop; returns how many bytes the records it was given (and kept going after)
-/// span.
-fn for_each_record<'a>(p: &Pending<'a>, mut f: impl FnMut(RecordView<'a>) -> bool) -> usize {
-    let total = p.first.len() + p.second.len();
-    let mut pos = 0usize;
-    while pos + 8 <= total {
-        let head: &[u8] = if pos < p.first.len() {
-            &p.first[pos..]
-        } else {
-            &p.second[pos - p.first.len()..]
+/// The whole records of a [`Pending`] run, in order (headers are 8-aligned in the ring, so
+/// none is split); it ends at the first record that is not whole or has a size under 8.
+struct Records<'a> {
+    first: &'a [u8],
+    second: &'a [u8],
+    /// Bytes of the records given so far.
+    pos: usize,
+}
+
+impl<'a> Records<'a> {
+    fn new(p: &Pending<'a>) -> Self {
+        Records {
+            first: p.first,
+            second: p.second,
+            pos: 0,
+        }
+    }
+
+    /// How many bytes the records given so far span.
+    fn taken(&self) -> usize {
+        self.pos
+    }
+
+    /// The record at `pos` when it is not wholly in the first slice: the one that wraps
+    /// around the ring's end, and those after it.
+    #[inline(never)]
+    fn next_across(&mut self) -> Option<RecordView<'a>> {
+        let (first, second, pos) = (self.first, self.second, self.pos);
+        let head = match pos.checked_sub(first.len()) {
+            None => first.get(pos..)?,
+            Some(at) => second.get(at..)?,
         };
-        let Some(h) = head.first_chunk::<8>() else {
-            break;
-        };
+        let h = head.first_chunk::<8>()?;
         let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
         let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
-        if size < 8 || pos + size > total {
-            break;
-        }
         let end = pos + size;
-        let (a, b) = if end <= p.first.len() {
-            (&p.first[pos..end], &[][..])
-        } else if pos >= p.first.len() {
-            (&p.second[pos - p.first.len()..end - p.first.len()], &[][..])
-        } else {
-            (&p.first[pos..], &p.second[..end - p.first.len()])
-        };
-        if !f(RecordView { rtype, a, b }) {
-            break;
+        if size < 8 || end > first.len() + second.len() {
+            return None;
         }
-        pos = end;
+        let (a, b) = if end <= first.len() {
+            (&first[pos..end], &[][..])
+        } else if pos >= first.len() {
+            (&second[pos - first.len()..end - first.len()], &[][..])
+        } else {
+            (&first[pos..], &second[..end - first.len()])
+        };
+        self.pos = end;
+        Some(RecordView { rtype, a, b })
     }
-    pos
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = RecordView<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<RecordView<'a>> {
+        // Nearly every record lies wholly in the first slice: read it where it lies.
+        if let Some(h) = self
+            .first
+            .get(self.pos..)
+            .and_then(|r| r.first_chunk::<8>())
+        {
+            let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
+            let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
+            if let Some(a) = self.first.get(self.pos..self.pos + size) {
+                if size < 8 {
+                    return None;
+                }
+                self.pos += size;
+                return Some(RecordView { rtype, a, b: &[] });
+            }
+        }
+        self.next_across()
+    }
 }
 
 /// The record's time: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id
 /// trailer before CPU and IDENTIFIER (the layout every event here has).
-#[inline]
+#[inline(always)]
 fn record_time(r: &RecordView<'_>) -> Option<u64> {
     match r.rtype {
         RECORD_SAMPLE => r.u64_at(32),
@@ -234,45 +274,104 @@ pub fn write_snapshots<O: OutputMode>(
     Ok(())
 }
 
-/// Counts one record.
-#[inline]
-fn count(r: &RecordView<'_>, stats: &mut RingStats) {
-    stats.records += 1;
-    stats.bytes += r.len() as u64;
-    match r.rtype {
-        RECORD_SAMPLE => {
-            stats.samples += 1;
-            if let Some(t) = record_time(r) {
-                stats.last_time = stats.last_time.max(t);
-                stats.sample_time = Some(match stats.sample_time {
-                    Some((first, last)) => (first.min(t), last.max(t)),
-                    None => (t, t),
-                });
-            }
-            // CPU: after TIME.
-            // CPU: after TIME, `{u32 cpu, u32 reserved}`.
-            if let Some(v) = r.u64_at(40) {
-                let cpu = match cfg!(target_endian = "little") {
-                    true => v as u32,
-                    false => (v >> 32) as u32,
-                };
-                stats.max_cpu = Some(stats.max_cpu.map_or(cpu, |m| m.max(cpu)));
-            }
-        }
-        _ => {
-            if let Some(t) = record_time(r) {
-                stats.last_time = stats.last_time.max(t);
-            }
-            match r.rtype {
-                RECORD_LOST => {
-                    stats.lost_records += 1;
-                    stats.lost_events += r.u64_at(16).unwrap_or(0);
+/// The counts of a run of records, kept apart from [`RingStats`] while counting so that
+/// they can live in registers.
+#[derive(Clone, Copy)]
+struct Tally {
+    records: u64,
+    samples: u64,
+    bytes: u64,
+    lost_events: u64,
+    lost_records: u64,
+    lost_samples: u64,
+    last_time: u64,
+    /// `u64::MAX` and 0 until a SAMPLE has a time.
+    first_sample: u64,
+    last_sample: u64,
+    /// One more than the highest SAMPLE CPU; 0 before any.
+    cpus: u64,
+}
+
+impl Tally {
+    const NONE: Tally = Tally {
+        records: 0,
+        samples: 0,
+        bytes: 0,
+        lost_events: 0,
+        lost_records: 0,
+        lost_samples: 0,
+        last_time: 0,
+        first_sample: u64::MAX,
+        last_sample: 0,
+        cpus: 0,
+    };
+
+    /// Counts one record.
+    #[inline(always)]
+    fn add(&mut self, r: &RecordView<'_>) {
+        self.records += 1;
+        self.bytes += r.len() as u64;
+        match r.rtype {
+            RECORD_SAMPLE => {
+                self.samples += 1;
+                if let Some(t) = record_time(r) {
+                    self.last_time = self.last_time.max(t);
+                    self.first_sample = self.first_sample.min(t);
+                    self.last_sample = self.last_sample.max(t);
                 }
-                RECORD_LOST_SAMPLES => stats.lost_samples += r.u64_at(8).unwrap_or(0),
-                _ => {}
+                // CPU: after TIME, `{u32 cpu, u32 reserved}`.
+                if let Some(v) = r.u64_at(40) {
+                    let cpu = match cfg!(target_endian = "little") {
+                        true => v as u32,
+                        false => (v >> 32) as u32,
+                    };
+                    self.cpus = self.cpus.max(u64::from(cpu) + 1);
+                }
+            }
+            _ => {
+                if let Some(t) = record_time(r) {
+                    self.last_time = self.last_time.max(t);
+                }
+                match r.rtype {
+                    RECORD_LOST => {
+                        self.lost_records += 1;
+                        self.lost_events += r.u64_at(16).unwrap_or(0);
+                    }
+                    RECORD_LOST_SAMPLES => self.lost_samples += r.u64_at(8).unwrap_or(0),
+                    _ => {}
+                }
             }
         }
     }
+
+    /// Adds the tally to `stats`.
+    fn into_stats(self, stats: &mut RingStats) {
+        stats.records += self.records;
+        stats.samples += self.samples;
+        stats.bytes += self.bytes;
+        stats.lost_events += self.lost_events;
+        stats.lost_records += self.lost_records;
+        stats.lost_samples += self.lost_samples;
+        stats.last_time = stats.last_time.max(self.last_time);
+        if self.first_sample <= self.last_sample {
+            let (first, last) = (self.first_sample, self.last_sample);
+            stats.sample_time = Some(match stats.sample_time {
+                Some((a, b)) => (a.min(first), b.max(last)),
+                None => (first, last),
+            });
+        }
+        if let Some(max) = self.cpus.checked_sub(1) {
+            let max = max as u32;
+            stats.max_cpu = Some(stats.max_cpu.map_or(max, |m| m.max(max)));
+        }
+    }
+}
+
+/// Counts one record.
+fn count(r: &RecordView<'_>, stats: &mut RingStats) {
+    let mut t = Tally::NONE;
+    t.add(r);
+    t.into_stats(stats);
 }
 
 /// A refusal of the writer (as opposed to a failure of its output).
@@ -309,11 +408,13 @@ pub fn drain<O: OutputMode>(
     };
     match written {
         Ok(()) => {
-            let done = for_each_record(&p, |r| {
-                count(&r, stats);
-                true
-            });
-            ring.consume(p.tail.wrapping_add(done as u64));
+            let mut tally = Tally::NONE;
+            let mut records = Records::new(&p);
+            for r in records.by_ref() {
+                tally.add(&r);
+            }
+            tally.into_stats(stats);
+            ring.consume(p.tail.wrapping_add(records.taken() as u64));
             return Ok(true);
         }
         // Refused (nothing of it was written): record by record below.
@@ -326,7 +427,9 @@ pub fn drain<O: OutputMode>(
         }
     }
     let mut failure = None;
-    let done = for_each_record(&p, |r| {
+    let mut records = Records::new(&p);
+    let mut done = 0;
+    while let Some(r) = records.next() {
         let result = if r.b.is_empty() {
             w.write_event_data(r.a)
         } else {
@@ -348,12 +451,12 @@ pub fn drain<O: OutputMode>(
                 }
                 None => {
                     failure = Some(e);
-                    return false;
+                    break;
                 }
             },
         }
-        true
-    });
+        done = records.taken();
+    }
     ring.consume(p.tail.wrapping_add(done as u64));
     match failure {
         None => Ok(true),
@@ -361,5 +464,116 @@ pub fn drain<O: OutputMode>(
             what: "writing records",
             source: WriterError::from(e),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of `rtype` and `size` bytes: a SAMPLE's time at 32 and CPU at 40, the
+    /// others' time 24 bytes from the end; LOST's count at 16.
+    fn record(rtype: u32, size: u16, time: u64, cpu: u32) -> Vec<u8> {
+        let mut r = vec![0u8; usize::from(size)];
+        r[..4].copy_from_slice(&rtype.to_ne_bytes());
+        r[6..8].copy_from_slice(&size.to_ne_bytes());
+        let at = match rtype {
+            RECORD_SAMPLE => 32,
+            _ => usize::from(size) - 24,
+        };
+        r[at..at + 8].copy_from_slice(&time.to_ne_bytes());
+        if rtype == RECORD_SAMPLE {
+            r[40..44].copy_from_slice(&cpu.to_ne_bytes());
+        }
+        if rtype == RECORD_LOST {
+            r[16..24].copy_from_slice(&7u64.to_ne_bytes());
+        }
+        r
+    }
+
+    fn tally(p: &Pending<'_>) -> (Vec<(u32, usize, usize)>, usize, RingStats) {
+        let mut records = Records::new(p);
+        let mut tally = Tally::NONE;
+        let mut seen = Vec::new();
+        for r in records.by_ref() {
+            seen.push((r.rtype, r.a.len(), r.b.len()));
+            tally.add(&r);
+        }
+        let mut stats = RingStats::default();
+        tally.into_stats(&mut stats);
+        (seen, records.taken(), stats)
+    }
+
+    #[test]
+    fn records_are_read_across_the_ring_end_and_counted() {
+        let bytes = [
+            record(RECORD_SAMPLE, 80, 30, 1),
+            record(3, 40, 10, 0),
+            record(RECORD_SAMPLE, 80, 20, 3),
+            record(RECORD_LOST, 48, 40, 0),
+            record(RECORD_SAMPLE, 48, 50, 0),
+        ]
+        .concat();
+        let all = [
+            (RECORD_SAMPLE, 80),
+            (3, 40),
+            (RECORD_SAMPLE, 80),
+            (RECORD_LOST, 48),
+            (RECORD_SAMPLE, 48),
+        ];
+        // Every place the ring's end can fall, on an 8-byte boundary.
+        for cut in (0..=bytes.len()).step_by(8) {
+            let p = Pending {
+                first: &bytes[..cut],
+                second: &bytes[cut..],
+                tail: 0,
+                head: bytes.len() as u64,
+            };
+            let (seen, taken, stats) = tally(&p);
+            let shapes: Vec<(u32, usize)> = seen.iter().map(|&(t, a, b)| (t, a + b)).collect();
+            assert_eq!(shapes, all, "cut at {cut}");
+            assert_eq!(taken, bytes.len());
+            let split = seen.iter().filter(|&&(_, a, b)| a > 0 && b > 0).count();
+            let at_boundary = [0, 80, 120, 200, 248, 296].contains(&cut);
+            assert_eq!(split, usize::from(!at_boundary), "cut at {cut}");
+            assert_eq!(stats.records, 5);
+            assert_eq!(stats.samples, 3);
+            assert_eq!(stats.bytes, bytes.len() as u64);
+            assert_eq!(stats.sample_time, Some((20, 50)));
+            assert_eq!(stats.last_time, 50);
+            assert_eq!(stats.max_cpu, Some(3));
+            assert_eq!((stats.lost_records, stats.lost_events), (1, 7));
+        }
+    }
+
+    #[test]
+    fn records_end_at_one_that_is_not_whole() {
+        let mut bytes = [
+            record(RECORD_SAMPLE, 80, 1, 0),
+            record(RECORD_SAMPLE, 80, 2, 0),
+        ]
+        .concat();
+        bytes.truncate(120);
+        for cut in [40, 80, 96, 120] {
+            let p = Pending {
+                first: &bytes[..cut],
+                second: &bytes[cut..],
+                tail: 0,
+                head: 120,
+            };
+            let (seen, taken, stats) = tally(&p);
+            assert_eq!(seen.len(), 1, "cut at {cut}");
+            assert_eq!(taken, 80);
+            assert_eq!(stats.sample_time, Some((1, 1)));
+        }
+        // A size under 8 ends the walk.
+        let zero = [0u8; 16];
+        let p = Pending {
+            first: &zero,
+            second: &[],
+            tail: 0,
+            head: 16,
+        };
+        assert_eq!(tally(&p).1, 0);
     }
 }

@@ -24,7 +24,9 @@ pub(crate) struct Mark {
 /// A fixed-capacity write buffer over `W`.
 ///
 /// Writes are copied in; the buffer goes to `W` when a write does not fit, on
-/// [`flush`](Self::flush), and in [`into_inner`](Self::into_inner). Its last
+/// [`flush`](Self::flush), and in [`into_inner`](Self::into_inner); a call of half the
+/// capacity or more goes to `W` from where it lies when the buffer would be sent anyway
+/// (no copy: a collector's ring buffers reach the file as they are). Its last
 /// [`hold`](Self::put) bytes (the start of a record not yet whole) are never sent. A call
 /// ([`put`](Self::put)) is taken whole, or, when `W` fails before it fits, not at all; a call
 /// larger than the buffer grows it for as long as its bytes wait. When `W` fails part-way,
@@ -193,6 +195,9 @@ impl<W: Write> OutputBuffer<W> {
         records: u64,
     ) -> io::Result<()> {
         let total = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
+        if self.goes_straight(total, hold) {
+            return self.put_straight(parts, total, hold, records);
+        }
         self.reserve(total)?;
         for p in parts {
             // Fits: reserved.
@@ -206,6 +211,111 @@ impl<W: Write> OutputBuffer<W> {
             let _later: io::Result<()> = self.flush_buf();
         }
         Ok(())
+    }
+
+    /// Whether a call of `total` bytes, the last `hold` of them held, goes to `W` from where
+    /// it lies instead of through the buffer: when what it sends is at least half the
+    /// capacity (copying it would cost more than a second `write`), nothing pending is held
+    /// (the held bytes would have to go first) and the call would send the buffer anyway
+    /// (it is empty, or the call does not fit).
+    #[inline]
+    fn goes_straight(&self, total: usize, hold: usize) -> bool {
+        let sent = total.saturating_sub(hold);
+        self.hold == 0
+            && sent >= self.cap / 2
+            && sent > 0
+            && (self.fill == 0 || total > self.buf.len().saturating_sub(self.fill))
+    }
+
+    /// [`put`](Self::put) for a call that [goes straight](Self::goes_straight) to `W`: the
+    /// pending bytes are sent, then the call's bytes but the held ones from where they lie.
+    /// When `W` fails before it took any of them, none are taken and the error is returned;
+    /// when it fails part-way, what it did not take is copied into the buffer (taken, as
+    /// by a call larger than the buffer: the error comes back at the next call that needs
+    /// room).
+    fn put_straight<S: Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[S],
+        total: usize,
+        hold: usize,
+        records: u64,
+    ) -> io::Result<()> {
+        self.flush_buf()?;
+        let (sent, result) = self.send_parts(parts, total.saturating_sub(hold));
+        let sent_all = match result {
+            Err(e) if sent == 0 => return Err(e),
+            r => r.is_ok(),
+        };
+        // What `W` did not take (the held bytes at least) waits in the buffer.
+        let rest = total.saturating_sub(sent);
+        if self.buf.len() < rest {
+            self.buf.resize(rest, 0);
+        }
+        let mut skip = sent;
+        self.fill = 0;
+        for p in parts {
+            let from = p.get(skip..).unwrap_or_default();
+            skip = skip.saturating_sub(p.len());
+            // Fits: the buffer holds at least `rest` bytes.
+            self.append(from);
+        }
+        self.hold = hold.min(self.fill);
+        self.records = records;
+        if sent_all && self.marking {
+            self.add_mark(Mark {
+                pos: self.at,
+                records,
+            });
+        }
+        if self.buf.len() > self.cap && self.fill <= self.cap {
+            self.buf.truncate(self.cap);
+            self.buf.shrink_to_fit();
+        }
+        Ok(())
+    }
+
+    /// Sends the first `n` bytes of `parts` from where they lie (the buffer must be empty);
+    /// returns how many `W` took, and its error if it failed.
+    fn send_parts<S: Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[S],
+        n: usize,
+    ) -> (usize, io::Result<()>) {
+        if self.inner_pos != Some(self.at) || self.fill != 0 {
+            return (0, Err(misplaced()));
+        }
+        let Some(inner) = self.inner.as_mut() else {
+            return (0, Err(taken()));
+        };
+        let mut sent = 0usize;
+        let mut result = Ok(());
+        'parts: for p in parts {
+            let mut rest = p
+                .get(..p.len().min(n.saturating_sub(sent)))
+                .unwrap_or_default();
+            while !rest.is_empty() {
+                match inner.write(rest) {
+                    Ok(0) => {
+                        result = Err(io::ErrorKind::WriteZero.into());
+                        break 'parts;
+                    }
+                    Ok(k) => {
+                        let k = k.min(rest.len());
+                        sent = sent.saturating_add(k);
+                        rest = rest.get(k..).unwrap_or_default();
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        result = Err(e);
+                        break 'parts;
+                    }
+                }
+            }
+        }
+        self.at = self.at.saturating_add(sent as u64);
+        self.inner_pos = Some(self.at);
+        self.high = self.high.max(self.at);
+        (sent, result)
     }
 
     /// Makes room for `len` more bytes: sends what is not held when they do not fit (an
@@ -555,6 +665,101 @@ mod tests {
         b.get_mut().room = usize::MAX;
         b.flush().unwrap();
         assert_eq!(b.get_ref().taken, [[1u8; 20].as_slice(), &[2; 24]].concat());
+    }
+
+    /// Counts the calls that reach it and the largest.
+    #[derive(Default)]
+    struct Calls {
+        taken: Vec<u8>,
+        writes: usize,
+        largest: usize,
+    }
+
+    impl Write for Calls {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes += 1;
+            self.largest = self.largest.max(buf.len());
+            self.taken.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_large_call_goes_straight_to_the_stream() {
+        let mut b = OutputBuffer::with_capacity(64, Calls::default(), 0);
+        // Small: copied, nothing sent.
+        b.put(&[&[1u8; 8][..]], 0, 1).unwrap();
+        assert_eq!(b.get_ref().writes, 0);
+        // Half the capacity or more, not fitting: the pending bytes, then the call from
+        // where it lies (two slices, two writes), none of it through the buffer.
+        let (x, y) = ([2u8; 40], [3u8; 24]);
+        b.put(&[&x[..], &y[..]], 0, 3).unwrap();
+        assert_eq!(b.get_ref().writes, 3);
+        assert_eq!(b.get_ref().largest, 40);
+        assert_eq!(b.end(), 72);
+        assert_eq!(b.start(), 72, "nothing pending");
+        assert_eq!(
+            b.marks().last(),
+            Some(Mark {
+                pos: 72,
+                records: 3
+            })
+        );
+        // Buffer empty: a large call goes straight even though it fits.
+        b.put(&[&[4u8; 32][..]], 0, 4).unwrap();
+        assert_eq!(b.get_ref().writes, 4);
+        // A held tail stays: only the bytes before it are sent.
+        b.put(&[&[5u8; 40][..]], 8, 5).unwrap();
+        assert_eq!(b.pending(), &[5; 8]);
+        assert_eq!(b.held(), 8);
+        assert_eq!(b.start(), 136);
+        // With held bytes pending, a call goes through the buffer (they come first).
+        b.put(&[&[6u8; 40][..]], 0, 6).unwrap();
+        b.flush().unwrap();
+        let want = [
+            &[1u8; 8][..],
+            &[2; 40],
+            &[3; 24],
+            &[4; 32],
+            &[5; 40],
+            &[6; 40],
+        ]
+        .concat();
+        assert_eq!(b.get_ref().taken, want);
+    }
+
+    #[test]
+    fn a_large_call_the_stream_takes_part_of_waits_for_the_rest() {
+        // The stream fails before it takes any of the call: refused whole.
+        let inner = Trickle {
+            taken: Vec::new(),
+            step: 5,
+            room: 8,
+        };
+        let mut b = OutputBuffer::with_capacity(32, inner, 0);
+        b.put(&[&[1u8; 8][..]], 0, 1).unwrap();
+        assert!(b.put(&[&[2u8; 30][..]], 0, 2).is_err());
+        assert_eq!(b.get_ref().taken, [1; 8]);
+        assert_eq!(b.end(), 8);
+        // It fails part-way: taken, the rest waits in the buffer, no mark past what was sent.
+        b.get_mut().room = 12;
+        b.put(&[&[3u8; 10][..], &[4; 10]], 0, 3).unwrap();
+        assert_eq!(
+            b.get_ref().taken,
+            [[1u8; 8].as_slice(), &[3; 10], &[4; 2]].concat()
+        );
+        assert_eq!(b.pending(), &[4; 8]);
+        assert!(b.marks().all(|m| m.pos <= 8));
+        assert!(b.flush().is_err());
+        b.get_mut().room = usize::MAX;
+        b.flush().unwrap();
+        assert_eq!(
+            b.get_ref().taken,
+            [[1u8; 8].as_slice(), &[3; 10], &[4; 10]].concat()
+        );
     }
 
     #[test]
