@@ -59,6 +59,11 @@ mod cli {
         #[arg(short = 'q', long)]
         quiet: bool,
 
+        /// Compress the records with zstd (LEVEL 1 to 22, default 1), as perf record -z
+        /// does; perf 5.x and later read them.
+        #[arg(short = 'z', long = "compression-level", value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1", require_equals = true)]
+        compression_level: Option<i32>,
+
         /// Write the kernel's records without the writer's strict check (by default each is
         /// checked against its event's attr, and one perf could not read is left out and
         /// reported). The check costs little: a record like the one before it of the same
@@ -101,6 +106,7 @@ mod cli {
             tracefs: args.tracefs,
             progress: !args.quiet,
             strict: !args.unchecked,
+            compression_level: args.compression_level,
             ..Options::default()
         };
         match record(&opts) {

@@ -11,7 +11,8 @@ use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use perf_writer_std::perf_encode::records::{PidTid, SampleCpu, SampleId};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
+    Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
+    WriterError,
 };
 use std::ffi::OsString;
 use std::fs::File;
@@ -54,6 +55,9 @@ pub struct Options {
     /// while recording, and when it stops the records of this last stretch of time are
     /// saved.
     pub flight_recorder: Option<Duration>,
+    /// Compress the records with zstd at this level (1 to 22) into COMPRESSED records, as
+    /// `perf record -z` does.
+    pub compression_level: Option<i32>,
 }
 
 impl Default for Options {
@@ -71,6 +75,7 @@ impl Default for Options {
             synthesize_threads: true,
             strict: true,
             flight_recorder: None,
+            compression_level: None,
         }
     }
 }
@@ -467,6 +472,10 @@ fn run<O: OutputMode>(
     let mut warnings = Vec::new();
     // Until the recording runs, a failure leaves no file behind.
     let started = (|| {
+        if let Some(level) = opts.compression_level {
+            w.set_compression(Some(Compression::zstd(level)))
+                .map_err(writer_err("setting compression (-z)"))?;
+        }
         describe(&mut w, specs, tracefs, &opened, opts, &mut warnings)?;
         let tracking_id = opened
             .ids

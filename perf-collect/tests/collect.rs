@@ -317,6 +317,74 @@ fn pipe_mode_live_into_perf_script_through_an_os_pipe() {
     check_mixed(&script, workload_pid(&err), FORKS);
 }
 
+/// PERF_RECORD_COMPRESSED records in the data section of a file-mode perf.data.
+fn compressed_records(path: &Path) -> usize {
+    let b = std::fs::read(path).unwrap();
+    let u64_at = |at: usize| u64::from_ne_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+    let (offset, size) = (u64_at(40), u64_at(48));
+    let (mut pos, mut n) = (offset, 0);
+    while pos + 8 <= offset + size {
+        let rtype = u32::from_ne_bytes(b[pos..pos + 4].try_into().unwrap());
+        let rsize = usize::from(u16::from_ne_bytes(b[pos + 6..pos + 8].try_into().unwrap()));
+        assert!(rsize >= 8, "record at {pos}");
+        n += usize::from(rtype == 81);
+        pos += rsize;
+    }
+    n
+}
+
+#[test]
+fn compressed_recordings_read_as_plain_ones() {
+    const GETPPID: &str = "syscalls:sys_enter_getppid";
+    if !require_collect("sched:sched_process_fork") || !require_collect(GETPPID) {
+        return;
+    }
+    // File mode, -z (level 1): the mixed events, as in the plain recording.
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("collect.data");
+    let forks = FORKS.to_string();
+    let (pid, out) = collect_workload_with(
+        path_str(&ours),
+        &MIXED_EVENTS,
+        &["-F", "999", "-z"],
+        &["fork", &forks, "spin", "50"],
+    );
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+    assert!(compressed_records(&ours) > 0);
+    check_mixed(&perf_script(&ours, &SCRIPT_FIELDS), pid, FORKS);
+    let header = perf_report_header(&ours, false);
+    header.assert_clean();
+    assert!(
+        header.stdout.contains("# compressed : Zstd, level = 1,"),
+        "{}",
+        header.stdout
+    );
+    let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
+    assert!(summary.records_with_parse_errors().is_empty());
+
+    // Pipe mode at level 9: every getppid of the workload, exactly.
+    const N: usize = 20_000;
+    let n = N.to_string();
+    let (pid, out) = collect_workload_with("-", &[GETPPID], &["-z=9"], &["getppid", &n]);
+    let script = integration_tests::perf_tool::perf_script_stdin_with(&out.stdout, &SCRIPT_FIELDS);
+    script.assert_clean();
+    assert_eq!(
+        count_of(&script_events(&script), pid, GETPPID),
+        N,
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("lost 0 events"), "{}", stderr(&out));
+
+    // A level zstd does not have: one line, no file.
+    let bad = dir.path().join("bad.data");
+    refused(
+        &["-z=23", "-e", "sched:sched_switch"],
+        &bad,
+        "zstd level 23 is outside 1..=22",
+    );
+}
+
 /// perf-collect without a command, stopped by `signal` after a moment; started with
 /// SIGINT and SIGTERM ignored when `ignored` (as a shell starts a background job).
 fn stopped_by(signal: &str, ignored: bool) -> (PathBuf, tempfile::TempDir, Output) {
