@@ -455,8 +455,12 @@ struct Outcome {
 }
 
 /// Operations of a run: mostly whole samples, some split across calls, some vectored, a
-/// refused record and a record begun and dropped now and then.
+/// refused record and a record begun and dropped now and then, and two large batches.
 const OPS: u64 = 5_000;
+
+/// Samples of the two large batches of a run: 134,400 bytes, more than half the writer's
+/// 256 KiB buffer.
+const BATCH: u64 = 2_400;
 
 /// Calls `op` until it is not refused by a transient fault; `Err` for a refusal of the
 /// writer or (disk full) the output's error.
@@ -478,6 +482,21 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
     let mut accepted = Vec::new();
     let mut n = 0u64;
     for k in 0..OPS {
+        if k == OPS / 4 || k == OPS * 3 / 4 {
+            // A batch of half the output buffer or more in one call, as a collector gives
+            // a ring's pending records: it goes to the output from where it lies, and a
+            // failure part-way keeps the rest.
+            let batch: Vec<u8> = (0..BATCH).flat_map(|i| one_sample(n + i, e)).collect();
+            let r = retry(fault, || w.write_event_data(&batch));
+            if r.is_ok() {
+                accepted.extend((0..BATCH).map(|i| 1000 + n + i));
+                n += BATCH;
+            }
+            if r.as_ref().is_err_and(|e| io_kind(e).is_none()) {
+                break; // the disk is full
+            }
+            continue;
+        }
         let s = one_sample(n, e);
         let result = match k % 9 {
             // A sample in two calls (each retried on its own).
