@@ -4,6 +4,7 @@
 use crate::{Encode, EncodeError, Encoder, Endian, Output};
 use perf_abi::attr::ATTR_SIZES;
 use perf_abi::PerfEventAttr;
+use zerocopy::IntoBytes;
 
 /// The bit-field word as a file of byte order `endian` holds it.
 ///
@@ -94,8 +95,12 @@ impl Encode for PerfEventAttr {
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
         let size = self.checked_size()?;
         let endian = enc.endian();
-        let mut prefix = Prefix { enc, left: size };
-        encode_full(self, &mut Encoder::new(&mut prefix, endian))
+        // A little-endian file on a little-endian machine holds the struct's own bytes (the
+        // bit-field word included): one copy from where the attr lies.
+        if endian == Endian::Little && Endian::NATIVE == Endian::Little {
+            return enc.bytes(self.as_bytes().get(..size).unwrap_or_default());
+        }
+        encode_prefix(self, size, enc)
     }
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
@@ -106,8 +111,9 @@ impl Encode for PerfEventAttr {
 /// `attr.size` in bytes, after checking that the size is published and that no non-zero
 /// field lies past it.
 ///
-/// The whole encoding goes through outputs that keep nothing ([`ZeroPast`] here, [`Prefix`]
-/// when writing): no 136-byte copy of the attr is on the stack.
+/// It reads the struct's bytes where they lie, and writing goes through an output that
+/// keeps nothing ([`Prefix`]) or copies them as they lie: no 136-byte copy of the attr is on
+/// the stack.
 trait CheckedSize {
     fn checked_size(&self) -> Result<usize, EncodeError>;
 }
@@ -119,34 +125,25 @@ impl CheckedSize for PerfEventAttr {
             return Err(invalid);
         }
         let size = usize::try_from(self.size).map_err(|_| invalid)?;
-        let mut past = ZeroPast {
-            size,
-            pos: 0,
-            lost: false,
-        };
-        // Whether a field is lost does not depend on the byte order.
-        encode_full(self, &mut Encoder::new(&mut past, Endian::NATIVE))?;
-        if past.lost {
+        // Whether a field is lost does not depend on the byte order (nor on the bit order
+        // of the bit-field word): the struct's own bytes past `size` must be zero.
+        let past = self.as_bytes().get(size..).unwrap_or_default();
+        if past.iter().any(|&b| b != 0) {
             return Err(invalid);
         }
         Ok(size)
     }
 }
 
-/// Takes bytes and keeps none: notes whether one at or past `size` is not zero.
-struct ZeroPast {
+/// The first `size` bytes of the attr, field by field in `enc`'s byte order.
+fn encode_prefix<O: Output + ?Sized>(
+    a: &PerfEventAttr,
     size: usize,
-    pos: usize,
-    lost: bool,
-}
-
-impl Output for ZeroPast {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
-        let skip = self.size.saturating_sub(self.pos);
-        self.lost |= bytes.iter().skip(skip).any(|&b| b != 0);
-        self.pos = self.pos.saturating_add(bytes.len());
-        Ok(())
-    }
+    enc: &mut Encoder<'_, O>,
+) -> Result<(), EncodeError> {
+    let endian = enc.endian();
+    let mut prefix = Prefix { enc, left: size };
+    encode_full(a, &mut Encoder::new(&mut prefix, endian))
 }
 
 /// Passes the first `left` bytes it takes to `enc` and drops the rest (which
@@ -171,7 +168,6 @@ mod tests {
     use super::*;
     use crate::to_vec;
     use perf_abi::attr_flags;
-    use zerocopy::IntoBytes;
 
     fn sample_attr() -> PerfEventAttr {
         PerfEventAttr {
@@ -209,6 +205,41 @@ mod tests {
         let a = sample_attr();
         if Endian::NATIVE == Endian::Little {
             assert_eq!(to_vec(&a, Endian::Little).unwrap(), a.as_bytes());
+        }
+    }
+
+    /// The struct's bytes (the little-endian copy) and the field-by-field encoding agree,
+    /// at every published size, whatever the values.
+    #[test]
+    fn the_struct_bytes_are_the_fields_encoded() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200 {
+            let mut a = sample_attr();
+            let bytes = a.as_mut_bytes();
+            for b in bytes.iter_mut() {
+                *b = next() as u8;
+            }
+            for size in ATTR_SIZES {
+                a.size = size;
+                let n = size as usize;
+                let mut clean = a;
+                clean.as_mut_bytes()[n..].fill(0);
+                clean.size = size;
+                let mut by_fields = alloc::vec::Vec::new();
+                encode_prefix(&clean, n, &mut Encoder::new(&mut by_fields, Endian::Little))
+                    .unwrap();
+                assert_eq!(to_vec(&clean, Endian::Little).unwrap(), by_fields);
+                assert_eq!(by_fields.len(), n);
+                if a.as_bytes()[n..].iter().any(|&b| b != 0) {
+                    assert!(to_vec(&a, Endian::Little).is_err(), "size {size}");
+                }
+            }
         }
     }
 

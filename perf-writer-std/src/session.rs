@@ -37,12 +37,13 @@ pub struct EventDescData {
     pub(crate) layout: SampleLayout,
 }
 
-/// A tracepoint's format, when the caller gave it its original tracefs text, and the rule
-/// its records' RAW payloads follow.
+/// A tracepoint's format, its text (the caller's original tracefs text, or the format
+/// rendered once when it was added and checked) and the rule its records' RAW payloads
+/// follow.
 #[derive(Debug)]
 struct Tracepoint {
     format: Arc<PerfEventFormat>,
-    text: Option<Vec<u8>>,
+    text: Vec<u8>,
     raw_rule: TracepointRawRule,
 }
 
@@ -329,7 +330,7 @@ impl Session {
         self.check_pipe_limits(&entry)?;
         let checked = match tracepoint {
             Some((format, text)) => {
-                let rule = check_tracepoint(format, text)?;
+                let (rule, text) = check_tracepoint(format, text)?;
                 self.check_common_type_offset(&rule)?;
                 Some((format, text, rule))
             }
@@ -365,7 +366,7 @@ impl Session {
                 format.id(),
                 Tracepoint {
                     format: format.clone(),
-                    text: text.map(<[u8]>::to_vec),
+                    text,
                     raw_rule,
                 },
             );
@@ -517,28 +518,11 @@ impl Session {
                 .cmp(b.format.system_name())
                 .then(a.format.id().cmp(&b.format.id()))
         });
-        // Render parsed formats once, into one buffer: the encoder needs each text's length
-        // before the text.
-        let mut rendered = String::with_capacity(formats.len().saturating_mul(1024));
-        let mut ranges = Vec::with_capacity(formats.len());
-        for t in &formats {
-            let start = rendered.len();
-            if t.text.is_none() {
-                t.format
-                    .write_to(&mut rendered)
-                    .map_err(|_| WriterError::Encode(perf_encode::EncodeError::Format))?;
-            }
-            ranges.push(start..rendered.len());
-        }
         let events: Vec<TracepointFormat<'_>> = formats
             .iter()
-            .zip(ranges)
-            .map(|(t, range)| TracepointFormat {
+            .map(|t| TracepointFormat {
                 system: t.format.system_name(),
-                format: FormatText::Text(match &t.text {
-                    Some(text) => text,
-                    None => rendered.as_bytes().get(range).unwrap_or(&[]),
-                }),
+                format: FormatText::Text(&t.text),
             })
             .collect();
         let ftraces: Vec<&[u8]> = self.tracing.ftraces.iter().map(Vec::as_slice).collect();
@@ -620,25 +604,26 @@ impl Session {
 fn check_tracepoint(
     format: &PerfEventFormat,
     text: Option<&[u8]>,
-) -> Result<TracepointRawRule, WriterError> {
+) -> Result<(TracepointRawRule, Vec<u8>), WriterError> {
     check_system_name(format.system_name())?;
-    let rendered;
     let text = match text {
-        Some(t) => t,
+        Some(t) => t.to_vec(),
         None => {
-            let mut s = String::new();
+            // Room for what `write_to` writes: the field lines, the print format and the
+            // words around them, so that the text grows once at most.
+            let fields: usize = format.fields().iter().map(|f| f.field().len() + 48).sum();
+            let mut s = String::with_capacity(fields + format.print_fmt().len() + 64);
             format
                 .write_to(&mut s)
                 .map_err(|_| WriterError::Encode(perf_encode::EncodeError::Format))?;
-            rendered = s;
-            rendered.as_bytes()
+            s.into_bytes()
         }
     };
-    let summary = check_format_text(text).map_err(WriterError::FormatText)?;
+    let summary = check_format_text(&text).map_err(WriterError::FormatText)?;
     if u32::from(summary.id) != format.id() {
         return Err(WriterError::BadFormatText);
     }
-    Ok(TracepointRawRule::from_summary(&summary))
+    Ok((TracepointRawRule::from_summary(&summary), text))
 }
 
 /// A tracepoint system name perf reads: the name of a directory under `events/`, written

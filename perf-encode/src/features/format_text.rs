@@ -380,6 +380,11 @@ pub fn check_header_page(text: &[u8]) -> Result<(), FormatTextError> {
 /// Refuses a NUL, and control bytes other than tab and newline.
 pub(crate) fn plain_bytes(text: &[u8]) -> Result<(), FormatTextError> {
     let bad = |b: &u8| *b == 0 || (*b < 0x20 && *b != b'\t' && *b != b'\n') || *b == 0x7f;
+    // Over every byte without stopping (the compiler makes it a vector loop); the place of
+    // a bad byte is looked for only when there is one.
+    if !text.iter().fold(false, |any, b| any | bad(b)) {
+        return Ok(());
+    }
     match text.iter().position(bad) {
         None => Ok(()),
         Some(at) => {
