@@ -282,38 +282,48 @@ enum Part {
 /// escapes the next byte), after which only white space may follow. The error gives the
 /// line relative to the `print fmt:` line.
 fn print_fmt(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
-    let mut lines = 0u32;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut end = None;
-    for (i, &b) in rest.iter().enumerate() {
-        if b == b'\n' {
-            lines = lines.saturating_add(1);
+    let lines_in = |bytes: &[u8]| u32::try_from(memchr::memchr_iter(b'\n', bytes).count());
+    let lines_in = |bytes: &[u8]| lines_in(bytes).unwrap_or(u32::MAX);
+    // Outside a string: on to the next quote or line end; inside: on to the closing quote,
+    // a `\` taking the byte after it.
+    let mut at = 0usize;
+    let end = loop {
+        let outside = rest.get(at..).unwrap_or_default();
+        let Some(k) = memchr::memchr2(b'"', b'\n', outside) else {
+            break None;
+        };
+        let quote = at.saturating_add(k);
+        if rest.get(quote) == Some(&b'\n') {
+            break Some(quote);
         }
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
+        at = quote.saturating_add(1);
+        loop {
+            let inside = rest.get(at..).unwrap_or_default();
+            let Some(k) = memchr::memchr2(b'"', b'\\', inside) else {
+                return Err((lines_in(rest), FormatTextProblem::PrintFmtQuote));
+            };
+            let found = at.saturating_add(k);
+            if rest.get(found) == Some(&b'"') {
+                at = found.saturating_add(1);
+                break;
             }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b'\n' {
-            end = Some(i);
-            break;
+            // The escaped byte (a string that ends here is unclosed).
+            at = found.saturating_add(2);
+            if at > rest.len() {
+                return Err((lines_in(rest), FormatTextProblem::PrintFmtQuote));
+            }
         }
-    }
-    if in_string {
-        return Err((lines, FormatTextProblem::PrintFmtQuote));
-    }
+    };
+    // Lines up to and with the one the value ends on.
+    let lines = match end {
+        Some(e) => lines_in(rest.get(..=e).unwrap_or_default()),
+        None => lines_in(rest),
+    };
     let after = end.and_then(|e| rest.get(e..)).unwrap_or(&[]);
     match after.iter().position(|b| !b.is_ascii_whitespace()) {
         None => Ok(()),
         Some(at) => {
-            let before = after.get(..at).unwrap_or(&[]);
-            let more = before.iter().filter(|&&b| b == b'\n').count();
-            let more = u32::try_from(more).unwrap_or(u32::MAX);
+            let more = lines_in(after.get(..at).unwrap_or(&[]));
             Err((
                 lines.saturating_sub(1).saturating_add(more),
                 FormatTextProblem::AfterPrintFmt,
@@ -521,7 +531,11 @@ fn trim(s: &[u8]) -> &[u8] {
     s.trim_ascii()
 }
 
-#[allow(clippy::unwrap_used)] // test helpers: a failed unwrap fails the test
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)] // test code: a failed unwrap or index fails the test
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
@@ -556,6 +570,68 @@ mod tests {
         assert_eq!(s.id, 372);
         assert_eq!(s.common_type_offset, 0);
         assert_eq!(s.fields_end, 28);
+    }
+
+    /// The print format's rule byte by byte, as a state machine: the model the scan of
+    /// [`print_fmt`] (which jumps from quote to quote) is held to.
+    fn print_fmt_model(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
+        let (mut lines, mut in_string, mut escaped, mut end) = (0u32, false, false, None);
+        for (i, &b) in rest.iter().enumerate() {
+            if b == b'\n' {
+                lines += 1;
+            }
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+            } else if b == b'"' {
+                in_string = true;
+            } else if b == b'\n' {
+                end = Some(i);
+                break;
+            }
+        }
+        if in_string {
+            return Err((lines, FormatTextProblem::PrintFmtQuote));
+        }
+        let after = end.map_or(&[][..], |e| &rest[e..]);
+        match after.iter().position(|b| !b.is_ascii_whitespace()) {
+            None => Ok(()),
+            Some(at) => {
+                let more = after[..at].iter().filter(|&&b| b == b'\n').count() as u32;
+                Err((
+                    lines.saturating_sub(1) + more,
+                    FormatTextProblem::AfterPrintFmt,
+                ))
+            }
+        }
+    }
+
+    #[test]
+    fn the_print_format_scan_agrees_with_the_byte_by_byte_rule() {
+        const ALPHABET: &[u8] = b"\"\\\n a\t";
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut seen = [0usize; 3];
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 24) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|i| ALPHABET[((x >> (i * 2 % 60)) as usize ^ i) % ALPHABET.len()])
+                .collect();
+            let want = print_fmt_model(&text);
+            assert_eq!(print_fmt(&text), want, "{:?}", core::str::from_utf8(&text));
+            seen[match want {
+                Ok(()) => 0,
+                Err((_, FormatTextProblem::PrintFmtQuote)) => 1,
+                Err(_) => 2,
+            }] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 1000), "{seen:?}");
     }
 
     #[test]
