@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::ops::Deref;
 
-/// Boundaries remembered by [`OutputBuffer::marks`] (one per buffer sent: with the 256 KiB
-/// buffer, the last 256 MiB of data).
+/// Boundaries remembered by [`OutputBuffer::marks`] (one per send of the buffer or of a
+/// large call, each at least half the 256 KiB buffer: the last 128 MiB of data or more).
 const MAX_MARKS: usize = 1024;
 
 /// A record boundary that reached the stream.
