@@ -5,9 +5,11 @@
 //! [`Sample`]: crate::records::Sample
 
 use crate::records::encode::body::{encode_as_record, RecordBody};
-use crate::records::sample::codec::{add_len, FieldCodec, Raw};
+use crate::records::sample::codec::{FieldCodec, Raw};
 use crate::records::sample::layout::SampleLayout;
-use crate::records::sample::sample_id::{field, PidTid, SampleCpu};
+use crate::records::wire::pad::add_len;
+use crate::records::wire::pair::{PidTid, SampleCpu};
+use crate::records::wire::presence::field;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_type;
 use perf_abi::sample_type::*;

@@ -3,6 +3,7 @@
 
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::sample_id::SampleId;
+use crate::records::wire::pad::align8;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_fields::MAX_RECORD_SIZE;
 use perf_abi::record_type::{self, Framing};
@@ -144,27 +145,10 @@ macro_rules! encode_as_record {
 }
 pub(crate) use encode_as_record;
 
-/// `len` rounded up to a multiple of 8.
-pub(crate) fn align8(len: usize, what: &'static str) -> Result<usize, EncodeError> {
-    len.checked_add(7)
-        .map(|n| n & !7)
-        .ok_or(EncodeError::Overflow { what })
-}
-
 /// Bytes a NUL-terminated `name` takes, padded to 8; a NUL inside `name` is an error.
 pub(crate) fn name_len(what: &'static str, name: &[u8]) -> Result<usize, EncodeError> {
     if name.contains(&0) {
         return Err(EncodeError::InvalidValue { what });
     }
     align8(name.len().saturating_add(1), what)
-}
-
-/// Writes `data` and zeros up to `padded` bytes (a name's NUL and padding, RAW's padding).
-pub(crate) fn write_padded<O: Output + ?Sized>(
-    enc: &mut Encoder<'_, O>,
-    data: &[u8],
-    padded: usize,
-) -> Result<(), EncodeError> {
-    enc.bytes(data)?;
-    enc.zeros(padded.saturating_sub(data.len()))
 }

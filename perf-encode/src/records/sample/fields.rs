@@ -2,7 +2,7 @@
 //! register dumps, the user stack, the weight struct, and the variable-length ones as read
 //! back from a record.
 
-use crate::records::parse::reader::U64Array;
+use crate::records::wire::reader::U64Array;
 use crate::Endian;
 
 /// One `perf_branch_entry`: `{u64 from, u64 to, u64 flags}`.

@@ -4,18 +4,19 @@
 //! [`FieldCodec`] between them). From the rows follow [`Sample`], [`ParsedSample`],
 //! [`Sample::masked`], the body's length, the body's writer and the parser's walk.
 
-use crate::records::parse::error::ParseError;
-use crate::records::parse::reader::{Reader, U64Array};
 use crate::records::sample::codec::{
-    add_len, Aux, Branches, Callchain, Cpu, FieldCodec, Raw, Read, RegsDump, Stack, Tid, Weight,
-    U64,
+    Aux, Branches, Callchain, FieldCodec, Pair, Raw, Read, RegsDump, Stack, Weight, U64,
 };
 use crate::records::sample::fields::{
     BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::read_values::{ParsedReadValues, ReadValues};
-use crate::records::sample::sample_id::{field, present, PidTid, SampleCpu};
+use crate::records::wire::error::ParseError;
+use crate::records::wire::pad::add_len;
+use crate::records::wire::pair::{PidTid, SampleCpu};
+use crate::records::wire::presence::{field, present};
+use crate::records::wire::reader::{Reader, U64Array};
 use crate::{EncodeError, Encoder, Endian, Output};
 use perf_abi::sample_type::*;
 
@@ -274,7 +275,7 @@ sample_table! {
     /// IP.
     ip: u64 => u64, U64, if |l| l.has(IP);
     /// TID: `{u32 pid, u32 tid}`.
-    tid: PidTid => PidTid, Tid, if |l| l.has(TID);
+    tid: PidTid => PidTid, Pair<PidTid>, if |l| l.has(TID);
     /// TIME.
     time: u64 => u64, U64, if |l| l.has(TIME);
     /// ADDR.
@@ -284,7 +285,7 @@ sample_table! {
     /// STREAM_ID.
     stream_id: u64 => u64, U64, if |l| l.has(STREAM_ID);
     /// CPU: `{u32 cpu, u32 res}`.
-    cpu: SampleCpu => SampleCpu, Cpu, if |l| l.has(CPU);
+    cpu: SampleCpu => SampleCpu, Pair<SampleCpu>, if |l| l.has(CPU);
     /// PERIOD.
     period: u64 => u64, U64, if |l| l.has(PERIOD);
     /// READ: counter values laid out by `read_format`.
