@@ -112,6 +112,34 @@ pub(crate) fn encode_record<R: RecordBody + ?Sized, O: Output + ?Sized>(
     enc: &mut Encoder<'_, O>,
 ) -> Result<(), EncodeError> {
     let header = header_of(record)?;
+    write_record(record, enc, header)
+}
+
+/// Writes `record` whose length (header, body, trailer) [`header_of`] gave as `len`: the
+/// header from `len`, then body and trailer, without computing the length again.
+#[inline]
+pub(crate) fn encode_record_with_len<R: RecordBody + ?Sized, O: Output + ?Sized>(
+    record: &R,
+    enc: &mut Encoder<'_, O>,
+    len: usize,
+) -> Result<(), EncodeError> {
+    let size =
+        u16::try_from(len).map_err(|_| EncodeError::InvalidRecordSize { size: len as u64 })?;
+    let header = PerfEventHeader {
+        type_: record.record_type(),
+        misc: record.misc(),
+        size,
+    };
+    write_record(record, enc, header)
+}
+
+/// Writes `header`, then `record`'s body and trailer.
+#[inline]
+fn write_record<R: RecordBody + ?Sized, O: Output + ?Sized>(
+    record: &R,
+    enc: &mut Encoder<'_, O>,
+    header: PerfEventHeader,
+) -> Result<(), EncodeError> {
     let e = enc.endian();
     let [t0, t1, t2, t3] = e.u32_bytes(header.type_);
     let [m0, m1] = e.u16_bytes(header.misc);
@@ -124,7 +152,8 @@ pub(crate) fn encode_record<R: RecordBody + ?Sized, O: Output + ?Sized>(
     }
 }
 
-/// `impl Encode` for record types: the one path of [`encode_record`] and [`header_of`].
+/// `impl Encode` for record types: the one path of [`encode_record`] and [`header_of`]
+/// (and [`encode_record_with_len`] once the length is known).
 macro_rules! encode_as_record {
     ($($t:ty),* $(,)?) => {$(
         impl $crate::Encode for $t {
@@ -139,6 +168,15 @@ macro_rules! encode_as_record {
             #[inline]
             fn encoded_len(&self) -> Result<usize, $crate::EncodeError> {
                 $crate::records::encode::body::header_of(self).map(|h| usize::from(h.size))
+            }
+
+            #[inline]
+            fn encode_with_len<O: $crate::Output + ?Sized>(
+                &self,
+                enc: &mut $crate::Encoder<'_, O>,
+                len: usize,
+            ) -> Result<(), $crate::EncodeError> {
+                $crate::records::encode::body::encode_record_with_len(self, enc, len)
             }
         }
     )*};

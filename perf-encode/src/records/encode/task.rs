@@ -1,6 +1,6 @@
 //! `PERF_RECORD_FORK` and `PERF_RECORD_EXIT`: a task's start and end, one layout.
 
-use crate::records::encode::body::{encode_record, header_of, RecordBody};
+use crate::records::encode::body::{encode_record, encode_record_with_len, header_of, RecordBody};
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::sample_id::SampleId;
 use crate::{Encode, EncodeError, Encoder, Output};
@@ -81,5 +81,14 @@ impl<const TYPE: u32> Encode for Task<'_, TYPE> {
     #[inline]
     fn encoded_len(&self) -> Result<usize, EncodeError> {
         header_of(self).map(|h| usize::from(h.size))
+    }
+
+    #[inline]
+    fn encode_with_len<O: Output + ?Sized>(
+        &self,
+        enc: &mut Encoder<'_, O>,
+        len: usize,
+    ) -> Result<(), EncodeError> {
+        encode_record_with_len(self, enc, len)
     }
 }
