@@ -46,8 +46,11 @@ pub trait RecordBody {
     /// Writes the body, exactly [`RecordBody::body_len`] bytes.
     fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError>;
 
-    /// The `sample_id` trailer that follows the body: the attr's layout and the fields
-    /// (records a kernel writes for an event). `None`: no trailer.
+    /// Where the values of the `sample_id` trailer are: the attr's layout and the fields.
+    /// Whether a trailer follows the body is not this type's to say but
+    /// `perf_abi::record_type::info(..).sample_id` (kernel records other than SAMPLE): only
+    /// then is this asked. `None` (the default): the encoder writes no trailer of its own (a
+    /// [`Record`](crate::records::Record) holds it in its payload).
     fn sample_id(&self) -> Option<(&SampleLayout, &SampleId)> {
         None
     }
@@ -58,13 +61,33 @@ pub(crate) fn record_name(type_: u32) -> &'static str {
     record_type::name(type_).unwrap_or("record")
 }
 
+/// The trailer written after `record`'s body: its values when its type has one
+/// (`perf_abi::record_type::RecordInfo::sample_id`); `None` when the type has none, or when
+/// the encoder gives none (a [`Record`](crate::records::Record) of a kernel type holds its
+/// trailer in its payload).
+#[inline]
+fn trailer_of<R: RecordBody + ?Sized>(record: &R) -> Option<(&SampleLayout, &SampleId)> {
+    let has = matches!(
+        record_type::info(record.record_type()),
+        Some(record_type::RecordInfo {
+            sample_id: true,
+            ..
+        })
+    );
+    if has {
+        record.sample_id()
+    } else {
+        None
+    }
+}
+
 /// The header `record` gets: its size checked against the limits of its type's framing.
 #[inline]
 pub(crate) fn header_of<R: RecordBody + ?Sized>(
     record: &R,
 ) -> Result<PerfEventHeader, EncodeError> {
     let type_ = record.record_type();
-    let trailer = match record.sample_id() {
+    let trailer = match trailer_of(record) {
         Some((layout, sample_id)) => {
             sample_id.check(layout, record_name(type_))?;
             layout.sample_id_len()
@@ -146,7 +169,7 @@ fn write_record<R: RecordBody + ?Sized, O: Output + ?Sized>(
     let [s0, s1] = e.u16_bytes(header.size);
     enc.bytes(&[t0, t1, t2, t3, m0, m1, s0, s1])?;
     record.write_body(enc)?;
-    match record.sample_id() {
+    match trailer_of(record) {
         Some((layout, sample_id)) => sample_id.write(enc, layout, record_name(header.type_)),
         None => Ok(()),
     }
