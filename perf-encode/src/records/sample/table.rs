@@ -112,14 +112,7 @@ macro_rules! sample_table {
             /// field's codec checks of its value. Writes nothing.
             #[inline]
             pub(crate) fn body_len(&self, layout: &SampleLayout) -> Result<usize, EncodeError> {
-                let mut len = 0usize;
-                $(
-                    let has = (|$l: &SampleLayout| -> bool { $present })(layout);
-                    if let Some(v) = field(RECORD, stringify!($field), has, self.$field.as_ref())? {
-                        len = add_len(len, <$codec as FieldCodec>::len(v, layout)?)?;
-                    }
-                )*
-                Ok(len)
+                sample_body_len(self, layout)
             }
 
             /// Writes the record body as `layout` lays it out, once [`Self::body_len`]
@@ -131,14 +124,80 @@ macro_rules! sample_table {
                 enc: &mut Encoder<'_, O>,
                 layout: &SampleLayout,
             ) -> Result<(), EncodeError> {
-                $(
-                    if (|$l: &SampleLayout| -> bool { $present })(layout) {
-                        let v = present(RECORD, stringify!($field), self.$field.as_ref())?;
-                        <$codec as FieldCodec>::write(v, layout, enc)?;
-                    }
-                )*
-                Ok(())
+                write_sample_body(self, enc, layout)
             }
+        }
+
+        /// Where the table's length and writer find the values of a SAMPLE's fields: one
+        /// method per row (by default the field is absent). [`Sample`] holds every field;
+        /// [`BasicSampleRecord`](crate::records::BasicSampleRecord) the fixed words and RAW.
+        pub(crate) trait SampleSource<$lt> {
+            /// `true`: a field the layout does not have is not looked at (the source has a
+            /// value for every field it can hold). `false`: such a field must be absent
+            /// ([`EncodeError::UnexpectedField`] otherwise).
+            const ONLY_LAYOUT_FIELDS: bool = false;
+
+            $(
+                #[doc = concat!("The `", stringify!($field), "` field's value.")]
+                #[inline(always)]
+                fn $field(&self) -> Option<&$value> {
+                    None
+                }
+            )*
+        }
+
+        impl<$lt> SampleSource<$lt> for Sample<$lt> {
+            $(
+                #[inline(always)]
+                fn $field(&self) -> Option<&$value> {
+                    self.$field.as_ref()
+                }
+            )*
+        }
+
+        /// Bytes of the SAMPLE body `layout` lays `s` out in (header not included), after
+        /// checking each field's presence against the layout and what its codec checks of
+        /// its value. Writes nothing.
+        #[inline]
+        pub(crate) fn sample_body_len<$lt, S: SampleSource<$lt> + ?Sized>(
+            s: &S,
+            layout: &SampleLayout,
+        ) -> Result<usize, EncodeError> {
+            let mut len = 0usize;
+            $(
+                let has = (|$l: &SampleLayout| -> bool { $present })(layout);
+                let v = if S::ONLY_LAYOUT_FIELDS {
+                    if has {
+                        Some(present(RECORD, stringify!($field), s.$field())?)
+                    } else {
+                        None
+                    }
+                } else {
+                    field(RECORD, stringify!($field), has, s.$field())?
+                };
+                if let Some(v) = v {
+                    len = add_len(len, <$codec as FieldCodec>::len(v, layout)?)?;
+                }
+            )*
+            Ok(len)
+        }
+
+        /// Writes the SAMPLE body of `s` as `layout` lays it out, in the table's order, once
+        /// [`sample_body_len`] accepted it: a field the layout has and `s` lacks is still an
+        /// error; one the layout does not have is not looked at.
+        #[inline]
+        pub(crate) fn write_sample_body<$lt, S: SampleSource<$lt> + ?Sized, O: Output + ?Sized>(
+            s: &S,
+            enc: &mut Encoder<'_, O>,
+            layout: &SampleLayout,
+        ) -> Result<(), EncodeError> {
+            $(
+                if (|$l: &SampleLayout| -> bool { $present })(layout) {
+                    let v = present(RECORD, stringify!($field), s.$field())?;
+                    <$codec as FieldCodec>::write(v, layout, enc)?;
+                }
+            )*
+            Ok(())
         }
 
         impl SampleLayout {
