@@ -213,3 +213,128 @@ pub(crate) fn name_len(what: &'static str, name: &[u8]) -> Result<usize, EncodeE
     }
     align8(name.len().saturating_add(1), what)
 }
+
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{Comm, EventUpdateName, Ksymbol, Mmap, Mmap2, Mmap2File, ThreadMap};
+    use perf_abi::record_type::{info, BodyLen};
+    use perf_abi::TimeConv;
+
+    /// The shortest body each encoder of a type of varying length writes (an empty name or
+    /// list) is the minimum `perf_abi::record_type::info` states for the type: the fixed
+    /// fields the encoders add to a name or list (`body_len`'s literals) are those of
+    /// perf-abi's `AtLeast`.
+    /// A record's type and body length.
+    type Facts = (u32, Result<usize, EncodeError>);
+
+    #[test]
+    fn shortest_bodies_are_perf_abis_minimums() {
+        let layout = SampleLayout::default();
+        let sample_id = SampleId::default();
+        let shortest: [(Facts, &str); 6] = [
+            (
+                {
+                    let r = Comm {
+                        layout: &layout,
+                        pid: 1,
+                        tid: 1,
+                        comm: b"",
+                        exec: false,
+                        sample_id,
+                    };
+                    (r.record_type(), r.body_len())
+                },
+                "COMM",
+            ),
+            (
+                {
+                    let r = Mmap {
+                        layout: &layout,
+                        misc: 0,
+                        pid: 1,
+                        tid: 1,
+                        addr: 0,
+                        len: 0,
+                        pgoff: 0,
+                        filename: b"",
+                        sample_id,
+                    };
+                    (r.record_type(), r.body_len())
+                },
+                "MMAP",
+            ),
+            (
+                {
+                    let file = Mmap2File::Inode {
+                        maj: 0,
+                        min: 0,
+                        ino: 0,
+                        ino_generation: 0,
+                    };
+                    let r = Mmap2 {
+                        layout: &layout,
+                        misc: 0,
+                        pid: 1,
+                        tid: 1,
+                        addr: 0,
+                        len: 0,
+                        pgoff: 0,
+                        file,
+                        prot: 0,
+                        flags: 0,
+                        filename: b"",
+                        sample_id,
+                    };
+                    (r.record_type(), r.body_len())
+                },
+                "MMAP2",
+            ),
+            (
+                {
+                    let r = Ksymbol {
+                        layout: &layout,
+                        misc: 0,
+                        addr: 0,
+                        len: 0,
+                        ksym_type: 0,
+                        flags: 0,
+                        name: b"",
+                        sample_id,
+                    };
+                    (r.record_type(), r.body_len())
+                },
+                "KSYMBOL",
+            ),
+            (
+                {
+                    // `{u64 type, u64 id}` for every kind; a NAME's name, NUL included, after.
+                    let r = EventUpdateName { id: 1, name: "" };
+                    (r.record_type(), r.body_len().map(|n| n - 8))
+                },
+                "EVENT_UPDATE",
+            ),
+            (
+                {
+                    let r = ThreadMap { entries: &[] };
+                    (r.record_type(), r.body_len())
+                },
+                "THREAD_MAP",
+            ),
+        ];
+        for (record, name) in shortest {
+            let (type_, len) = record;
+            let i = info(type_).unwrap();
+            assert_eq!(i.name, name);
+            assert_eq!(i.body, BodyLen::AtLeast(len.unwrap() as u16), "{name}");
+        }
+        // perf 6.1's TIME_CONV: perf-abi's struct, longer than the minimum (older perf's).
+        let t = TimeConv::default();
+        assert_eq!(t.body_len(), Ok(TimeConv::SIZE));
+        match info(t.record_type()).unwrap().body {
+            BodyLen::AtLeast(min) => assert!(usize::from(min) <= TimeConv::SIZE),
+            other => panic!("TIME_CONV: {other:?}"),
+        }
+    }
+}
