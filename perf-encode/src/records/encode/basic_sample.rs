@@ -122,54 +122,31 @@ impl<'a> BasicSampleRecord<'a> {
     }
 }
 
+/// `SampleSource` methods of the fields this type always holds.
+macro_rules! held {
+    ($($field:ident: $value:ty,)*) => {$(
+        #[inline(always)]
+        fn $field(&self) -> Option<&$value> {
+            Some(&self.$field)
+        }
+    )*};
+}
+
 /// The values the table's length and writer read: the fields this type holds, whatever the
 /// layout (the table looks only at those the layout has).
 impl<'a> SampleSource<'a> for BasicSampleRecord<'a> {
     const ONLY_LAYOUT_FIELDS: bool = true;
 
-    #[inline(always)]
-    fn identifier(&self) -> Option<&u64> {
-        Some(&self.identifier)
-    }
-
-    #[inline(always)]
-    fn ip(&self) -> Option<&u64> {
-        Some(&self.ip)
-    }
-
-    #[inline(always)]
-    fn tid(&self) -> Option<&PidTid> {
-        Some(&self.tid)
-    }
-
-    #[inline(always)]
-    fn time(&self) -> Option<&u64> {
-        Some(&self.time)
-    }
-
-    #[inline(always)]
-    fn addr(&self) -> Option<&u64> {
-        Some(&self.addr)
-    }
-
-    #[inline(always)]
-    fn id(&self) -> Option<&u64> {
-        Some(&self.id)
-    }
-
-    #[inline(always)]
-    fn stream_id(&self) -> Option<&u64> {
-        Some(&self.stream_id)
-    }
-
-    #[inline(always)]
-    fn cpu(&self) -> Option<&SampleCpu> {
-        Some(&self.cpu)
-    }
-
-    #[inline(always)]
-    fn period(&self) -> Option<&u64> {
-        Some(&self.period)
+    held! {
+        identifier: u64,
+        ip: u64,
+        tid: PidTid,
+        time: u64,
+        addr: u64,
+        id: u64,
+        stream_id: u64,
+        cpu: SampleCpu,
+        period: u64,
     }
 
     #[inline(always)]

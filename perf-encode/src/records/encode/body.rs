@@ -178,8 +178,8 @@ fn write_record<R: RecordBody + ?Sized, O: Output + ?Sized>(
 /// `impl Encode` for record types: the one path of [`encode_record`] and [`header_of`]
 /// (and [`encode_record_with_len`] once the length is known).
 macro_rules! encode_as_record {
-    ($($t:ty),* $(,)?) => {$(
-        impl $crate::Encode for $t {
+    (impl [$($generic:tt)*] $t:ty) => {
+        impl<$($generic)*> $crate::Encode for $t {
             #[inline]
             fn encode<O: $crate::Output + ?Sized>(
                 &self,
@@ -202,6 +202,9 @@ macro_rules! encode_as_record {
                 $crate::records::encode::body::encode_record_with_len(self, enc, len)
             }
         }
+    };
+    ($($t:ty),* $(,)?) => {$(
+        $crate::records::encode::body::encode_as_record!(impl [] $t);
     )*};
 }
 pub(crate) use encode_as_record;
@@ -222,113 +225,82 @@ mod tests {
     use perf_abi::record_type::{info, BodyLen};
     use perf_abi::TimeConv;
 
+    /// `r`'s body length is the minimum perf-abi states for its type, `name`, once the
+    /// `beyond` bytes of `r`'s shortest variable part that minimum does not count are left out.
+    fn is_minimum(r: &impl RecordBody, name: &str, beyond: usize) {
+        let i = info(r.record_type()).unwrap();
+        assert_eq!(i.name, name);
+        let len = r.body_len().unwrap() - beyond;
+        assert_eq!(i.body, BodyLen::AtLeast(len as u16), "{name}");
+    }
+
     /// The shortest body each encoder of a type of varying length writes (an empty name or
     /// list) is the minimum `perf_abi::record_type::info` states for the type: the fixed
     /// fields the encoders add to a name or list (`body_len`'s literals) are those of
     /// perf-abi's `AtLeast`.
-    /// A record's type and body length.
-    type Facts = (u32, Result<usize, EncodeError>);
-
     #[test]
     fn shortest_bodies_are_perf_abis_minimums() {
-        let layout = SampleLayout::default();
+        let layout = &SampleLayout::default();
         let sample_id = SampleId::default();
-        let shortest: [(Facts, &str); 6] = [
-            (
-                {
-                    let r = Comm {
-                        layout: &layout,
-                        pid: 1,
-                        tid: 1,
-                        comm: b"",
-                        exec: false,
-                        sample_id,
-                    };
-                    (r.record_type(), r.body_len())
-                },
-                "COMM",
-            ),
-            (
-                {
-                    let r = Mmap {
-                        layout: &layout,
-                        misc: 0,
-                        pid: 1,
-                        tid: 1,
-                        addr: 0,
-                        len: 0,
-                        pgoff: 0,
-                        filename: b"",
-                        sample_id,
-                    };
-                    (r.record_type(), r.body_len())
-                },
-                "MMAP",
-            ),
-            (
-                {
-                    let file = Mmap2File::Inode {
-                        maj: 0,
-                        min: 0,
-                        ino: 0,
-                        ino_generation: 0,
-                    };
-                    let r = Mmap2 {
-                        layout: &layout,
-                        misc: 0,
-                        pid: 1,
-                        tid: 1,
-                        addr: 0,
-                        len: 0,
-                        pgoff: 0,
-                        file,
-                        prot: 0,
-                        flags: 0,
-                        filename: b"",
-                        sample_id,
-                    };
-                    (r.record_type(), r.body_len())
-                },
-                "MMAP2",
-            ),
-            (
-                {
-                    let r = Ksymbol {
-                        layout: &layout,
-                        misc: 0,
-                        addr: 0,
-                        len: 0,
-                        ksym_type: 0,
-                        flags: 0,
-                        name: b"",
-                        sample_id,
-                    };
-                    (r.record_type(), r.body_len())
-                },
-                "KSYMBOL",
-            ),
-            (
-                {
-                    // `{u64 type, u64 id}` for every kind; a NAME's name, NUL included, after.
-                    let r = EventUpdateName { id: 1, name: "" };
-                    (r.record_type(), r.body_len().map(|n| n - 8))
-                },
-                "EVENT_UPDATE",
-            ),
-            (
-                {
-                    let r = ThreadMap { entries: &[] };
-                    (r.record_type(), r.body_len())
-                },
-                "THREAD_MAP",
-            ),
-        ];
-        for (record, name) in shortest {
-            let (type_, len) = record;
-            let i = info(type_).unwrap();
-            assert_eq!(i.name, name);
-            assert_eq!(i.body, BodyLen::AtLeast(len.unwrap() as u16), "{name}");
-        }
+        let (pid, tid, misc, addr, len, pgoff) = (1, 1, 0, 0, 0, 0);
+        let comm = Comm {
+            layout,
+            pid,
+            tid,
+            comm: b"",
+            exec: false,
+            sample_id,
+        };
+        is_minimum(&comm, "COMM", 0);
+        let filename = b"";
+        let mmap = Mmap {
+            layout,
+            misc,
+            pid,
+            tid,
+            addr,
+            len,
+            pgoff,
+            filename,
+            sample_id,
+        };
+        is_minimum(&mmap, "MMAP", 0);
+        let file = Mmap2File::Inode {
+            maj: 0,
+            min: 0,
+            ino: 0,
+            ino_generation: 0,
+        };
+        let (prot, flags) = (0, 0);
+        let mmap2 = Mmap2 {
+            layout,
+            misc,
+            pid,
+            tid,
+            addr,
+            len,
+            pgoff,
+            file,
+            prot,
+            flags,
+            filename,
+            sample_id,
+        };
+        is_minimum(&mmap2, "MMAP2", 0);
+        let ksym = Ksymbol {
+            layout,
+            misc,
+            addr,
+            len: 0,
+            ksym_type: 0,
+            flags: 0,
+            name: b"",
+            sample_id,
+        };
+        is_minimum(&ksym, "KSYMBOL", 0);
+        // `{u64 type, u64 id}` for every kind; a NAME's name, NUL included, after.
+        is_minimum(&EventUpdateName { id: 1, name: "" }, "EVENT_UPDATE", 8);
+        is_minimum(&ThreadMap { entries: &[] }, "THREAD_MAP", 0);
         // perf 6.1's TIME_CONV: perf-abi's struct, longer than the minimum (older perf's).
         let t = TimeConv::default();
         assert_eq!(t.body_len(), Ok(TimeConv::SIZE));
