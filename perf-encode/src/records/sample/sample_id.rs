@@ -231,3 +231,52 @@ pub fn id_of_non_sample(
     let mut r = Reader::new(body, start, endian, "sample_id");
     read_trailer(&mut r, layout.sample_id_bits())
 }
+
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+
+    /// The id's place back from a record's end that the layout states (perf's `is_pos`) is
+    /// where the trailer's writer puts it, for every set of the trailer's fields.
+    #[test]
+    fn trailer_id_offset_follows_the_writer() {
+        for set in 0u32..1 << TRAILER_ORDER.len() {
+            let sample_type = TRAILER_ORDER
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| set & 1 << i != 0)
+                .fold(0, |acc, (_, &b)| acc | b);
+            let layout = SampleLayout {
+                sample_type,
+                sample_id_all: true,
+                ..Default::default()
+            };
+            let all = SampleId {
+                tid: Some(PidTid { pid: 1, tid: 2 }),
+                time: Some(3),
+                id: Some(0x1d),
+                stream_id: Some(4),
+                cpu: Some(SampleCpu::new(5)),
+                identifier: Some(0x1d),
+            };
+            let sid = all.masked(&layout);
+            let trailer = SampleIdTrailer {
+                layout: &layout,
+                sample_id: &sid,
+                record: "COMM",
+            };
+            let bytes = crate::to_vec(&trailer, Endian::Little).unwrap();
+            assert_eq!(bytes.len(), layout.sample_id_len());
+            let id_at = layout.trailer_id_offset_from_end().map(|back| {
+                let at = bytes.len() - back;
+                u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+            });
+            assert_eq!(id_at, sid.event_id(), "{sample_type:#x}");
+            let mut record = alloc::vec![0u8; 8];
+            record[6..8].copy_from_slice(&(8 + bytes.len() as u16).to_le_bytes());
+            record.extend_from_slice(&bytes);
+            assert_eq!(id_of_non_sample(&layout, Endian::Little, &record), Ok(sid));
+        }
+    }
+}
