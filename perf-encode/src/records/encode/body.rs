@@ -225,6 +225,30 @@ mod tests {
     use perf_abi::record_type::{info, BodyLen};
     use perf_abi::TimeConv;
 
+    /// A record's header is written from the length it is handed: one a `u16` cannot hold is
+    /// an error, and one that is not the record's is a short or long write that the callers'
+    /// length check refuses; never a panic.
+    #[test]
+    fn a_handed_length_that_is_not_the_records_is_refused() {
+        use crate::records::FinishedRound;
+        use crate::{Encode, Endian, SliceOutput};
+        let mut buf = [0u8; 16];
+        let mut out = SliceOutput::new(&mut buf);
+        let mut enc = Encoder::new(&mut out, Endian::Little);
+        assert_eq!(
+            FinishedRound.encode_with_len(&mut enc, 70_000),
+            Err(EncodeError::InvalidRecordSize { size: 70_000 })
+        );
+        assert_eq!(FinishedRound.encode_with_len(&mut enc, 16), Ok(()));
+        assert_eq!(out.written(), 8);
+        assert_eq!(&buf[6..8], &16u16.to_le_bytes());
+        let mut buf = [0u8; 16];
+        assert_eq!(
+            crate::to_slice(&FinishedRound, Endian::Big, &mut buf).map(|b| b.len()),
+            Ok(8)
+        );
+    }
+
     /// `r`'s body length is the minimum perf-abi states for its type, `name`, once the
     /// `beyond` bytes of `r`'s shortest variable part that minimum does not count are left out.
     fn is_minimum(r: &impl RecordBody, name: &str, beyond: usize) {
