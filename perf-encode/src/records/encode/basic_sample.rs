@@ -186,6 +186,7 @@ encode_as_record!(BasicSampleRecord<'_>);
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use crate::records::sample::layout::each_subset;
     use crate::records::{parse_sample, Sample, SampleRecord};
     use crate::stream::PipeStream;
     use crate::{to_vec, Encode, Endian};
@@ -232,12 +233,7 @@ mod tests {
     #[test]
     fn every_layout_of_its_bits_encodes_as_sample_record_in_both_byte_orders() {
         let raws: [&[u8]; 4] = [&[], &[1, 2, 3, 4], &[9; 5], &[7; 24]];
-        for mask in 0u32..1 << BITS.len() {
-            let sample_type = BITS
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| mask & (1 << i) != 0)
-                .fold(0, |st, (_, bit)| st | bit);
+        for sample_type in each_subset(&BITS) {
             for raw in raws {
                 for sample_id_all in [false, true] {
                     let layout = SampleLayout {

@@ -126,6 +126,18 @@ impl SampleLayout {
     }
 }
 
+/// Every `sample_type` made of some of `bits`, for tests over each combination.
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+pub(crate) fn each_subset(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    (0u32..1 << bits.len()).map(move |set| {
+        bits.iter()
+            .enumerate()
+            .filter(|&(i, _)| set & 1 << i != 0)
+            .fold(0, |acc, (_, &b)| acc | b)
+    })
+}
+
 /// The trailer's fields after ID ([`TRAILER_ORDER`]).
 const TRAILER_AFTER_ID: u64 = {
     let mut rest: &[u64] = &TRAILER_ORDER;

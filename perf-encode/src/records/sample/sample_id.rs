@@ -236,17 +236,13 @@ pub fn id_of_non_sample(
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use crate::records::sample::layout::each_subset;
 
     /// The id's place back from a record's end that the layout states (perf's `is_pos`) is
     /// where the trailer's writer puts it, for every set of the trailer's fields.
     #[test]
     fn trailer_id_offset_follows_the_writer() {
-        for set in 0u32..1 << TRAILER_ORDER.len() {
-            let sample_type = TRAILER_ORDER
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| set & 1 << i != 0)
-                .fold(0, |acc, (_, &b)| acc | b);
+        for sample_type in each_subset(&TRAILER_ORDER) {
             let layout = SampleLayout {
                 sample_type,
                 sample_id_all: true,

@@ -396,6 +396,7 @@ impl ParsedSample<'_> {
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use crate::records::sample::layout::each_subset;
     use crate::records::SampleRecord;
 
     /// The id offsets `SampleLayout` states (it is a leaf and cannot read the table) are
@@ -403,12 +404,7 @@ mod tests {
     #[test]
     fn layout_id_offsets_follow_the_table() {
         let bits = [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
-        for set in 0u32..1 << bits.len() {
-            let sample_type = bits
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| set & 1 << i != 0)
-                .fold(0, |acc, (_, &b)| acc | b);
+        for sample_type in each_subset(&bits) {
             let layout = SampleLayout {
                 sample_type,
                 ..Default::default()
