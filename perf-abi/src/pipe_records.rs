@@ -32,7 +32,7 @@ pub struct IdIndexEntry {
 /// turn TSC values into perf time stamps.
 ///
 /// ```
-/// assert_eq!(core::mem::size_of::<perf_abi::TimeConv>(), 48);
+/// assert_eq!(core::mem::size_of::<perf_abi::TimeConv>(), perf_abi::TimeConv::SIZE);
 /// ```
 #[repr(C)]
 #[derive(
@@ -58,9 +58,14 @@ pub struct TimeConv {
     pub reserved: [u8; 6],
 }
 
+impl TimeConv {
+    /// Bytes of the body perf 6.1 writes (older perf wrote only the first 24).
+    pub const SIZE: usize = 48;
+}
+
 const _: () = {
     use core::mem::{offset_of, size_of};
     assert!(size_of::<IdIndexEntry>() == 32);
-    assert!(size_of::<TimeConv>() == 48);
+    assert!(size_of::<TimeConv>() == TimeConv::SIZE);
     assert!(offset_of!(TimeConv, cap_user_time_zero) == 40);
 };

@@ -16,6 +16,51 @@ pub const BUILD_ID_MAX_LEN: usize = 20;
 /// `PERF_SAMPLE_BRANCH_HW_INDEX` of `attr.branch_sample_type`: BRANCH_STACK carries `hw_idx`.
 pub const BRANCH_SAMPLE_HW_INDEX: u64 = 1 << 17;
 
+/// `perf_branch_entry.mispred`: the branch was mispredicted (bit 0 of the flags word as a
+/// little-endian kernel packs the bit-fields; see [`BRANCH_ENTRY_FIELDS`]).
+pub const BRANCH_MISPRED: u64 = 1 << 0;
+/// `perf_branch_entry.predicted`.
+pub const BRANCH_PREDICTED: u64 = 1 << 1;
+/// `perf_branch_entry.in_tx`: in a transaction.
+pub const BRANCH_IN_TX: u64 = 1 << 2;
+/// `perf_branch_entry.abort`: a transaction abort.
+pub const BRANCH_ABORT: u64 = 1 << 3;
+/// Shift of `perf_branch_entry.cycles` (16 bits).
+pub const BRANCH_CYCLES_SHIFT: u32 = 4;
+/// Shift of `perf_branch_entry.type` (4 bits).
+pub const BRANCH_TYPE_SHIFT: u32 = 20;
+
+/// The bit-fields of `perf_branch_entry`'s flags word as `(position, width)` in a
+/// little-endian kernel's packing, in declaration order: `mispred`, `predicted`, `in_tx`,
+/// `abort`, `cycles`, `type`, `spec`, `new_type`, `priv`, `reserved`. A big-endian kernel
+/// packs C bit-fields from the top bit down: each field at `64 - position - width`.
+///
+/// ```
+/// use perf_abi::record_fields::*;
+/// assert_eq!(BRANCH_ENTRY_FIELDS[4], (BRANCH_CYCLES_SHIFT, 16));
+/// assert_eq!(BRANCH_ENTRY_FIELDS.iter().map(|f| f.1).sum::<u32>(), 64);
+/// ```
+pub const BRANCH_ENTRY_FIELDS: [(u32, u32); 10] = [
+    (0, 1),
+    (1, 1),
+    (2, 1),
+    (3, 1),
+    (BRANCH_CYCLES_SHIFT, 16),
+    (BRANCH_TYPE_SHIFT, 4),
+    (24, 2),
+    (26, 4),
+    (30, 3),
+    (33, 31),
+];
+
+const _: () = {
+    // The flag bits are the first four one-bit fields.
+    assert!(BRANCH_ENTRY_FIELDS[0].0 == BRANCH_MISPRED.trailing_zeros());
+    assert!(BRANCH_ENTRY_FIELDS[1].0 == BRANCH_PREDICTED.trailing_zeros());
+    assert!(BRANCH_ENTRY_FIELDS[2].0 == BRANCH_IN_TX.trailing_zeros());
+    assert!(BRANCH_ENTRY_FIELDS[3].0 == BRANCH_ABORT.trailing_zeros());
+};
+
 /// `PERF_SAMPLE_REGS_ABI_NONE`: a register dump with no registers (the task had none).
 pub const REGS_ABI_NONE: u64 = 0;
 /// `PERF_SAMPLE_REGS_ABI_32`.

@@ -123,6 +123,22 @@ pub trait Encode {
         self.encode(&mut Encoder::new(&mut counter, Endian::NATIVE))?;
         Ok(counter.len())
     }
+
+    /// Writes the encoding through `enc` once [`Encode::encoded_len`] gave `len` and accepted
+    /// the value: what [`to_slice`], [`append_to_vec`] and
+    /// [`PipeStream`](crate::stream::PipeStream) call after sizing, so that an encoder whose
+    /// bytes hold their own length (a record's header) does not compute it a second time. With
+    /// another `len` the bytes may be wrong (never a panic); those callers check that exactly
+    /// `len` bytes were written. By default [`Encode::encode`].
+    #[inline]
+    fn encode_with_len<O: Output + ?Sized>(
+        &self,
+        enc: &mut Encoder<'_, O>,
+        len: usize,
+    ) -> Result<(), EncodeError> {
+        let _ = len;
+        self.encode(enc)
+    }
 }
 
 impl<T: Encode + ?Sized> Encode for &T {
@@ -134,6 +150,15 @@ impl<T: Encode + ?Sized> Encode for &T {
     #[inline]
     fn encoded_len(&self) -> Result<usize, EncodeError> {
         (**self).encoded_len()
+    }
+
+    #[inline]
+    fn encode_with_len<O: Output + ?Sized>(
+        &self,
+        enc: &mut Encoder<'_, O>,
+        len: usize,
+    ) -> Result<(), EncodeError> {
+        (**self).encode_with_len(enc, len)
     }
 }
 
@@ -170,7 +195,7 @@ pub fn to_slice<'b, E: Encode + ?Sized>(
         .get_mut(..needed)
         .ok_or(EncodeError::BufferTooSmall { needed, available })?;
     let mut out = SliceOutput::new(head);
-    value.encode(&mut Encoder::new(&mut out, endian))?;
+    value.encode_with_len(&mut Encoder::new(&mut out, endian), needed)?;
     let written = out.written();
     if written != needed {
         return Err(EncodeError::LengthMismatch {
@@ -198,7 +223,7 @@ pub fn append_to_vec<E: Encode + ?Sized>(
     let needed = value.encoded_len()?;
     let start = vec.len();
     vec.reserve(needed);
-    let result = value.encode(&mut Encoder::new(vec, endian));
+    let result = value.encode_with_len(&mut Encoder::new(vec, endian), needed);
     let written = vec.len().saturating_sub(start);
     let result = result.and(if written == needed {
         Ok(())

@@ -205,7 +205,7 @@ impl<'b> PipeStream<'b> {
             .ok_or(EncodeError::Overflow { what: "record" })?;
         let endian = self.endian;
         let space = self.reserve(needed)?;
-        let written = write_into(space, record, marker_len, endian)?;
+        let written = write_into(space, record, len, marker_len, endian)?;
         if written != len || !whole_records(endian, space.get(..needed).unwrap_or(&[])) {
             return Err(EncodeError::InvalidRecordSize { size: len as u64 });
         }
@@ -239,8 +239,8 @@ impl<'b> PipeStream<'b> {
     }
 }
 
-/// Writes the features' end marker (when `marker_len` is not 0) and `record` at the start of
-/// `space`; returns the bytes of `record` written.
+/// Writes the features' end marker (when `marker_len`, its length, is not 0) and `record`, of
+/// length `len`, at the start of `space`; returns the bytes of `record` written.
 ///
 /// Not inlined, nor is [`whole_records`]: the encoder's locals and the framer's are then on
 /// the stack one after the other, not together (a device's stack is a few KiB).
@@ -248,17 +248,19 @@ impl<'b> PipeStream<'b> {
 fn write_into<E: Encode + ?Sized>(
     space: &mut [u8],
     record: &E,
+    len: usize,
     marker_len: usize,
     endian: Endian,
 ) -> Result<usize, EncodeError> {
     let (head, tail) = space.split_at_mut(marker_len.min(space.len()));
+    // Encoded straight into the reserved bytes with the lengths `append` computed: `to_slice`
+    // would compute them a second time.
     if marker_len > 0 {
-        to_slice(&HeaderFeature::END, endian, head)?;
+        let mut out = SliceOutput::new(head);
+        HeaderFeature::END.encode_with_len(&mut Encoder::new(&mut out, endian), marker_len)?;
     }
-    // Encoded straight into the reserved bytes: `to_slice` would compute the length a
-    // second time.
     let mut out = SliceOutput::new(tail);
-    record.encode(&mut Encoder::new(&mut out, endian))?;
+    record.encode_with_len(&mut Encoder::new(&mut out, endian), len)?;
     Ok(out.written())
 }
 

@@ -356,10 +356,10 @@ fn agent_stream_reads_back_in_perf_and_linux_perf_data() {
     let ceilings = [
         ("image", "flash", 31 * 1024),
         ("image", "static_ram", 1408),
-        ("stack", "sample_push", 352),
+        ("stack", "sample_push", 288),
         ("stack", "agent_run", 832),
         ("stack", "peak", 1024),
-        ("cost", "sample_push_instructions_x10", 6_400),
+        ("cost", "sample_push_instructions_x10", 4_800),
     ];
     for (key, name, max) in ceilings {
         let v = run.figure(key, name);

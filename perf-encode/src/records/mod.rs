@@ -10,6 +10,7 @@ mod encode;
 mod framing;
 mod parse;
 mod sample;
+mod wire;
 
 pub use encode::{
     zstd_pad_len, BasicSampleRecord, Comm, Compressed, CpuMap, EventUpdateName, Exit, FinishedInit,
@@ -21,8 +22,6 @@ pub use encode::{
 pub use framing::{
     payload_len, record_extent, FramingError, RecordExtent, RecordFramer, SizeFault,
 };
-pub use parse::error::ParseError;
-pub use parse::reader::U64Array;
 pub use parse::sample::parse_sample;
 pub use sample::fields::{
     BranchEntry, BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
@@ -31,5 +30,8 @@ pub use sample::layout::SampleLayout;
 pub use sample::read_values::{
     ParsedReadCounters, ParsedReadValues, ReadCounters, ReadGroup, ReadValue, ReadValues,
 };
-pub use sample::sample_id::{id_of_non_sample, PidTid, SampleCpu, SampleId, SampleIdTrailer};
+pub use sample::sample_id::{id_of_non_sample, SampleId, SampleIdTrailer};
 pub use sample::table::{ParsedSample, Sample};
+pub use wire::error::ParseError;
+pub use wire::pair::{PidTid, SampleCpu};
+pub use wire::reader::U64Array;

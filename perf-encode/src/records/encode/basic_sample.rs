@@ -5,15 +5,16 @@
 //! [`Sample`]: crate::records::Sample
 
 use crate::records::encode::body::{encode_as_record, RecordBody};
-use crate::records::sample::codec::{add_len, FieldCodec, Raw};
 use crate::records::sample::layout::SampleLayout;
-use crate::records::sample::sample_id::{field, PidTid, SampleCpu};
+use crate::records::sample::table::{sample_body_len, write_sample_body, SampleSource};
+use crate::records::wire::pair::{PidTid, SampleCpu};
+use crate::records::wire::presence::field;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_type;
 use perf_abi::sample_type::*;
 
-/// The 8-byte `sample_type` fields a [`BasicSampleRecord`] holds, in the order the kernel
-/// writes them.
+/// The 8-byte `sample_type` fields a [`BasicSampleRecord`] holds (the table of
+/// [`Sample`](crate::records::Sample)'s fields gives their order and bytes).
 const WORDS: u64 = IDENTIFIER | IP | TID | TIME | ADDR | ID | STREAM_ID | CPU | PERIOD;
 
 /// A SAMPLE record like [`SampleRecord`](crate::records::SampleRecord), for layouts whose
@@ -82,7 +83,7 @@ pub struct BasicSampleRecord<'a> {
     /// PERIOD.
     pub period: u64,
     /// RAW data (`Some` exactly when the layout has RAW), zero-padded as
-    /// [`Sample::raw`](crate::records::Sample::raw) is.
+    /// [`Sample::raw`](field@crate::records::Sample::raw) is.
     pub raw: Option<&'a [u8]>,
 }
 
@@ -108,16 +109,49 @@ impl<'a> BasicSampleRecord<'a> {
         }
     }
 
-    /// The RAW data, checked against the layout; `Err` for a layout bit this type cannot
-    /// hold.
-    fn checked_raw(&self) -> Result<Option<&'a [u8]>, EncodeError> {
+    /// `Err` for a layout bit this type cannot hold.
+    #[inline]
+    fn check_bits(&self) -> Result<(), EncodeError> {
         if self.layout.sample_type & !Self::SAMPLE_TYPE_BITS != 0 {
             return Err(EncodeError::MissingField {
                 record: "SAMPLE",
                 field: "a field BasicSampleRecord cannot hold (use SampleRecord)",
             });
         }
-        field("SAMPLE", "raw", self.layout.has(RAW), self.raw)
+        Ok(())
+    }
+}
+
+/// `SampleSource` methods of the fields this type always holds.
+macro_rules! held {
+    ($($field:ident: $value:ty,)*) => {$(
+        #[inline(always)]
+        fn $field(&self) -> Option<&$value> {
+            Some(&self.$field)
+        }
+    )*};
+}
+
+/// The values the table's length and writer read: the fields this type holds, whatever the
+/// layout (the table looks only at those the layout has).
+impl<'a> SampleSource<'a> for BasicSampleRecord<'a> {
+    const ONLY_LAYOUT_FIELDS: bool = true;
+
+    held! {
+        identifier: u64,
+        ip: u64,
+        tid: PidTid,
+        time: u64,
+        addr: u64,
+        id: u64,
+        stream_id: u64,
+        cpu: SampleCpu,
+        period: u64,
+    }
+
+    #[inline(always)]
+    fn raw(&self) -> Option<&&'a [u8]> {
+        self.raw.as_ref()
     }
 }
 
@@ -133,47 +167,16 @@ impl RecordBody for BasicSampleRecord<'_> {
     }
 
     fn body_len(&self) -> Result<usize, EncodeError> {
-        let words = (self.layout.sample_type & WORDS).count_ones() as usize;
-        let raw = match self.checked_raw()? {
-            Some(raw) => Raw::len(&raw, self.layout)?,
-            None => 0,
-        };
-        add_len(words.saturating_mul(8), raw)
+        self.check_bits()?;
+        // RAW is checked both ways, as `Sample`'s is: the table does not look at it when the
+        // layout lacks it.
+        field("SAMPLE", "raw", self.layout.has(RAW), self.raw)?;
+        sample_body_len(self, self.layout)
     }
 
     fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        let raw = self.checked_raw()?;
-        let st = self.layout.sample_type;
-        // In the kernel's order (`perf_output_sample`, the table of `Sample`'s fields).
-        let word = |bit: u64, v: u64, enc: &mut Encoder<'_, O>| match st & bit {
-            0 => Ok(()),
-            _ => enc.u64(v),
-        };
-        let pair = |bit: u64, a: u32, b: u32, enc: &mut Encoder<'_, O>| match st & bit {
-            0 => Ok(()),
-            _ => enc.u32(a).and_then(|()| enc.u32(b)),
-        };
-        word(IDENTIFIER, self.identifier, enc)?;
-        word(IP, self.ip, enc)?;
-        pair(TID, self.tid.pid, self.tid.tid, enc)?;
-        word(TIME, self.time, enc)?;
-        word(ADDR, self.addr, enc)?;
-        word(ID, self.id, enc)?;
-        word(STREAM_ID, self.stream_id, enc)?;
-        pair(CPU, self.cpu.cpu, self.cpu.res, enc)?;
-        word(PERIOD, self.period, enc)?;
-        match raw {
-            // `Raw::write`'s bytes, written here: a device's stack then holds one frame
-            // fewer per sample.
-            Some(raw) => {
-                let size = Raw::size(raw)?;
-                enc.u32(size)?;
-                enc.bytes(raw)?;
-                let padded = usize::try_from(size).unwrap_or(usize::MAX);
-                enc.zeros(padded.saturating_sub(raw.len()))
-            }
-            None => Ok(()),
-        }
+        self.check_bits()?;
+        write_sample_body(self, enc, self.layout)
     }
 }
 
@@ -183,6 +186,7 @@ encode_as_record!(BasicSampleRecord<'_>);
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use crate::records::sample::layout::each_subset;
     use crate::records::{parse_sample, Sample, SampleRecord};
     use crate::stream::PipeStream;
     use crate::{to_vec, Encode, Endian};
@@ -229,12 +233,7 @@ mod tests {
     #[test]
     fn every_layout_of_its_bits_encodes_as_sample_record_in_both_byte_orders() {
         let raws: [&[u8]; 4] = [&[], &[1, 2, 3, 4], &[9; 5], &[7; 24]];
-        for mask in 0u32..1 << BITS.len() {
-            let sample_type = BITS
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| mask & (1 << i) != 0)
-                .fold(0, |st, (_, bit)| st | bit);
+        for sample_type in each_subset(&BITS) {
             for raw in raws {
                 for sample_id_all in [false, true] {
                     let layout = SampleLayout {

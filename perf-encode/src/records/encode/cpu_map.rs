@@ -1,6 +1,7 @@
 //! `PERF_RECORD_CPU_MAP`: the cpus perf record was asked to follow.
 
-use crate::records::encode::body::{align8, encode_as_record, RecordBody};
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::wire::pad::align8;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_fields::{CPU_MAP_CPUS, CPU_MAP_MASK, CPU_MAP_RANGE_CPUS};
 use perf_abi::record_type;

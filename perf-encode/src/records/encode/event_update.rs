@@ -1,6 +1,7 @@
 //! `PERF_RECORD_EVENT_UPDATE`: a late fact about an event; here its name.
 
-use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
+use crate::records::encode::body::{encode_as_record, name_len, RecordBody};
+use crate::records::wire::pad::write_padded;
 use crate::{EncodeError, Encoder, HeaderString, Output};
 use perf_abi::record_fields::{EVENT_UPDATE_NAME, MAX_RECORD_SIZE};
 use perf_abi::record_type;

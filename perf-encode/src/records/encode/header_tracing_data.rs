@@ -1,6 +1,7 @@
 //! `PERF_RECORD_HEADER_TRACING_DATA`: pipe mode's TRACING_DATA.
 
-use crate::records::encode::body::{encode_record, header_of, write_padded, RecordBody};
+use crate::records::encode::body::{encode_record, header_of, RecordBody};
+use crate::records::wire::pad::{align8, write_padded};
 use crate::{Encode, EncodeError, Encoder, Output};
 use perf_abi::record_type;
 
@@ -23,12 +24,7 @@ pub struct HeaderTracingData<'a> {
 /// `len` bytes of tracing data padded to 8, as the record's `u32 size` (at most `i32::MAX`,
 /// which perf reads it as).
 fn padded_len(len: usize) -> Result<u32, EncodeError> {
-    let padded = len
-        .checked_add(7)
-        .map(|n| n & !7)
-        .ok_or(EncodeError::Overflow {
-            what: "tracing data",
-        })?;
+    let padded = align8(len, "tracing data")?;
     u32::try_from(padded)
         .ok()
         .filter(|&n| n <= i32::MAX as u32)

@@ -1,8 +1,9 @@
 //! `PERF_RECORD_KSYMBOL`: a kernel symbol (BPF program, trampoline, …) registered or removed.
 
-use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
+use crate::records::encode::body::{encode_as_record, name_len, RecordBody};
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::sample_id::SampleId;
+use crate::records::wire::pad::write_padded;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_type;
 

@@ -1,9 +1,10 @@
 //! `PERF_RECORD_MMAP2`: a mapping with its file's identity (device and inode, or build id).
 
-use crate::records::encode::body::{encode_as_record, name_len, write_padded, RecordBody};
+use crate::records::encode::body::{encode_as_record, name_len, RecordBody};
 use crate::records::encode::mmap::write_map_start;
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::sample_id::SampleId;
+use crate::records::wire::pad::write_padded;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_fields::BUILD_ID_MAX_LEN;
 use perf_abi::{misc, record_type};

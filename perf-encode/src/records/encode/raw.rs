@@ -1,6 +1,7 @@
 //! A record: `perf_event_header` and its payload.
 
-use crate::records::encode::body::{align8, encode_as_record, RecordBody};
+use crate::records::encode::body::{encode_as_record, RecordBody};
+use crate::records::wire::pad::align8;
 use crate::{EncodeError, Encoder, Output};
 
 /// A record made of a header and payload parts written one after the other.

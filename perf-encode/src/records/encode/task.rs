@@ -1,9 +1,9 @@
 //! `PERF_RECORD_FORK` and `PERF_RECORD_EXIT`: a task's start and end, one layout.
 
-use crate::records::encode::body::{encode_record, header_of, RecordBody};
+use crate::records::encode::body::{encode_as_record, RecordBody};
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::sample_id::SampleId;
-use crate::{Encode, EncodeError, Encoder, Output};
+use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_type;
 
 /// `{header, u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time, sample_id}`: FORK when `TYPE`
@@ -72,14 +72,4 @@ impl<const TYPE: u32> RecordBody for Task<'_, TYPE> {
     }
 }
 
-impl<const TYPE: u32> Encode for Task<'_, TYPE> {
-    #[inline]
-    fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
-        encode_record(self, enc)
-    }
-
-    #[inline]
-    fn encoded_len(&self) -> Result<usize, EncodeError> {
-        header_of(self).map(|h| usize::from(h.size))
-    }
-}
+encode_as_record!(impl [const TYPE: u32] Task<'_, TYPE>);

@@ -21,7 +21,7 @@ impl RecordBody for TimeConv {
 
     /// The perf 6.1 form (older perf wrote only the first 24 bytes).
     fn body_len(&self) -> Result<usize, EncodeError> {
-        Ok(48)
+        Ok(TimeConv::SIZE)
     }
 
     #[inline]

@@ -1,5 +1,4 @@
-//! Reading records back: a bounds-checked reader, its errors, and the SAMPLE parser.
+//! Reading SAMPLE records back by the attr's layout (the reader and its errors are in
+//! [`wire`](super::wire), shared with the encoders).
 
-pub(crate) mod error;
-pub(crate) mod reader;
 pub(crate) mod sample;

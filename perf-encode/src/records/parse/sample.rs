@@ -1,10 +1,10 @@
 //! Reading SAMPLE records back: every field, by the attr's layout, without copying (the
 //! walk over the fields follows from the table in `sample/table.rs`).
 
-use crate::records::parse::error::ParseError;
-use crate::records::parse::reader::Reader;
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::table::{walk_sample, ParsedSample};
+use crate::records::wire::error::ParseError;
+use crate::records::wire::reader::Reader;
 use crate::Endian;
 use perf_abi::record_type;
 

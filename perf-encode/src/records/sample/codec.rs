@@ -2,15 +2,16 @@
 //! it is read back, each by the attr's layout. The table (`table.rs`) gives every field
 //! one of these.
 
-use crate::records::encode::body::{align8, write_padded};
-use crate::records::parse::error::ParseError;
-use crate::records::parse::reader::{Reader, U64Array};
 use crate::records::sample::fields::{
     branch_flags_to_file, BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::read_values::{parse_read, ParsedReadValues, ReadValues};
-use crate::records::sample::sample_id::{field, present, PidTid, SampleCpu};
+use crate::records::wire::error::ParseError;
+use crate::records::wire::pad::{add_len, align8, words, write_padded};
+use crate::records::wire::pair::U32Pair;
+use crate::records::wire::presence::{field, present};
+use crate::records::wire::reader::{Reader, U64Array};
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::record_fields::MAX_RECORD_SIZE;
 
@@ -63,22 +64,6 @@ pub(crate) trait FieldCodec {
     ) -> Result<Self::Parsed<'a>, ParseError>;
 }
 
-/// `n` 8-byte words in bytes.
-#[inline]
-fn words(n: usize) -> Result<usize, EncodeError> {
-    n.checked_mul(8).ok_or(EncodeError::Overflow {
-        what: "encoded length",
-    })
-}
-
-/// `a + b` bytes.
-#[inline]
-pub(crate) fn add_len(a: usize, b: usize) -> Result<usize, EncodeError> {
-    a.checked_add(b).ok_or(EncodeError::Overflow {
-        what: "encoded length",
-    })
-}
-
 /// A `u64`.
 pub(crate) struct U64;
 
@@ -102,61 +87,26 @@ impl FieldCodec for U64 {
     }
 }
 
-/// TID: `{u32 pid, u32 tid}`.
-pub(crate) struct Tid;
+/// TID (`{u32 pid, u32 tid}`) or CPU (`{u32 cpu, u32 res}`): a [`U32Pair`].
+pub(crate) struct Pair<T>(core::marker::PhantomData<T>);
 
-impl FieldCodec for Tid {
-    type Value<'a> = PidTid;
-    type Parsed<'a> = PidTid;
+impl<T: U32Pair> FieldCodec for Pair<T> {
+    type Value<'a> = T;
+    type Parsed<'a> = T;
     const FIXED_LEN: Option<usize> = Some(8);
 
     #[inline]
     fn write<O: Output + ?Sized>(
-        v: &PidTid,
+        v: &T,
         _: &SampleLayout,
         enc: &mut Encoder<'_, O>,
     ) -> Result<(), EncodeError> {
-        enc.u32(v.pid)?;
-        enc.u32(v.tid)
+        v.write(enc)
     }
 
     #[inline(always)]
-    fn read(r: &mut Reader<'_>, _: &SampleLayout, _: &'static str) -> Result<PidTid, ParseError> {
-        Ok(PidTid {
-            pid: r.u32("pid")?,
-            tid: r.u32("tid")?,
-        })
-    }
-}
-
-/// CPU: `{u32 cpu, u32 res}`.
-pub(crate) struct Cpu;
-
-impl FieldCodec for Cpu {
-    type Value<'a> = SampleCpu;
-    type Parsed<'a> = SampleCpu;
-    const FIXED_LEN: Option<usize> = Some(8);
-
-    #[inline]
-    fn write<O: Output + ?Sized>(
-        v: &SampleCpu,
-        _: &SampleLayout,
-        enc: &mut Encoder<'_, O>,
-    ) -> Result<(), EncodeError> {
-        enc.u32(v.cpu)?;
-        enc.u32(v.res)
-    }
-
-    #[inline(always)]
-    fn read(
-        r: &mut Reader<'_>,
-        _: &SampleLayout,
-        _: &'static str,
-    ) -> Result<SampleCpu, ParseError> {
-        Ok(SampleCpu {
-            cpu: r.u32("cpu")?,
-            res: r.u32("res")?,
-        })
+    fn read(r: &mut Reader<'_>, _: &SampleLayout, _: &'static str) -> Result<T, ParseError> {
+        T::read(r, T::NAMES)
     }
 }
 

@@ -2,8 +2,9 @@
 //! register dumps, the user stack, the weight struct, and the variable-length ones as read
 //! back from a record.
 
-use crate::records::parse::reader::U64Array;
+use crate::records::wire::reader::U64Array;
 use crate::Endian;
+use perf_abi::record_fields::{self, BRANCH_ENTRY_FIELDS};
 
 /// One `perf_branch_entry`: `{u64 from, u64 to, u64 flags}`.
 ///
@@ -28,24 +29,10 @@ pub struct BranchEntry {
     pub flags: u64,
 }
 
-/// The `perf_branch_entry` bit-fields as `(position, width)` in the little-endian packing.
-const BRANCH_FIELDS: [(u32, u32); 10] = [
-    (0, 1),
-    (1, 1),
-    (2, 1),
-    (3, 1),
-    (4, 16),
-    (20, 4),
-    (24, 2),
-    (26, 4),
-    (30, 3),
-    (33, 31),
-];
-
 /// Moves each bit-field of `flags` from its position in one packing to the other:
 /// `to_big` from the little-endian packing to the big-endian one, else back.
 fn mirror_branch_fields(flags: u64, to_big: bool) -> u64 {
-    BRANCH_FIELDS.iter().fold(0u64, |acc, &(pos, width)| {
+    BRANCH_ENTRY_FIELDS.iter().fold(0u64, |acc, &(pos, width)| {
         let mirrored = 64u32.saturating_sub(pos).saturating_sub(width);
         let (from, to) = if to_big {
             (pos, mirrored)
@@ -79,18 +66,18 @@ pub(crate) fn branch_flags_from_file(flags: u64, endian: Endian) -> u64 {
 }
 
 impl BranchEntry {
-    /// `mispred` bit of [`Self::flags`].
-    pub const MISPRED: u64 = 1 << 0;
+    /// `mispred` bit of [`Self::flags`] (`perf_abi::record_fields::BRANCH_MISPRED`).
+    pub const MISPRED: u64 = record_fields::BRANCH_MISPRED;
     /// `predicted` bit of [`Self::flags`].
-    pub const PREDICTED: u64 = 1 << 1;
+    pub const PREDICTED: u64 = record_fields::BRANCH_PREDICTED;
     /// `in_tx` bit.
-    pub const IN_TX: u64 = 1 << 2;
+    pub const IN_TX: u64 = record_fields::BRANCH_IN_TX;
     /// `abort` bit.
-    pub const ABORT: u64 = 1 << 3;
+    pub const ABORT: u64 = record_fields::BRANCH_ABORT;
     /// Shift of the 16-bit `cycles` field.
-    pub const CYCLES_SHIFT: u32 = 4;
+    pub const CYCLES_SHIFT: u32 = record_fields::BRANCH_CYCLES_SHIFT;
     /// Shift of the 4-bit branch `type` field.
-    pub const TYPE_SHIFT: u32 = 20;
+    pub const TYPE_SHIFT: u32 = record_fields::BRANCH_TYPE_SHIFT;
 }
 
 /// BRANCH_STACK: `{u64 nr, [u64 hw_idx], perf_branch_entry[nr]}`.

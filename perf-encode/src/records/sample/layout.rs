@@ -1,5 +1,6 @@
 //! What an attr says SAMPLE records and `sample_id` trailers hold.
 
+use crate::records::sample::sample_id::TRAILER_ORDER;
 use perf_abi::record_fields::BRANCH_SAMPLE_HW_INDEX;
 use perf_abi::sample_type::{self, SAMPLE_ID_BITS};
 use perf_abi::{attr_flags, PerfEventAttr};
@@ -101,7 +102,7 @@ impl SampleLayout {
         }
         let before =
             st & (sample_type::IP | sample_type::TID | sample_type::TIME | sample_type::ADDR);
-        let after = st & (sample_type::STREAM_ID | sample_type::CPU);
+        let after = st & TRAILER_AFTER_ID;
         Some((bytes_past(before), bytes_past(after)))
     }
 
@@ -124,6 +125,33 @@ impl SampleLayout {
         }
     }
 }
+
+/// Every `sample_type` made of some of `bits`, for tests over each combination.
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+pub(crate) fn each_subset(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    (0u32..1 << bits.len()).map(move |set| {
+        bits.iter()
+            .enumerate()
+            .filter(|&(i, _)| set & 1 << i != 0)
+            .fold(0, |acc, (_, &b)| acc | b)
+    })
+}
+
+/// The trailer's fields after ID ([`TRAILER_ORDER`]).
+const TRAILER_AFTER_ID: u64 = {
+    let mut rest: &[u64] = &TRAILER_ORDER;
+    let mut seen = false;
+    let mut after = 0;
+    while let [bit, tail @ ..] = rest {
+        if seen {
+            after |= *bit;
+        }
+        seen = seen || *bit == sample_type::ID;
+        rest = tail;
+    }
+    after
+};
 
 /// Bytes from a record's start to an id that follows the header and the 8-byte fields
 /// `bits`, or from a record's end back to an id followed by them: 8 per field, plus the

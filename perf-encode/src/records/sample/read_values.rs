@@ -1,9 +1,9 @@
 //! `struct read_format`: counter values of SAMPLE's READ field and of READ records.
 
-use crate::records::parse::error::ParseError;
-use crate::records::parse::reader::Reader;
-use crate::records::parse::reader::U64Array;
-use crate::records::sample::sample_id::{field, present};
+use crate::records::wire::error::ParseError;
+use crate::records::wire::presence::{field, present};
+use crate::records::wire::reader::Reader;
+use crate::records::wire::reader::U64Array;
 use crate::{EncodeError, Encoder, Output};
 use perf_abi::read_format;
 

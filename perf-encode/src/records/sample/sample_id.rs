@@ -1,44 +1,13 @@
 //! The `sample_id` trailer of records other than SAMPLE (`attr.sample_id_all`).
 
-use crate::records::parse::error::ParseError;
-use crate::records::parse::reader::Reader;
 use crate::records::sample::layout::SampleLayout;
+use crate::records::wire::error::ParseError;
+use crate::records::wire::pair::U32Pair;
+use crate::records::wire::pair::{PidTid, SampleCpu};
+use crate::records::wire::presence::field;
+use crate::records::wire::reader::Reader;
 use crate::{Encode, EncodeError, Encoder, Endian, Output};
 use perf_abi::sample_type;
-
-/// `{u32 pid, u32 tid}` of SAMPLE's TID field and of the trailer.
-///
-/// ```
-/// let t = perf_encode::records::PidTid { pid: 10, tid: 11 };
-/// assert_eq!((t.pid, t.tid), (10, 11));
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PidTid {
-    /// Process id (`u32::MAX` for -1).
-    pub pid: u32,
-    /// Thread id.
-    pub tid: u32,
-}
-
-/// `{u32 cpu, u32 res}` of SAMPLE's CPU field and of the trailer.
-///
-/// ```
-/// assert_eq!(perf_encode::records::SampleCpu::new(3).res, 0);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SampleCpu {
-    /// The cpu.
-    pub cpu: u32,
-    /// Reserved, zero in kernel records.
-    pub res: u32,
-}
-
-impl SampleCpu {
-    /// `cpu` with `res` zero.
-    pub const fn new(cpu: u32) -> Self {
-        SampleCpu { cpu, res: 0 }
-    }
-}
 
 /// The `sample_id` trailer: fields in kernel order (TID, TIME, ID, STREAM_ID, CPU,
 /// IDENTIFIER), each present when the attr's `sample_type` has it and `sample_id_all` is set.
@@ -74,35 +43,6 @@ pub struct SampleId {
     pub identifier: Option<u64>,
 }
 
-/// Checks one field's presence against the layout; returns the value to write.
-pub(crate) fn field<T>(
-    record: &'static str,
-    field: &'static str,
-    wanted: bool,
-    value: Option<T>,
-) -> Result<Option<T>, EncodeError> {
-    match (wanted, value) {
-        (true, Some(v)) => Ok(Some(v)),
-        (true, None) => Err(EncodeError::MissingField { record, field }),
-        (false, Some(_)) => Err(EncodeError::UnexpectedField { record, field }),
-        (false, None) => Ok(None),
-    }
-}
-
-/// The value of a field the layout has, for a writer that trusts an earlier [`field`] check
-/// for the fields it does not have: a missing one is still [`EncodeError::MissingField`].
-#[inline]
-pub(crate) fn present<T>(
-    record: &'static str,
-    field: &'static str,
-    value: Option<T>,
-) -> Result<T, EncodeError> {
-    match value {
-        Some(v) => Ok(v),
-        None => Err(EncodeError::MissingField { record, field }),
-    }
-}
-
 impl SampleId {
     /// The event id: IDENTIFIER, else ID.
     pub const fn event_id(&self) -> Option<u64> {
@@ -111,109 +51,110 @@ impl SampleId {
             None => self.id,
         }
     }
+}
 
-    /// This trailer with only the fields `layout`'s trailer has.
-    pub fn masked(&self, layout: &SampleLayout) -> SampleId {
-        let bits = layout.sample_id_bits();
-        fn keep<T>(bits: u64, bit: u64, v: Option<T>) -> Option<T> {
-            if bits & bit != 0 {
-                v
-            } else {
-                None
-            }
-        }
-        SampleId {
-            tid: keep(bits, sample_type::TID, self.tid),
-            time: keep(bits, sample_type::TIME, self.time),
-            id: keep(bits, sample_type::ID, self.id),
-            stream_id: keep(bits, sample_type::STREAM_ID, self.stream_id),
-            cpu: keep(bits, sample_type::CPU, self.cpu),
-            identifier: keep(bits, sample_type::IDENTIFIER, self.identifier),
-        }
+/// One 8-byte field of the trailer: a `u64`, or a [`U32Pair`].
+trait TrailerWord: Copy {
+    fn write<O: Output + ?Sized>(self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError>;
+    fn read(r: &mut Reader<'_>, name: &'static str) -> Result<Self, ParseError>;
+}
+
+impl TrailerWord for u64 {
+    #[inline]
+    fn write<O: Output + ?Sized>(self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        enc.u64(self)
     }
 
-    /// Checks this trailer against `layout` (errors name `record`) without writing.
-    pub(crate) fn check(
-        &self,
-        layout: &SampleLayout,
-        record: &'static str,
-    ) -> Result<(), EncodeError> {
-        self.walk(layout, record, |_| Ok(()))
-    }
-
-    /// Calls `put` with each 8-byte word of the trailer, in order, after checking presence.
-    fn walk(
-        &self,
-        layout: &SampleLayout,
-        record: &'static str,
-        mut put: impl FnMut(Word) -> Result<(), EncodeError>,
-    ) -> Result<(), EncodeError> {
-        let bits = layout.sample_id_bits();
-        let has = |bit: u64| bits & bit != 0;
-        if let Some(t) = field(record, "sample_id.tid", has(sample_type::TID), self.tid)? {
-            put(Word::Pair(t.pid, t.tid))?;
-        }
-        if let Some(v) = field(record, "sample_id.time", has(sample_type::TIME), self.time)? {
-            put(Word::U64(v))?;
-        }
-        if let Some(v) = field(record, "sample_id.id", has(sample_type::ID), self.id)? {
-            put(Word::U64(v))?;
-        }
-        if let Some(v) = field(
-            record,
-            "sample_id.stream_id",
-            has(sample_type::STREAM_ID),
-            self.stream_id,
-        )? {
-            put(Word::U64(v))?;
-        }
-        if let Some(c) = field(record, "sample_id.cpu", has(sample_type::CPU), self.cpu)? {
-            put(Word::Pair(c.cpu, c.res))?;
-        }
-        if let Some(v) = field(
-            record,
-            "sample_id.identifier",
-            has(sample_type::IDENTIFIER),
-            self.identifier,
-        )? {
-            put(Word::U64(v))?;
-        }
-        Ok(())
-    }
-
-    /// Writes the trailer `layout` asks for.
-    pub(crate) fn write<O: Output + ?Sized>(
-        &self,
-        enc: &mut Encoder<'_, O>,
-        layout: &SampleLayout,
-        record: &'static str,
-    ) -> Result<(), EncodeError> {
-        self.walk(layout, record, |w| w.write(enc))
+    #[inline]
+    fn read(r: &mut Reader<'_>, name: &'static str) -> Result<Self, ParseError> {
+        r.u64(name)
     }
 }
 
-/// One 8-byte field: a `u64`, or two `u32`s (`{pid, tid}`, `{cpu, res}`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Word {
-    /// A `u64`.
-    U64(u64),
-    /// Two `u32`s, in this order.
-    Pair(u32, u32),
+impl<T: U32Pair> TrailerWord for T {
+    #[inline]
+    fn write<O: Output + ?Sized>(self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+        U32Pair::write(self, enc)
+    }
+
+    #[inline]
+    fn read(r: &mut Reader<'_>, _: &'static str) -> Result<Self, ParseError> {
+        <T as U32Pair>::read(r, T::TRAILER_NAMES)
+    }
 }
 
-impl Word {
-    pub(crate) fn write<O: Output + ?Sized>(
-        self,
-        enc: &mut Encoder<'_, O>,
-    ) -> Result<(), EncodeError> {
-        match self {
-            Word::U64(v) => enc.u64(v),
-            Word::Pair(a, b) => {
-                enc.u32(a)?;
-                enc.u32(b)
+/// Generates, from the trailer's fields in kernel order (`perf_event__output_id_sample`),
+/// [`TRAILER_ORDER`], [`SampleId::masked`], its check and writer, and the reader of
+/// [`id_of_non_sample`].
+macro_rules! trailer_table {
+    ($($field:ident: $bit:ident, $name:literal;)*) => {
+        /// The `sample_type` bits of the trailer's fields, in the order they are written.
+        pub(crate) const TRAILER_ORDER: [u64; 6] = [$(sample_type::$bit),*];
+
+        impl SampleId {
+            /// This trailer with only the fields `layout`'s trailer has.
+            pub fn masked(&self, layout: &SampleLayout) -> SampleId {
+                let bits = layout.sample_id_bits();
+                fn keep<T>(bits: u64, bit: u64, v: Option<T>) -> Option<T> {
+                    if bits & bit != 0 {
+                        v
+                    } else {
+                        None
+                    }
+                }
+                SampleId {
+                    $($field: keep(bits, sample_type::$bit, self.$field),)*
+                }
+            }
+
+            /// Checks this trailer against `layout` (errors name `record`) without writing.
+            pub(crate) fn check(
+                &self,
+                layout: &SampleLayout,
+                record: &'static str,
+            ) -> Result<(), EncodeError> {
+                let bits = layout.sample_id_bits();
+                $(field(record, $name, bits & sample_type::$bit != 0, self.$field)?;)*
+                Ok(())
+            }
+
+            /// Writes the trailer `layout` asks for, checking each field's presence.
+            pub(crate) fn write<O: Output + ?Sized>(
+                &self,
+                enc: &mut Encoder<'_, O>,
+                layout: &SampleLayout,
+                record: &'static str,
+            ) -> Result<(), EncodeError> {
+                let bits = layout.sample_id_bits();
+                $(
+                    if let Some(v) = field(record, $name, bits & sample_type::$bit != 0, self.$field)? {
+                        TrailerWord::write(v, enc)?;
+                    }
+                )*
+                Ok(())
             }
         }
-    }
+
+        /// Reads the fields of a trailer of `bits` (`SampleLayout::sample_id_bits`).
+        fn read_trailer(r: &mut Reader<'_>, bits: u64) -> Result<SampleId, ParseError> {
+            Ok(SampleId {
+                $($field: if bits & sample_type::$bit != 0 {
+                    Some(TrailerWord::read(r, $name)?)
+                } else {
+                    None
+                },)*
+            })
+        }
+    };
+}
+
+trailer_table! {
+    tid: TID, "sample_id.tid";
+    time: TIME, "sample_id.time";
+    id: ID, "sample_id.id";
+    stream_id: STREAM_ID, "sample_id.stream_id";
+    cpu: CPU, "sample_id.cpu";
+    identifier: IDENTIFIER, "sample_id.identifier";
 }
 
 /// Encodes a `sample_id` trailer alone, for callers that assemble their own records.
@@ -288,32 +229,50 @@ pub fn id_of_non_sample(
             implied: trailer.saturating_add(8),
         })?;
     let mut r = Reader::new(body, start, endian, "sample_id");
-    let bits = layout.sample_id_bits();
-    let has = |bit: u64| bits & bit != 0;
-    let mut sid = SampleId::default();
-    if has(sample_type::TID) {
-        sid.tid = Some(PidTid {
-            pid: r.u32("sample_id.pid")?,
-            tid: r.u32("sample_id.tid")?,
-        });
+    read_trailer(&mut r, layout.sample_id_bits())
+}
+
+#[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::records::sample::layout::each_subset;
+
+    /// The id's place back from a record's end that the layout states (perf's `is_pos`) is
+    /// where the trailer's writer puts it, for every set of the trailer's fields.
+    #[test]
+    fn trailer_id_offset_follows_the_writer() {
+        for sample_type in each_subset(&TRAILER_ORDER) {
+            let layout = SampleLayout {
+                sample_type,
+                sample_id_all: true,
+                ..Default::default()
+            };
+            let all = SampleId {
+                tid: Some(PidTid { pid: 1, tid: 2 }),
+                time: Some(3),
+                id: Some(0x1d),
+                stream_id: Some(4),
+                cpu: Some(SampleCpu::new(5)),
+                identifier: Some(0x1d),
+            };
+            let sid = all.masked(&layout);
+            let trailer = SampleIdTrailer {
+                layout: &layout,
+                sample_id: &sid,
+                record: "COMM",
+            };
+            let bytes = crate::to_vec(&trailer, Endian::Little).unwrap();
+            assert_eq!(bytes.len(), layout.sample_id_len());
+            let id_at = layout.trailer_id_offset_from_end().map(|back| {
+                let at = bytes.len() - back;
+                u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+            });
+            assert_eq!(id_at, sid.event_id(), "{sample_type:#x}");
+            let mut record = alloc::vec![0u8; 8];
+            record[6..8].copy_from_slice(&(8 + bytes.len() as u16).to_le_bytes());
+            record.extend_from_slice(&bytes);
+            assert_eq!(id_of_non_sample(&layout, Endian::Little, &record), Ok(sid));
+        }
     }
-    if has(sample_type::TIME) {
-        sid.time = Some(r.u64("sample_id.time")?);
-    }
-    if has(sample_type::ID) {
-        sid.id = Some(r.u64("sample_id.id")?);
-    }
-    if has(sample_type::STREAM_ID) {
-        sid.stream_id = Some(r.u64("sample_id.stream_id")?);
-    }
-    if has(sample_type::CPU) {
-        sid.cpu = Some(SampleCpu {
-            cpu: r.u32("sample_id.cpu")?,
-            res: r.u32("sample_id.res")?,
-        });
-    }
-    if has(sample_type::IDENTIFIER) {
-        sid.identifier = Some(r.u64("sample_id.identifier")?);
-    }
-    Ok(sid)
 }

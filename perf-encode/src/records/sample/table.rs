@@ -4,18 +4,19 @@
 //! [`FieldCodec`] between them). From the rows follow [`Sample`], [`ParsedSample`],
 //! [`Sample::masked`], the body's length, the body's writer and the parser's walk.
 
-use crate::records::parse::error::ParseError;
-use crate::records::parse::reader::{Reader, U64Array};
 use crate::records::sample::codec::{
-    add_len, Aux, Branches, Callchain, Cpu, FieldCodec, Raw, Read, RegsDump, Stack, Tid, Weight,
-    U64,
+    Aux, Branches, Callchain, FieldCodec, Pair, Raw, Read, RegsDump, Stack, Weight, U64,
 };
 use crate::records::sample::fields::{
     BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
 use crate::records::sample::layout::SampleLayout;
 use crate::records::sample::read_values::{ParsedReadValues, ReadValues};
-use crate::records::sample::sample_id::{field, present, PidTid, SampleCpu};
+use crate::records::wire::error::ParseError;
+use crate::records::wire::pad::add_len;
+use crate::records::wire::pair::{PidTid, SampleCpu};
+use crate::records::wire::presence::{field, present};
+use crate::records::wire::reader::{Reader, U64Array};
 use crate::{EncodeError, Encoder, Endian, Output};
 use perf_abi::sample_type::*;
 
@@ -111,14 +112,7 @@ macro_rules! sample_table {
             /// field's codec checks of its value. Writes nothing.
             #[inline]
             pub(crate) fn body_len(&self, layout: &SampleLayout) -> Result<usize, EncodeError> {
-                let mut len = 0usize;
-                $(
-                    let has = (|$l: &SampleLayout| -> bool { $present })(layout);
-                    if let Some(v) = field(RECORD, stringify!($field), has, self.$field.as_ref())? {
-                        len = add_len(len, <$codec as FieldCodec>::len(v, layout)?)?;
-                    }
-                )*
-                Ok(len)
+                sample_body_len(self, layout)
             }
 
             /// Writes the record body as `layout` lays it out, once [`Self::body_len`]
@@ -130,14 +124,80 @@ macro_rules! sample_table {
                 enc: &mut Encoder<'_, O>,
                 layout: &SampleLayout,
             ) -> Result<(), EncodeError> {
-                $(
-                    if (|$l: &SampleLayout| -> bool { $present })(layout) {
-                        let v = present(RECORD, stringify!($field), self.$field.as_ref())?;
-                        <$codec as FieldCodec>::write(v, layout, enc)?;
-                    }
-                )*
-                Ok(())
+                write_sample_body(self, enc, layout)
             }
+        }
+
+        /// Where the table's length and writer find the values of a SAMPLE's fields: one
+        /// method per row (by default the field is absent). [`Sample`] holds every field;
+        /// [`BasicSampleRecord`](crate::records::BasicSampleRecord) the fixed words and RAW.
+        pub(crate) trait SampleSource<$lt> {
+            /// `true`: a field the layout does not have is not looked at (the source has a
+            /// value for every field it can hold). `false`: such a field must be absent
+            /// ([`EncodeError::UnexpectedField`] otherwise).
+            const ONLY_LAYOUT_FIELDS: bool = false;
+
+            $(
+                #[doc = concat!("The `", stringify!($field), "` field's value.")]
+                #[inline(always)]
+                fn $field(&self) -> Option<&$value> {
+                    None
+                }
+            )*
+        }
+
+        impl<$lt> SampleSource<$lt> for Sample<$lt> {
+            $(
+                #[inline(always)]
+                fn $field(&self) -> Option<&$value> {
+                    self.$field.as_ref()
+                }
+            )*
+        }
+
+        /// Bytes of the SAMPLE body `layout` lays `s` out in (header not included), after
+        /// checking each field's presence against the layout and what its codec checks of
+        /// its value. Writes nothing.
+        #[inline]
+        pub(crate) fn sample_body_len<$lt, S: SampleSource<$lt> + ?Sized>(
+            s: &S,
+            layout: &SampleLayout,
+        ) -> Result<usize, EncodeError> {
+            let mut len = 0usize;
+            $(
+                let has = (|$l: &SampleLayout| -> bool { $present })(layout);
+                let v = if S::ONLY_LAYOUT_FIELDS {
+                    if has {
+                        Some(present(RECORD, stringify!($field), s.$field())?)
+                    } else {
+                        None
+                    }
+                } else {
+                    field(RECORD, stringify!($field), has, s.$field())?
+                };
+                if let Some(v) = v {
+                    len = add_len(len, <$codec as FieldCodec>::len(v, layout)?)?;
+                }
+            )*
+            Ok(len)
+        }
+
+        /// Writes the SAMPLE body of `s` as `layout` lays it out, in the table's order, once
+        /// [`sample_body_len`] accepted it: a field the layout has and `s` lacks is still an
+        /// error; one the layout does not have is not looked at.
+        #[inline]
+        pub(crate) fn write_sample_body<$lt, S: SampleSource<$lt> + ?Sized, O: Output + ?Sized>(
+            s: &S,
+            enc: &mut Encoder<'_, O>,
+            layout: &SampleLayout,
+        ) -> Result<(), EncodeError> {
+            $(
+                if (|$l: &SampleLayout| -> bool { $present })(layout) {
+                    let v = present(RECORD, stringify!($field), s.$field())?;
+                    <$codec as FieldCodec>::write(v, layout, enc)?;
+                }
+            )*
+            Ok(())
         }
 
         impl SampleLayout {
@@ -274,7 +334,7 @@ sample_table! {
     /// IP.
     ip: u64 => u64, U64, if |l| l.has(IP);
     /// TID: `{u32 pid, u32 tid}`.
-    tid: PidTid => PidTid, Tid, if |l| l.has(TID);
+    tid: PidTid => PidTid, Pair<PidTid>, if |l| l.has(TID);
     /// TIME.
     time: u64 => u64, U64, if |l| l.has(TIME);
     /// ADDR.
@@ -284,7 +344,7 @@ sample_table! {
     /// STREAM_ID.
     stream_id: u64 => u64, U64, if |l| l.has(STREAM_ID);
     /// CPU: `{u32 cpu, u32 res}`.
-    cpu: SampleCpu => SampleCpu, Cpu, if |l| l.has(CPU);
+    cpu: SampleCpu => SampleCpu, Pair<SampleCpu>, if |l| l.has(CPU);
     /// PERIOD.
     period: u64 => u64, U64, if |l| l.has(PERIOD);
     /// READ: counter values laid out by `read_format`.
@@ -336,6 +396,7 @@ impl ParsedSample<'_> {
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use crate::records::sample::layout::each_subset;
     use crate::records::SampleRecord;
 
     /// The id offsets `SampleLayout` states (it is a leaf and cannot read the table) are
@@ -343,12 +404,7 @@ mod tests {
     #[test]
     fn layout_id_offsets_follow_the_table() {
         let bits = [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
-        for set in 0u32..1 << bits.len() {
-            let sample_type = bits
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| set & 1 << i != 0)
-                .fold(0, |acc, (_, &b)| acc | b);
+        for sample_type in each_subset(&bits) {
             let layout = SampleLayout {
                 sample_type,
                 ..Default::default()

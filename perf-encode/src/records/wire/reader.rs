@@ -1,6 +1,7 @@
-//! A bounds-checked reader of record bytes in one byte order (private to the parsers).
+//! A bounds-checked reader of record bytes in one byte order: the SAMPLE table's walk, READ
+//! values and the `sample_id` trailer read through it.
 
-use crate::records::parse::error::ParseError;
+use crate::records::wire::error::ParseError;
 use crate::Endian;
 
 /// Reads fields in order from `bytes`; every read is checked and reports the field.
