@@ -3,7 +3,7 @@
 //! in arbitrary chunk splits: the result is the one of feeding it whole, whatever the split;
 //! a refused chunk leaves the framer as it was; the error names the same record; a stream of
 //! valid records only ends on a boundary having counted each record once; a chunk
-//! `is_one_plain_record` accepts is one whole record for `feed` at a boundary (on a fresh
+//! `is_plain_record` accepts is one whole record for `feed` at a boundary (on a fresh
 //! framer, and on the chunked one whenever it is between records), and `after_plain_records`
 //! gives the state `feed` reached for it.
 #![no_main]
@@ -11,7 +11,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use perf_data_fuzz::{ref_u16, ref_u32, ref_u64, ArbEndian};
-use perf_encode::records::{FramingError, RecordFramer};
+use perf_encode::records::{is_plain_record, FramingError, RecordFramer};
 use perf_encode::Endian;
 
 #[derive(Arbitrary, Debug)]
@@ -128,25 +128,21 @@ fuzz_target!(|input: Input| {
         let before = f;
         // A chunk the stateless test takes is one whole record to a framer between records.
         for order in [Endian::Little, Endian::Big] {
-            if RecordFramer::is_one_plain_record(order, chunk) {
+            if is_plain_record(order, chunk) {
                 let mut fresh = RecordFramer::new(order);
                 assert_eq!(
                     fresh.feed(chunk),
                     Ok(()),
-                    "is_one_plain_record took a bad record"
+                    "is_plain_record took a bad record"
                 );
-                assert!(fresh.at_boundary(), "is_one_plain_record took a piece");
-                assert_eq!(
-                    fresh.records(),
-                    1,
-                    "is_one_plain_record took several records"
-                );
+                assert!(fresh.at_boundary(), "is_plain_record took a piece");
+                assert_eq!(fresh.records(), 1, "is_plain_record took several records");
             }
         }
         // check and feed agree.
         let checked = f.check(chunk);
         let feed_result = f.feed(chunk);
-        if before.at_boundary() && RecordFramer::is_one_plain_record(e, chunk) {
+        if before.at_boundary() && is_plain_record(e, chunk) {
             assert_eq!(feed_result, Ok(()), "feed refused a plain record");
             assert!(f.at_boundary(), "a plain record did not end on a boundary");
             assert_eq!(f.records(), before.records() + 1, "not one record");

@@ -5,7 +5,7 @@
 use crate::compression::{Compression, CompressionStats, Compressors};
 use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
-use perf_encode::records::{FramingError, RecordFramer};
+use perf_encode::records::{is_plain_record, FramingError, RecordFramer};
 use perf_encode::{Encode, Endian};
 use std::io::{self, IoSlice, Write};
 use std::ops::Deref;
@@ -217,7 +217,7 @@ impl<W: Write> RecordStream<W> {
         // The lane is open only in the machine's byte order, which the compiler then knows.
         if data.len() > SMALL_WRITE
             || !self.lane_open
-            || !RecordFramer::is_one_plain_record(Endian::NATIVE, data)
+            || !is_plain_record(Endian::NATIVE, data)
             || !self.w.append_small(data)
         {
             return false;
@@ -232,7 +232,7 @@ impl<W: Write> RecordStream<W> {
     /// test is not made again.
     #[inline]
     pub(crate) fn write_small_known_record(&mut self, data: &[u8]) -> bool {
-        debug_assert!(RecordFramer::is_one_plain_record(self.endian, data));
+        debug_assert!(is_plain_record(self.endian, data));
         if !self.lane_open || !self.w.append_small(data) {
             return false;
         }
@@ -270,7 +270,7 @@ impl<W: Write> RecordStream<W> {
         };
         if !self.partial.is_empty()
             || !self.squeezed.is_empty()
-            || !RecordFramer::is_one_plain_record(self.endian, data)
+            || !is_plain_record(self.endian, data)
         {
             return false;
         }
