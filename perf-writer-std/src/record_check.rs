@@ -681,14 +681,9 @@ impl RecordCheck {
                 false => Ok(()),
             };
         }
-        let Some(first) = session.descs().first() else {
+        let Some(desc) = self.owner(session, record, false)? else {
             return Ok(());
         };
-        let id = first
-            .layout
-            .trailer_id_offset_from_end()
-            .and_then(|back| read_u64(record, record.len().checked_sub(back)?, endian));
-        let desc = self.event_of(session, first, id)?;
         let trailer = desc.layout.sample_id_len();
         if self.strict {
             check_body(info.body, record.len(), trailer)?;
@@ -711,17 +706,12 @@ impl RecordCheck {
         stats: &mut EventStats,
     ) -> Result<(), RecordProblem> {
         let endian = session.endian();
-        let Some(first) = session.descs().first() else {
+        let Some(desc) = self.owner(session, record, true)? else {
             return match self.strict {
                 true => Err(RecordProblem::NoEventDescription),
                 false => Ok(()),
             };
         };
-        let id = first
-            .layout
-            .sample_id_offset()
-            .and_then(|at| read_u64(record, at, endian));
-        let desc = self.event_of(session, first, id)?;
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
             if let Some(rule) = session.raw_rule_of(desc) {
@@ -746,6 +736,30 @@ impl RecordCheck {
             }
         }
         Ok(())
+    }
+
+    /// The description the kernel record `record` (a SAMPLE when `sample`) belongs to, by
+    /// the event id where the first description's layout puts it (a SAMPLE's own place, or
+    /// the `sample_id` trailer's); `None` without descriptions.
+    #[inline]
+    fn owner<'s>(
+        &self,
+        session: &'s Session,
+        record: &[u8],
+        sample: bool,
+    ) -> Result<Option<&'s EventDescData>, RecordProblem> {
+        let Some(first) = session.descs().first() else {
+            return Ok(None);
+        };
+        let layout = &first.layout;
+        let at = match sample {
+            true => layout.sample_id_offset(),
+            false => layout
+                .trailer_id_offset_from_end()
+                .and_then(|back| record.len().checked_sub(back)),
+        };
+        let id = at.and_then(|at| read_u64(record, at, session.endian()));
+        self.event_of(session, first, id).map(Some)
     }
 
     /// The description a record with event id `id` belongs to ([`Session::desc_for`]); out
