@@ -661,13 +661,13 @@ impl RecordCheck {
         let endian = session.endian();
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
-            return self.check_sample(session, record, stats);
+            return match self.owner(session, record, true)? {
+                Some(desc) => self.check_sample(session, desc, record, stats),
+                None => self.refused_if_strict(RecordProblem::NoEventDescription),
+            };
         }
         let Some(info) = record_type::info(type_) else {
-            return match self.strict {
-                true => Err(RecordProblem::UnknownType),
-                false => Ok(()),
-            };
+            return self.refused_if_strict(RecordProblem::UnknownType);
         };
         if record_type::is_user(type_) {
             if self.strict && WRITER_MANAGED.contains(&type_) {
@@ -696,22 +696,17 @@ impl RecordCheck {
         Ok(())
     }
 
-    /// [`check_record`](Self::check_record) of a SAMPLE: an event owns it and its size is
-    /// what that event's layout makes it.
+    /// [`check_record`](Self::check_record) of a SAMPLE that the event `desc` owns: its size
+    /// is what that event's layout makes it.
     #[inline]
     fn check_sample(
         &self,
         session: &Session,
+        desc: &EventDescData,
         record: &[u8],
         stats: &mut EventStats,
     ) -> Result<(), RecordProblem> {
         let endian = session.endian();
-        let Some(desc) = self.owner(session, record, true)? else {
-            return match self.strict {
-                true => Err(RecordProblem::NoEventDescription),
-                false => Ok(()),
-            };
-        };
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
             if let Some(rule) = session.raw_rule_of(desc) {
@@ -760,6 +755,15 @@ impl RecordCheck {
         };
         let id = at.and_then(|at| read_u64(record, at, session.endian()));
         self.event_of(session, first, id).map(Some)
+    }
+
+    /// `problem` in strict mode; out of it, nothing is refused.
+    #[inline]
+    fn refused_if_strict(&self, problem: RecordProblem) -> Result<(), RecordProblem> {
+        match self.strict {
+            true => Err(problem),
+            false => Ok(()),
+        }
     }
 
     /// The description a record with event id `id` belongs to ([`Session::desc_for`]); out
