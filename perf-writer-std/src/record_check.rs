@@ -8,8 +8,8 @@ use crate::output_mode::OutputMode;
 use crate::session::{EventDescData, Session};
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
-    id_of_non_sample, is_plain_record, parse_sample, ParseError, ParsedSample, RecordExtent,
-    RecordWalker, SampleLayout, Step,
+    first_plain_record, id_of_non_sample, is_plain_record, parse_sample, ParseError, ParsedSample,
+    RecordExtent, RecordWalker, SampleLayout, Step,
 };
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -501,11 +501,7 @@ impl RecordCheck {
         let (mut stats, mut last, mut pos) = (self.stats, self.last_sample, 0usize);
         let mut records = 0u64;
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
-            let size = usize::from(endian.read_u16(*rest.get(6..8)?.first_chunk::<2>()?));
-            let record = rest.get(..size)?;
-            if !is_plain_record(endian, record) {
-                return None;
-            }
+            let record = first_plain_record(endian, rest)?;
             if !last.is_some_and(|l| l.passes(session, record)) {
                 if let Err(problem) = self.check_record(session, record, &mut stats) {
                     let type_ = endian.read_u32(first_bytes(record));
@@ -518,7 +514,7 @@ impl RecordCheck {
                 }
                 last = self.last_sample_of(session, record);
             }
-            pos = pos.saturating_add(size);
+            pos = pos.saturating_add(record.len());
             records = records.saturating_add(1);
         }
         // One call to the output: taken whole or not at all.

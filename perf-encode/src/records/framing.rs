@@ -913,12 +913,26 @@ pub const fn payload_len(how: PayloadLen, endian: Endian, word: [u8; 8]) -> u64 
 /// ```
 #[inline]
 pub fn is_plain_record(endian: Endian, data: &[u8]) -> bool {
-    let Some(h) = data.first_chunk::<8>() else {
-        return false;
-    };
-    let (type_, size) = header_type_and_size(endian, h);
+    first_plain_record(endian, data).is_some_and(|r| r.len() == data.len())
+}
+
+/// The record at the start of `data` when it is a whole plain record (see
+/// [`is_plain_record`]): how a caller holding several whole records in one slice takes them
+/// one by one on the fast path. `None` when the first record is not plain or not whole.
+///
+/// ```
+/// use perf_encode::{records::first_plain_record, Endian};
+/// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// let two = [rec, rec].concat();
+/// assert_eq!(first_plain_record(Endian::Little, &two), Some(&rec[..]));
+/// assert_eq!(first_plain_record(Endian::Little, &rec[..12]), None); // not whole
+/// ```
+#[inline]
+pub fn first_plain_record(endian: Endian, data: &[u8]) -> Option<&[u8]> {
+    let (type_, size) = header_type_and_size(endian, data.first_chunk::<8>()?);
+    let record = data.get(..usize::from(size))?;
     // `&`, not `&&`: the tests need no branch between them.
-    (usize::from(size) == data.len()) & is_aligned_size(size) & is_plain_type(type_)
+    (is_aligned_size(size) & is_plain_type(type_)).then_some(record)
 }
 
 /// The size rule of aligned records, in one place: at least 8 (the header) and a multiple
@@ -1286,6 +1300,88 @@ mod tests {
         }
         // Both branches above ran (the random streams hold trailers and bad sizes).
         assert!(taken > 10_000 && declined > 10_000, "{taken} {declined}");
+    }
+
+    #[test]
+    fn walker_finds_the_records_where_they_start_in_any_chunks() {
+        let mut rng = Rng(0x0bad_cafe_f00d_d00d);
+        let mut buf = [0u8; 4096];
+        for _ in 0..1000 {
+            let len = random_stream(&mut rng, &mut buf);
+            let data = &buf[..len];
+            // The record starts as the stream lays them out.
+            let mut want = [0usize; 512];
+            let (mut n, mut at) = (0, 0);
+            while let Some(l) = record_len(&data[at..]) {
+                want[n] = at;
+                n += 1;
+                at += l;
+            }
+            let mut w = RecordWalker::new(Endian::Little);
+            let (mut got, mut m, mut pos) = ([0usize; 512], 0, 0);
+            let mut failed = false;
+            'chunks: while pos < len {
+                let end = (pos + 1 + rng.below(40) as usize).min(len);
+                let mut here = pos;
+                while here < end {
+                    match w.step(&data[here..end]) {
+                        Ok(Step::Record(r)) => {
+                            got[m] = here - r.held;
+                            m += 1;
+                            assert!(r.taken >= 1 && here + r.taken <= end);
+                            assert!(r.len >= u64::from(r.size));
+                            here += r.taken;
+                        }
+                        Ok(Step::Header(k) | Step::Body(k)) => {
+                            assert!(k >= 1 && here + k <= end);
+                            here += k;
+                        }
+                        Err(e) => {
+                            // A bad header, where a record starts; nothing before it refused.
+                            assert_eq!(want[m], here - e.held);
+                            failed = true;
+                            break 'chunks;
+                        }
+                    }
+                }
+                pos = end;
+            }
+            assert!(if failed { m < n } else { m == n }, "{m} of {n}");
+            assert_eq!(got[..m], want[..m]);
+        }
+    }
+
+    #[test]
+    fn bad_size_messages_name_the_rule_of_the_type() {
+        let msg = |type_, size| {
+            let e = RecordFramer::new(Endian::Little)
+                .feed(&rec(type_, size))
+                .unwrap_err();
+            let mut s = [0u8; 200];
+            let mut w = Buf(&mut s, 0);
+            core::fmt::write(&mut w, format_args!("{e}")).unwrap();
+            let n = w.1;
+            core::str::from_utf8(&s[..n])
+                .unwrap()
+                .contains("multiple of 8")
+        };
+        assert!(msg(9, 12)); // SAMPLE: aligned
+        assert!(!msg(81, 7)); // COMPRESSED: unpadded, only "at least 8"
+        assert!(!msg(80, 4)); // HEADER_FEATURE: unpadded
+    }
+
+    /// A `fmt::Write` into a byte array (the crate is `no_std`).
+    struct Buf<'a>(&'a mut [u8], usize);
+    impl core::fmt::Write for Buf<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let end = self.1 + s.len();
+            self.0
+                .get_mut(self.1..end)
+                .ok_or(core::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.1 = end;
+            Ok(())
+        }
     }
 
     #[test]

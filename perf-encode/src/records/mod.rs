@@ -19,8 +19,9 @@ pub use encode::{
     MAX_COMPRESSED_DATA, MAX_PADDED_DATA, ZSTD_PAD_MIN, ZSTD_SKIPPABLE_MAGIC,
 };
 pub use framing::{
-    header_type_and_size, is_plain_record, payload_len, record_extent, FramingError, RecordExtent,
-    RecordFault, RecordFramer, RecordStart, RecordWalker, SizeFault, Step,
+    first_plain_record, header_type_and_size, is_plain_record, payload_len, record_extent,
+    FramingError, RecordExtent, RecordFault, RecordFramer, RecordStart, RecordWalker, SizeFault,
+    Step,
 };
 pub use parse::error::ParseError;
 pub use parse::reader::U64Array;
