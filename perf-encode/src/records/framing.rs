@@ -93,7 +93,7 @@ pub const fn header_type_and_size(endian: Endian, h: &[u8; 8]) -> (u32, u16) {
 /// assert!(w.at_boundary());
 /// assert!(w.step(&[9, 0, 0, 0, 0, 0, 12, 0]).is_err()); // size 12: refused
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct RecordWalker {
     endian: Endian,
     /// The first `have` bytes are a record header gathered across calls; the rest is stale.
@@ -104,6 +104,18 @@ pub struct RecordWalker {
     /// The whole length (header size and payload) of the current record; meaningful only
     /// while `have == 0 && remaining > 0`.
     len: u64,
+}
+
+/// Shows the state: the stale header bytes past the gathered ones are left out.
+impl fmt::Debug for RecordWalker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordWalker")
+            .field("endian", &self.endian)
+            .field("header", &self.gathered())
+            .field("remaining", &self.remaining)
+            .field("len", &self.len)
+            .finish()
+    }
 }
 
 /// What one [`RecordWalker::step`] found at the start of the bytes it was given.
@@ -334,14 +346,6 @@ impl RecordWalker {
 /// HEADER_TRACING_DATA and AUXTRACE records are followed by a payload outside
 /// `header.size`; the framer skips it.
 ///
-/// # The fast path: plain records
-///
-/// Most records are *plain*: one whole record, of a type with no special framing rule
-/// (SAMPLE, MMAP, COMM, …) and a size that is a multiple of 8. A writer that hands out
-/// whole records can skip the walk for them: [`is_plain_record`] tests one without any
-/// state, and [`RecordFramer::after_plain_records`] gives the framer's state after `n` of
-/// them, as feeding them would, without reading them again.
-///
 /// ```
 /// use perf_encode::{records::RecordFramer, Endian};
 /// let mut f = RecordFramer::new(Endian::Little);
@@ -353,6 +357,36 @@ impl RecordWalker {
 /// assert_eq!(f.records(), 1);
 /// assert!(f.feed(&[9, 0, 0, 0, 0, 0, 12, 0]).is_err()); // size 12: refused
 /// assert!(f.at_boundary());
+/// ```
+///
+/// The framer is a [`RecordWalker`] that counts records, with the common calls checked
+/// inline.
+///
+/// # The fast path: plain records
+///
+/// Most records are *plain*: one whole record, of a type with no special framing rule
+/// (SAMPLE, MMAP, COMM, …) and a size that is a multiple of 8. A writer that hands out
+/// whole records can skip the walk for them: [`is_plain_record`] tests one call's bytes
+/// without any state ([`first_plain_record`] takes several from one slice), and
+/// [`RecordFramer::after_plain_records`] gives the framer's state after `n` of them, as
+/// feeding them would, without reading them again.
+///
+/// ```
+/// use perf_encode::{records::{is_plain_record, RecordFramer}, Endian};
+/// let mut f = RecordFramer::new(Endian::Little);
+/// let (mut out, mut plain) = (Vec::new(), 0);
+/// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// for call in [&rec[..], &rec[..], &rec[..8]] {
+///     if f.at_boundary() && is_plain_record(Endian::Little, call) {
+///         plain += 1; // taken without the framer
+///     } else {
+///         f = f.after_plain_records(plain).unwrap(); // catch up first
+///         plain = 0;
+///         f.feed(call).unwrap();
+///     }
+///     out.extend_from_slice(call);
+/// }
+/// assert_eq!((f.records(), f.partial_len()), (3, 8));
 /// ```
 #[derive(Clone, Copy)]
 pub struct RecordFramer {
