@@ -3,15 +3,19 @@
 //! in arbitrary chunk splits: the result is the one of feeding it whole, whatever the split;
 //! a refused chunk leaves the framer as it was; the error names the same record; a stream of
 //! valid records only ends on a boundary having counted each record once; a chunk
-//! `is_one_plain_record` accepts is one whole record for `feed` at a boundary (on a fresh
+//! `is_plain_record` accepts is one whole record for `feed` at a boundary (on a fresh
 //! framer, and on the chunked one whenever it is between records), and `after_plain_records`
-//! gives the state `feed` reached for it.
+//! gives the state `feed` reached for it; `first_plain_record` takes only what
+//! `is_plain_record` takes; and `RecordWalker` stepped over each chunk alone (the framer
+//! without its inline path) finds the same records, boundaries and errors as `feed`.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use perf_data_fuzz::{ref_u16, ref_u32, ref_u64, ArbEndian};
-use perf_encode::records::{FramingError, RecordFramer};
+use perf_encode::records::{
+    first_plain_record, is_plain_record, FramingError, RecordFramer, RecordWalker, Step,
+};
 use perf_encode::Endian;
 
 #[derive(Arbitrary, Debug)]
@@ -116,6 +120,7 @@ fuzz_target!(|input: Input| {
     let mut pos = 0usize;
     let mut i = 0usize;
     let mut failed: Option<(usize, FramingError)> = None;
+    let (mut walker, mut walked_records) = (RecordWalker::new(e), 0u64);
     while pos < stream.len() || (i == 0 && stream.is_empty()) {
         let len = if input.splits.iter().all(|&s| s == 0) {
             stream.len()
@@ -128,25 +133,54 @@ fuzz_target!(|input: Input| {
         let before = f;
         // A chunk the stateless test takes is one whole record to a framer between records.
         for order in [Endian::Little, Endian::Big] {
-            if RecordFramer::is_one_plain_record(order, chunk) {
+            if is_plain_record(order, chunk) {
                 let mut fresh = RecordFramer::new(order);
                 assert_eq!(
                     fresh.feed(chunk),
                     Ok(()),
-                    "is_one_plain_record took a bad record"
+                    "is_plain_record took a bad record"
                 );
-                assert!(fresh.at_boundary(), "is_one_plain_record took a piece");
-                assert_eq!(
-                    fresh.records(),
-                    1,
-                    "is_one_plain_record took several records"
-                );
+                assert!(fresh.at_boundary(), "is_plain_record took a piece");
+                assert_eq!(fresh.records(), 1, "is_plain_record took several records");
             }
         }
+        if let Some(r) = first_plain_record(e, chunk) {
+            assert!(
+                is_plain_record(e, r),
+                "first_plain_record took what is_plain_record refuses"
+            );
+            assert_eq!(is_plain_record(e, chunk), r.len() == chunk.len());
+        } else {
+            assert!(
+                !is_plain_record(e, chunk),
+                "is_plain_record took what first_plain_record refuses"
+            );
+        }
+        // The walker alone, step by step.
+        let (mut walked, mut records, mut at) = (walker, walked_records, 0usize);
+        let mut walk_err = None;
+        while at < chunk.len() {
+            match walked.step(&chunk[at..]) {
+                Ok(Step::Record(r)) => {
+                    assert!(r.taken >= 1, "a step took nothing");
+                    records += 1;
+                    at += r.taken;
+                }
+                Ok(Step::Header(n) | Step::Body(n)) => {
+                    assert!(n >= 1, "a step took nothing");
+                    at += n;
+                }
+                Err(fault) => {
+                    walk_err = Some(fault.at(at));
+                    break;
+                }
+            }
+        }
+        assert!(at <= chunk.len(), "a step took more than it was given");
         // check and feed agree.
         let checked = f.check(chunk);
         let feed_result = f.feed(chunk);
-        if before.at_boundary() && RecordFramer::is_one_plain_record(e, chunk) {
+        if before.at_boundary() && is_plain_record(e, chunk) {
             assert_eq!(feed_result, Ok(()), "feed refused a plain record");
             assert!(f.at_boundary(), "a plain record did not end on a boundary");
             assert_eq!(f.records(), before.records() + 1, "not one record");
@@ -162,6 +196,13 @@ fuzz_target!(|input: Input| {
         }
         match feed_result {
             Ok(()) => {
+                assert_eq!(walk_err, None, "the walker refused what feed took");
+                assert_eq!(
+                    (records, walked.at_boundary(), walked.remaining()),
+                    (f.records(), f.at_boundary(), f.remaining()),
+                    "the walker and feed disagree"
+                );
+                (walker, walked_records) = (walked, records);
                 let checked = checked.expect("check agrees with feed");
                 assert_eq!(
                     (checked.records(), checked.at_boundary()),
@@ -180,6 +221,11 @@ fuzz_target!(|input: Input| {
             }
             Err(err) => {
                 assert_eq!(checked.err(), Some(err));
+                assert_eq!(
+                    walk_err,
+                    Some(err),
+                    "the walker and feed disagree on the error"
+                );
                 assert_eq!(
                     state(&f),
                     state(&before),

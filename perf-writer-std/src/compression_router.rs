@@ -2,6 +2,7 @@
 //! SAMPLE or FINISHED_INIT on, as `perf record -z` does; the rest stays as it is.
 
 use crate::WriterError;
+use perf_encode::records::{RecordWalker, Step};
 use perf_encode::Endian;
 use std::io;
 
@@ -14,16 +15,13 @@ pub(crate) enum Route {
     Raw,
 }
 
-/// Finds the records in the caller's bytes (already checked by the framer) and says where
-/// each goes.
+/// Finds the records in the caller's bytes (already checked by the framer, with the same
+/// walk) and says where each goes.
 #[derive(Debug)]
 pub(crate) struct Router {
-    endian: Endian,
-    /// The first `have` bytes of a record header gathered across calls.
-    head: [u8; 16],
-    have: usize,
-    /// Bytes of the current record still to come.
-    remaining: u64,
+    /// Where the records are; a header split across calls waits here until the record's
+    /// type is known.
+    walk: RecordWalker,
     current: Route,
     /// A SAMPLE or FINISHED_INIT was seen: kernel records are compressed from here on.
     pub(crate) started: bool,
@@ -32,10 +30,7 @@ pub(crate) struct Router {
 impl Router {
     pub(crate) fn new(endian: Endian) -> Self {
         Router {
-            endian,
-            head: [0; 16],
-            have: 0,
-            remaining: 0,
+            walk: RecordWalker::new(endian),
             current: Route::Raw,
             started: false,
         }
@@ -63,7 +58,7 @@ impl Router {
     /// [`split`](Self::split) would not.
     #[inline]
     pub(crate) fn compresses_whole(&mut self, type_: u32) -> bool {
-        self.have == 0 && self.remaining == 0 && self.route(type_) == Route::Compress
+        self.walk.at_boundary() && self.route(type_) == Route::Compress
     }
 
     /// Splits `data` into runs of one route, calling `sink` for each; header bytes wait
@@ -73,66 +68,27 @@ impl Router {
         mut data: &[u8],
         mut sink: impl FnMut(Route, &[u8]) -> io::Result<()>,
     ) -> io::Result<()> {
-        use perf_encode::records::{payload_len, record_extent, RecordExtent};
         while !data.is_empty() {
-            // The common call: records starting here with their header whole.
-            if self.have == 0 && self.remaining == 0 {
-                if let Some(h) = data.first_chunk::<8>() {
-                    let type_ = self.endian.read_u32([h[0], h[1], h[2], h[3]]);
-                    let size = self.endian.read_u16([h[6], h[7]]);
-                    // Kernel records (the commonest by far) are all framed by their size.
-                    let sized = type_ < perf_abi::record_type::HEADER_ATTR
-                        || matches!(record_extent(type_, size), Ok(RecordExtent::Sized));
-                    if sized && size >= 8 {
-                        self.current = self.route(type_);
-                        let n = usize::from(size).min(data.len());
-                        let (run, rest) = data.split_at(n);
-                        self.remaining = u64::from(size).saturating_sub(n as u64);
-                        sink(self.current, run)?;
-                        data = rest;
-                        continue;
+            let step = self
+                .walk
+                .step(data)
+                .map_err(|_| WriterError::Compression("unframed record bytes"))?;
+            let n = match step {
+                Step::Header(n) => n, // the header goes on in the next call
+                Step::Body(n) => {
+                    sink(self.current, data.get(..n).unwrap_or_default())?;
+                    n
+                }
+                Step::Record(r) => {
+                    self.current = self.route(r.type_);
+                    if r.held != 0 {
+                        sink(self.current, self.walk.earlier_bytes(&r))?;
                     }
+                    sink(self.current, data.get(..r.taken).unwrap_or_default())?;
+                    r.taken
                 }
-            }
-            if self.remaining > 0 {
-                let n = usize::try_from(self.remaining)
-                    .unwrap_or(usize::MAX)
-                    .min(data.len());
-                let (run, rest) = data.split_at(n);
-                sink(self.current, run)?;
-                self.remaining = self.remaining.saturating_sub(n as u64);
-                data = rest;
-                continue;
-            }
-            let want: usize = if self.have < 8 { 8 } else { 16 };
-            let n = want.saturating_sub(self.have).min(data.len());
-            let (part, rest) = data.split_at(n);
-            let end = self.have.saturating_add(n);
-            if let Some(dst) = self.head.get_mut(self.have..end) {
-                dst.copy_from_slice(part);
-            }
-            self.have = end;
-            data = rest;
-            if self.have < want {
-                continue; // `data` is empty: the header goes on in the next call
-            }
-            let h = self.head;
-            let type_ = self.endian.read_u32([h[0], h[1], h[2], h[3]]);
-            let size = u64::from(self.endian.read_u16([h[6], h[7]]));
-            let total = match record_extent(type_, size as u16) {
-                Ok(RecordExtent::Sized) => size,
-                Ok(RecordExtent::WithPayload(how)) if self.have == 16 => {
-                    let word = [h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15]];
-                    size.saturating_add(payload_len(how, self.endian, word))
-                }
-                Ok(RecordExtent::WithPayload(_)) => continue, // gather its second word
-                Err(_) => return Err(WriterError::Compression("unframed record bytes").into()),
             };
-            self.current = self.route(type_);
-            let have = self.have;
-            self.have = 0;
-            self.remaining = total.saturating_sub(have as u64);
-            sink(self.current, self.head.get(..have).unwrap_or_default())?;
+            data = data.get(n..).unwrap_or_default();
         }
         Ok(())
     }

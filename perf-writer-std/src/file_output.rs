@@ -156,7 +156,7 @@ impl<W: Write + Seek> FileOutput<W> {
         let start = self.data_start();
         let high = self.stream.w.high();
         let tail_len = self.encode(session, 0)?.tail.len() as u64;
-        let round = FINISHED_ROUND_LEN;
+        let round = finished_round_len()?;
         let cut = self
             .stream
             .w
@@ -191,8 +191,11 @@ impl<W: Write + Seek> FileOutput<W> {
     }
 }
 
-/// Length of a FINISHED_ROUND record.
-const FINISHED_ROUND_LEN: u64 = 8;
+/// Length of a FINISHED_ROUND record: its encoding's, the one the encoder writes.
+fn finished_round_len() -> io::Result<u64> {
+    let len = FinishedRound.encoded_len().map_err(io_err)?;
+    Ok(len as u64)
+}
 
 /// Appends the encoding of `value` to `out`.
 fn push<E: Encode + ?Sized>(value: &E, endian: Endian, out: &mut Vec<u8>) -> io::Result<()> {
@@ -284,7 +287,7 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         if data_size == 0 {
             // perf warns about (and `perf script` fails on) an empty data section; one
             // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
-            data_size = FINISHED_ROUND_LEN;
+            data_size = finished_round_len()?;
         }
         let done = self.encode(session, data_size)?;
         let resumed = self

@@ -8,8 +8,8 @@ use crate::output_mode::OutputMode;
 use crate::session::{EventDescData, Session};
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
-    id_of_non_sample, parse_sample, payload_len, record_extent, ParseError, ParsedSample,
-    RecordExtent, RecordFramer, SampleLayout,
+    first_plain_record, id_of_non_sample, is_plain_record, parse_sample, ParseError, ParsedSample,
+    RecordExtent, RecordWalker, SampleLayout, Step,
 };
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -294,9 +294,7 @@ impl RecordCheck {
         let endian = session.endian();
         if !self.pending.is_empty()
             || self.skip != 0
-            || !chunks
-                .iter()
-                .all(|c| RecordFramer::is_one_plain_record(endian, c))
+            || !chunks.iter().all(|c| is_plain_record(endian, c))
         {
             return None;
         }
@@ -393,84 +391,91 @@ impl RecordCheck {
         session: &Session,
         parts: &Parts<'_, C>,
     ) -> Result<Walk, Refusal> {
-        let endian = session.endian();
         let total = parts.len();
         let mut cursor = Cursor::default();
         let held = parts.pending.len();
         let mut stats = self.stats;
         let mut last = self.last_sample;
         // A payload begun in an earlier call passes through first.
-        let skipped = usize::try_from(self.skip).unwrap_or(usize::MAX).min(total);
-        let mut skip = self.skip.saturating_sub(skipped as u64);
-        let mut pos = skipped;
+        let mut walker = RecordWalker::within_record(session.endian(), self.skip);
         let mut open_len = 0u64;
-        while pos < total && skip == 0 {
-            let offset = pos.saturating_sub(held);
-            // A refused record begun in an earlier call is dropped whole: its first bytes
-            // were held back, so the stream stays at the record before it.
-            let refuse = |e: WriterError| {
-                if pos < held {
-                    Refusal::Held(e)
-                } else {
-                    Refusal::Call(e.into())
+        // The start of the first record that is not whole (held back), when there is one.
+        let mut cut = None;
+        let mut base = 0usize;
+        'parts: for part in parts.iter() {
+            let mut at = 0usize;
+            while let Some(rest) = part.get(at..).filter(|r| !r.is_empty()) {
+                let here = base.saturating_add(at);
+                // A refused record begun in an earlier call is dropped whole: its first bytes
+                // were held back, so the stream stays at the record before it.
+                let refuse = |pos: usize, e: WriterError| {
+                    if pos < held {
+                        Refusal::Held(e)
+                    } else {
+                        Refusal::Call(e.into())
+                    }
+                };
+                let r = match walker.step(rest) {
+                    Ok(Step::Record(r)) => r,
+                    Ok(Step::Header(n) | Step::Body(n)) => {
+                        at = at.saturating_add(n);
+                        continue;
+                    }
+                    Err(fault) => {
+                        let pos = here.saturating_sub(fault.held);
+                        let e = fault.at(pos.saturating_sub(held)).into();
+                        return Err(refuse(pos, e));
+                    }
+                };
+                at = at.saturating_add(r.taken);
+                let pos = here.saturating_sub(r.held);
+                let size = usize::from(r.size);
+                let end = pos.saturating_add(size);
+                if end > total {
+                    cut = Some(pos);
+                    break 'parts;
                 }
-            };
-            let mut head = [0u8; 16];
-            let have = parts.copy_into(&mut cursor, pos, &mut head);
-            if have < 8 {
-                break;
+                if let RecordExtent::WithPayload(_) = r.extent {
+                    // The payload passes through unchecked.
+                    if (pos as u64).saturating_add(r.len) > total as u64 {
+                        open_len = r.len;
+                    }
+                    continue;
+                }
+                let record = match parts.contiguous(&mut cursor, pos, end) {
+                    Some(r) => r,
+                    None => {
+                        self.scratch.clear();
+                        parts.copy_range_at(&mut cursor, pos, end, &mut self.scratch);
+                        &self.scratch
+                    }
+                };
+                if !last.is_some_and(|l| l.passes(session, record)) {
+                    if let Err(problem) = self.check_record(session, record, &mut stats) {
+                        let offset = pos.saturating_sub(held);
+                        let e = WriterError::RecordRefused {
+                            offset,
+                            type_: r.type_,
+                            problem,
+                        };
+                        return Err(refuse(pos, e));
+                    }
+                    last = self.last_sample_of(session, record);
+                }
             }
-            let type_ = endian.read_u32([head[0], head[1], head[2], head[3]]);
-            let size16 = endian.read_u16([head[6], head[7]]);
-            let extent = record_extent(type_, size16)
-                .map_err(|fault| refuse(fault.at(offset, type_, size16).into()))?;
-            let size = usize::from(size16);
-            if let RecordExtent::WithPayload(how) = extent {
-                if have < 16 || total.saturating_sub(pos) < size {
-                    break;
-                }
-                let word = [
-                    head[8], head[9], head[10], head[11], head[12], head[13], head[14], head[15],
-                ];
-                let payload = payload_len(how, endian, word);
-                // The payload passes through unchecked.
-                let after = pos.saturating_add(size);
-                let in_call = usize::try_from(payload)
-                    .unwrap_or(usize::MAX)
-                    .min(total.saturating_sub(after));
-                skip = payload.saturating_sub(in_call as u64);
-                if skip != 0 {
-                    open_len = (size as u64).saturating_add(payload);
-                }
-                pos = after.saturating_add(in_call);
-                continue;
-            }
-            if total.saturating_sub(pos) < size {
-                break;
-            }
-            let end = pos.saturating_add(size);
-            let record = match parts.contiguous(&mut cursor, pos, end) {
-                Some(r) => r,
-                None => {
-                    self.scratch.clear();
-                    parts.copy_range_at(&mut cursor, pos, end, &mut self.scratch);
-                    &self.scratch
-                }
-            };
-            if !last.is_some_and(|l| l.passes(session, record)) {
-                if let Err(problem) = self.check_record(session, record, &mut stats) {
-                    return Err(refuse(WriterError::RecordRefused {
-                        offset,
-                        type_,
-                        problem,
-                    }));
-                }
-                last = self.last_sample_of(session, record);
-            }
-            pos = end;
+            base = base.saturating_add(part.len());
         }
+        // Past the last whole record: a record cut short, or a header not whole yet; or the
+        // rest of a payload still to come.
+        let (tail, skip) = match cut {
+            Some(pos) => (pos, 0),
+            None => (
+                total.saturating_sub(walker.held()),
+                walker.remaining().unwrap_or(0),
+            ),
+        };
         Ok(Walk {
-            tail: pos,
+            tail,
             skip,
             open_len,
             stats,
@@ -496,11 +501,7 @@ impl RecordCheck {
         let (mut stats, mut last, mut pos) = (self.stats, self.last_sample, 0usize);
         let mut records = 0u64;
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
-            let size = usize::from(endian.read_u16(*rest.get(6..8)?.first_chunk::<2>()?));
-            let record = rest.get(..size)?;
-            if !RecordFramer::is_one_plain_record(endian, record) {
-                return None;
-            }
+            let record = first_plain_record(endian, rest)?;
             if !last.is_some_and(|l| l.passes(session, record)) {
                 if let Err(problem) = self.check_record(session, record, &mut stats) {
                     let type_ = endian.read_u32(first_bytes(record));
@@ -513,7 +514,7 @@ impl RecordCheck {
                 }
                 last = self.last_sample_of(session, record);
             }
-            pos = pos.saturating_add(size);
+            pos = pos.saturating_add(record.len());
             records = records.saturating_add(1);
         }
         // One call to the output: taken whole or not at all.
@@ -656,13 +657,13 @@ impl RecordCheck {
         let endian = session.endian();
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
-            return self.check_sample(session, record, stats);
+            return match self.owner(session, record, true)? {
+                Some(desc) => self.check_sample(session, desc, record, stats),
+                None => self.refused_if_strict(RecordProblem::NoEventDescription),
+            };
         }
         let Some(info) = record_type::info(type_) else {
-            return match self.strict {
-                true => Err(RecordProblem::UnknownType),
-                false => Ok(()),
-            };
+            return self.refused_if_strict(RecordProblem::UnknownType);
         };
         if record_type::is_user(type_) {
             if self.strict && WRITER_MANAGED.contains(&type_) {
@@ -676,14 +677,9 @@ impl RecordCheck {
                 false => Ok(()),
             };
         }
-        let Some(first) = session.descs().first() else {
+        let Some(desc) = self.owner(session, record, false)? else {
             return Ok(());
         };
-        let id = first
-            .layout
-            .trailer_id_offset_from_end()
-            .and_then(|back| read_u64(record, record.len().checked_sub(back)?, endian));
-        let desc = self.event_of(session, first, id)?;
         let trailer = desc.layout.sample_id_len();
         if self.strict {
             check_body(info.body, record.len(), trailer)?;
@@ -696,27 +692,17 @@ impl RecordCheck {
         Ok(())
     }
 
-    /// [`check_record`](Self::check_record) of a SAMPLE: an event owns it and its size is
-    /// what that event's layout makes it.
+    /// [`check_record`](Self::check_record) of a SAMPLE that the event `desc` owns: its size
+    /// is what that event's layout makes it.
     #[inline]
     fn check_sample(
         &self,
         session: &Session,
+        desc: &EventDescData,
         record: &[u8],
         stats: &mut EventStats,
     ) -> Result<(), RecordProblem> {
         let endian = session.endian();
-        let Some(first) = session.descs().first() else {
-            return match self.strict {
-                true => Err(RecordProblem::NoEventDescription),
-                false => Ok(()),
-            };
-        };
-        let id = first
-            .layout
-            .sample_id_offset()
-            .and_then(|at| read_u64(record, at, endian));
-        let desc = self.event_of(session, first, id)?;
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
             if let Some(rule) = session.raw_rule_of(desc) {
@@ -741,6 +727,39 @@ impl RecordCheck {
             }
         }
         Ok(())
+    }
+
+    /// The description the kernel record `record` (a SAMPLE when `sample`) belongs to, by
+    /// the event id where the first description's layout puts it (a SAMPLE's own place, or
+    /// the `sample_id` trailer's); `None` without descriptions.
+    #[inline]
+    fn owner<'s>(
+        &self,
+        session: &'s Session,
+        record: &[u8],
+        sample: bool,
+    ) -> Result<Option<&'s EventDescData>, RecordProblem> {
+        let Some(first) = session.descs().first() else {
+            return Ok(None);
+        };
+        let layout = &first.layout;
+        let at = match sample {
+            true => layout.sample_id_offset(),
+            false => layout
+                .trailer_id_offset_from_end()
+                .and_then(|back| record.len().checked_sub(back)),
+        };
+        let id = at.and_then(|at| read_u64(record, at, session.endian()));
+        self.event_of(session, first, id).map(Some)
+    }
+
+    /// `problem` in strict mode; out of it, nothing is refused.
+    #[inline]
+    fn refused_if_strict(&self, problem: RecordProblem) -> Result<(), RecordProblem> {
+        match self.strict {
+            true => Err(problem),
+            false => Ok(()),
+        }
     }
 
     /// The description a record with event id `id` belongs to ([`Session::desc_for`]); out

@@ -5,7 +5,7 @@
 use crate::compression::{Compression, CompressionStats, Compressors};
 use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::WriterError;
-use perf_encode::records::{FramingError, RecordFramer};
+use perf_encode::records::{is_plain_record, FramingError, RecordFramer, RecordWalker, Step};
 use perf_encode::{Encode, Endian};
 use std::io::{self, IoSlice, Write};
 use std::ops::Deref;
@@ -217,7 +217,7 @@ impl<W: Write> RecordStream<W> {
         // The lane is open only in the machine's byte order, which the compiler then knows.
         if data.len() > SMALL_WRITE
             || !self.lane_open
-            || !RecordFramer::is_one_plain_record(Endian::NATIVE, data)
+            || !is_plain_record(Endian::NATIVE, data)
             || !self.w.append_small(data)
         {
             return false;
@@ -232,7 +232,7 @@ impl<W: Write> RecordStream<W> {
     /// test is not made again.
     #[inline]
     pub(crate) fn write_small_known_record(&mut self, data: &[u8]) -> bool {
-        debug_assert!(RecordFramer::is_one_plain_record(self.endian, data));
+        debug_assert!(is_plain_record(self.endian, data));
         if !self.lane_open || !self.w.append_small(data) {
             return false;
         }
@@ -270,7 +270,7 @@ impl<W: Write> RecordStream<W> {
         };
         if !self.partial.is_empty()
             || !self.squeezed.is_empty()
-            || !RecordFramer::is_one_plain_record(self.endian, data)
+            || !is_plain_record(self.endian, data)
         {
             return false;
         }
@@ -468,32 +468,22 @@ fn framing(e: FramingError) -> io::Error {
     WriterError::from(e).into()
 }
 
-/// Records in `bytes`, whole records in `endian` (an AUXTRACE record's payload follows it;
-/// a size below 8 ends the count).
+/// Records in `bytes`, whole records in `endian` (found by the one record walk: the
+/// payload after an AUXTRACE or HEADER_TRACING_DATA record is skipped; a bad header ends the
+/// count).
 fn count_records(bytes: &[u8], endian: Endian) -> u64 {
-    let u64_at = |at: usize| -> Option<u64> {
-        let b: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
-        Some(match endian {
-            Endian::Little => u64::from_le_bytes(b),
-            Endian::Big => u64::from_be_bytes(b),
-        })
-    };
+    let mut walk = RecordWalker::new(endian);
     let (mut at, mut n) = (0usize, 0u64);
-    while let Some(word) = u64_at(at) {
-        // The header as one word: type in the low half in the file's order, size on top.
-        let (type_, size) = match endian {
-            Endian::Little => (word as u32, (word >> 48) as u16),
-            Endian::Big => ((word >> 32) as u32, word as u16),
+    while let Some(rest) = bytes.get(at..).filter(|r| !r.is_empty()) {
+        let step = match walk.step(rest) {
+            Ok(Step::Record(r)) => {
+                n = n.saturating_add(1);
+                r.taken
+            }
+            Ok(Step::Header(k) | Step::Body(k)) => k,
+            Err(_) => break,
         };
-        if size < 8 {
-            break;
-        }
-        let mut len = u64::from(size);
-        if type_ == perf_abi::record_type::AUXTRACE {
-            len = len.saturating_add(u64_at(at.saturating_add(8)).unwrap_or(0));
-        }
-        at = at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
-        n = n.saturating_add(1);
+        at = at.saturating_add(step);
     }
     n
 }
@@ -802,14 +792,27 @@ mod tests {
     }
 
     #[test]
-    fn count_records_skips_auxtrace_payloads() {
+    fn count_records_skips_the_payloads_after_records() {
         for e in [Endian::Little, Endian::Big] {
             let mut aux = vec![0u8; 16];
             aux[..4].copy_from_slice(&e.u32_bytes(record_type::AUXTRACE));
             aux[6..8].copy_from_slice(&e.u16_bytes(16));
             aux[8..].copy_from_slice(&e.u64_bytes(24));
-            let bytes = [sample(16, 1, e), aux, vec![9; 24], sample(32, 2, e)].concat();
-            assert_eq!(count_records(&bytes, e), 3, "{e:?}");
+            // HEADER_TRACING_DATA: 13 bytes of data, padded to 16, after its 16-byte record.
+            let mut tracing = vec![0u8; 16];
+            tracing[..4].copy_from_slice(&e.u32_bytes(record_type::HEADER_TRACING_DATA));
+            tracing[6..8].copy_from_slice(&e.u16_bytes(16));
+            tracing[8..12].copy_from_slice(&e.u32_bytes(13));
+            let bytes = [
+                sample(16, 1, e),
+                aux,
+                vec![9; 24],
+                sample(32, 2, e),
+                tracing,
+                vec![8; 16],
+            ]
+            .concat();
+            assert_eq!(count_records(&bytes, e), 4, "{e:?}");
         }
     }
 

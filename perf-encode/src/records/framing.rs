@@ -1,4 +1,10 @@
 //! Checks that raw bytes form whole records, across any split into chunks.
+//!
+//! One walk over record streams, [`RecordWalker`], finds where each record starts and ends
+//! (gathering a header split across chunks, skipping the payload that follows
+//! HEADER_TRACING_DATA and AUXTRACE), with one rule for how a record is delimited,
+//! [`record_extent`]. [`RecordFramer`] is that walk with a record count, for a writer that
+//! must refuse bytes that are not whole records, and a fast path for plain records.
 
 use crate::Endian;
 use core::fmt;
@@ -31,10 +37,20 @@ pub enum FramingError {
 impl fmt::Display for FramingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Self::BadSize { offset, type_, size } => write!(
-                f,
-                "record at byte {offset} (type {type_}) has size {size}: sizes are multiples of 8, at least 8"
-            ),
+            Self::BadSize {
+                offset,
+                type_,
+                size,
+            } => {
+                let rule = match framing_of(type_) {
+                    Framing::Unpadded => "at least 8",
+                    _ => "a multiple of 8, at least 8",
+                };
+                write!(
+                    f,
+                    "record at byte {offset} (type {type_}) has size {size}: its type's sizes are {rule}"
+                )
+            }
             Self::ShortHeader { offset, type_ } => write!(
                 f,
                 "record at byte {offset} (type {type_}) is too short to hold its payload size"
@@ -44,6 +60,282 @@ impl fmt::Display for FramingError {
 }
 
 impl core::error::Error for FramingError {}
+
+/// The type and size fields of a record header's first 8 bytes (as stored, in `endian`).
+///
+/// ```
+/// use perf_encode::{records::header_type_and_size, Endian};
+/// assert_eq!(header_type_and_size(Endian::Little, &[9, 0, 0, 0, 1, 0, 16, 0]), (9, 16));
+/// assert_eq!(header_type_and_size(Endian::Big, &[0, 0, 0, 9, 0, 1, 0, 16]), (9, 16));
+/// ```
+#[inline]
+pub const fn header_type_and_size(endian: Endian, h: &[u8; 8]) -> (u32, u16) {
+    (
+        endian.read_u32([h[0], h[1], h[2], h[3]]),
+        endian.read_u16([h[6], h[7]]),
+    )
+}
+
+/// Walks a stream of records fed in arbitrary chunks, one [`Step`] at a time, without
+/// copying the stream (only a header split across chunks is gathered, at most 16 bytes):
+/// where each record starts, how long it is (its size and any payload after it), and
+/// which bytes belong to it. Every record's size is checked against its type
+/// ([`record_extent`]); nothing else is.
+///
+/// ```
+/// use perf_encode::{records::{RecordWalker, Step}, Endian};
+/// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// let mut w = RecordWalker::new(Endian::Little);
+/// assert_eq!(w.step(&rec[..5]), Ok(Step::Header(5))); // the header is not whole yet
+/// let Ok(Step::Record(r)) = w.step(&rec[5..]) else { panic!() };
+/// assert_eq!((r.type_, r.len, r.held, r.taken), (9, 16, 5, 11));
+/// assert_eq!(w.earlier_bytes(&r), &rec[..5]);
+/// assert!(w.at_boundary());
+/// assert!(w.step(&[9, 0, 0, 0, 0, 0, 12, 0]).is_err()); // size 12: refused
+/// ```
+#[derive(Clone, Copy)]
+pub struct RecordWalker {
+    endian: Endian,
+    /// The first `have` bytes are a record header gathered across calls; the rest is stale.
+    header: [u8; 16],
+    have: usize,
+    /// Bytes of the current record still to come (0: between records, or in its header).
+    remaining: u64,
+    /// The whole length (header size and payload) of the current record; meaningful only
+    /// while `have == 0 && remaining > 0`.
+    len: u64,
+}
+
+/// Shows the state: the stale header bytes past the gathered ones are left out.
+impl fmt::Debug for RecordWalker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordWalker")
+            .field("endian", &self.endian)
+            .field("header", &self.gathered())
+            .field("remaining", &self.remaining)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+/// What one [`RecordWalker::step`] found at the start of the bytes it was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The first `n` bytes (all of them) are part of a record header that is not whole yet:
+    /// the walker keeps them.
+    Header(usize),
+    /// A record starts (its header became whole): see [`RecordStart`].
+    Record(RecordStart),
+    /// The first `n` bytes belong to the current record (its body, or the payload after it).
+    Body(usize),
+}
+
+/// A record found by [`RecordWalker::step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordStart {
+    /// Its type.
+    pub type_: u32,
+    /// Its header's `size`.
+    pub size: u16,
+    /// How it is delimited.
+    pub extent: RecordExtent,
+    /// Its whole length: `size`, and the payload after it for
+    /// [`RecordExtent::WithPayload`].
+    pub len: u64,
+    /// Its first bytes that came in earlier steps (a header split across chunks; the
+    /// walker kept them: [`RecordWalker::earlier_bytes`]). The record starts `held` bytes
+    /// before the bytes of this step.
+    pub held: usize,
+    /// The bytes of this step that belong to it (the rest of its header, and as much of the
+    /// rest of it as they hold).
+    pub taken: usize,
+}
+
+/// A record header refused by [`RecordWalker::step`]: its size does not fit its type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordFault {
+    /// What is wrong.
+    pub fault: SizeFault,
+    /// The record's type.
+    pub type_: u32,
+    /// Its header's `size`.
+    pub size: u16,
+    /// Its first bytes that came in earlier steps (see [`RecordStart::held`]).
+    pub held: usize,
+}
+
+impl RecordFault {
+    /// The [`FramingError`] of this fault found by a step at offset `pos` of a call's bytes
+    /// (offset 0 when the record began in an earlier call).
+    #[inline]
+    pub const fn at(self, pos: usize) -> FramingError {
+        self.fault
+            .at(pos.saturating_sub(self.held), self.type_, self.size)
+    }
+}
+
+impl RecordWalker {
+    /// A walker at the start of a stream of byte order `endian`.
+    #[inline]
+    pub const fn new(endian: Endian) -> Self {
+        Self::within_record(endian, 0)
+    }
+
+    /// A walker inside a record (or the payload after it) whose last `remaining` bytes are
+    /// still to come; between records for 0.
+    #[inline]
+    pub const fn within_record(endian: Endian, remaining: u64) -> Self {
+        RecordWalker {
+            endian,
+            header: [0; 16],
+            have: 0,
+            remaining,
+            len: remaining,
+        }
+    }
+
+    /// True between records.
+    #[inline]
+    pub const fn at_boundary(&self) -> bool {
+        self.have == 0 && self.remaining == 0
+    }
+
+    /// Bytes of a record header gathered so far (0 when no header is split).
+    #[inline]
+    pub const fn held(&self) -> usize {
+        self.have
+    }
+
+    /// Bytes until the next record boundary: `Some(0)` between records, `None` while the
+    /// current record's header (8 bytes, or 16 for a record followed by a payload) is not
+    /// whole, so its length is not known yet.
+    #[inline]
+    pub const fn remaining(&self) -> Option<u64> {
+        if self.have != 0 {
+            None
+        } else {
+            Some(self.remaining)
+        }
+    }
+
+    /// The part of `header` that is state.
+    fn gathered(&self) -> &[u8] {
+        self.header.get(..self.have).unwrap_or(&self.header)
+    }
+
+    /// The first [`held`](RecordStart::held) bytes of `record`, which came in earlier steps:
+    /// valid right after the step that returned `record`.
+    #[inline]
+    pub fn earlier_bytes(&self, record: &RecordStart) -> &[u8] {
+        self.header.get(..record.held).unwrap_or(&self.header)
+    }
+
+    /// Walks the start of `data` (the continuation of the stream): what its first bytes
+    /// are, and how many of them that covers (at least 1 when `data` is not empty). On
+    /// error the walker is as it was.
+    #[inline]
+    pub fn step(&mut self, data: &[u8]) -> Result<Step, RecordFault> {
+        if self.have == 0 {
+            if self.remaining > 0 {
+                let n = usize::try_from(self.remaining)
+                    .unwrap_or(usize::MAX)
+                    .min(data.len());
+                self.remaining = self.remaining.saturating_sub(n as u64);
+                return Ok(Step::Body(n));
+            }
+            // The common step: a record whose whole header is here and that is just its size.
+            if let Some(h) = data.first_chunk::<8>() {
+                let (type_, size) = header_type_and_size(self.endian, h);
+                match record_extent(type_, size) {
+                    Err(fault) => {
+                        return Err(RecordFault {
+                            fault,
+                            type_,
+                            size,
+                            held: 0,
+                        })
+                    }
+                    Ok(RecordExtent::Sized) => {
+                        let taken = usize::from(size).min(data.len());
+                        self.len = u64::from(size);
+                        self.remaining = self.len.saturating_sub(taken as u64);
+                        return Ok(Step::Record(RecordStart {
+                            type_,
+                            size,
+                            extent: RecordExtent::Sized,
+                            len: self.len,
+                            held: 0,
+                            taken,
+                        }));
+                    }
+                    Ok(RecordExtent::WithPayload(_)) => {} // its second word is read below
+                }
+            }
+        }
+        self.gather(data)
+    }
+
+    /// [`step`](Self::step) while a header is gathered (or starts): 8 bytes, or 16 for a
+    /// record that says how long its payload is.
+    fn gather(&mut self, data: &[u8]) -> Result<Step, RecordFault> {
+        let held = self.have;
+        let (mut header, mut have, mut pos) = (self.header, held, 0usize);
+        let mut want: usize = if have >= 8 { 16 } else { 8 };
+        loop {
+            let take = want
+                .saturating_sub(have)
+                .min(data.len().saturating_sub(pos));
+            let (end, to) = (have.saturating_add(take), pos.saturating_add(take));
+            if let (Some(dst), Some(src)) = (header.get_mut(have..end), data.get(pos..to)) {
+                // Not `copy_from_slice`: its length-mismatch panic would be linked in.
+                for (d, b) in dst.iter_mut().zip(src) {
+                    *d = *b;
+                }
+            }
+            (have, pos) = (end, to);
+            if have < want {
+                // `data` ends inside the header.
+                self.header = header;
+                self.have = have;
+                return Ok(Step::Header(pos));
+            }
+            let [t0, t1, t2, t3, m0, m1, s0, s1, w @ ..] = header;
+            let (type_, size) =
+                header_type_and_size(self.endian, &[t0, t1, t2, t3, m0, m1, s0, s1]);
+            let extent = record_extent(type_, size).map_err(|fault| RecordFault {
+                fault,
+                type_,
+                size,
+                held,
+            })?;
+            let payload = match extent {
+                RecordExtent::Sized => 0,
+                RecordExtent::WithPayload(_) if want < 16 => {
+                    want = 16; // gather its second word
+                    continue;
+                }
+                RecordExtent::WithPayload(how) => payload_len(how, self.endian, w),
+            };
+            let len = u64::from(size).saturating_add(payload);
+            let body = len.saturating_sub(have as u64);
+            let more = usize::try_from(body)
+                .unwrap_or(usize::MAX)
+                .min(data.len().saturating_sub(pos));
+            self.header = header;
+            self.have = 0;
+            self.len = len;
+            self.remaining = body.saturating_sub(more as u64);
+            return Ok(Step::Record(RecordStart {
+                type_,
+                size,
+                extent,
+                len,
+                held,
+                taken: pos.saturating_add(more),
+            }));
+        }
+    }
+}
 
 /// Tracks record boundaries in a stream fed in arbitrary chunks, without copying the stream.
 ///
@@ -66,36 +358,52 @@ impl core::error::Error for FramingError {}
 /// assert!(f.feed(&[9, 0, 0, 0, 0, 0, 12, 0]).is_err()); // size 12: refused
 /// assert!(f.at_boundary());
 /// ```
+///
+/// The framer is a [`RecordWalker`] that counts records, with the common calls checked
+/// inline.
+///
+/// # The fast path: plain records
+///
+/// Most records are *plain*: one whole record, of a type with no special framing rule
+/// (SAMPLE, MMAP, COMM, …) and a size that is a multiple of 8. A writer that hands out
+/// whole records can skip the walk for them: [`is_plain_record`] tests one call's bytes
+/// without any state ([`first_plain_record`] takes several from one slice), and
+/// [`RecordFramer::after_plain_records`] gives the framer's state after `n` of them, as
+/// feeding them would, without reading them again.
+///
+/// ```
+/// use perf_encode::{records::{is_plain_record, RecordFramer}, Endian};
+/// let mut f = RecordFramer::new(Endian::Little);
+/// let (mut out, mut plain) = (Vec::new(), 0);
+/// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// for call in [&rec[..], &rec[..], &rec[..8]] {
+///     if f.at_boundary() && is_plain_record(Endian::Little, call) {
+///         plain += 1; // taken without the framer
+///     } else {
+///         f = f.after_plain_records(plain).unwrap(); // catch up first
+///         plain = 0;
+///         f.feed(call).unwrap();
+///     }
+///     out.extend_from_slice(call);
+/// }
+/// assert_eq!((f.records(), f.partial_len()), (3, 8));
+/// ```
 #[derive(Clone, Copy)]
 pub struct RecordFramer {
-    endian: Endian,
-    /// The first `have` bytes are a record header gathered across calls; the rest is stale.
-    header: [u8; 16],
-    have: usize,
-    remaining: u64,
-    /// The whole length (header size and payload) of the current record; meaningful only
-    /// while `have == 0 && remaining > 0`.
-    len: u64,
+    walk: RecordWalker,
     records: u64,
-}
-
-impl RecordFramer {
-    /// The part of `header` that is state.
-    fn gathered(&self) -> &[u8] {
-        self.header.get(..self.have).unwrap_or(&self.header)
-    }
 }
 
 /// Two framers are equal when they are in the same state: the stale header bytes past the
 /// gathered ones do not count.
 impl PartialEq for RecordFramer {
     fn eq(&self, other: &Self) -> bool {
-        self.endian == other.endian
-            && self.have == other.have
-            && self.remaining == other.remaining
+        self.walk.endian == other.walk.endian
+            && self.walk.have == other.walk.have
+            && self.walk.remaining == other.walk.remaining
             && self.partial_len() == other.partial_len()
             && self.records == other.records
-            && self.gathered() == other.gathered()
+            && self.walk.gathered() == other.walk.gathered()
     }
 }
 
@@ -104,9 +412,9 @@ impl Eq for RecordFramer {}
 impl fmt::Debug for RecordFramer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RecordFramer")
-            .field("endian", &self.endian)
-            .field("header", &self.gathered())
-            .field("remaining", &self.remaining)
+            .field("endian", &self.walk.endian)
+            .field("header", &self.walk.gathered())
+            .field("remaining", &self.walk.remaining)
             .field("partial_len", &self.partial_len())
             .field("records", &self.records)
             .finish()
@@ -118,11 +426,7 @@ impl RecordFramer {
     #[inline]
     pub const fn new(endian: Endian) -> Self {
         RecordFramer {
-            endian,
-            header: [0; 16],
-            have: 0,
-            remaining: 0,
-            len: 0,
+            walk: RecordWalker::new(endian),
             records: 0,
         }
     }
@@ -143,12 +447,13 @@ impl RecordFramer {
     /// ```
     #[inline]
     pub const fn partial_len(&self) -> u64 {
-        if self.have != 0 {
-            self.have as u64
-        } else if self.remaining == 0 {
+        let w = &self.walk;
+        if w.have != 0 {
+            w.have as u64
+        } else if w.remaining == 0 {
             0
         } else {
-            self.len.saturating_sub(self.remaining)
+            w.len.saturating_sub(w.remaining)
         }
     }
 
@@ -157,23 +462,20 @@ impl RecordFramer {
     /// whole, so its length is not known yet.
     #[inline]
     pub const fn remaining(&self) -> Option<u64> {
-        if self.have != 0 {
-            None
-        } else {
-            Some(self.remaining)
-        }
+        self.walk.remaining()
     }
 
     /// The whole length of the current record (its size and any payload after it), once its
     /// header is whole; `Some(0)` between records.
     #[inline]
     pub const fn record_len(&self) -> Option<u64> {
-        if self.have != 0 {
+        let w = &self.walk;
+        if w.have != 0 {
             None
-        } else if self.remaining == 0 {
+        } else if w.remaining == 0 {
             Some(0)
         } else {
-            Some(self.len)
+            Some(w.len)
         }
     }
 
@@ -191,19 +493,19 @@ impl RecordFramer {
     /// ```
     pub fn abandon_record(&mut self) -> u64 {
         let dropped = self.partial_len();
-        if self.have == 0 && self.remaining != 0 {
+        if self.walk.have == 0 && self.walk.remaining != 0 {
             // A record whose header was whole was counted.
             self.records = self.records.wrapping_sub(1);
         }
-        self.have = 0;
-        self.remaining = 0;
+        self.walk.have = 0;
+        self.walk.remaining = 0;
         dropped
     }
 
     /// True between records.
     #[inline]
     pub const fn at_boundary(&self) -> bool {
-        self.have == 0 && self.remaining == 0
+        self.walk.at_boundary()
     }
 
     /// Records started so far.
@@ -272,40 +574,14 @@ impl RecordFramer {
         self.feed_then_stream(data, write)
     }
 
-    /// True when `data` is exactly one whole record (its header's size is `data.len()`) of a
-    /// valid size, of a type with no special framing rule. Between records, [`feed`](Self::feed)
-    /// accepts such bytes and ends between records again, so a caller that tracks the
-    /// boundary itself may take them without the framer; anything this refuses may still be
-    /// valid for `feed`.
+    /// The framer after `n` more plain records (each one that [`is_plain_record`] accepted,
+    /// fed from a record boundary): what [`feed`](Self::feed) of those bytes gives, without
+    /// reading them again. `None` when the framer is inside a record.
     ///
     /// ```
-    /// use perf_encode::{records::RecordFramer, Endian};
+    /// use perf_encode::{records::{is_plain_record, RecordFramer}, Endian};
     /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
-    /// assert!(RecordFramer::is_one_plain_record(Endian::Little, &rec));
-    /// assert!(!RecordFramer::is_one_plain_record(Endian::Big, &rec)); // size 0x1000
-    /// assert!(!RecordFramer::is_one_plain_record(Endian::Little, &rec[..8])); // a piece
-    /// ```
-    #[inline]
-    pub fn is_one_plain_record(endian: Endian, data: &[u8]) -> bool {
-        let Some(h) = data.first_chunk::<8>() else {
-            return false;
-        };
-        let type_ = endian.read_u32([h[0], h[1], h[2], h[3]]);
-        let size = endian.read_u16([h[6], h[7]]);
-        // `size == data.len()` makes it at least 8. `&`, not `&&`: the tests need no branch
-        // between them.
-        (usize::from(size) == data.len()) & (size % 8 == 0) & is_plain_type(type_)
-    }
-
-    /// The framer after `n` more records, each one that
-    /// [`is_one_plain_record`](Self::is_one_plain_record) accepted, fed from a record
-    /// boundary (what [`feed`](Self::feed) of those bytes gives, without walking them again):
-    /// `None` when the framer is inside a record.
-    ///
-    /// ```
-    /// use perf_encode::{records::RecordFramer, Endian};
-    /// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
-    /// assert!(RecordFramer::is_one_plain_record(Endian::Little, &rec));
+    /// assert!(is_plain_record(Endian::Little, &rec));
     /// let mut fed = RecordFramer::new(Endian::Little);
     /// fed.feed(&[rec, rec].concat()).unwrap();
     /// assert_eq!(RecordFramer::new(Endian::Little).after_plain_records(2), Some(fed));
@@ -343,17 +619,17 @@ impl RecordFramer {
     /// that; returns `None` (changing nothing) for any other call.
     #[inline]
     fn advance_within_record(&mut self, data: &[u8]) -> Option<Undo> {
-        if self.have != 0 {
+        if self.walk.have != 0 {
             return None;
         }
-        let (remaining, len) = (self.remaining, self.len);
-        let (next, started) = plain_step(self.endian, remaining, data)?;
-        self.remaining = next;
+        let (remaining, len) = (self.walk.remaining, self.walk.len);
+        let (next, started) = plain_step(self.walk.endian, remaining, data)?;
+        self.walk.remaining = next;
         if started {
             // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
             self.records = self.records.wrapping_add(1);
             // `next + data.len()` is the record's size (at most 65,535): no wrap.
-            self.len = next.wrapping_add(data.len() as u64);
+            self.walk.len = next.wrapping_add(data.len() as u64);
         }
         Some(Undo {
             remaining,
@@ -424,14 +700,15 @@ impl RecordFramer {
         I: IntoIterator<Item = &'d [u8]>,
     {
         let mut chunks = chunks.into_iter();
-        if self.have != 0 {
+        if self.walk.have != 0 {
             return self.plan_rest(*self, chunks);
         }
         // The inline path on the two words it changes, kept in registers; the first chunk it
         // does not take sends this one and the rest the long way.
-        let (mut remaining, mut records, mut len) = (self.remaining, self.records, self.len);
+        let (mut remaining, mut records, mut len) =
+            (self.walk.remaining, self.records, self.walk.len);
         while let Some(c) = chunks.next() {
-            match plain_step(self.endian, remaining, c) {
+            match plain_step(self.walk.endian, remaining, c) {
                 Some((next, started)) => {
                     remaining = next;
                     if started {
@@ -442,10 +719,12 @@ impl RecordFramer {
                 }
                 None => {
                     let s = RecordFramer {
-                        remaining,
+                        walk: RecordWalker {
+                            remaining,
+                            len,
+                            ..self.walk
+                        },
                         records,
-                        len,
-                        ..*self
                     };
                     return self.plan_rest(s.check_stream(c)?, chunks);
                 }
@@ -480,9 +759,9 @@ impl RecordFramer {
                 records,
                 len,
             } => {
-                self.remaining = remaining;
+                self.walk.remaining = remaining;
                 self.records = records;
-                self.len = len;
+                self.walk.len = len;
             }
             Plan::Whole(s) => *self = s,
         }
@@ -491,117 +770,32 @@ impl RecordFramer {
     /// Takes back an [`advance_within_record`](Self::advance_within_record).
     #[cold]
     fn undo(&mut self, undo: Undo) {
-        self.remaining = undo.remaining;
-        self.len = undo.len;
+        self.walk.remaining = undo.remaining;
+        self.walk.len = undo.len;
         if undo.started {
             self.records = self.records.wrapping_sub(1);
         }
     }
 
-    /// [`check`](Self::check) for any chunk.
+    /// [`check`](Self::check) for any chunk: the walk over it.
     ///
     /// Takes the framer by value: a caller that keeps its framer in a local (as a loop over
     /// chunks does) then passes a copy, and its local can stay in registers.
     fn check_stream(self, data: &[u8]) -> Result<RecordFramer, FramingError> {
         let mut s = self;
         let mut pos = 0usize;
-        while pos < data.len() {
-            let rest = data.get(pos..).unwrap_or(&[]);
-            // Fast path: a record boundary with the record's whole header in this chunk, of a
-            // record that is just its size. Same checks and state as gathering the header below.
-            if s.at_boundary() {
-                if let Some(h) = rest.first_chunk::<8>() {
-                    let (type_, size) = s.plain_header(h);
-                    match record_extent(type_, size) {
-                        Err(fault) => return Err(fault.at(pos, type_, size)),
-                        Ok(RecordExtent::Sized) => {
-                            let whole = usize::from(size);
-                            let body = whole.min(rest.len());
-                            s.start_plain_record(size, whole.saturating_sub(body) as u64);
-                            pos = pos.saturating_add(body);
-                            continue;
-                        }
-                        Ok(RecordExtent::WithPayload(_)) => {}
-                    }
+        while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
+            let n = match s.walk.step(rest).map_err(|fault| fault.at(pos))? {
+                Step::Record(r) => {
+                    // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
+                    s.records = s.records.wrapping_add(1);
+                    r.taken
                 }
-            }
-            if s.remaining > 0 {
-                let skip = usize::try_from(s.remaining)
-                    .unwrap_or(usize::MAX)
-                    .min(rest.len());
-                pos = pos.saturating_add(skip);
-                s.remaining = s.remaining.saturating_sub(skip as u64);
-                continue;
-            }
-            let start = pos.saturating_sub(s.have);
-            // Gather the header: 8 bytes, or 16 for a record that says how long its payload is.
-            let payload = match (s.have >= 8).then(|| record_extent(s.type_(), s.size())) {
-                Some(Ok(RecordExtent::WithPayload(how))) => Some(how),
-                _ => None,
+                Step::Header(n) | Step::Body(n) => n,
             };
-            let want: usize = if payload.is_some() { 16 } else { 8 };
-            let take = want.saturating_sub(s.have).min(rest.len());
-            let end = s.have.saturating_add(take);
-            if let (Some(dst), Some(src)) = (s.header.get_mut(s.have..end), rest.get(..take)) {
-                // Not `copy_from_slice`: its length-mismatch panic would be linked in.
-                for (d, b) in dst.iter_mut().zip(src) {
-                    *d = *b;
-                }
-            }
-            s.have = end;
-            pos = pos.saturating_add(take);
-            if s.have == 8 {
-                let (type_, size) = (s.type_(), s.size());
-                match record_extent(type_, size) {
-                    Err(fault) => return Err(fault.at(start, type_, size)),
-                    Ok(RecordExtent::Sized) => s.begin_body(0),
-                    Ok(RecordExtent::WithPayload(_)) => {} // gather its second word
-                }
-            } else if let (16, Some(how)) = (s.have, payload) {
-                let h = s.header;
-                let word = [h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15]];
-                s.begin_body(payload_len(how, s.endian, word));
-            }
+            pos = pos.saturating_add(n);
         }
         Ok(s)
-    }
-
-    /// Type and size of the header `h`.
-    #[inline]
-    fn plain_header(&self, h: &[u8; 8]) -> (u32, u16) {
-        (
-            self.endian.read_u32([h[0], h[1], h[2], h[3]]),
-            self.endian.read_u16([h[6], h[7]]),
-        )
-    }
-
-    /// At a boundary, starts a record without a trailer whose first `size - left` bytes are
-    /// consumed: the state gathering its header and then skipping would leave. The header
-    /// bytes are not kept: `header` only means something while `have > 0`.
-    #[inline]
-    fn start_plain_record(&mut self, size: u16, left: u64) {
-        self.remaining = left;
-        self.len = u64::from(size);
-        // 2^64 records do not happen; wrapping keeps `undo` an exact inverse.
-        self.records = self.records.wrapping_add(1);
-    }
-
-    fn type_(&self) -> u32 {
-        let b = self.header;
-        self.endian.read_u32([b[0], b[1], b[2], b[3]])
-    }
-
-    fn size(&self) -> u16 {
-        let b = self.header;
-        self.endian.read_u16([b[6], b[7]])
-    }
-
-    fn begin_body(&mut self, extra: u64) {
-        let consumed = self.have as u64;
-        self.len = u64::from(self.size()).saturating_add(extra);
-        self.remaining = self.len.saturating_sub(consumed);
-        self.have = 0;
-        self.records = self.records.wrapping_add(1);
     }
 }
 
@@ -614,9 +808,7 @@ fn plain_step(endian: Endian, remaining: u64, data: &[u8]) -> Option<(u64, bool)
     if remaining == 0 {
         // At a boundary: a record starts here. (Empty data goes the long way, which
         // changes nothing either.)
-        let h = data.first_chunk::<8>()?;
-        let type_ = endian.read_u32([h[0], h[1], h[2], h[3]]);
-        let size = endian.read_u16([h[6], h[7]]);
+        let (type_, size) = header_type_and_size(endian, data.first_chunk::<8>()?);
         let whole = usize::from(size);
         if whole < data.len() || !plain_size_ok(type_, size) {
             return None;
@@ -709,15 +901,10 @@ impl SizeFault {
 /// ```
 #[inline]
 pub const fn record_extent(type_: u32, size: u16) -> Result<RecordExtent, SizeFault> {
-    let framing = match record_type::info(type_) {
-        Some(info) => info.framing,
-        None => Framing::Aligned,
-    };
-    match framing {
-        _ if size < 8 => Err(SizeFault::BadSize),
-        Framing::Unpadded => Ok(RecordExtent::Sized),
-        _ if size % 8 != 0 => Err(SizeFault::BadSize),
-        Framing::Aligned => Ok(RecordExtent::Sized),
+    match framing_of(type_) {
+        Framing::Unpadded if size >= 8 => Ok(RecordExtent::Sized),
+        _ if !is_aligned_size(size) => Err(SizeFault::BadSize),
+        Framing::Aligned | Framing::Unpadded => Ok(RecordExtent::Sized),
         Framing::PayloadAfter(_) if size < 16 => Err(SizeFault::ShortHeader),
         Framing::PayloadAfter(len) => Ok(RecordExtent::WithPayload(len)),
     }
@@ -743,12 +930,68 @@ pub const fn payload_len(how: PayloadLen, endian: Endian, word: [u8; 8]) -> u64 
     }
 }
 
+/// True when `data` is exactly one whole *plain* record (the
+/// [fast path](RecordFramer#the-fast-path-plain-records)): its header's size is `data.len()`, a
+/// multiple of 8, and its type has no special framing rule. Between records,
+/// [`RecordFramer::feed`] accepts such bytes and ends between records again (as
+/// [`RecordFramer::after_plain_records`] says without reading them), so a caller that
+/// tracks the boundary itself may take them without the framer; anything this refuses may
+/// still be valid for `feed`.
+///
+/// ```
+/// use perf_encode::{records::is_plain_record, Endian};
+/// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// assert!(is_plain_record(Endian::Little, &rec));
+/// assert!(!is_plain_record(Endian::Big, &rec)); // size 0x1000
+/// assert!(!is_plain_record(Endian::Little, &rec[..8])); // a piece
+/// ```
+#[inline]
+pub fn is_plain_record(endian: Endian, data: &[u8]) -> bool {
+    first_plain_record(endian, data).is_some_and(|r| r.len() == data.len())
+}
+
+/// The record at the start of `data` when it is a whole plain record (see
+/// [`is_plain_record`]): how a caller holding several whole records in one slice takes them
+/// one by one on the fast path. `None` when the first record is not plain or not whole.
+///
+/// ```
+/// use perf_encode::{records::first_plain_record, Endian};
+/// let rec = [9u8, 0, 0, 0, 0, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// let two = [rec, rec].concat();
+/// assert_eq!(first_plain_record(Endian::Little, &two), Some(&rec[..]));
+/// assert_eq!(first_plain_record(Endian::Little, &rec[..12]), None); // not whole
+/// ```
+#[inline]
+pub fn first_plain_record(endian: Endian, data: &[u8]) -> Option<&[u8]> {
+    let (type_, size) = header_type_and_size(endian, data.first_chunk::<8>()?);
+    let record = data.get(..usize::from(size))?;
+    // `&`, not `&&`: the tests need no branch between them.
+    (is_aligned_size(size) & is_plain_type(type_)).then_some(record)
+}
+
+/// The size rule of aligned records, in one place: at least 8 (the header) and a multiple
+/// of 8.
+#[inline]
+const fn is_aligned_size(size: u16) -> bool {
+    (size >= 8) & (size % 8 == 0)
+}
+
+/// How records of `type_` are framed (`perf_abi::record_type::info`'s framing; a type perf
+/// does not know is framed as aligned).
+#[inline]
+const fn framing_of(type_: u32) -> Framing {
+    match record_type::info(type_) {
+        Some(info) => info.framing,
+        None => Framing::Aligned,
+    }
+}
+
 /// True for a size [`record_extent`] accepts as a record that is just its `size` bytes, for
 /// the types the inline path takes (see [`is_plain_type`]).
 #[inline]
 fn plain_size_ok(type_: u32, size: u16) -> bool {
     if is_plain_type(type_) {
-        return size >= 8 && size % 8 == 0;
+        return is_aligned_size(size);
     }
     matches!(record_extent(type_, size), Ok(RecordExtent::Sized))
 }
@@ -766,14 +1009,12 @@ fn is_plain_type(type_: u32) -> bool {
 const SPECIAL_TYPES: (u32, u32) = {
     let (mut first, mut last, mut t) = (u32::MAX, 0u32, 0u32);
     while t < 256 {
-        if let Some(info) = record_type::info(t) {
-            if !matches!(info.framing, Framing::Aligned) {
-                if t < first {
-                    first = t;
-                }
-                if t > last {
-                    last = t;
-                }
+        if !matches!(framing_of(t), Framing::Aligned) {
+            if t < first {
+                first = t;
+            }
+            if t > last {
+                last = t;
             }
         }
         t = t.saturating_add(1);
@@ -886,9 +1127,9 @@ mod tests {
         match (a, b) {
             (Ok(x), Ok(y)) => {
                 // Only the gathered part of the header is state.
-                x.header[..x.have] == y.header[..y.have]
-                    && x.have == y.have
-                    && x.remaining == y.remaining
+                x.walk.gathered() == y.walk.gathered()
+                    && x.walk.have == y.walk.have
+                    && x.walk.remaining == y.walk.remaining
                     && x.partial_len() == y.partial_len()
                     && x.records == y.records
             }
@@ -952,14 +1193,17 @@ mod tests {
             f.feed(&one[..usize::from(size)]).unwrap();
         }
         whole.feed(&stream).unwrap();
-        assert_eq!((f.records, f.have, f.remaining), (4, 0, 0));
-        assert_eq!((whole.records, whole.have, whole.remaining), (4, 0, 0));
+        assert_eq!((f.records, f.walk.have, f.walk.remaining), (4, 0, 0));
+        assert_eq!(
+            (whole.records, whole.walk.have, whole.walk.remaining),
+            (4, 0, 0)
+        );
     }
 
     fn state(f: &RecordFramer) -> (usize, u64, u64, [u8; 16]) {
         let mut header = [0u8; 16];
-        header[..f.have].copy_from_slice(&f.header[..f.have]);
-        (f.have, f.remaining, f.records, header)
+        header[..f.walk.have].copy_from_slice(f.walk.gathered());
+        (f.walk.have, f.walk.remaining, f.records, header)
     }
 
     #[test]
@@ -1050,7 +1294,7 @@ mod tests {
     }
 
     #[test]
-    fn is_one_plain_record_agrees_with_feed() {
+    fn is_plain_record_agrees_with_feed() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
         let mut buf = [0u8; 4096];
         let (mut taken, mut declined) = (0u32, 0u32);
@@ -1070,7 +1314,7 @@ mod tests {
                 let chunk = &data[pos..(pos + n).min(len)];
                 pos += chunk.len();
                 let before = state(&a);
-                let plain = RecordFramer::is_one_plain_record(Endian::Little, chunk);
+                let plain = is_plain_record(Endian::Little, chunk);
                 let fed = a.feed(chunk);
                 if plain && before.0 == 0 && before.1 == 0 {
                     // Taken between records: feed agrees it is one whole record.
@@ -1090,6 +1334,88 @@ mod tests {
         }
         // Both branches above ran (the random streams hold trailers and bad sizes).
         assert!(taken > 10_000 && declined > 10_000, "{taken} {declined}");
+    }
+
+    #[test]
+    fn walker_finds_the_records_where_they_start_in_any_chunks() {
+        let mut rng = Rng(0x0bad_cafe_f00d_d00d);
+        let mut buf = [0u8; 4096];
+        for _ in 0..1000 {
+            let len = random_stream(&mut rng, &mut buf);
+            let data = &buf[..len];
+            // The record starts as the stream lays them out.
+            let mut want = [0usize; 512];
+            let (mut n, mut at) = (0, 0);
+            while let Some(l) = record_len(&data[at..]) {
+                want[n] = at;
+                n += 1;
+                at += l;
+            }
+            let mut w = RecordWalker::new(Endian::Little);
+            let (mut got, mut m, mut pos) = ([0usize; 512], 0, 0);
+            let mut failed = false;
+            'chunks: while pos < len {
+                let end = (pos + 1 + rng.below(40) as usize).min(len);
+                let mut here = pos;
+                while here < end {
+                    match w.step(&data[here..end]) {
+                        Ok(Step::Record(r)) => {
+                            got[m] = here - r.held;
+                            m += 1;
+                            assert!(r.taken >= 1 && here + r.taken <= end);
+                            assert!(r.len >= u64::from(r.size));
+                            here += r.taken;
+                        }
+                        Ok(Step::Header(k) | Step::Body(k)) => {
+                            assert!(k >= 1 && here + k <= end);
+                            here += k;
+                        }
+                        Err(e) => {
+                            // A bad header, where a record starts; nothing before it refused.
+                            assert_eq!(want[m], here - e.held);
+                            failed = true;
+                            break 'chunks;
+                        }
+                    }
+                }
+                pos = end;
+            }
+            assert!(if failed { m < n } else { m == n }, "{m} of {n}");
+            assert_eq!(got[..m], want[..m]);
+        }
+    }
+
+    #[test]
+    fn bad_size_messages_name_the_rule_of_the_type() {
+        let msg = |type_, size| {
+            let e = RecordFramer::new(Endian::Little)
+                .feed(&rec(type_, size))
+                .unwrap_err();
+            let mut s = [0u8; 200];
+            let mut w = Buf(&mut s, 0);
+            core::fmt::write(&mut w, format_args!("{e}")).unwrap();
+            let n = w.1;
+            core::str::from_utf8(&s[..n])
+                .unwrap()
+                .contains("multiple of 8")
+        };
+        assert!(msg(9, 12)); // SAMPLE: aligned
+        assert!(!msg(81, 7)); // COMPRESSED: unpadded, only "at least 8"
+        assert!(!msg(80, 4)); // HEADER_FEATURE: unpadded
+    }
+
+    /// A `fmt::Write` into a byte array (the crate is `no_std`).
+    struct Buf<'a>(&'a mut [u8], usize);
+    impl core::fmt::Write for Buf<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let end = self.1 + s.len();
+            self.0
+                .get_mut(self.1..end)
+                .ok_or(core::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.1 = end;
+            Ok(())
+        }
     }
 
     #[test]

@@ -20,7 +20,9 @@ pub use encode::{
     MAX_COMPRESSED_DATA, MAX_PADDED_DATA, ZSTD_PAD_MIN, ZSTD_SKIPPABLE_MAGIC,
 };
 pub use framing::{
-    payload_len, record_extent, FramingError, RecordExtent, RecordFramer, SizeFault,
+    first_plain_record, header_type_and_size, is_plain_record, payload_len, record_extent,
+    FramingError, RecordExtent, RecordFault, RecordFramer, RecordStart, RecordWalker, SizeFault,
+    Step,
 };
 pub use parse::sample::parse_sample;
 pub use sample::fields::{
