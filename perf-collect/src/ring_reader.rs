@@ -50,25 +50,30 @@ impl RingStats {
     pub fn total(all: &[RingStats]) -> RingStats {
         let mut t = RingStats::default();
         for s in all {
-            t.records += s.records;
-            t.samples += s.samples;
-            t.bytes += s.bytes;
-            t.lost_events += s.lost_events;
-            t.lost_records += s.lost_records;
-            t.lost_samples += s.lost_samples;
-            t.lost_added += s.lost_added;
-            t.last_time = t.last_time.max(s.last_time);
-            t.sample_time = match (t.sample_time, s.sample_time) {
-                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
-                (x, y) => x.or(y),
-            };
-            t.max_cpu = t.max_cpu.max(s.max_cpu);
-            t.refused += s.refused;
-            if t.first_refusal.is_none() {
-                t.first_refusal.clone_from(&s.first_refusal);
-            }
+            t.add(s);
         }
         t
+    }
+
+    /// Adds `s`'s counts to these (the first refusal stays the first).
+    fn add(&mut self, s: &RingStats) {
+        self.records += s.records;
+        self.samples += s.samples;
+        self.bytes += s.bytes;
+        self.lost_events += s.lost_events;
+        self.lost_records += s.lost_records;
+        self.lost_samples += s.lost_samples;
+        self.lost_added += s.lost_added;
+        self.last_time = self.last_time.max(s.last_time);
+        self.sample_time = match (self.sample_time, s.sample_time) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (x, y) => x.or(y),
+        };
+        self.max_cpu = self.max_cpu.max(s.max_cpu);
+        self.refused += s.refused;
+        if self.first_refusal.is_none() {
+            self.first_refusal.clone_from(&s.first_refusal);
+        }
     }
 }
 
@@ -346,24 +351,19 @@ impl Tally {
 
     /// Adds the tally to `stats`.
     fn into_stats(self, stats: &mut RingStats) {
-        stats.records += self.records;
-        stats.samples += self.samples;
-        stats.bytes += self.bytes;
-        stats.lost_events += self.lost_events;
-        stats.lost_records += self.lost_records;
-        stats.lost_samples += self.lost_samples;
-        stats.last_time = stats.last_time.max(self.last_time);
-        if self.first_sample <= self.last_sample {
-            let (first, last) = (self.first_sample, self.last_sample);
-            stats.sample_time = Some(match stats.sample_time {
-                Some((a, b)) => (a.min(first), b.max(last)),
-                None => (first, last),
-            });
-        }
-        if let Some(max) = self.cpus.checked_sub(1) {
-            let max = max as u32;
-            stats.max_cpu = Some(stats.max_cpu.map_or(max, |m| m.max(max)));
-        }
+        stats.add(&RingStats {
+            records: self.records,
+            samples: self.samples,
+            bytes: self.bytes,
+            lost_events: self.lost_events,
+            lost_records: self.lost_records,
+            lost_samples: self.lost_samples,
+            last_time: self.last_time,
+            sample_time: (self.first_sample <= self.last_sample)
+                .then_some((self.first_sample, self.last_sample)),
+            max_cpu: self.cpus.checked_sub(1).map(|max| max as u32),
+            ..RingStats::default()
+        });
     }
 }
 

@@ -232,24 +232,33 @@ const MIXED_EVENTS: [&str; 2] = [
 ];
 const FORKS: usize = 20;
 
-#[test]
-fn several_tracepoints_and_cpu_clock_in_a_file() {
-    if !require_collect("sched:sched_process_fork") {
-        return;
-    }
+/// The mixed recording into a file with `options` (after `-F 999`), checked by perf script
+/// and linux-perf-data; the file stays in the returned directory.
+fn mixed_in_a_file(options: &[&str]) -> (PathBuf, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("collect.data");
     let forks = FORKS.to_string();
+    let mut all = vec!["-F", "999"];
+    all.extend_from_slice(options);
     let (pid, out) = collect_workload_with(
         path_str(&ours),
         &MIXED_EVENTS,
-        &["-F", "999", "--unchecked"],
+        &all,
         &["fork", &forks, "spin", "50"],
     );
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
     check_mixed(&perf_script(&ours, &SCRIPT_FIELDS), pid, FORKS);
     let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
     assert!(summary.records_with_parse_errors().is_empty());
+    (ours, dir)
+}
+
+#[test]
+fn several_tracepoints_and_cpu_clock_in_a_file() {
+    if !require_collect("sched:sched_process_fork") {
+        return;
+    }
+    mixed_in_a_file(&["--unchecked"]);
 }
 
 #[test]
@@ -340,18 +349,8 @@ fn compressed_recordings_read_as_plain_ones() {
         return;
     }
     // File mode, -z (level 1): the mixed events, as in the plain recording.
-    let dir = tempfile::tempdir().unwrap();
-    let ours = dir.path().join("collect.data");
-    let forks = FORKS.to_string();
-    let (pid, out) = collect_workload_with(
-        path_str(&ours),
-        &MIXED_EVENTS,
-        &["-F", "999", "-z"],
-        &["fork", &forks, "spin", "50"],
-    );
-    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+    let (ours, dir) = mixed_in_a_file(&["-z"]);
     assert!(compressed_records(&ours) > 0);
-    check_mixed(&perf_script(&ours, &SCRIPT_FIELDS), pid, FORKS);
     let header = perf_report_header(&ours, false);
     header.assert_clean();
     assert!(
@@ -359,8 +358,6 @@ fn compressed_recordings_read_as_plain_ones() {
         "{}",
         header.stdout
     );
-    let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
-    assert!(summary.records_with_parse_errors().is_empty());
 
     // Pipe mode at level 9: every getppid of the workload, exactly.
     const N: usize = 20_000;
