@@ -127,7 +127,7 @@ mod cli {
                         StopReason::OutputClosed => "the output was closed".to_string(),
                     };
                     eprintln!(
-                        "perf-collect: wrote {} events ({} records, {} bytes) from {} CPUs to {target}; stopped by {why}",
+                        "perf-collect: wrote {} events ({} records, {} bytes) from {} CPUs to {target}; stopped: {why}",
                         s.samples, s.records, s.bytes, summary.cpus
                     );
                 }

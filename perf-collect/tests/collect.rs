@@ -426,10 +426,7 @@ fn sigint_and_sigterm_mid_recording_leave_a_file_perf_reads() {
         let (path, _dir, out) = stopped_by(signal, ignored);
         let err = stderr(&out);
         assert!(out.status.success(), "{err}");
-        assert!(
-            err.contains(&format!("stopped by signal {number}")),
-            "{err}"
-        );
+        assert!(err.contains(&format!("stopped: signal {number}")), "{err}");
         let script = perf_script(&path, &SCRIPT_FIELDS);
         script.assert_clean();
         assert!(!script_events(&script).is_empty());
@@ -455,7 +452,7 @@ fn duration_stops_the_recording() {
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(start.elapsed() < Duration::from_secs(10));
-    assert!(err.contains("stopped by the duration"), "{err}");
+    assert!(err.contains("stopped: the duration passed"), "{err}");
     perf_script(&path, &SCRIPT_FIELDS).assert_clean();
 }
 
