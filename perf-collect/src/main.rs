@@ -61,7 +61,7 @@ mod cli {
 
         /// Compress the records with zstd (LEVEL 1 to 22, default 1), as perf record -z
         /// does; perf 5.x and later read them.
-        #[arg(short = 'z', long = "compression-level", value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1", require_equals = true)]
+        #[arg(short = 'z', long = "compression-level", value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
         compression_level: Option<i32>,
 
         /// Write the kernel's records without the writer's strict check (by default each is

@@ -222,7 +222,9 @@ pub fn append_to_vec<E: Encode + ?Sized>(
 ) -> Result<(), EncodeError> {
     let needed = value.encoded_len()?;
     let start = vec.len();
-    vec.reserve(needed);
+    // An encoder that announces more than memory holds gets an error, not an abort.
+    vec.try_reserve(needed)
+        .map_err(|_| EncodeError::OutOfMemory { needed })?;
     let result = value.encode_with_len(&mut Encoder::new(vec, endian), needed);
     let written = vec.len().saturating_sub(start);
     let result = result.and(if written == needed {
@@ -253,4 +255,50 @@ pub fn to_vec<E: Encode + ?Sized>(
     let mut v = alloc::vec::Vec::new();
     append_to_vec(value, endian, &mut v)?;
     Ok(v)
+}
+
+#[allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+
+    /// Announces `.0` bytes and writes 8.
+    struct Announces(usize);
+
+    impl Encode for Announces {
+        fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError> {
+            enc.zeros(8)
+        }
+
+        fn encoded_len(&self) -> Result<usize, EncodeError> {
+            Ok(self.0)
+        }
+    }
+
+    #[test]
+    fn a_length_no_memory_holds_is_an_error_and_the_vec_stays() {
+        let mut v = alloc::vec![1u8, 2];
+        for needed in [usize::MAX, isize::MAX as usize, 1 << 62] {
+            assert_eq!(
+                append_to_vec(&Announces(needed), Endian::Little, &mut v),
+                Err(EncodeError::OutOfMemory { needed })
+            );
+            assert_eq!(v, [1, 2]);
+            assert_eq!(
+                to_vec(&Announces(needed), Endian::Big),
+                Err(EncodeError::OutOfMemory { needed })
+            );
+        }
+        // A wrong length that memory holds is caught after writing, the vec restored.
+        assert_eq!(
+            append_to_vec(&Announces(16), Endian::Little, &mut v),
+            Err(EncodeError::LengthMismatch {
+                announced: 16,
+                written: 8
+            })
+        );
+        assert_eq!(v, [1, 2]);
+        append_to_vec(&Announces(8), Endian::Little, &mut v).unwrap();
+        assert_eq!(v.len(), 10);
+    }
 }

@@ -96,6 +96,12 @@ pub enum EncodeError {
         /// Length written.
         written: usize,
     },
+    /// A growable buffer could not grow by the encoding's length (the allocator refused it,
+    /// or it is more than a `Vec` can hold); nothing was written.
+    OutOfMemory {
+        /// Bytes the encoding needs.
+        needed: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -146,6 +152,9 @@ impl fmt::Display for EncodeError {
                 f,
                 "internal error: encoder announced {announced} bytes but wrote {written}"
             ),
+            Self::OutOfMemory { needed } => {
+                write!(f, "no memory for the encoding's {needed} bytes")
+            }
         }
     }
 }
