@@ -197,27 +197,20 @@ fn record_time(r: &RecordView<'_>) -> Option<u64> {
     }
 }
 
-/// The records of a [`Ring::snapshot`] (newest first): their (offset, length, time), as
-/// far as they are whole.
-fn snapshot_records(snap: &[u8]) -> Vec<(usize, usize, Option<u64>)> {
+/// The records of a [`Ring::snapshot`] (newest first) and their times, as far as they are
+/// whole.
+fn snapshot_records(snap: &[u8]) -> Vec<(RecordView<'_>, Option<u64>)> {
+    let mut records = Records {
+        first: snap,
+        second: &[],
+        pos: 0,
+    };
     let mut out = Vec::new();
-    let mut pos = 0usize;
-    while let Some(h) = snap.get(pos..).and_then(|s| s.first_chunk::<8>()) {
-        let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
-        let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
-        let Some(bytes) = snap
-            .get(pos..pos + size)
-            .filter(|_| size >= 8 && size % 8 == 0)
-        else {
-            break;
-        };
-        let view = RecordView {
-            rtype,
-            a: bytes,
-            b: &[],
-        };
-        out.push((pos, size, record_time(&view)));
-        pos += size;
+    // What the ring overwrote last may end in a torn record: stop at a size the kernel
+    // never writes.
+    while let Some(r) = records.next().filter(|r| r.len() % 8 == 0) {
+        let time = record_time(&r);
+        out.push((r, time));
     }
     out
 }
@@ -234,46 +227,22 @@ pub fn write_snapshots<O: OutputMode>(
     window_ns: u64,
 ) -> Result<(), CollectError> {
     let records: Vec<_> = snaps.iter().map(|s| snapshot_records(s)).collect();
-    let is_sample = |snap: &[u8], pos: usize| {
-        snap.get(pos..pos + 4)
-            .is_some_and(|t| t == RECORD_SAMPLE.to_ne_bytes())
-    };
     let latest = records
         .iter()
         .flatten()
-        .filter_map(|(.., t)| *t)
+        .filter_map(|(_, t)| *t)
         .max()
         .unwrap_or(0);
     let cutoff = latest.saturating_sub(window_ns);
-    for ((snap, recs), stats) in snaps.iter().zip(&records).zip(stats) {
-        for &(pos, size, time) in recs.iter().rev() {
-            if time.is_some_and(|t| t < cutoff) && is_sample(snap, pos) {
+    for (recs, stats) in records.iter().zip(stats) {
+        for (r, time) in recs.iter().rev() {
+            if r.rtype == RECORD_SAMPLE && time.is_some_and(|t| t < cutoff) {
                 continue;
             }
-            let bytes = &snap[pos..pos + size];
-            let view = RecordView {
-                rtype: u32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-                a: bytes,
-                b: &[],
-            };
-            match w.write_event_data(bytes) {
-                Ok(()) => count(&view, stats),
-                Err(e) => match refusal(&e) {
-                    Some(why) => {
-                        stats.refused += 1;
-                        if stats.first_refusal.is_none() {
-                            stats.first_refusal =
-                                Some(format!("record type {} of {size} bytes: {why}", view.rtype));
-                        }
-                    }
-                    None => {
-                        return Err(CollectError::Writer {
-                            what: "writing records",
-                            source: WriterError::from(e),
-                        })
-                    }
-                },
-            }
+            write_one(w, r, stats).map_err(|e| CollectError::Writer {
+                what: "writing records",
+                source: WriterError::from(e),
+            })?;
         }
     }
     Ok(())
@@ -374,6 +343,39 @@ fn count(r: &RecordView<'_>, stats: &mut RingStats) {
     t.into_stats(stats);
 }
 
+/// Writes one record (as two slices when it wraps) and counts it; a record the writer
+/// refuses is left out and counted as refused (the first named). `Err` only for a failure
+/// of the output.
+fn write_one<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    r: &RecordView<'_>,
+    stats: &mut RingStats,
+) -> io::Result<()> {
+    let result = if r.b.is_empty() {
+        w.write_event_data(r.a)
+    } else {
+        w.write_event_data_vectored(&[IoSlice::new(r.a), IoSlice::new(r.b)])
+            .map(drop)
+    };
+    match result {
+        Ok(()) => count(r, stats),
+        Err(e) => match refusal(&e) {
+            Some(why) => {
+                stats.refused += 1;
+                if stats.first_refusal.is_none() {
+                    stats.first_refusal = Some(format!(
+                        "record type {} of {} bytes: {why}",
+                        r.rtype,
+                        r.len()
+                    ));
+                }
+            }
+            None => return Err(e),
+        },
+    }
+    Ok(())
+}
+
 /// A refusal of the writer (as opposed to a failure of its output).
 fn refusal(e: &io::Error) -> Option<&WriterError> {
     match WriterError::from_io(e) {
@@ -430,30 +432,9 @@ pub fn drain<O: OutputMode>(
     let mut records = Records::new(&p);
     let mut done = 0;
     while let Some(r) = records.next() {
-        let result = if r.b.is_empty() {
-            w.write_event_data(r.a)
-        } else {
-            w.write_event_data_vectored(&[IoSlice::new(r.a), IoSlice::new(r.b)])
-                .map(drop)
-        };
-        match result {
-            Ok(()) => count(&r, stats),
-            Err(e) => match refusal(&e) {
-                Some(why) => {
-                    stats.refused += 1;
-                    if stats.first_refusal.is_none() {
-                        stats.first_refusal = Some(format!(
-                            "record type {} of {} bytes: {why}",
-                            r.rtype,
-                            r.len()
-                        ));
-                    }
-                }
-                None => {
-                    failure = Some(e);
-                    break;
-                }
-            },
+        if let Err(e) = write_one(w, &r, stats) {
+            failure = Some(e);
+            break;
         }
         done = records.taken();
     }
