@@ -3,14 +3,16 @@
 //! target is built with overflow checks), and whatever `check_format_text` accepts,
 //! `tracepoint_decode` 0.5 parses without panicking into a format with the same id, and the
 //! writer takes as a tracepoint event and finalizes into a file linux-perf-data reads.
+//! Whatever tracepoint_decode parses (where it cannot overflow or panic), `check_parsed_format`
+//! judges as `check_format_text` judges the text `write_to` renders of it.
 //!
 //! Input: one byte of flags (bit 0: `long` is 64 bits), then the text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use perf_encode::features::{
-    check_format_text, check_header_event, check_header_page, check_kallsyms, check_printk,
-    check_saved_cmdlines,
+    check_format_text, check_header_event, check_header_page, check_kallsyms, check_parsed_format,
+    check_printk, check_saved_cmdlines,
 };
 use perf_writer_std::PerfDataFileWriter;
 use std::io::Cursor;
@@ -26,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = check_kallsyms(text);
     let _ = check_printk(text);
     let _ = check_saved_cmdlines(text);
+    parsed_as_rendered(long_is_64, text);
     let Ok(summary) = check_format_text(text) else {
         return;
     };
@@ -52,3 +55,39 @@ fuzz_target!(|data: &[u8]| {
     linux_perf_data::PerfFileReader::parse_file(Cursor::new(&bytes[..]))
         .expect("linux-perf-data reads the file");
 });
+
+/// A text tracepoint_decode parses: its parsed format is judged as the text it renders to.
+/// Only texts the parser survives: ASCII, one `format:` line, no number of 5 digits or more
+/// in a field line (it adds offsets and sizes as u16s) or of 10 digits anywhere (u32).
+fn parsed_as_rendered(long_is_64: bool, text: &[u8]) {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return;
+    };
+    let digits = |line: &str, n: usize| {
+        line.as_bytes()
+            .windows(n)
+            .any(|w| w.iter().all(u8::is_ascii_digit))
+    };
+    let lines = || text.split(['\n', '\r']);
+    // A second `format:` clears the fields but not their common count: the parser then
+    // indexes past them.
+    let formats = lines()
+        .filter(|l| l.trim_start_matches([' ', '\t']).split(':').next() == Some("format"))
+        .count();
+    if !text.is_ascii()
+        || formats > 1
+        || lines().any(|l| digits(l, 10) || (digits(l, 5) && !l.trim_start().starts_with("ID:")))
+    {
+        return;
+    }
+    let Some(format) = PerfEventFormat::parse(long_is_64, "fuzz", text) else {
+        return;
+    };
+    let mut rendered = String::new();
+    format.write_to(&mut rendered).unwrap();
+    assert_eq!(
+        check_parsed_format(&format),
+        check_format_text(rendered.as_bytes()),
+        "{rendered:?}"
+    );
+}

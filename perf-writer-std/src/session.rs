@@ -8,8 +8,8 @@ use crate::id_index::IdIndex;
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{
-    check_feature_payload, check_format_text, EventDescFeature, FormatText, TracepointFormat,
-    TracepointRawRule, TracingData,
+    check_feature_payload, check_format_text, check_parsed_format, EventDescFeature, FormatText,
+    TracepointFormat, TracepointRawRule, TracingData,
 };
 use perf_encode::records::SampleLayout;
 use perf_encode::records::{EventUpdateName, HeaderAttr};
@@ -37,13 +37,13 @@ pub struct EventDescData {
     pub(crate) layout: SampleLayout,
 }
 
-/// A tracepoint's format, its text (the caller's original tracefs text, or the format
-/// rendered once when it was added and checked) and the rule its records' RAW payloads
-/// follow.
+/// A tracepoint's format, the caller's original tracefs text if there was one, and the rule
+/// its records' RAW payloads follow.
 #[derive(Debug)]
 struct Tracepoint {
     format: Arc<PerfEventFormat>,
-    text: Vec<u8>,
+    /// The caller's tracefs text; `None`: the format is written as `write_to` renders it.
+    text: Option<Vec<u8>>,
     raw_rule: TracepointRawRule,
 }
 
@@ -518,11 +518,37 @@ impl Session {
                 .cmp(b.format.system_name())
                 .then(a.format.id().cmp(&b.format.id()))
         });
+        // The parsed formats rendered once, one after another, for the encoder to copy.
+        let mut rendered = String::new();
+        let mut ends = Vec::with_capacity(formats.len());
+        for t in &formats {
+            if t.text.is_none() {
+                let start = rendered.len();
+                t.format
+                    .write_to(&mut rendered)
+                    .map_err(|_| WriterError::Encode(perf_encode::EncodeError::Format))?;
+                // Checked when added, without rendering (`check_parsed_format`): the text
+                // must pass the text's check too; every debug build's test asserts it.
+                debug_assert!(
+                    check_format_text(rendered.as_bytes().get(start..).unwrap_or_default()).is_ok(),
+                    "a format passed check_parsed_format and its text fails"
+                );
+            }
+            ends.push(rendered.len());
+        }
         let events: Vec<TracepointFormat<'_>> = formats
             .iter()
-            .map(|t| TracepointFormat {
-                system: t.format.system_name(),
-                format: FormatText::Text(&t.text),
+            .zip(&ends)
+            .scan(0, |start, (t, &end)| {
+                let text = match &t.text {
+                    Some(own) => own.as_slice(),
+                    None => rendered.as_bytes().get(*start..end).unwrap_or_default(),
+                };
+                *start = end;
+                Some(TracepointFormat {
+                    system: t.format.system_name(),
+                    format: FormatText::Text(text),
+                })
             })
             .collect();
         let ftraces: Vec<&[u8]> = self.tracing.ftraces.iter().map(Vec::as_slice).collect();
@@ -599,31 +625,26 @@ impl Session {
     }
 }
 
-/// Checks a tracepoint's system name and format text (the caller's, or the parsed format
-/// rendered as text) as perf will read them; returns the rule of its RAW payloads.
+/// Checks a tracepoint's system name and format (the caller's text, or the parsed format
+/// as the text `write_to` renders of it) as perf will read them; returns the rule of its
+/// RAW payloads and the caller's text to keep.
 fn check_tracepoint(
     format: &PerfEventFormat,
     text: Option<&[u8]>,
-) -> Result<(TracepointRawRule, Vec<u8>), WriterError> {
+) -> Result<(TracepointRawRule, Option<Vec<u8>>), WriterError> {
     check_system_name(format.system_name())?;
-    let text = match text {
-        Some(t) => t.to_vec(),
-        None => {
-            // Room for what `write_to` writes: the field lines, the print format and the
-            // words around them, so that the text grows once at most.
-            let fields: usize = format.fields().iter().map(|f| f.field().len() + 48).sum();
-            let mut s = String::with_capacity(fields + format.print_fmt().len() + 64);
-            format
-                .write_to(&mut s)
-                .map_err(|_| WriterError::Encode(perf_encode::EncodeError::Format))?;
-            s.into_bytes()
-        }
-    };
-    let summary = check_format_text(&text).map_err(WriterError::FormatText)?;
+    let summary = match text {
+        Some(t) => check_format_text(t),
+        None => check_parsed_format(format),
+    }
+    .map_err(WriterError::FormatText)?;
     if u32::from(summary.id) != format.id() {
         return Err(WriterError::BadFormatText);
     }
-    Ok((TracepointRawRule::from_summary(&summary), text))
+    Ok((
+        TracepointRawRule::from_summary(&summary),
+        text.map(<[u8]>::to_vec),
+    ))
 }
 
 /// A tracepoint system name perf reads: the name of a directory under `events/`, written

@@ -8,12 +8,15 @@ use integration_tests::perf_tool::{
     perf_script_stdin, require_perf, script_lines,
 };
 use integration_tests::{lpd, temp_data_file};
-use perf_writer_std::perf_encode::features::{FormatTextProblem, TracepointRawProblem};
+use perf_writer_std::perf_encode::features::{
+    check_format_text, check_parsed_format, FormatTextProblem, TracepointRawProblem,
+};
 use perf_writer_std::perf_encode::records::{EventUpdateName, HeaderAttr, PidTid, Sample};
 use perf_writer_std::{
     OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::io::Cursor;
+use std::sync::Arc;
 use tracepoint_decode::{
     PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType, PerfEventFormat,
 };
@@ -270,6 +273,56 @@ fn item3_array_length_above_u32_max_or_out_of_range_is_refused() {
         FormatTextProblem::ArrayLength,
         9,
     );
+}
+
+/// A parsed format (`add_tracepoint_event_desc`) perf could not read is refused at the add,
+/// with the problem and line of the text `write_to` renders of it (checked without
+/// rendering), and nothing of it stays.
+#[test]
+fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
+    for (from, to, problem, line) in [
+        ("ID: 7", "ID: 65536", FormatTextProblem::IdOutOfRange, 2),
+        ("int value;", "int va\0lue;", FormatTextProblem::Nul, 9),
+        (
+            "int value;",
+            "int value[3];",
+            FormatTextProblem::ArrayLength,
+            9,
+        ),
+        (
+            "\"value=%d\"",
+            "\"value=%d",
+            FormatTextProblem::PrintFmtQuote,
+            11,
+        ),
+        (
+            "common_type;",
+            "kind;",
+            FormatTextProblem::MissingCommonType,
+            0,
+        ),
+    ] {
+        let parsed = PerfEventFormat::parse(true, "test", &tick_with(from, to)).unwrap();
+        let mut rendered = String::new();
+        parsed.write_to(&mut rendered).unwrap();
+        let want = check_format_text(rendered.as_bytes()).unwrap_err();
+        assert_eq!((want.problem, want.line), (problem, line), "{rendered}");
+        let parsed = Arc::new(parsed);
+        let r = file_around(|w| {
+            let err = w
+                .try_add_tracepoint_event_desc(
+                    &[5],
+                    &tp_attr(u64::from(parsed.id())),
+                    "test:bad",
+                    &parsed,
+                )
+                .unwrap_err();
+            assert_eq!(err, WriterError::FormatText(want));
+            assert!(!w.has_tracepoint_event_desc(parsed.id()));
+            assert!(w.add_event_desc(&[5], &sw_attr(), "after"));
+        });
+        assert_both_ticks(&r);
+    }
 }
 
 // Item 5's format texts perf 6.1 segfaults on.
@@ -621,8 +674,8 @@ fn item4_pipe_feature_must_fit_header_feature() {
         .unwrap();
 }
 
-/// Every tracefs format of this machine (events and ftrace) is accepted, and the file with
-/// all of them is read by perf.
+/// Every tracefs format of this machine (events and ftrace) is accepted, as text and parsed,
+/// and the files with all of them are read by perf.
 #[test]
 fn every_tracefs_format_of_this_machine_is_accepted() {
     let root = std::path::Path::new("/sys/kernel/tracing/events");
@@ -650,6 +703,9 @@ fn every_tracefs_format_of_this_machine_is_accepted() {
     }
     assert!(!formats.is_empty());
     let mut w = file_writer();
+    // The same formats parsed, through add_tracepoint_event_desc (checked without being
+    // rendered): judged as their rendered texts are, and accepted.
+    let mut parsed_w = file_writer();
     let mut events = 0u64;
     for (i, (system, text)) in formats.iter().enumerate() {
         if system == "ftrace" {
@@ -665,8 +721,23 @@ fn every_tracefs_format_of_this_machine_is_accepted() {
         let name = format!("{system}:{}", format.name());
         w.add_tracepoint_event_desc_from_text(&[i as u64 + 1], &attr, &name, system, text)
             .unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        let mut rendered = String::new();
+        format.write_to(&mut rendered).unwrap();
+        assert_eq!(
+            check_parsed_format(&format),
+            check_format_text(rendered.as_bytes()),
+            "{name}"
+        );
+        parsed_w
+            .try_add_tracepoint_event_desc(&[i as u64 + 1], &attr, &name, &Arc::new(format))
+            .unwrap_or_else(|e| panic!("{name} parsed: {e}\n{rendered}"));
         events += 1;
     }
+    let parsed_bytes = parsed_w.finish().unwrap().into_inner();
+    assert_eq!(
+        lpd::read_file(&parsed_bytes).unwrap().attrs.len() as u64,
+        events
+    );
     let bytes = w.finish().unwrap().into_inner();
     let l = lpd::read_file(&bytes).unwrap();
     assert_eq!(l.attrs.len() as u64, events);
@@ -675,6 +746,10 @@ fn every_tracefs_format_of_this_machine_is_accepted() {
         let evlist = perf_evlist(file.path());
         // perf 6.1's libtraceevent warns about print formats of newer kernels it cannot
         // parse (`expected type 4 but read 5`); it reads the events all the same.
+        evlist.assert_success();
+        assert_eq!(parse_evlist(&evlist.stdout).len() as u64, events);
+        let file = temp_data_file(&parsed_bytes);
+        let evlist = perf_evlist(file.path());
         evlist.assert_success();
         assert_eq!(parse_evlist(&evlist.stdout).len() as u64, events);
     }

@@ -35,6 +35,8 @@ pub use cpu_topology::{CpuTopology, CpuTopologyEntry};
 pub use dir_format::DirFormat;
 pub use empty::{EmptyBpfList, EmptyFeature};
 pub use event_desc::EventDescFeature;
+#[cfg(feature = "tracepoint_decode")]
+pub use format_text::check_parsed_format;
 pub use format_text::{
     check_format_text, check_header_page, FormatField, FormatSummary, FormatTextError,
     FormatTextProblem,
