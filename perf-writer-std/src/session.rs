@@ -357,7 +357,10 @@ impl Session {
             )),
             (false, false) => Ok(()),
         };
-        if let Err(e) = several_need_ids().and_then(|()| self.check_new_desc(&attr, tracepoint)) {
+        let layout = SampleLayout::from_attr(&attr);
+        if let Err(e) =
+            several_need_ids().and_then(|()| self.check_new_desc(&attr, &layout, tracepoint))
+        {
             self.ids.release(claimed, ids);
             return Err(e);
         }
@@ -377,7 +380,7 @@ impl Session {
             name: self.names.push(name),
             ids: self.id_lists.push(ids),
             attr,
-            layout: SampleLayout::from_attr(&attr),
+            layout,
         });
         Ok(())
     }
@@ -445,10 +448,11 @@ impl Session {
     fn check_new_desc(
         &self,
         attr: &PerfEventAttr,
+        layout: &SampleLayout,
         tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
     ) -> Result<(), WriterError> {
         if let Some(first) = self.descs.first() {
-            check_distinguishable(&first.attr, attr)?;
+            check_distinguishable(&first.layout, layout)?;
         }
         if let Some((format, _)) = tracepoint {
             let id = format.id();
@@ -665,17 +669,15 @@ pub(crate) fn check_system_name(system: &str) -> Result<(), WriterError> {
 /// perf reads a file with several events only if it can tell their records apart: every
 /// attr must put the sample id at the same place in samples and in `sample_id` trailers, and
 /// agree on `sample_id_all` (`evlist__valid_sample_type`, `evlist__valid_sample_id_all`).
-/// `first` is the first event of the file; `new` is another one.
-fn check_distinguishable(first: &PerfEventAttr, new: &PerfEventAttr) -> Result<(), WriterError> {
-    use perf_abi::attr_flags::SAMPLE_ID_ALL;
-    if first.has_flag(SAMPLE_ID_ALL) != new.has_flag(SAMPLE_ID_ALL) {
+/// `first` is the layout of the first event of the file; `new` another one's.
+fn check_distinguishable(first: &SampleLayout, new: &SampleLayout) -> Result<(), WriterError> {
+    if first.sample_id_all != new.sample_id_all {
         return Err(WriterError::IndistinguishableEvents(
             "sample_id_all differs from the first event's",
         ));
     }
     // perf's id_pos and is_pos (where it reads the id in samples and in trailers).
-    let id_offsets = |attr: &PerfEventAttr| SampleLayout::from_attr(attr).id_offsets();
-    match (id_offsets(first), id_offsets(new)) {
+    match (first.id_offsets(), new.id_offsets()) {
         (Some(a), Some(b)) if a == b => Ok(()),
         (None, _) | (_, None) => Err(WriterError::IndistinguishableEvents(
             "with several events every sample_type needs IDENTIFIER (or ID)",

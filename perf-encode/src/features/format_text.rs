@@ -361,12 +361,40 @@ fn event_id(id: Option<u32>) -> Result<u16, FormatTextProblem> {
 /// that may fall inside a multi-byte character; tracefs writes ASCII) and holds no `;` or
 /// line end (in a text they end it).
 fn field<'a>(decl: &'a [u8], offset: u32, size: u32) -> Result<FormatField<'a>, FormatTextProblem> {
-    if !decl.is_ascii() || memchr::memchr2(b';', b'\n', decl).is_some() {
+    let seen = decl.iter().fold(0u8, |seen, &b| {
+        seen | DECL_BYTES.get(usize::from(b)).copied().unwrap_or(0)
+    });
+    if seen & ENDS_DECL != 0 {
         return Err(FormatTextProblem::BadField);
     }
-    let name = decl_name(trim(decl), size)?;
+    let name = decl_name(trim(decl), size, seen)?;
     Ok(FormatField { name, offset, size })
 }
+
+/// A byte that cannot be in a declaration: not ASCII, `;`, a line end.
+const ENDS_DECL: u8 = 1;
+/// `"` or `'`.
+const QUOTE: u8 = 2;
+/// `[` or `]`.
+const BRACKET: u8 = 4;
+
+/// What each byte is to a declaration ([`ENDS_DECL`], [`QUOTE`], [`BRACKET`]).
+#[allow(clippy::indexing_slicing)] // evaluated when compiled: an index out of range fails the build
+const DECL_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0x80;
+    while b < 256 {
+        t[b] = ENDS_DECL;
+        b += 1;
+    }
+    t[b';' as usize] = ENDS_DECL;
+    t[b'\n' as usize] = ENDS_DECL;
+    t[b'"' as usize] = QUOTE;
+    t[b'\'' as usize] = QUOTE;
+    t[b'[' as usize] = BRACKET;
+    t[b']' as usize] = BRACKET;
+    t
+};
 
 /// The fields of a format as they are added, common ones first: where `common_type` is
 /// and where the common fields and all fields end.
@@ -462,15 +490,15 @@ fn print_fmt(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
             }
         }
     };
-    // Lines up to and with the one the value ends on.
-    let lines = match end {
-        Some(e) => lines_in(rest.get(..=e).unwrap_or_default()),
-        None => lines_in(rest),
-    };
     let after = end.and_then(|e| rest.get(e..)).unwrap_or(&[]);
     match after.iter().position(|b| !b.is_ascii_whitespace()) {
         None => Ok(()),
         Some(at) => {
+            // Lines up to and with the one the value ends on, then to the text after it.
+            let lines = match end {
+                Some(e) => lines_in(rest.get(..=e).unwrap_or_default()),
+                None => lines_in(rest),
+            };
             let more = lines_in(after.get(..at).unwrap_or(&[]));
             Err((
                 lines.saturating_sub(1).saturating_add(more),
@@ -537,7 +565,8 @@ pub fn check_header_page(text: &[u8]) -> Result<(), FormatTextError> {
 
 /// Refuses a NUL, and control bytes other than tab and newline.
 pub(crate) fn plain_bytes(text: &[u8]) -> Result<(), FormatTextError> {
-    let bad = |b: &u8| *b == 0 || (*b < 0x20 && *b != b'\t' && *b != b'\n') || *b == 0x7f;
+    // Without branches, so that the loop below is a vector loop.
+    let bad = |b: &u8| (*b < 0x20) & (*b != b'\t') & (*b != b'\n') | (*b == 0x7f);
     // Over every byte without stopping (the compiler makes it a vector loop); the place of
     // a bad byte is looked for only when there is one.
     if !text.iter().fold(false, |any, b| any | bad(b)) {
@@ -607,9 +636,24 @@ fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
 /// name` → `name`): its last word outside brackets. Every `[..]` holds nothing, a decimal
 /// length that divides `size`, or an expression that does not start with a digit
 /// (`[sizeof(struct sockaddr_in6)]`).
-fn decl_name(decl: &[u8], size: u32) -> Result<&[u8], FormatTextProblem> {
-    if memchr::memchr2(b'"', b'\'', decl).is_some() {
+///
+/// `seen`: the [`DECL_BYTES`] classes of its bytes, or-ed.
+fn decl_name(decl: &[u8], size: u32, seen: u8) -> Result<&[u8], FormatTextProblem> {
+    if seen & QUOTE != 0 {
         return Err(FormatTextProblem::BadField);
+    }
+    if seen & BRACKET == 0 {
+        // No brackets: the name is the last word.
+        let end = decl
+            .iter()
+            .rposition(|&b| is_ident(b))
+            .map_or(0, |e| e.saturating_add(1));
+        let before = decl.get(..end).unwrap_or_default();
+        let start = before
+            .iter()
+            .rposition(|&b| !is_ident(b))
+            .map_or(0, |s| s.saturating_add(1));
+        return word_name(before.get(start..).unwrap_or_default());
     }
     // One pass: the word being read and the last one ended, outside brackets; where the
     // open bracket's contents start, inside.
@@ -642,11 +686,16 @@ fn decl_name(decl: &[u8], size: u32) -> Result<&[u8], FormatTextProblem> {
     if let Some(w) = word_start {
         last_word = w..decl.len();
     }
-    let last_word = decl.get(last_word).unwrap_or_default();
-    if last_word.is_empty() || last_word.first().is_some_and(u8::is_ascii_digit) {
+    word_name(decl.get(last_word).unwrap_or_default())
+}
+
+/// The last word of a declaration as its field's name: there is one, and it does not start
+/// with a digit.
+fn word_name(word: &[u8]) -> Result<&[u8], FormatTextProblem> {
+    if word.is_empty() || word.first().is_some_and(u8::is_ascii_digit) {
         return Err(FormatTextProblem::BadField);
     }
-    Ok(last_word)
+    Ok(word)
 }
 
 /// Checks what is between `[` and `]`.
@@ -913,8 +962,9 @@ mod tests {
                 .collect();
             let size = [0, 1, 8, 16][(x >> 60) as usize % 4];
             let want = decl_name_model(&decl, size);
+            let classes = decl.iter().fold(0, |s, &b| s | DECL_BYTES[usize::from(b)]);
             assert_eq!(
-                decl_name(&decl, size),
+                decl_name(&decl, size, classes),
                 want,
                 "{:?}",
                 core::str::from_utf8(&decl)
