@@ -335,11 +335,11 @@ enum Part {
     Done,
 }
 
-/// The rules of a format's parts, whichever way they arrive: [`check_format_text`] reads
-/// the parts from the lines of a text, [`check_parsed_format`] from a parsed format (whose
-/// text is what `PerfEventFormat::write_to` renders). Both go through these functions, so
-/// a rule is written once.
-///
+// The rules of a format's parts, whichever way they arrive: `check_format_text` reads the
+// parts from the lines of a text, `check_parsed_format` from a parsed format (whose text is
+// what `PerfEventFormat::write_to` renders). Both go through the functions below (to
+// `Fields`), so a rule is written once.
+
 /// An event's name: letters, digits and `_` (white space around it is dropped).
 fn event_name(value: &[u8]) -> Result<&[u8], FormatTextProblem> {
     let name = trim(value);
