@@ -301,6 +301,19 @@ fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
             FormatTextProblem::MissingCommonType,
             0,
         ),
+        ("REC->value", "REC->y", FormatTextProblem::UnknownField, 11),
+        (
+            ", REC->value",
+            ", RE'C->value",
+            FormatTextProblem::PrintFmtQuote,
+            11,
+        ),
+        (
+            "unsigned short common_type",
+            "unsign(ed short common_type",
+            FormatTextProblem::CommonFieldDeclaration,
+            4,
+        ),
     ] {
         let parsed = PerfEventFormat::parse(true, "test", &tick_with(from, to)).unwrap();
         let mut rendered = String::new();
@@ -323,6 +336,40 @@ fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
         });
         assert_both_ticks(&r);
     }
+}
+
+// Format texts a hostile probe found perf 6.1 crashing or hanging on, though the checks
+// of the time let them through.
+
+/// `__print_flags` over a field the format has not: perf script, evlist and report
+/// --header-only segfault.
+#[test]
+fn print_flags_over_a_missing_field_is_refused() {
+    format_refused(
+        &tick_with("REC->value", "__print_flags(REC->y, \"|\", {1, \"A\"})"),
+        FormatTextProblem::UnknownField,
+        11,
+    );
+}
+
+/// An unclosed `'` in the print format: all three perf commands hang.
+#[test]
+fn an_unclosed_character_in_the_print_format_is_refused() {
+    format_refused(
+        &tick_with(", REC->value", ", RE'C->value"),
+        FormatTextProblem::PrintFmtQuote,
+        11,
+    );
+}
+
+/// A stray byte in `common_type`'s declaration: perf script segfaults.
+#[test]
+fn a_garbled_common_type_declaration_is_refused() {
+    format_refused(
+        &tick_with("unsigned short common_type", "unsign(ed short common_type"),
+        FormatTextProblem::CommonFieldDeclaration,
+        4,
+    );
 }
 
 // Item 5's format texts perf 6.1 segfaults on.

@@ -61,8 +61,15 @@ pub enum FormatTextProblem {
     MissingPrintFmt,
     /// Text after the `print fmt:` value (the parsers would read it as more properties).
     AfterPrintFmt,
-    /// A `"` string in the `print fmt:` value that is not closed.
+    /// A `"` string in the `print fmt:` value that is not closed, or a `'` character not
+    /// closed on its line (perf 6.1 hangs on it).
     PrintFmtQuote,
+    /// A `REC->NAME` in the `print fmt:` value that names no field of the format (perf
+    /// 6.1 crashes on some, in `__print_flags`).
+    UnknownField,
+    /// A common field whose declaration is more than type words, `*` and its name (with
+    /// an array length): perf 6.1 crashes on such a `common_type`.
+    CommonFieldDeclaration,
     /// A `header_page` whose fields are not `timestamp`, `commit`, optionally `overwrite`,
     /// then `data`, the fields perf's parser looks for (it loops forever on others).
     HeaderPageFields,
@@ -95,7 +102,11 @@ impl FormatTextProblem {
             }
             Self::MissingPrintFmt => "no `print fmt:` line after the fields",
             Self::AfterPrintFmt => "text after the `print fmt:` value",
-            Self::PrintFmtQuote => "an unclosed string in the `print fmt:` value",
+            Self::PrintFmtQuote => "an unclosed string or character in the `print fmt:` value",
+            Self::UnknownField => "the `print fmt:` value names a field (`REC->NAME`) the format has not",
+            Self::CommonFieldDeclaration => {
+                "a common field's declaration is not type words, `*` and a name"
+            }
             Self::HeaderPageFields => {
                 "the fields are not timestamp, commit, [overwrite,] data (perf would loop forever)"
             }
@@ -165,12 +176,15 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
     let mut fields = Fields::default();
     let mut line_no = 0u32;
     let mut line_start = 0usize;
+    // Where the field lines start (the line after `format:`).
+    let mut fields_start = 0usize;
     for line in text.split(|&b| b == b'\n') {
         line_no = line_no.saturating_add(1);
         let err = |problem| FormatTextError {
             line: line_no,
             problem,
         };
+        let this_line = line_start;
         let rest = text.get(line_start..).unwrap_or(&[]);
         line_start = line_start.saturating_add(line.len()).saturating_add(1);
         let t = trim(line);
@@ -189,7 +203,10 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
                 id = event_id(decimal(trim(value))).map_err(err)?;
                 Part::Format
             }
-            Part::Format if t == b"format:" => Part::Common,
+            Part::Format if t == b"format:" => {
+                fields_start = line_start;
+                Part::Common
+            }
             Part::Format => return Err(err(FormatTextProblem::MissingFormat)),
             // tracepoint_decode ends a block at an empty line only, perf also at one of
             // white space: refuse the ambiguity.
@@ -205,12 +222,21 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
                 return Err(err(FormatTextProblem::FieldBlocks))
             }
             Part::Common | Part::Own => {
-                fields.add(field_line(t).map_err(err)?).map_err(err)?;
+                let (field, decl) = field_line(t).map_err(err)?;
+                fields.add(field, decl).map_err(err)?;
                 part
             }
             Part::Tail if t.is_empty() => Part::Tail,
             Part::Tail if t.starts_with(b"print fmt:") => {
-                print_fmt(rest).map_err(|(lines, problem)| FormatTextError {
+                // The field lines were read: each is one again.
+                let field_lines = text.get(fields_start..this_line).unwrap_or_default();
+                let has_field = |name: &[u8]| {
+                    field_lines
+                        .split(|&b| b == b'\n')
+                        .filter_map(|l| field_line(trim(l)).ok())
+                        .any(|(f, _)| f.name == name)
+                };
+                print_fmt(rest, &has_field).map_err(|(lines, problem)| FormatTextError {
                     line: line_no.saturating_add(lines),
                     problem,
                 })?;
@@ -254,11 +280,14 @@ pub fn check_parsed_format(
     let common = format.common_field_count().min(all.len());
     // The lines of the rendered text: `name:`, `ID:`, `format:`, the fields (an empty line
     // after the common ones, when there are some), an empty line, `print fmt:`.
+    // (A name may hold line ends: tracepoint_decode reads a quoted one across lines.)
+    let name_lines = memchr::memchr_iter(b'\n', format.name().as_bytes()).count();
     let field_line = |i: usize| {
         i.saturating_add(4)
+            .saturating_add(name_lines)
             .saturating_add(usize::from(common > 0 && i >= common))
     };
-    let print_line = all.len().saturating_add(if common > 0 { 6 } else { 5 });
+    let print_line = field_line(all.len()).saturating_add(1);
     let at = |line: usize| {
         let line = u32::try_from(line).unwrap_or(u32::MAX);
         move |problem| FormatTextError { line, problem }
@@ -272,34 +301,39 @@ pub fn check_parsed_format(
     let name = event_name(format.name().as_bytes()).map_err(at(1))?;
     let id = event_id(Some(format.id())).map_err(at(2))?;
     let mut fields = Fields::default();
+    let mut names = alloc::vec::Vec::with_capacity(all.len());
     for (i, f) in all.iter().enumerate() {
         if i == common && common > 0 {
             fields.end_common().map_err(at(field_line(i)))?;
         }
         let line = at(field_line(i));
-        let field = field(
-            f.field().as_bytes(),
-            u32::from(f.offset()),
-            u32::from(f.size()),
-        )
-        .map_err(line)?;
-        fields.add(field).map_err(line)?;
+        let decl = f.field().as_bytes();
+        let field = field(decl, u32::from(f.offset()), u32::from(f.size())).map_err(line)?;
+        names.push(field.name);
+        fields.add(field, decl).map_err(line)?;
     }
     if common == 0 {
         // Without common fields the text has no empty line before the one that ends the
         // fields: read as common fields, they are followed by `print fmt:` where a field
         // or the end of the second block belongs.
-        let line = if all.is_empty() { 4 } else { print_line };
+        let line = if all.is_empty() {
+            field_line(0)
+        } else {
+            print_line
+        };
         return Err(at(line)(FormatTextProblem::FieldBlocks));
     }
     if common == all.len() {
         fields.end_common().map_err(at(field_line(common)))?;
     }
-    print_fmt(format.print_fmt().as_bytes()).map_err(|(lines, problem)| FormatTextError {
-        line: u32::try_from(print_line)
-            .unwrap_or(u32::MAX)
-            .saturating_add(lines),
-        problem,
+    let has_field = |name: &[u8]| names.contains(&name);
+    print_fmt(format.print_fmt().as_bytes(), &has_field).map_err(|(lines, problem)| {
+        FormatTextError {
+            line: u32::try_from(print_line)
+                .unwrap_or(u32::MAX)
+                .saturating_add(lines),
+            problem,
+        }
     })?;
     fields.summary(name, id).map_err(at(0))
 }
@@ -396,6 +430,23 @@ const DECL_BYTES: [u8; 256] = {
     t
 };
 
+/// A declaration of type words, `*` and a name, outside its brackets (`unsigned short
+/// common_type`, `char comm[16]`).
+fn plain_declaration(decl: &[u8]) -> bool {
+    let mut depth = 0u32;
+    decl.iter().all(|&b| match b {
+        b'[' => {
+            depth = depth.saturating_add(1);
+            true
+        }
+        b']' => {
+            depth = depth.saturating_sub(1);
+            true
+        }
+        _ => depth > 0 || is_ident(b) || matches!(b, b' ' | b'\t' | b'*'),
+    })
+}
+
 /// The fields of a format as they are added, common ones first: where `common_type` is
 /// and where the common fields and all fields end.
 #[derive(Default)]
@@ -411,9 +462,13 @@ struct Fields {
 }
 
 impl Fields {
-    /// Adds a field of the current block; every field lies within the largest RAW payload.
-    fn add(&mut self, field: FormatField<'_>) -> Result<(), FormatTextProblem> {
+    /// Adds a field of the current block (`decl` its declaration): every field lies within
+    /// the largest RAW payload; a common field's declaration is plain.
+    fn add(&mut self, field: FormatField<'_>, decl: &[u8]) -> Result<(), FormatTextProblem> {
         let end = field_end(&field)?;
+        if !self.common_ended && !plain_declaration(decl) {
+            return Err(FormatTextProblem::CommonFieldDeclaration);
+        }
         self.fields_end = self.fields_end.max(end);
         if !self.common_ended {
             self.common_fields = self.common_fields.saturating_add(1);
@@ -451,42 +506,68 @@ impl Fields {
 
 /// Checks the text from the `print fmt:` line on: its value ends at the first newline
 /// outside a `"` string (strings may span lines, as some kernels' formats do; `\`
-/// escapes the next byte), after which only white space may follow. The error gives the
-/// line relative to the `print fmt:` line (for an unclosed string, the line it opens on).
-fn print_fmt(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
+/// escapes the next byte), after which only white space may follow. A `'` character is
+/// closed on its line (perf 6.1 hangs on one that is not). Every `REC->NAME` outside
+/// strings names a field (`has_field`). The error gives the line relative to the `print
+/// fmt:` line (for an unclosed string, the line it opens on).
+fn print_fmt(
+    rest: &[u8],
+    has_field: &dyn Fn(&[u8]) -> bool,
+) -> Result<(), (u32, FormatTextProblem)> {
     let lines_in = |bytes: &[u8]| u32::try_from(memchr::memchr_iter(b'\n', bytes).count());
     let lines_in = |bytes: &[u8]| lines_in(bytes).unwrap_or(u32::MAX);
-    // Outside a string: on to the next quote or line end; inside: on to the closing quote,
-    // a `\` taking the byte after it.
+    let line_of = |at: usize| lines_in(rest.get(..at).unwrap_or_default());
+    // Outside a string or character: its field references are checked, on to the next
+    // quote or line end. Inside: on to the closing quote, a `\` taking the byte after it; a
+    // string may span lines, a character may not.
     let mut at = 0usize;
     let end = loop {
         let outside = rest.get(at..).unwrap_or_default();
-        let Some(k) = memchr::memchr2(b'"', b'\n', outside) else {
+        let found = memchr::memchr3(b'"', b'\'', b'\n', outside);
+        let code = outside
+            .get(..found.unwrap_or(outside.len()))
+            .unwrap_or_default();
+        if let Some(k) = unknown_field(code, has_field) {
+            return Err((
+                line_of(at.saturating_add(k)),
+                FormatTextProblem::UnknownField,
+            ));
+        }
+        let Some(k) = found else {
             break None;
         };
-        let quote = at.saturating_add(k);
-        if rest.get(quote) == Some(&b'\n') {
-            break Some(quote);
-        }
-        at = quote.saturating_add(1);
-        let unclosed = || {
-            let before = rest.get(..quote).unwrap_or_default();
-            Err((lines_in(before), FormatTextProblem::PrintFmtQuote))
+        let open = at.saturating_add(k);
+        let quote = match rest.get(open) {
+            Some(&b'"') => b'"',
+            Some(&b'\'') => b'\'',
+            _ => break Some(open),
         };
+        let unclosed = Err((line_of(open), FormatTextProblem::PrintFmtQuote));
+        at = open.saturating_add(1);
         loop {
             let inside = rest.get(at..).unwrap_or_default();
-            let Some(k) = memchr::memchr2(b'"', b'\\', inside) else {
-                return unclosed();
+            let found = match quote {
+                b'"' => memchr::memchr2(b'"', b'\\', inside),
+                _ => memchr::memchr3(b'\'', b'\\', b'\n', inside),
+            };
+            let Some(k) = found else {
+                return unclosed;
             };
             let found = at.saturating_add(k);
-            if rest.get(found) == Some(&b'"') {
-                at = found.saturating_add(1);
-                break;
+            match rest.get(found) {
+                Some(&b) if b == quote => {
+                    at = found.saturating_add(1);
+                    break;
+                }
+                Some(&b'\n') => return unclosed,
+                _ => {}
             }
-            // The escaped byte (a string that ends here is unclosed).
+            // The escaped byte (a string that ends here is unclosed; a character ends at a
+            // line end, escaped or not).
             at = found.saturating_add(2);
-            if at > rest.len() {
-                return unclosed();
+            if at > rest.len() || (quote == b'\'' && rest.get(at.saturating_sub(1)) == Some(&b'\n'))
+            {
+                return unclosed;
             }
         }
     };
@@ -506,6 +587,24 @@ fn print_fmt(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
             ))
         }
     }
+}
+
+/// Where in `code` (print-format text outside strings) a `REC->NAME` names no field
+/// (perf 6.1 crashes on some of them, in `__print_flags`).
+fn unknown_field(code: &[u8], has_field: &dyn Fn(&[u8]) -> bool) -> Option<usize> {
+    const REC: &[u8] = b"REC->";
+    memchr::memmem::find_iter(code, REC).find(|&k| {
+        let before = k.checked_sub(1).and_then(|b| code.get(b));
+        if before.is_some_and(|&b| is_ident(b)) {
+            return false; // `XREC->`: another name
+        }
+        let name = code.get(k.saturating_add(REC.len())..).unwrap_or_default();
+        let len = name
+            .iter()
+            .position(|&b| !is_ident(b))
+            .unwrap_or(name.len());
+        !has_field(name.get(..len).unwrap_or_default())
+    })
 }
 
 /// The end of a field, if it lies within the largest RAW payload.
@@ -542,7 +641,7 @@ pub fn check_header_page(text: &[u8]) -> Result<(), FormatTextError> {
         if trimmed.is_empty() {
             continue;
         }
-        let field = field_line(trimmed).map_err(err)?;
+        let (field, _) = field_line(trimmed).map_err(err)?;
         // `overwrite` (index 2) may be left out.
         let found = ORDER
             .iter()
@@ -592,7 +691,7 @@ pub(crate) fn plain_bytes(text: &[u8]) -> Result<(), FormatTextError> {
 
 /// `field:DECL;` then `offset:N;`, `size:N;` and optionally `signed:0|1;`, separated by
 /// white space (tracefs puts tabs), in ASCII, each part ended by its `;`.
-fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
+fn field_line(line: &[u8]) -> Result<(FormatField<'_>, &[u8]), FormatTextProblem> {
     // tracepoint_decode takes a number only when a `;` follows it.
     if !line.ends_with(b";") {
         return Err(FormatTextProblem::BadField);
@@ -629,7 +728,7 @@ fn field_line(line: &[u8]) -> Result<FormatField<'_>, FormatTextProblem> {
     if parts.next().is_some() {
         return Err(FormatTextProblem::BadField);
     }
-    Ok(field)
+    Ok((field, decl))
 }
 
 /// The name a declaration gives its field (`char comm[16]` → `comm`, `__data_loc char[]
@@ -774,28 +873,31 @@ mod tests {
     /// The print format's rule byte by byte, as a state machine: the model the scan of
     /// [`print_fmt`] (which jumps from quote to quote) is held to.
     fn print_fmt_model(rest: &[u8]) -> Result<(), (u32, FormatTextProblem)> {
-        let (mut lines, mut in_string, mut escaped, mut end) = (0u32, false, false, None);
+        let (mut lines, mut in_string, mut escaped, mut end) = (0u32, None, false, None);
         let mut opened_on = 0u32;
         for (i, &b) in rest.iter().enumerate() {
             if b == b'\n' {
                 lines += 1;
             }
-            if in_string {
+            if let Some(quote) = in_string {
                 match (escaped, b) {
+                    (_, b'\n') if quote == b'\'' => {
+                        return Err((opened_on, FormatTextProblem::PrintFmtQuote))
+                    }
                     (true, _) => escaped = false,
                     (false, b'\\') => escaped = true,
-                    (false, b'"') => in_string = false,
+                    (false, b) if b == quote => in_string = None,
                     _ => {}
                 }
-            } else if b == b'"' {
-                in_string = true;
+            } else if b == b'"' || b == b'\'' {
+                in_string = Some(b);
                 opened_on = lines;
             } else if b == b'\n' {
                 end = Some(i);
                 break;
             }
         }
-        if in_string {
+        if in_string.is_some() {
             return Err((opened_on, FormatTextProblem::PrintFmtQuote));
         }
         let after = end.map_or(&[][..], |e| &rest[e..]);
@@ -847,6 +949,9 @@ mod tests {
             "70000",
             "name:",
             "ID:",
+            "REC->",
+            "'",
+            "(",
         ];
         let real = include_str!("../../../tests/data/sched_switch.format");
         let mut bases: Vec<String> = [SCHED_SWITCH, NO_OWN_FIELDS, real.as_bytes()]
@@ -864,6 +969,10 @@ mod tests {
         ] {
             bases.push(String::from_utf8(with(from, to)).unwrap());
         }
+        // Found by a hostile probe: tracepoint_decode reads a quoted name across lines.
+        bases.push(String::from(
+            "name: a\"\n\"b\nID: 1\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:int x\x01;\toffset:4;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n",
+        ));
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             x ^= x << 13;
@@ -976,7 +1085,7 @@ mod tests {
 
     #[test]
     fn the_print_format_scan_agrees_with_the_byte_by_byte_rule() {
-        const ALPHABET: &[u8] = b"\"\\\n a\t";
+        const ALPHABET: &[u8] = b"\"\\\n a\t'";
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut seen = [0usize; 3];
         for _ in 0..20_000 {
@@ -988,7 +1097,12 @@ mod tests {
                 .map(|i| ALPHABET[((x >> (i * 2 % 60)) as usize ^ i) % ALPHABET.len()])
                 .collect();
             let want = print_fmt_model(&text);
-            assert_eq!(print_fmt(&text), want, "{:?}", core::str::from_utf8(&text));
+            assert_eq!(
+                print_fmt(&text, &|_| true),
+                want,
+                "{:?}",
+                core::str::from_utf8(&text)
+            );
             seen[match want {
                 Ok(()) => 0,
                 Err((_, FormatTextProblem::PrintFmtQuote)) => 1,
@@ -1044,6 +1158,41 @@ mod tests {
         assert_eq!(problem(&with("sched_switch\n", "sched\0switch\n")), Nul);
         assert_eq!(problem(b"name: x\nID: 7\n"), MissingFormat);
         assert_eq!(problem(b""), MissingName);
+        // Found by a hostile probe: perf 6.1 crashes in `__print_flags` over a field the
+        // format has not, hangs on an unclosed `'`, crashes on a garbled `common_type`.
+        assert_eq!(problem(&with("REC->prev_comm", "REC->nope")), UnknownField);
+        let flags = with(
+            "REC->prev_comm",
+            "__print_flags(REC->nope, \"|\", {1, \"A\"})",
+        );
+        assert_eq!(check_format_text(&flags).unwrap_err().line, 10);
+        assert_eq!(problem(&with(", REC->prev_comm", ", 'x")), PrintFmtQuote);
+        assert_eq!(
+            problem(&with(", REC->prev_comm", ", '\\\n'")),
+            PrintFmtQuote
+        );
+        assert_eq!(
+            problem(&with(
+                "unsigned short common_type",
+                "unsign(ed short common_type"
+            )),
+            CommonFieldDeclaration
+        );
+        // What real formats have: characters, a name ending in REC, pointers.
+        for ok in [
+            with(
+                ", REC->prev_comm",
+                ", REC->prev_comm, REC->filename ? 'R' : '\\''",
+            ),
+            with(", REC->prev_comm", ", XREC->nope, \"REC->nope\""),
+            with("int common_pid", "const char * common_pid"),
+        ] {
+            assert!(
+                check_format_text(&ok).is_ok(),
+                "{:?}",
+                core::str::from_utf8(&ok)
+            );
+        }
     }
 
     #[test]
