@@ -372,6 +372,62 @@ fn a_garbled_common_type_declaration_is_refused() {
     );
 }
 
+/// A `__data_loc` field whose data lies outside the RAW payload (perf script dies of
+/// SIGBUS) is refused at the write; one whose data lies within is shown.
+#[test]
+fn dynamic_field_data_must_lie_within_the_raw_payload() {
+    let text = TICK
+        .replace(
+            "int value;\toffset:8;\tsize:4;\tsigned:1;",
+            "__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;",
+        )
+        .replace("\"value=%d\", REC->value", "\"s=%s\", __get_str(s)");
+    let mut w = file_writer();
+    w.add_tracepoint_event_desc_from_text(
+        &[TICK_SAMPLE_ID],
+        &tp_attr(TICK_ID),
+        "test:str",
+        "test",
+        &text,
+    )
+    .unwrap();
+    let e = w.endian();
+    let mut raw = vec![0x41u8; 16];
+    raw[..2].copy_from_slice(&e.u16_bytes(TICK_ID as u16));
+    raw[2..4].copy_from_slice(&[0, 0]);
+    raw[4..8].copy_from_slice(&e.u32_bytes(42));
+    let err = w
+        .write_sample(
+            perf_writer_std::perf_encode::abi::misc::USER,
+            &tick_sample(&raw, 1000),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            WriterError::TracepointRaw {
+                problem: TracepointRawProblem::DynamicData { field: 8, .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // The data at 12: 3 bytes, "hi" and its NUL.
+    raw[8..12].copy_from_slice(&e.u32_bytes(3 << 16 | 12));
+    raw[12..16].copy_from_slice(b"hi\0\0");
+    w.write_sample(
+        perf_writer_std::perf_encode::abi::misc::USER,
+        &tick_sample(&raw, 2000),
+    )
+    .unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 1);
+    if let Some(script) = &r.script {
+        assert_eq!(script.len(), 1, "{script:?}");
+        assert!(script[0].contains("s=hi"), "{script:?}");
+    }
+}
+
 // Item 5's format texts perf 6.1 segfaults on.
 
 #[test]

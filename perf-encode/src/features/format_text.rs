@@ -3,6 +3,7 @@
 //! hangs on texts it cannot read, and `tracepoint_decode` 0.5's overflows on numbers that do
 //! not fit a `u32`, so a writer refuses them instead of writing them.
 
+use crate::features::DynamicFields;
 use core::fmt;
 use perf_abi::record_fields::MAX_RECORD_SIZE;
 
@@ -70,6 +71,9 @@ pub enum FormatTextProblem {
     /// A common field whose declaration is more than type words, `*` and its name (with
     /// an array length): perf 6.1 crashes on such a `common_type`.
     CommonFieldDeclaration,
+    /// A `__data_loc` or `__rel_loc` field that is not 4 bytes, or more than
+    /// [`DynamicFields::MAX`] of them.
+    DynamicField,
     /// A `header_page` whose fields are not `timestamp`, `commit`, optionally `overwrite`,
     /// then `data`, the fields perf's parser looks for (it loops forever on others).
     HeaderPageFields,
@@ -106,6 +110,9 @@ impl FormatTextProblem {
             Self::UnknownField => "the `print fmt:` value names a field (`REC->NAME`) the format has not",
             Self::CommonFieldDeclaration => {
                 "a common field's declaration is not type words, `*` and a name"
+            }
+            Self::DynamicField => {
+                "a __data_loc or __rel_loc field not of 4 bytes, or more than 16 of them"
             }
             Self::HeaderPageFields => {
                 "the fields are not timestamp, commit, [overwrite,] data (perf would loop forever)"
@@ -152,6 +159,8 @@ pub struct FormatSummary<'a> {
     pub common_fields_end: u32,
     /// The end of the last field.
     pub fields_end: u32,
+    /// The `__data_loc` and `__rel_loc` fields.
+    pub dynamic: DynamicFields,
 }
 
 /// Checks an event's tracefs `format` text as perf 6.1 and `tracepoint_decode` 0.5 will
@@ -459,6 +468,7 @@ struct Fields {
     common_type: Option<u32>,
     common_fields_end: u32,
     fields_end: u32,
+    dynamic: DynamicFields,
 }
 
 impl Fields {
@@ -468,6 +478,17 @@ impl Fields {
         let end = field_end(&field)?;
         if !self.common_ended && !plain_declaration(decl) {
             return Err(FormatTextProblem::CommonFieldDeclaration);
+        }
+        let first_word = |w: &[u8]| {
+            decl.trim_ascii_start()
+                .strip_prefix(w)
+                .is_some_and(|rest| rest.first().is_some_and(u8::is_ascii_whitespace))
+        };
+        let relative = first_word(b"__rel_loc");
+        if (relative || first_word(b"__data_loc"))
+            && (field.size != 4 || !self.dynamic.push(field.offset, relative))
+        {
+            return Err(FormatTextProblem::DynamicField);
         }
         self.fields_end = self.fields_end.max(end);
         if !self.common_ended {
@@ -500,6 +521,7 @@ impl Fields {
                 .ok_or(FormatTextProblem::MissingCommonType)?,
             common_fields_end: self.common_fields_end,
             fields_end: self.fields_end,
+            dynamic: self.dynamic,
         })
     }
 }
@@ -868,6 +890,7 @@ mod tests {
         assert_eq!(s.id, 372);
         assert_eq!(s.common_type_offset, 0);
         assert_eq!(s.fields_end, 28);
+        assert_eq!(s.dynamic.iter().collect::<Vec<_>>(), [(24, false)]);
     }
 
     /// The print format's rule byte by byte, as a state machine: the model the scan of
@@ -1178,6 +1201,24 @@ mod tests {
             )),
             CommonFieldDeclaration
         );
+        // A dynamic field is 4 bytes; at most 16 of them.
+        assert_eq!(
+            problem(&with("offset:24;\tsize:4;", "offset:24;\tsize:8;")),
+            DynamicField
+        );
+        let rel = with("__data_loc char[] filename", "__rel_loc char[] filename");
+        let s = check_format_text(&rel).unwrap();
+        assert_eq!(s.dynamic.iter().collect::<Vec<_>>(), [(24, true)]);
+        let many: alloc::string::String = (0..17)
+            .map(|k| {
+                format!(
+                    "\tfield:__data_loc char[] d{k};\toffset:{};\tsize:4;\tsigned:0;\n",
+                    28 + 4 * k
+                )
+            })
+            .collect();
+        let many = with("\n\nprint fmt:", &format!("\n{many}\nprint fmt:"));
+        assert_eq!(problem(&many), DynamicField);
         // What real formats have: characters, a name ending in REC, pointers.
         for ok in [
             with(

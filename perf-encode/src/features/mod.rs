@@ -49,6 +49,6 @@ pub use payload_check::{check_feature_payload, FeaturePayloadError};
 pub use pmu_caps::{CpuPmuCaps, PmuCap, PmuCaps, PmuCapsEntry};
 pub use pmu_mappings::{PmuMapping, PmuMappings};
 pub use total_mem::TotalMem;
-pub use tracepoint_raw::{TracepointRawProblem, TracepointRawRule};
+pub use tracepoint_raw::{DynamicFields, TracepointRawProblem, TracepointRawRule};
 pub use tracing_blobs::{check_header_event, check_kallsyms, check_printk, check_saved_cmdlines};
 pub use tracing_data::{FormatText, TracepointFormat, TracingData};

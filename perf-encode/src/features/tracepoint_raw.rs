@@ -8,14 +8,64 @@ use crate::features::FormatSummary;
 use crate::Endian;
 use core::fmt;
 
+/// The `__data_loc` and `__rel_loc` fields of a format (at most [`DynamicFields::MAX`]):
+/// where each is in the RAW payload. perf reads the `u32` there as the offset (its low 16
+/// bits; for `__rel_loc` counted from the end of the field) and the length (its high 16
+/// bits) of the field's data, and crashes when that lies outside the payload.
+///
+/// ```
+/// use perf_encode::features::DynamicFields;
+/// let mut d = DynamicFields::default();
+/// assert!(d.push(8, false));
+/// assert_eq!(d.iter().collect::<Vec<_>>(), [(8, false)]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DynamicFields {
+    offsets: [u16; DynamicFields::MAX],
+    /// Bit `k`: the `k`-th field is a `__rel_loc`.
+    relative: u16,
+    len: u8,
+}
+
+impl DynamicFields {
+    /// The most dynamic fields a format may have (the kernel's have a few).
+    pub const MAX: usize = 16;
+
+    /// Adds a field at `offset`; false (nothing added) when [`MAX`](Self::MAX) are there
+    /// or the offset does not fit a record.
+    pub fn push(&mut self, offset: u32, relative: bool) -> bool {
+        let k = usize::from(self.len);
+        let (Some(slot), Ok(offset)) = (self.offsets.get_mut(k), u16::try_from(offset)) else {
+            return false;
+        };
+        *slot = offset;
+        self.relative |= u16::from(relative) << (k & 15);
+        self.len = self.len.saturating_add(1);
+        true
+    }
+
+    /// The fields: (offset, is a `__rel_loc`).
+    pub fn iter(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        let offsets = self
+            .offsets
+            .get(..usize::from(self.len))
+            .unwrap_or_default();
+        offsets
+            .iter()
+            .enumerate()
+            .map(|(k, &o)| (u32::from(o), self.relative >> (k & 15) & 1 != 0))
+    }
+}
+
 /// The rule for the RAW payloads of one tracepoint event: at least `min_len` bytes (all its
-/// fields; a `__data_loc` field's data is not checked), and the `u16` at `common_type_offset` equal to `common_type` in the
-/// file's byte order. Checking it is one length and one `u16` compare.
+/// fields), the `u16` at `common_type_offset` equal to `common_type` in the file's byte
+/// order, and the data of each dynamic field within the payload. Checking it is one length
+/// and one `u16` compare, and one `u32` read per dynamic field.
 ///
 /// ```
 /// use perf_encode::features::{TracepointRawProblem, TracepointRawRule};
 /// use perf_encode::Endian;
-/// let rule = TracepointRawRule { common_type: 316, common_type_offset: 0, min_len: 8 };
+/// let rule = TracepointRawRule { common_type: 316, common_type_offset: 0, min_len: 8, dynamic: Default::default() };
 /// let mut raw = [0u8; 12];
 /// raw[..2].copy_from_slice(&316u16.to_le_bytes());
 /// assert_eq!(rule.check(&raw, Endian::Little), Ok(()));
@@ -34,6 +84,8 @@ pub struct TracepointRawRule {
     /// The end of the format's last field: the least payload (perf reads every field of
     /// every record; a shorter payload makes it read the bytes after the record).
     pub min_len: u32,
+    /// The format's `__data_loc` and `__rel_loc` fields.
+    pub dynamic: DynamicFields,
 }
 
 /// Why a RAW payload breaks its [`TracepointRawRule`].
@@ -53,6 +105,15 @@ pub enum TracepointRawProblem {
         /// The format's id.
         expected: u16,
     },
+    /// A dynamic field's data does not lie within the payload.
+    DynamicData {
+        /// Where the `__data_loc` (or `__rel_loc`) field is.
+        field: u32,
+        /// Where its data ends.
+        end: u32,
+        /// The payload's length.
+        len: usize,
+    },
 }
 
 impl fmt::Display for TracepointRawProblem {
@@ -65,6 +126,10 @@ impl fmt::Display for TracepointRawProblem {
             Self::CommonType { found, expected } => write!(
                 f,
                 "the RAW payload's common_type is {found}, its format's id is {expected}"
+            ),
+            Self::DynamicData { field, end, len } => write!(
+                f,
+                "the data of the dynamic field at {field} ends at {end}, past the RAW payload's {len} bytes"
             ),
         }
     }
@@ -79,6 +144,7 @@ impl TracepointRawRule {
             common_type: summary.id,
             common_type_offset: summary.common_type_offset,
             min_len: summary.fields_end,
+            dynamic: summary.dynamic,
         }
     }
 
@@ -107,6 +173,82 @@ impl TracepointRawRule {
                 expected: self.common_type,
             });
         }
+        for (field, relative) in self.dynamic.iter() {
+            let loc = raw.get(field as usize..).and_then(|r| r.first_chunk::<4>());
+            let loc = endian.read_u32(*loc.ok_or(too_short)?);
+            let from = if relative { field.saturating_add(4) } else { 0 };
+            let end = from.saturating_add(loc & 0xffff).saturating_add(loc >> 16);
+            if end as usize > raw.len() {
+                return Err(TracepointRawProblem::DynamicData {
+                    field,
+                    end,
+                    len: raw.len(),
+                });
+            }
+        }
         Ok(())
+    }
+}
+
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap or index fails the test
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// perf reads a dynamic field's `u32` as offset (low 16 bits, from the end of the field
+    /// for `__rel_loc`) and length (high 16 bits); the data must lie within the payload.
+    #[test]
+    fn dynamic_data_must_lie_within_the_payload() {
+        let mut dynamic = DynamicFields::default();
+        assert!(dynamic.push(4, false) && dynamic.push(8, true));
+        let rule = TracepointRawRule {
+            common_type: 7,
+            common_type_offset: 0,
+            min_len: 12,
+            dynamic,
+        };
+        for endian in [Endian::Little, Endian::Big] {
+            let raw = |data_loc: u32, rel_loc: u32, len: usize| {
+                let mut raw = [0u8; 32];
+                raw[..2].copy_from_slice(&endian.u16_bytes(7));
+                raw[4..8].copy_from_slice(&endian.u32_bytes(data_loc));
+                raw[8..12].copy_from_slice(&endian.u32_bytes(rel_loc));
+                raw[..len].to_vec()
+            };
+            // 4 bytes at 12; 4 bytes 8 after the rel_loc's end (12): 20..24.
+            assert_eq!(
+                rule.check(&raw(4 << 16 | 12, 4 << 16 | 8, 24), endian),
+                Ok(())
+            );
+            assert_eq!(
+                rule.check(&raw(4 << 16 | 12, 4 << 16 | 8, 23), endian),
+                Err(TracepointRawProblem::DynamicData {
+                    field: 8,
+                    end: 24,
+                    len: 23
+                })
+            );
+            assert_eq!(
+                rule.check(&raw(0x4141_4141, 0, 32), endian),
+                Err(TracepointRawProblem::DynamicData {
+                    field: 4,
+                    end: 0x8282,
+                    len: 32
+                })
+            );
+            assert_eq!(rule.check(&raw(0, 0, 12), endian), Ok(()));
+        }
+    }
+
+    #[test]
+    fn at_most_max_dynamic_fields() {
+        let mut d = DynamicFields::default();
+        for k in 0..DynamicFields::MAX as u32 {
+            assert!(d.push(k * 4, k % 3 == 0));
+        }
+        assert!(!d.push(100, false));
+        assert_eq!(d.iter().count(), DynamicFields::MAX);
+        assert!(d.iter().all(|(o, rel)| rel == (o / 4 % 3 == 0)));
+        assert!(!DynamicFields::default().push(70_000, false));
     }
 }
