@@ -310,7 +310,9 @@ pub fn check_parsed_format(
     let name = event_name(format.name().as_bytes()).map_err(at(1))?;
     let id = event_id(Some(format.id())).map_err(at(2))?;
     let mut fields = Fields::default();
-    let mut names = alloc::vec::Vec::with_capacity(all.len());
+    // The fields' names for the print format's references (formats have a few dozen
+    // fields at most; past 64 a name is looked for by reading the declarations again).
+    let mut names = [&[][..]; 64];
     for (i, f) in all.iter().enumerate() {
         if i == common && common > 0 {
             fields.end_common().map_err(at(field_line(i)))?;
@@ -318,7 +320,9 @@ pub fn check_parsed_format(
         let line = at(field_line(i));
         let decl = f.field().as_bytes();
         let field = field(decl, u32::from(f.offset()), u32::from(f.size())).map_err(line)?;
-        names.push(field.name);
+        if let Some(slot) = names.get_mut(i) {
+            *slot = field.name;
+        }
         fields.add(field, decl).map_err(line)?;
     }
     if common == 0 {
@@ -335,7 +339,12 @@ pub fn check_parsed_format(
     if common == all.len() {
         fields.end_common().map_err(at(field_line(common)))?;
     }
-    let has_field = |name: &[u8]| names.contains(&name);
+    let has_field = |name: &[u8]| match names.get(..all.len()) {
+        Some(names) => names.contains(&name),
+        None => all.iter().any(|f| {
+            field(f.field().as_bytes(), 0, u32::from(f.size())).is_ok_and(|f| f.name == name)
+        }),
+    };
     print_fmt(format.print_fmt().as_bytes(), &has_field).map_err(|(lines, problem)| {
         FormatTextError {
             line: u32::try_from(print_line)
@@ -564,7 +573,7 @@ fn print_fmt(
             Some(&b'\'') => b'\'',
             _ => break Some(open),
         };
-        let unclosed = Err((line_of(open), FormatTextProblem::PrintFmtQuote));
+        let unclosed = || Err((line_of(open), FormatTextProblem::PrintFmtQuote));
         at = open.saturating_add(1);
         loop {
             let inside = rest.get(at..).unwrap_or_default();
@@ -573,7 +582,7 @@ fn print_fmt(
                 _ => memchr::memchr3(b'\'', b'\\', b'\n', inside),
             };
             let Some(k) = found else {
-                return unclosed;
+                return unclosed();
             };
             let found = at.saturating_add(k);
             match rest.get(found) {
@@ -581,7 +590,7 @@ fn print_fmt(
                     at = found.saturating_add(1);
                     break;
                 }
-                Some(&b'\n') => return unclosed,
+                Some(&b'\n') => return unclosed(),
                 _ => {}
             }
             // The escaped byte (a string that ends here is unclosed; a character ends at a
@@ -589,7 +598,7 @@ fn print_fmt(
             at = found.saturating_add(2);
             if at > rest.len() || (quote == b'\'' && rest.get(at.saturating_sub(1)) == Some(&b'\n'))
             {
-                return unclosed;
+                return unclosed();
             }
         }
     };
@@ -615,18 +624,26 @@ fn print_fmt(
 /// (perf 6.1 crashes on some of them, in `__print_flags`).
 fn unknown_field(code: &[u8], has_field: &dyn Fn(&[u8]) -> bool) -> Option<usize> {
     const REC: &[u8] = b"REC->";
-    memchr::memmem::find_iter(code, REC).find(|&k| {
-        let before = k.checked_sub(1).and_then(|b| code.get(b));
+    let mut from = 0usize;
+    while let Some(k) = memchr::memchr(b'R', code.get(from..).unwrap_or_default()) {
+        let at = from.saturating_add(k);
+        from = at.saturating_add(1);
+        let Some(name) = code.get(at..).and_then(|c| c.strip_prefix(REC)) else {
+            continue;
+        };
+        let before = at.checked_sub(1).and_then(|b| code.get(b));
         if before.is_some_and(|&b| is_ident(b)) {
-            return false; // `XREC->`: another name
+            continue; // `XREC->`: another name
         }
-        let name = code.get(k.saturating_add(REC.len())..).unwrap_or_default();
         let len = name
             .iter()
             .position(|&b| !is_ident(b))
             .unwrap_or(name.len());
-        !has_field(name.get(..len).unwrap_or_default())
-    })
+        if !has_field(name.get(..len).unwrap_or_default()) {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// The end of a field, if it lies within the largest RAW payload.
