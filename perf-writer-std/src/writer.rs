@@ -893,7 +893,9 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Adds a tracepoint event: its attr, name, sample ids and tracefs format (written to the
-    /// synthesized TRACING_DATA, rendered by `PerfEventFormat::write_to`). Returns false for
+    /// synthesized TRACING_DATA as `PerfEventFormat::write_to` renders it, at finalize;
+    /// checked now, without rendering, by
+    /// [`check_parsed_format`](perf_encode::features::check_parsed_format)). Returns false for
     /// the reasons of [`add_event_desc`](Self::add_event_desc), when a format with the same
     /// id was added, when a tracepoint attr's `config` is not the format's id, when the
     /// format's system name or its text (as `write_to` renders it) is one perf cannot read
