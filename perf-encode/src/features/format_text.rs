@@ -1096,19 +1096,24 @@ mod tests {
         Ok(last_word)
     }
 
+    /// The next of a xorshift sequence, and a text of up to `max_len - 1` bytes of
+    /// `alphabet` drawn from it.
+    fn random_text(x: &mut u64, alphabet: &[u8], max_len: u64) -> Vec<u8> {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        let x = *x;
+        (0..(x % max_len) as usize)
+            .map(|i| alphabet[((x >> (i * 3 % 60)) as usize ^ i) % alphabet.len()])
+            .collect()
+    }
+
     #[test]
     fn the_declaration_scan_agrees_with_the_segment_rule() {
-        const ALPHABET: &[u8] = b"[]a_1 08(\"x";
         let mut x = 0x1234_5678_9abc_def1u64;
         let mut seen = [0usize; 2];
         for _ in 0..50_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = (x % 14) as usize;
-            let decl: Vec<u8> = (0..len)
-                .map(|i| ALPHABET[((x >> (i * 4 % 60)) as usize ^ i) % ALPHABET.len()])
-                .collect();
+            let decl = random_text(&mut x, b"[]a_1 08(\"x", 14);
             let size = [0, 1, 8, 16][(x >> 60) as usize % 4];
             let want = decl_name_model(&decl, size);
             let classes = decl.iter().fold(0, |s, &b| s | DECL_BYTES[usize::from(b)]);
@@ -1125,17 +1130,10 @@ mod tests {
 
     #[test]
     fn the_print_format_scan_agrees_with_the_byte_by_byte_rule() {
-        const ALPHABET: &[u8] = b"\"\\\n a\t'";
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut seen = [0usize; 3];
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = (x % 24) as usize;
-            let text: Vec<u8> = (0..len)
-                .map(|i| ALPHABET[((x >> (i * 2 % 60)) as usize ^ i) % ALPHABET.len()])
-                .collect();
+            let text = random_text(&mut x, b"\"\\\n a\t'", 24);
             let want = print_fmt_model(&text);
             assert_eq!(
                 print_fmt(&text, &|_| true),
