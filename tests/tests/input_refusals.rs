@@ -372,6 +372,21 @@ fn a_garbled_common_type_declaration_is_refused() {
     );
 }
 
+/// A 1-byte `struct` field: tracepoint_decode 0.5's parser fails a debug assertion on it,
+/// so a debug build of the writer would panic in the parse after the check (found by the
+/// format_text fuzz target).
+#[test]
+fn a_one_byte_struct_field_is_refused_before_the_parser() {
+    format_refused(
+        &tick_with(
+            "int value;\toffset:8;\tsize:4;",
+            "struct s value;\toffset:8;\tsize:1;",
+        ),
+        FormatTextProblem::BadField,
+        9,
+    );
+}
+
 /// A `__data_loc` field whose data lies outside the RAW payload (perf script dies of
 /// SIGBUS) is refused at the write; one whose data lies within is shown.
 #[test]

@@ -42,7 +42,8 @@ pub enum FormatTextProblem {
     /// The third line is not `format:`.
     MissingFormat,
     /// A line in the fields that is not `field:DECL; offset:N; size:N;[ signed:N;]` in
-    /// ASCII, or a declaration without a name or with unbalanced brackets.
+    /// ASCII, or a declaration without a name or with unbalanced brackets, or a 1-byte
+    /// `struct` (tracepoint_decode 0.5's parser panics on it in a debug build).
     BadField,
     /// An `offset`, `size` or array length that is not a decimal number that fits a `u32`,
     /// or a `signed` that is not 0 or 1.
@@ -420,7 +421,20 @@ fn field<'a>(decl: &'a [u8], offset: u32, size: u32) -> Result<FormatField<'a>, 
         return Err(FormatTextProblem::BadField);
     }
     let name = decl_name(trim(decl), size, seen)?;
+    if one_byte_struct(decl, size) {
+        return Err(FormatTextProblem::BadField);
+    }
     Ok(FormatField { name, offset, size })
+}
+
+/// A 1-byte field tracepoint_decode 0.5 reads as a struct (the word `struct`, no `*`,
+/// before any `[`): its parser fails a debug assertion on it (a panic in a debug build).
+fn one_byte_struct(decl: &[u8], size: u32) -> bool {
+    if size != 1 {
+        return false;
+    }
+    let head = decl.split(|&b| b == b'[').next().unwrap_or_default();
+    !head.contains(&b'*') && head.split(|&b| !is_ident(b)).any(|w| w == b"struct")
 }
 
 /// A byte that cannot be in a declaration: not ASCII, `;`, a line end.
@@ -1220,6 +1234,17 @@ mod tests {
             )),
             CommonFieldDeclaration
         );
+        // Found by the fuzz target: tracepoint_decode debug-asserts on a 1-byte struct.
+        let one_byte = |decl: &str| {
+            with(
+                "int common_pid;\toffset:4;\tsize:4;",
+                &format!("{decl};\toffset:4;\tsize:1;"),
+            )
+        };
+        assert_eq!(problem(&one_byte("struct s common_pid")), BadField);
+        assert_eq!(problem(&one_byte("const struct s common_pid")), BadField);
+        assert!(check_format_text(&one_byte("struct s * common_pid")).is_ok());
+        assert!(check_format_text(&one_byte("unsigned char common_pid")).is_ok());
         // A dynamic field is 4 bytes; at most 16 of them.
         assert_eq!(
             problem(&with("offset:24;\tsize:4;", "offset:24;\tsize:8;")),
