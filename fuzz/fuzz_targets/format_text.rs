@@ -64,10 +64,15 @@ fn parsed_as_rendered(long_is_64: bool, text: &[u8]) {
     let Ok(text) = std::str::from_utf8(text) else {
         return;
     };
+    // A run of `n` decimal digits, or of `n - 2` hex digits after `0x` (it reads both).
     let digits = |line: &str, n: usize| {
-        line.as_bytes()
-            .windows(n)
-            .any(|w| w.iter().all(u8::is_ascii_digit))
+        let b = line.as_bytes();
+        b.windows(n).any(|w| w.iter().all(u8::is_ascii_digit))
+            || b.windows(n).any(|w| {
+                matches!(w, [b'0', b'x' | b'X', ..])
+                    && w.get(2..)
+                        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            })
     };
     let lines = || text.split(['\n', '\r']);
     // A second `format:` clears the fields but not their common count: the parser then
