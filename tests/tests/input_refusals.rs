@@ -372,6 +372,23 @@ fn a_garbled_common_type_declaration_is_refused() {
     );
 }
 
+/// From a second probe: perf 6.1 reads `REC ->NAME` (white space before the arrow) as a
+/// field reference too, and segfaults on one to no field in `__print_flags`; it reads any
+/// field given to `__get_str` as dynamic; it never closes a quote that follows a `\`.
+#[test]
+fn field_references_perf_reads_and_quotes_it_never_closes_are_refused() {
+    for (to, problem) in [
+        (
+            "__print_flags(REC ->y, \"|\", {1, \"A\"})",
+            FormatTextProblem::UnknownField,
+        ),
+        ("__get_str(value)", FormatTextProblem::UnknownField),
+        ("'\\\\'", FormatTextProblem::PrintFmtQuote),
+    ] {
+        format_refused(&tick_with("REC->value", to), problem, 11);
+    }
+}
+
 /// A 1-byte `struct` field: tracepoint_decode 0.5's parser fails a debug assertion on it,
 /// so a debug build of the writer would panic in the parse after the check (found by the
 /// format_text fuzz target).

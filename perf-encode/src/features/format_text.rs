@@ -240,13 +240,14 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
             Part::Tail if t.starts_with(b"print fmt:") => {
                 // The field lines were read: each is one again.
                 let field_lines = text.get(fields_start..this_line).unwrap_or_default();
-                let has_field = |name: &[u8]| {
+                let field_kind = |name: &[u8]| {
                     field_lines
                         .split(|&b| b == b'\n')
                         .filter_map(|l| field_line(trim(l)).ok())
-                        .any(|(f, _)| f.name == name)
+                        .find(|(f, _)| f.name == name)
+                        .map(|(_, decl)| dynamic_kind(decl).is_some())
                 };
-                print_fmt(rest, &has_field).map_err(|(lines, problem)| FormatTextError {
+                print_fmt(rest, &field_kind).map_err(|(lines, problem)| FormatTextError {
                     line: line_no.saturating_add(lines),
                     problem,
                 })?;
@@ -313,7 +314,7 @@ pub fn check_parsed_format(
     let mut fields = Fields::default();
     // The fields' names for the print format's references (formats have a few dozen
     // fields at most; past 64 a name is looked for by reading the declarations again).
-    let mut names = [&[][..]; 64];
+    let mut names = [(&[][..], false); 64];
     for (i, f) in all.iter().enumerate() {
         if i == common && common > 0 {
             fields.end_common().map_err(at(field_line(i)))?;
@@ -322,7 +323,7 @@ pub fn check_parsed_format(
         let decl = f.field().as_bytes();
         let field = field(decl, u32::from(f.offset()), u32::from(f.size())).map_err(line)?;
         if let Some(slot) = names.get_mut(i) {
-            *slot = field.name;
+            *slot = (field.name, dynamic_kind(decl).is_some());
         }
         fields.add(field, decl).map_err(line)?;
     }
@@ -340,13 +341,15 @@ pub fn check_parsed_format(
     if common == all.len() {
         fields.end_common().map_err(at(field_line(common)))?;
     }
-    let has_field = |name: &[u8]| match names.get(..all.len()) {
-        Some(names) => names.contains(&name),
-        None => all.iter().any(|f| {
-            field(f.field().as_bytes(), 0, u32::from(f.size())).is_ok_and(|f| f.name == name)
+    let field_kind = |name: &[u8]| match names.get(..all.len()) {
+        Some(names) => names.iter().find(|(n, _)| *n == name).map(|&(_, d)| d),
+        None => all.iter().find_map(|f| {
+            let decl = f.field().as_bytes();
+            let ok = field(decl, 0, u32::from(f.size())).is_ok_and(|f| f.name == name);
+            ok.then(|| dynamic_kind(decl).is_some())
         }),
     };
-    print_fmt(format.print_fmt().as_bytes(), &has_field).map_err(|(lines, problem)| {
+    print_fmt(format.print_fmt().as_bytes(), &field_kind).map_err(|(lines, problem)| {
         FormatTextError {
             line: u32::try_from(print_line)
                 .unwrap_or(u32::MAX)
@@ -462,6 +465,20 @@ const DECL_BYTES: [u8; 256] = {
     t
 };
 
+/// Whether a declaration makes its field dynamic, as perf 6.1 decides it (by the prefix of
+/// the declaration, trimmed as a text's is read): `Some(false)` for `__data_loc`,
+/// `Some(true)` for `__rel_loc` (its offset counts from the end of the field).
+fn dynamic_kind(decl: &[u8]) -> Option<bool> {
+    let decl = trim(decl);
+    if decl.starts_with(b"__data_loc") {
+        Some(false)
+    } else if decl.starts_with(b"__rel_loc") {
+        Some(true)
+    } else {
+        None
+    }
+}
+
 /// A declaration of type words, `*` and a name, outside its brackets (`unsigned short
 /// common_type`, `char comm[16]`).
 fn plain_declaration(decl: &[u8]) -> bool {
@@ -502,17 +519,10 @@ impl Fields {
         if !self.common_ended && !plain_declaration(decl) {
             return Err(FormatTextProblem::CommonFieldDeclaration);
         }
-        // (Trimmed: a text's declaration is read without the white space around it.)
-        let first_word = |w: &[u8]| {
-            trim(decl)
-                .strip_prefix(w)
-                .is_some_and(|rest| rest.first().is_some_and(u8::is_ascii_whitespace))
-        };
-        let relative = first_word(b"__rel_loc");
-        if (relative || first_word(b"__data_loc"))
-            && (field.size != 4 || !self.dynamic.push(field.offset, relative))
-        {
-            return Err(FormatTextProblem::DynamicField);
+        if let Some(relative) = dynamic_kind(decl) {
+            if field.size != 4 || !self.dynamic.push(field.offset, relative) {
+                return Err(FormatTextProblem::DynamicField);
+            }
         }
         self.fields_end = self.fields_end.max(end);
         if !self.common_ended {
@@ -554,12 +564,9 @@ impl Fields {
 /// outside a `"` string (strings may span lines, as some kernels' formats do; `\`
 /// escapes the next byte), after which only white space may follow. A `'` character is
 /// closed on its line (perf 6.1 hangs on one that is not). Every `REC->NAME` outside
-/// strings names a field (`has_field`). The error gives the line relative to the `print
+/// strings names a field, and every `__get_…(NAME)` a dynamic one (`field_kind`). The error gives the line relative to the `print
 /// fmt:` line (for an unclosed string, the line it opens on).
-fn print_fmt(
-    rest: &[u8],
-    has_field: &dyn Fn(&[u8]) -> bool,
-) -> Result<(), (u32, FormatTextProblem)> {
+fn print_fmt(rest: &[u8], field_kind: FieldKind<'_>) -> Result<(), (u32, FormatTextProblem)> {
     let lines_in = |bytes: &[u8]| u32::try_from(memchr::memchr_iter(b'\n', bytes).count());
     let lines_in = |bytes: &[u8]| lines_in(bytes).unwrap_or(u32::MAX);
     let line_of = |at: usize| lines_in(rest.get(..at).unwrap_or_default());
@@ -573,7 +580,7 @@ fn print_fmt(
         let code = outside
             .get(..found.unwrap_or(outside.len()))
             .unwrap_or_default();
-        if let Some(k) = unknown_field(code, has_field) {
+        if let Some(k) = unknown_field(code, field_kind) {
             return Err((
                 line_of(at.saturating_add(k)),
                 FormatTextProblem::UnknownField,
@@ -601,6 +608,14 @@ fn print_fmt(
             };
             let found = at.saturating_add(k);
             match rest.get(found) {
+                // perf 6.1 closes no quote that follows a `\`, escaped or not (`"a\\"`
+                // never ends for it: it hangs).
+                Some(&b)
+                    if b == quote
+                        && found.checked_sub(1).and_then(|p| rest.get(p)) == Some(&b'\\') =>
+                {
+                    return unclosed();
+                }
                 Some(&b) if b == quote => {
                     at = found.saturating_add(1);
                     break;
@@ -635,27 +650,53 @@ fn print_fmt(
     }
 }
 
-/// Where in `code` (print-format text outside strings) a `REC->NAME` names no field
-/// (perf 6.1 crashes on some of them, in `__print_flags`).
-fn unknown_field(code: &[u8], has_field: &dyn Fn(&[u8]) -> bool) -> Option<usize> {
-    const REC: &[u8] = b"REC->";
-    let mut from = 0usize;
-    while let Some(k) = memchr::memchr(b'R', code.get(from..).unwrap_or_default()) {
-        let at = from.saturating_add(k);
-        from = at.saturating_add(1);
-        let Some(name) = code.get(at..).and_then(|c| c.strip_prefix(REC)) else {
-            continue;
-        };
-        let before = at.checked_sub(1).and_then(|b| code.get(b));
-        if before.is_some_and(|&b| is_ident(b)) {
-            continue; // `XREC->`: another name
-        }
-        let len = name
+/// What the print format may know of a field by its name: `None`, no such field; `Some(true)`,
+/// a `__data_loc` or `__rel_loc` one.
+type FieldKind<'f> = &'f dyn Fn(&[u8]) -> Option<bool>;
+
+/// Where in `code` (print-format text outside strings) a field reference is wrong: a `REC->NAME`
+/// (white space allowed around `->`, as perf reads it) that names no field, or a
+/// `__get_…(NAME)` whose field is no `__data_loc` or `__rel_loc` (perf reads any field given
+/// to them as dynamic). perf 6.1 crashes on both.
+fn unknown_field(code: &[u8], field_kind: FieldKind<'_>) -> Option<usize> {
+    let word = |at: usize| {
+        let rest = code.get(at..).unwrap_or_default();
+        let len = rest
             .iter()
             .position(|&b| !is_ident(b))
-            .unwrap_or(name.len());
-        if !has_field(name.get(..len).unwrap_or_default()) {
-            return Some(at);
+            .unwrap_or(rest.len());
+        rest.get(..len).unwrap_or_default()
+    };
+    let skip_space = |at: usize| {
+        let rest = code.get(at..).unwrap_or_default();
+        at.saturating_add(rest.iter().take_while(|b| b.is_ascii_whitespace()).count())
+    };
+    let mut at = 0usize;
+    while at < code.len() {
+        let Some(k) = code
+            .get(at..)
+            .unwrap_or_default()
+            .iter()
+            .position(|&b| is_ident(b))
+        else {
+            break;
+        };
+        let start = at.saturating_add(k);
+        let w = word(start);
+        at = start.saturating_add(w.len()).max(start.saturating_add(1));
+        let next = skip_space(at);
+        let wrong = if w == b"REC" {
+            match code.get(next..).and_then(|r| r.strip_prefix(b"->")) {
+                Some(_) => field_kind(word(skip_space(next.saturating_add(2)))).is_none(),
+                None => false,
+            }
+        } else if w.starts_with(b"__get_") && code.get(next) == Some(&b'(') {
+            field_kind(word(skip_space(next.saturating_add(1)))) != Some(true)
+        } else {
+            false
+        };
+        if wrong {
+            return Some(start);
         }
     }
     None
@@ -935,12 +976,16 @@ mod tests {
                 lines += 1;
             }
             if let Some(quote) = in_string {
+                let after_backslash = i > 0 && rest[i - 1] == b'\\';
                 match (escaped, b) {
                     (_, b'\n') if quote == b'\'' => {
                         return Err((opened_on, FormatTextProblem::PrintFmtQuote))
                     }
                     (true, _) => escaped = false,
                     (false, b'\\') => escaped = true,
+                    (false, b) if b == quote && after_backslash => {
+                        return Err((opened_on, FormatTextProblem::PrintFmtQuote))
+                    }
                     (false, b) if b == quote => in_string = None,
                     _ => {}
                 }
@@ -1154,7 +1199,7 @@ mod tests {
             let text = random_text(&mut x, b"\"\\\n a\t'", 24);
             let want = print_fmt_model(&text);
             assert_eq!(
-                print_fmt(&text, &|_| true),
+                print_fmt(&text, &|_| Some(true)),
                 want,
                 "{:?}",
                 core::str::from_utf8(&text)
@@ -1263,6 +1308,38 @@ mod tests {
             .collect();
         let many = with("\n\nprint fmt:", &format!("\n{many}\nprint fmt:"));
         assert_eq!(problem(&many), DynamicField);
+        // Found by a second probe: `REC ->` (perf reads white space around `->`), a
+        // `__get_str` of a field that is not dynamic, a quote after an escaped `\`.
+        assert_eq!(problem(&with("REC->prev_comm", "REC ->nope")), UnknownField);
+        assert_eq!(
+            problem(&with("REC->prev_comm", "REC\t-> nope")),
+            UnknownField
+        );
+        assert_eq!(
+            problem(&with("REC->prev_comm", "__get_str(prev_comm)")),
+            UnknownField
+        );
+        assert_eq!(
+            problem(&with("REC->prev_comm", "__get_str(nope)")),
+            UnknownField
+        );
+        assert!(check_format_text(&with("REC->prev_comm", "__get_str( filename )")).is_ok());
+        assert!(check_format_text(&with("REC->prev_comm", "REC -> prev_comm")).is_ok());
+        assert_eq!(
+            problem(&with(", REC->prev_comm", ", '\\\\'")),
+            PrintFmtQuote
+        );
+        assert_eq!(
+            problem(&with("\"prev_comm=%s\"", "\"a\\\\\"")),
+            PrintFmtQuote
+        );
+        assert!(check_format_text(&with(", REC->prev_comm", ", '\\''")).is_ok());
+        // perf finds dynamic fields by prefix.
+        let prefixed = with("__data_loc char[] filename", "__data_locx char[] filename");
+        assert_eq!(
+            check_format_text(&prefixed).unwrap().dynamic.iter().count(),
+            1
+        );
         // What real formats have: characters, a name ending in REC, pointers.
         for ok in [
             with(
