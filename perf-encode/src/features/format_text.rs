@@ -671,19 +671,17 @@ fn unknown_field(code: &[u8], field_kind: FieldKind<'_>) -> Option<usize> {
         let rest = code.get(at..).unwrap_or_default();
         at.saturating_add(rest.iter().take_while(|b| b.is_ascii_whitespace()).count())
     };
+    // Only words that start with `R` or `_` can be `REC` or `__get_…`.
     let mut at = 0usize;
-    while at < code.len() {
-        let Some(k) = code
-            .get(at..)
-            .unwrap_or_default()
-            .iter()
-            .position(|&b| is_ident(b))
-        else {
-            break;
-        };
+    while let Some(k) = memchr::memchr2(b'R', b'_', code.get(at..).unwrap_or_default()) {
         let start = at.saturating_add(k);
+        at = start.saturating_add(1);
+        let before = start.checked_sub(1).and_then(|b| code.get(b));
+        if before.is_some_and(|&b| is_ident(b)) {
+            continue; // inside a word
+        }
         let w = word(start);
-        at = start.saturating_add(w.len()).max(start.saturating_add(1));
+        at = start.saturating_add(w.len()).max(at);
         let next = skip_space(at);
         let wrong = if w == b"REC" {
             match code.get(next..).and_then(|r| r.strip_prefix(b"->")) {
