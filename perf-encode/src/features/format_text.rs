@@ -66,8 +66,9 @@ pub enum FormatTextProblem {
     /// A `"` string in the `print fmt:` value that is not closed, or a `'` character not
     /// closed on its line (perf 6.1 hangs on it).
     PrintFmtQuote,
-    /// A `REC->NAME` in the `print fmt:` value that names no field of the format (perf
-    /// 6.1 crashes on some, in `__print_flags`).
+    /// A `REC->NAME` in the `print fmt:` value that names no field of the format, or a
+    /// `__get_…(NAME)` whose field is not `__data_loc` or `__rel_loc` (perf 6.1 crashes on
+    /// both).
     UnknownField,
     /// A common field whose declaration is more than type words, `*` and its name (with
     /// an array length): perf 6.1 crashes on such a `common_type`.
@@ -108,7 +109,9 @@ impl FormatTextProblem {
             Self::MissingPrintFmt => "no `print fmt:` line after the fields",
             Self::AfterPrintFmt => "text after the `print fmt:` value",
             Self::PrintFmtQuote => "an unclosed string or character in the `print fmt:` value",
-            Self::UnknownField => "the `print fmt:` value names a field (`REC->NAME`) the format has not",
+            Self::UnknownField => {
+                "the `print fmt:` value names a field the format has not (`REC->NAME`), or a field that is not dynamic in a `__get_…(NAME)`"
+            }
             Self::CommonFieldDeclaration => {
                 "a common field's declaration is not type words, `*` and a name"
             }
