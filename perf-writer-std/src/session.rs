@@ -412,17 +412,18 @@ impl Session {
     /// not known (the caller set TRACING_DATA itself).
     #[inline]
     pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
-        self.raw_rule_of(self.desc_for(id).ok()?)
+        self.raw_rule_of(self.desc_for(id).ok()?).copied()
     }
 
-    /// [`Session::tracepoint_raw_rule`] of a description already found.
+    /// [`Session::tracepoint_raw_rule`] of a description already found, where it is kept
+    /// (the per-event checks read it without copying its dynamic fields).
     #[inline]
-    pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<TracepointRawRule> {
+    pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<&TracepointRawRule> {
         if desc.attr.type_ != attr::TYPE_TRACEPOINT {
             return None;
         }
         let common_type = u32::try_from(desc.attr.config).ok()?;
-        self.tracepoints.get(&common_type).map(|t| t.raw_rule)
+        self.tracepoints.get(&common_type).map(|t| &t.raw_rule)
     }
 
     /// True when the caller set TRACING_DATA itself.
@@ -522,11 +523,12 @@ impl Session {
                 .cmp(b.format.system_name())
                 .then(a.format.id().cmp(&b.format.id()))
         });
-        // The parsed formats rendered once, one after another, for the encoder to copy.
+        // The parsed formats rendered once, one after another, for the encoder to copy;
+        // `spans[k]`: where format `k`'s text is (`None`: the caller's own text is kept).
         let mut rendered = String::new();
-        let mut ends = Vec::with_capacity(formats.len());
+        let mut spans = Vec::with_capacity(formats.len());
         for t in &formats {
-            if t.text.is_none() {
+            let span = if t.text.is_none() {
                 let start = rendered.len();
                 t.format
                     .write_to(&mut rendered)
@@ -537,22 +539,23 @@ impl Session {
                     check_format_text(rendered.as_bytes().get(start..).unwrap_or_default()).is_ok(),
                     "a format passed check_parsed_format and its text fails"
                 );
-            }
-            ends.push(rendered.len());
+                Some(start..rendered.len())
+            } else {
+                None
+            };
+            spans.push(span);
         }
         let events: Vec<TracepointFormat<'_>> = formats
             .iter()
-            .zip(&ends)
-            .scan(0, |start, (t, &end)| {
-                let text = match &t.text {
-                    Some(own) => own.as_slice(),
-                    None => rendered.as_bytes().get(*start..end).unwrap_or_default(),
-                };
-                *start = end;
-                Some(TracepointFormat {
-                    system: t.format.system_name(),
-                    format: FormatText::Text(text),
-                })
+            .zip(spans)
+            .map(|(t, span)| TracepointFormat {
+                system: t.format.system_name(),
+                format: FormatText::Text(match (&t.text, span) {
+                    (Some(own), _) => own.as_slice(),
+                    (None, span) => span
+                        .and_then(|r| rendered.as_bytes().get(r))
+                        .unwrap_or_default(),
+                }),
             })
             .collect();
         let ftraces: Vec<&[u8]> = self.tracing.ftraces.iter().map(Vec::as_slice).collect();
