@@ -78,6 +78,14 @@ pub enum CollectError {
         /// The error.
         source: io::Error,
     },
+    /// The output filled up before even the recording's headers fit: nothing was kept (a
+    /// regular file is removed).
+    OutputFull {
+        /// The output as given.
+        path: String,
+        /// The output's error.
+        source: WriterError,
+    },
     /// The command to record could not be started.
     Command {
         /// Its name.
@@ -150,6 +158,10 @@ impl fmt::Display for CollectError {
             CollectError::Output { path, source } => {
                 write!(f, "cannot create the output '{path}': {source}")
             }
+            CollectError::OutputFull { path, source } => write!(
+                f,
+                "the output '{path}' is full ({source}): not even the recording's headers fit, nothing was kept"
+            ),
             CollectError::Command { program, source } => {
                 write!(f, "cannot run '{program}': {source}")
             }
@@ -171,7 +183,9 @@ impl std::error::Error for CollectError {
             | CollectError::Output { source, .. }
             | CollectError::Command { source, .. }
             | CollectError::System { source, .. } => Some(source),
-            CollectError::Writer { source, .. } => Some(source),
+            CollectError::Writer { source, .. } | CollectError::OutputFull { source, .. } => {
+                Some(source)
+            }
             _ => None,
         }
     }

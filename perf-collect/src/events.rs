@@ -152,16 +152,44 @@ pub fn collect_names(
     }
     for file in files {
         let path = file.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| CollectError::EventFile {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_event_file(path)?;
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("");
             line.split([',', ' ', '\t']).for_each(&mut add);
         }
     }
     Ok(names)
+}
+
+/// The most an events file may hold: a list of every tracepoint of a kernel is a few
+/// tens of KiB.
+pub const MAX_EVENT_FILE_BYTES: u64 = 1024 * 1024;
+
+/// An events file's text, read up to [`MAX_EVENT_FILE_BYTES`] (`/dev/zero` is refused,
+/// not read until memory runs out).
+fn read_event_file(path: &Path) -> Result<String, CollectError> {
+    use std::io::Read;
+    let refuse = |source| CollectError::EventFile {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(refuse)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_EVENT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(refuse)?;
+    if bytes.len() as u64 > MAX_EVENT_FILE_BYTES {
+        return Err(refuse(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("longer than {} KiB", MAX_EVENT_FILE_BYTES / 1024),
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        refuse(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "not UTF-8 text",
+        ))
+    })
 }
 
 /// Resolves event names: `SYSTEM:EVENT` is a tracepoint (tracefs is looked up once, at

@@ -17,6 +17,10 @@
 #![warn(missing_docs)]
 
 #[cfg(target_os = "linux")]
+pub mod cli;
+#[cfg(target_os = "linux")]
+pub mod command;
+#[cfg(target_os = "linux")]
 pub mod error;
 #[cfg(target_os = "linux")]
 pub mod events;
@@ -32,4 +36,4 @@ pub mod tracefs;
 #[cfg(target_os = "linux")]
 pub use error::CollectError;
 #[cfg(target_os = "linux")]
-pub use record::{record, Options, StopReason, Summary};
+pub use record::{record, Options, StopReason, Summary, Truncation};

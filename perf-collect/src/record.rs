@@ -1,10 +1,11 @@
 //! The recording: opens the events on every online CPU, maps one ring buffer per CPU,
 //! and copies what the kernel writes there into a [`PerfWriter`] until told to stop.
 
+use crate::command::{Command as RecordedCommand, Ended, GRACE};
 use crate::error::{perf_event_paranoid, CollectError};
 use crate::events::{self, EventKind, EventSpec};
-use crate::ring_reader::{self, RingStats};
-use crate::sys::{page_size, EventFd, Ring};
+use crate::ring_reader::{self, FlightWindow, RingStats};
+use crate::sys::{page_size, EventFd, Ring, Snapshot};
 use crate::tracefs::Tracefs;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
@@ -14,12 +15,13 @@ use perf_writer_std::{
     Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
     WriterError,
 };
+use std::cell::Cell;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// What to record, and how.
@@ -91,21 +93,43 @@ pub enum StopReason {
     Duration,
     /// The reader of the pipe went away.
     OutputClosed,
+    /// The output's device is full (or its quota or file size limit reached): the file
+    /// keeps the records that reached it ([`Summary::truncated`]).
+    OutputFull,
+}
+
+/// A file that ends before the recording did: its output filled up, and the writer kept
+/// the whole records that reached it. perf reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    /// Records in the file's data section.
+    pub kept_records: u64,
+    /// Bytes of the data section.
+    pub kept_bytes: u64,
+    /// The output's error.
+    pub error: String,
 }
 
 /// What a recording wrote.
 #[derive(Clone, Debug)]
 pub struct Summary {
-    /// Counts over all rings.
+    /// Counts over all rings: what was read from the kernel and given to the writer.
     pub stats: RingStats,
     /// Online CPUs recorded.
     pub cpus: usize,
     /// Why it stopped.
     pub stop: StopReason,
-    /// The command's exit status, when one was run and has exited.
-    pub command_status: Option<ExitStatus>,
+    /// How the command ended, when one was run.
+    pub command: Option<Ended>,
     /// Warnings (headers that could not be set, …), one line each.
     pub warnings: Vec<String>,
+    /// The file holds only the first part of the recording: its output filled up.
+    pub truncated: Option<Truncation>,
+    /// Pipe mode: the bytes of the stream stdout took (all of it, unless its reader closed
+    /// it first).
+    pub delivered: Option<u64>,
+    /// Flight-recorder mode: the rings held less time than asked (`-c`), and what they held.
+    pub flight_window: Option<FlightWindow>,
 }
 
 /// Online CPUs, from `/sys/devices/system/cpu/online` (`0-3,5`), or `0..available_parallelism`.
@@ -163,16 +187,7 @@ fn kernel_reads_lost(spec: &EventSpec, cpu: u32, opts: &Options) -> bool {
 }
 
 fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Opened, CollectError> {
-    let data_size = opts
-        .mmap_pages
-        .checked_mul(page_size())
-        .filter(|_| opts.mmap_pages.is_power_of_two())
-        .ok_or_else(|| {
-            CollectError::BadArgument(format!(
-                "-m {}: the ring buffer size must be a power of two of pages (1, 2, 4, …)",
-                opts.mmap_pages
-            ))
-        })?;
+    let data_size = opts.mmap_pages.saturating_mul(page_size());
     let wakeup = wakeup_bytes(opts);
     let read_lost = match (specs.first(), cpus.first()) {
         (Some(spec), Some(&cpu)) => kernel_reads_lost(spec, cpu, opts),
@@ -263,21 +278,29 @@ fn open_error(spec: &EventSpec, cpu: u32, source: io::Error) -> CollectError {
 /// come before the output is created; an output created before a later failure to start
 /// (the command cannot run) is removed.
 pub fn record(opts: &Options) -> Result<Summary, CollectError> {
+    crate::cli::check_mmap_pages(opts.mmap_pages)
+        .map_err(|why| CollectError::BadArgument(format!("-m {}: {why}", opts.mmap_pages)))?;
+    crate::cli::check_frequency(opts.freq)
+        .map_err(|why| CollectError::BadArgument(format!("-F {}: {why}", opts.freq)))?;
     let names = events::collect_names(&opts.events, &opts.event_files)?;
     let (mut specs, tracefs) = events::resolve(&names, opts.tracefs.as_deref())?;
+    if specs
+        .iter()
+        .any(|s| matches!(s.kind, EventKind::Counter { .. }))
+    {
+        check_sample_rate(opts.freq)?;
+    }
     specs.push(EventSpec::tracking());
     if let Some(program) = opts.command.first() {
         check_program(program)?;
     }
     let cpus = online_cpus();
 
-    // SIGINT, SIGTERM and SIGCHLD arrive through a signalfd that poll watches. The child
-    // starts with an empty mask (std resets it).
+    // SIGINT, SIGTERM and SIGCHLD arrive through a signalfd that poll watches (the command
+    // gets them unblocked: `sys::start_with_default_signals`).
     let mut mask = SigSet::empty();
-    mask.add(Signal::SIGINT);
-    mask.add(Signal::SIGTERM);
-    mask.add(Signal::SIGCHLD);
     for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGCHLD] {
+        mask.add(sig);
         crate::sys::default_disposition(sig).map_err(|source| CollectError::System {
             what: "resetting a signal's disposition",
             source,
@@ -296,19 +319,32 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
     let opened = open_events(&specs, &cpus, opts)?;
 
     if opts.output == "-" {
-        let stdout = io::stdout()
+        let out = io::stdout()
             .as_fd()
             .try_clone_to_owned()
             .map_err(|source| CollectError::Output {
                 path: "-".into(),
                 source,
             })?;
-        let writer =
-            PerfPipeWriter::from_writer(File::from(stdout)).map_err(|e| CollectError::Output {
-                path: "-".into(),
-                source: e.into(),
-            })?;
-        run(writer, None, &specs, tracefs.as_ref(), opened, &sigfd, opts)
+        let taken = Rc::new(Cell::new(0));
+        let stdout = CountedStdout {
+            out: File::from(out),
+            taken: Rc::clone(&taken),
+        };
+        let writer = PerfPipeWriter::from_writer(stdout).map_err(|e| CollectError::Output {
+            path: "-".into(),
+            source: e.into(),
+        })?;
+        let target = Target::Stdout(taken);
+        run(
+            writer,
+            &target,
+            &specs,
+            tracefs.as_ref(),
+            opened,
+            &sigfd,
+            opts,
+        )
     } else {
         let mut writer = PerfDataFileWriter::new();
         writer
@@ -317,16 +353,37 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
                 path: opts.output.clone(),
                 source,
             })?;
-        let path = PathBuf::from(&opts.output);
+        let target = Target::File(PathBuf::from(&opts.output));
         run(
             writer,
-            Some(path),
+            &target,
             &specs,
             tracefs.as_ref(),
             opened,
             &sigfd,
             opts,
         )
+    }
+}
+
+/// `kernel.perf_event_max_sample_rate`, when readable: the highest frequency the kernel
+/// takes for a sampled event (it lowers it on its own when sampling takes too long).
+pub fn max_sample_rate() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Refuses a sampling frequency above the kernel's limit (`perf_event_open` would fail
+/// with a bare EINVAL).
+fn check_sample_rate(freq: u64) -> Result<(), CollectError> {
+    match max_sample_rate() {
+        Some(max) if freq > max => Err(CollectError::BadArgument(format!(
+            "-F {freq}: above kernel.perf_event_max_sample_rate, {max} Hz here; use -F {max} or less, or raise the limit: sysctl -w kernel.perf_event_max_sample_rate={freq}"
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -460,9 +517,95 @@ fn synthesize_threads<O: OutputMode>(
     Ok(n)
 }
 
+/// Where the recording goes.
+enum Target {
+    /// A file, removed when the recording cannot start.
+    File(PathBuf),
+    /// A pipe-mode stream on stdout; the count of bytes its reader took.
+    Stdout(Rc<Cell<u64>>),
+}
+
+impl Target {
+    fn is_pipe(&self) -> bool {
+        matches!(self, Target::Stdout(_))
+    }
+
+    /// Removes an output that is not a recording perf reads, when it is a regular file
+    /// (an output such as `/dev/null` or a FIFO is left alone).
+    fn remove_unusable(&self) {
+        if let Target::File(p) = self {
+            if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+/// Stdout, counting the bytes it took (to say how much a reader that closed the pipe got).
+struct CountedStdout {
+    out: File,
+    taken: Rc<Cell<u64>>,
+}
+
+impl Write for CountedStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.taken.set(self.taken.get().saturating_add(n as u64));
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Describes the recording, enables the events and starts the command: everything that,
+/// when it fails, leaves no output behind.
+fn start<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    specs: &[EventSpec],
+    tracefs: Option<&Tracefs>,
+    opened: &Opened,
+    opts: &Options,
+    warnings: &mut Vec<String>,
+) -> Result<Option<RecordedCommand>, CollectError> {
+    if let Some(level) = opts.compression_level {
+        w.set_compression(Some(Compression::zstd(level)))
+            .map_err(writer_err("setting compression (-z)"))?;
+    }
+    describe(w, specs, tracefs, opened, opts, warnings)?;
+    let tracking_id = opened
+        .ids
+        .last()
+        .and_then(|ids| ids.first())
+        .copied()
+        .unwrap_or(0);
+    if opts.synthesize_threads {
+        synthesize_threads(w, tracking_id)?;
+    }
+    w.write_finished_init()
+        .map_err(io_writer_err("writing FINISHED_INIT"))?;
+    w.set_strict(opts.strict);
+    for (cpu, _, fds) in &opened.cpus {
+        for (fd, spec) in fds.iter().zip(specs) {
+            fd.enable().map_err(|source| CollectError::Open {
+                event: spec.name.clone(),
+                cpu: *cpu,
+                source,
+            })?;
+        }
+    }
+    match opts.command.split_first() {
+        None => Ok(None),
+        Some((program, args)) => {
+            RecordedCommand::spawn(program, args, opts.output == "-").map(Some)
+        }
+    }
+}
+
 fn run<O: OutputMode>(
     mut w: PerfWriter<O>,
-    path: Option<PathBuf>,
+    target: &Target,
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
     mut opened: Opened,
@@ -470,60 +613,66 @@ fn run<O: OutputMode>(
     opts: &Options,
 ) -> Result<Summary, CollectError> {
     let mut warnings = Vec::new();
-    // Until the recording runs, a failure leaves no file behind.
-    let started = (|| {
-        if let Some(level) = opts.compression_level {
-            w.set_compression(Some(Compression::zstd(level)))
-                .map_err(writer_err("setting compression (-z)"))?;
-        }
-        describe(&mut w, specs, tracefs, &opened, opts, &mut warnings)?;
-        let tracking_id = opened
-            .ids
-            .last()
-            .and_then(|ids| ids.first())
-            .copied()
-            .unwrap_or(0);
-        if opts.synthesize_threads {
-            synthesize_threads(&mut w, tracking_id)?;
-        }
-        w.write_finished_init()
-            .map_err(io_writer_err("writing FINISHED_INIT"))?;
-        w.set_strict(opts.strict);
-        for (cpu, _, fds) in &opened.cpus {
-            for (fd, spec) in fds.iter().zip(specs) {
-                fd.enable().map_err(|source| CollectError::Open {
-                    event: spec.name.clone(),
-                    cpu: *cpu,
-                    source,
-                })?;
-            }
-        }
-        spawn(opts)
-    })();
-    // From here on, an error return still ends the command (the writer, dropped,
-    // finalizes what it has).
-    let mut child = ChildGuard(match started {
-        Ok(child) => child,
+    let mut command = match start(&mut w, specs, tracefs, &opened, opts, &mut warnings) {
+        Ok(command) => command,
         Err(e) => {
             w.close_no_finalize();
-            if let Some(p) = &path {
-                let _ = std::fs::remove_file(p);
-            }
+            target.remove_unusable();
             return Err(e);
         }
+    };
+    let mut stats = vec![RingStats::default(); opened.cpus.len()];
+    // The file is finalized before the command is ended, so that a command slow to exit
+    // (or one that ignores SIGTERM) never holds the recording back.
+    let saved = match watch(
+        &mut w,
+        &mut opened,
+        &mut stats,
+        sigfd,
+        command.as_mut(),
+        target,
+        opts,
+    ) {
+        Ok(stop) => save(w, &mut opened, &mut stats, stop, target, opts),
+        Err(e) => {
+            drop(w);
+            Err(e)
+        }
+    };
+    let command = command.map(|c| {
+        c.end(sigfd, |pid| {
+            eprintln!(
+                "perf-collect: the recording is saved; the command (pid {pid}) has not exited {} s after SIGTERM: waiting for it (Ctrl-C or SIGTERM again kills it)",
+                GRACE.as_secs()
+            )
+        })
     });
+    let mut summary = saved?;
+    summary.command = command;
+    summary.warnings.splice(0..0, warnings);
+    Ok(summary)
+}
 
-    let pipe = path.is_none();
+/// Records until the command exits, SIGINT / SIGTERM, the duration passes, or the output
+/// is closed or full; returns why it stopped.
+fn watch<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    opened: &mut Opened,
+    stats: &mut [RingStats],
+    sigfd: &SignalFd,
+    mut command: Option<&mut RecordedCommand>,
+    target: &Target,
+    opts: &Options,
+) -> Result<StopReason, CollectError> {
+    let pipe = target.is_pipe();
     let flight = opts.flight_recorder.is_some();
     // (A flight recorder writes nothing until it stops: no progress to show.)
     let progress = opts.progress && !flight && io::stderr().is_terminal();
     let start = Instant::now();
-    let deadline = opts.duration.map(|d| start + d);
-    let mut stats = vec![RingStats::default(); opened.cpus.len()];
+    // A duration beyond what the clock can add is no deadline.
+    let deadline = opts.duration.and_then(|d| start.checked_add(d));
     let mut last_progress = start;
-    let mut command_status = None;
-
-    let stop = loop {
+    loop {
         // Sleep until a ring passes its watermark, a signal, the deadline, or (for the
         // progress line and a live pipe) a second at most.
         let mut wait: Option<Duration> =
@@ -555,92 +704,83 @@ fn run<O: OutputMode>(
                 }
             }
         }
-        match flight {
-            true => {}
-            false => match drain_all(&mut w, &mut opened, &mut stats) {
-                Ok(()) => {}
-                Err(e) if pipe && is_broken_pipe(&e) => break StopReason::OutputClosed,
-                Err(e) => return Err(e),
-            },
-        }
-        if pipe && !flight {
-            if let Err(e) = w.flush() {
-                if broken_pipe(&e) {
-                    break StopReason::OutputClosed;
+        if !flight {
+            if let Err(e) = drain_all(w, opened, stats) {
+                return output_stop(&e, pipe).ok_or(e);
+            }
+            if pipe {
+                if let Err(e) = w.flush() {
+                    let e = writer_err("writing the output")(e);
+                    return output_stop(&e, pipe).ok_or(e);
                 }
-                return Err(writer_err("writing the output")(e));
             }
         }
         if progress && last_progress.elapsed() >= Duration::from_secs(1) {
             last_progress = Instant::now();
-            print_progress(&RingStats::total(&stats), start.elapsed());
+            print_progress(&RingStats::total(stats), start.elapsed());
         }
         let mut stop = None;
         while let Ok(Some(info)) = sigfd.read_signal() {
             let signo = info.ssi_signo as i32;
             if signo == Signal::SIGCHLD as i32 {
-                if let Some(c) = child.0.as_mut() {
-                    if let Ok(Some(status)) = c.try_wait() {
-                        command_status = Some(status);
-                        stop = Some(StopReason::CommandExited);
-                    }
+                if command.as_mut().is_some_and(|c| c.try_ended().is_some()) {
+                    stop = Some(StopReason::CommandExited);
                 }
             } else if signo == Signal::SIGINT as i32 || signo == Signal::SIGTERM as i32 {
                 stop = stop.or(Some(StopReason::Signal(signo)));
             }
         }
         if let Some(s) = stop {
-            break s;
+            return Ok(s);
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            break StopReason::Duration;
+            return Ok(StopReason::Duration);
         }
-    };
+    }
+}
 
+/// Takes what the rings still hold and finalizes the output.
+fn save<O: OutputMode>(
+    mut w: PerfWriter<O>,
+    opened: &mut Opened,
+    stats: &mut [RingStats],
+    mut stop: StopReason,
+    target: &Target,
+    opts: &Options,
+) -> Result<Summary, CollectError> {
+    let pipe = target.is_pipe();
     // Nothing new after this; then take what is left.
     for (_, _, fds) in &opened.cpus {
         for fd in fds {
             let _ = fd.disable();
         }
     }
-    if let Some(window) = opts.flight_recorder {
-        let snaps: Vec<Vec<u8>> = opened.cpus.iter().map(|(_, r, _)| r.snapshot()).collect();
-        let window_ns = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
-        match ring_reader::write_snapshots(&snaps, &mut w, &mut stats, window_ns) {
-            Ok(()) => {}
-            Err(e) if pipe && is_broken_pipe(&e) => {}
-            Err(e) => return Err(e),
-        }
-        let _ = w.write_finished_round();
-    } else if stop != StopReason::OutputClosed {
-        match drain_all(&mut w, &mut opened, &mut stats) {
-            Ok(()) => {}
-            Err(e) if pipe && is_broken_pipe(&e) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    if stop != StopReason::OutputClosed {
-        if let Err(e) = add_unreported_losses(&mut w, &opened, &mut stats) {
-            if !(pipe && is_broken_pipe(&e)) {
-                return Err(e);
+    let mut flight_window = None;
+    let output_ok =
+        |stop: StopReason| !matches!(stop, StopReason::OutputClosed | StopReason::OutputFull);
+    if output_ok(stop) {
+        let taken = match opts.flight_recorder {
+            Some(window) => {
+                let snaps: Vec<Snapshot> =
+                    opened.cpus.iter().map(|(_, r, _)| r.snapshot()).collect();
+                let written = ring_reader::write_snapshots(&snaps, &mut w, stats, window)
+                    .map(|coverage| flight_window = coverage);
+                written.and_then(|()| {
+                    w.write_finished_round()
+                        .map_err(io_writer_err("writing FINISHED_ROUND"))
+                })
             }
-        }
-    }
-    if progress {
-        eprintln!();
-    }
-    if let Some(c) = child.0.as_mut() {
-        if command_status.is_none() {
-            if let Ok(pid) = i32::try_from(c.id()) {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
-            }
-            command_status = c.wait().ok();
+            None => drain_all(&mut w, opened, stats),
+        };
+        let taken = taken.and_then(|()| add_unreported_losses(&mut w, opened, stats));
+        if let Err(e) = taken {
+            stop = output_stop(&e, pipe).ok_or(e)?;
         }
     }
     // SAMPLE_TIME and (when the host description had none) NRCPUS, from the records:
     // counted on the way, so that the writer's own derivation, which would walk every
     // record again, stays off.
-    let total = RingStats::total(&stats);
+    let total = RingStats::total(stats);
     if let Some((first, last)) = total.sample_time {
         w.set_sample_time_header(first, last);
     }
@@ -651,39 +791,71 @@ fn run<O: OutputMode>(
             .max(opened.cpus.iter().map(|(c, ..)| c + 1).max().unwrap_or(1));
         w.set_nr_cpus_header(n, n);
     }
+    let mut truncated = None;
     match w.finish() {
         Ok(_) => {}
-        Err(e) if pipe && broken_pipe(&e) => {}
-        Err(e) => return Err(writer_err("finishing the output")(e)),
+        Err(WriterError::Truncated {
+            kept_records,
+            kept_bytes,
+            error,
+        }) => {
+            stop = StopReason::OutputFull;
+            truncated = Some(Truncation {
+                kept_records,
+                kept_bytes,
+                error: error.to_string(),
+            });
+        }
+        Err(e) if pipe && broken_pipe(&e) => stop = StopReason::OutputClosed,
+        Err(e) => {
+            // Not even an empty recording fits what the output took: it is not a file perf
+            // reads, so it is not left looking like one.
+            let full = matches!(&e, WriterError::Io(io) if is_full(io));
+            w.close_no_finalize();
+            if !full {
+                return Err(writer_err("finishing the output")(e));
+            }
+            target.remove_unusable();
+            return Err(CollectError::OutputFull {
+                path: opts.output.clone(),
+                source: e,
+            });
+        }
     }
     Ok(Summary {
-        stats: RingStats::total(&stats),
+        stats: total,
         cpus: opened.cpus.len(),
         stop,
-        command_status,
-        warnings,
+        command: None,
+        warnings: Vec::new(),
+        truncated,
+        delivered: match target {
+            Target::Stdout(taken) => Some(taken.get()),
+            Target::File(_) => None,
+        },
+        flight_window,
     })
 }
 
-/// The command being recorded: ended (SIGTERM) and waited for when dropped while it runs.
-struct ChildGuard(Option<Child>);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        if let Some(c) = self.0.as_mut() {
-            if matches!(c.try_wait(), Ok(None)) {
-                if let Ok(pid) = i32::try_from(c.id()) {
-                    let _ =
-                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
-                }
-                let _ = c.wait();
-            }
-        }
+/// The stop an output failure means: a pipe whose reader went away, a file on a full
+/// device (both still end in a readable recording); `None` for any other failure.
+fn output_stop(e: &CollectError, pipe: bool) -> Option<StopReason> {
+    let CollectError::Writer { source, .. } = e else {
+        return None;
+    };
+    match source {
+        s if pipe && broken_pipe(s) => Some(StopReason::OutputClosed),
+        WriterError::Io(io) if !pipe && is_full(io) => Some(StopReason::OutputFull),
+        _ => None,
     }
 }
 
-fn is_broken_pipe(e: &CollectError) -> bool {
-    matches!(e, CollectError::Writer { source, .. } if broken_pipe(source))
+/// An output that says it is full (the writer then keeps what reached it).
+fn is_full(e: &perf_writer_std::SharedIoError) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge
+    )
 }
 
 fn broken_pipe(e: &WriterError) -> bool {
@@ -749,26 +921,6 @@ fn add_unreported_losses<O: OutputMode>(
     w.write_finished_round()
         .map_err(io_writer_err("writing FINISHED_ROUND"))?;
     Ok(())
-}
-
-fn spawn(opts: &Options) -> Result<Option<Child>, CollectError> {
-    let Some((program, args)) = opts.command.split_first() else {
-        return Ok(None);
-    };
-    let mut cmd = Command::new(program);
-    cmd.args(args);
-    if opts.output == "-" {
-        // Its stdout would mix with the stream: send it to stderr.
-        if let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() {
-            cmd.stdout(Stdio::from(fd));
-        }
-    }
-    cmd.spawn()
-        .map(Some)
-        .map_err(|source| CollectError::Command {
-            program: program.to_string_lossy().into_owned(),
-            source,
-        })
 }
 
 fn print_progress(stats: &RingStats, elapsed: Duration) {

@@ -2,10 +2,12 @@
 //! slices when they wrap around the ring's end), counted on the way, and the kernel's tail
 //! advanced only once the writer holds them.
 
+use crate::cli::MAX_MMAP_PAGES;
 use crate::error::CollectError;
-use crate::sys::{Pending, Ring};
+use crate::sys::{page_size, Pending, Ring, Snapshot};
 use perf_writer_std::{OutputMode, PerfWriter, WriterError};
 use std::io::{self, IoSlice};
+use std::time::Duration;
 
 /// PERF_RECORD_LOST: `{header, u64 id, u64 lost, sample_id}`.
 const RECORD_LOST: u32 = 2;
@@ -215,18 +217,33 @@ fn snapshot_records(snap: &[u8]) -> Vec<(RecordView<'_>, Option<u64>)> {
     out
 }
 
+/// How much time a flight recorder's rings held, when it was less than asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlightWindow {
+    /// The window asked for (`-c`).
+    pub asked: Duration,
+    /// How far back from the latest record the saved records reach: a ring had
+    /// overwritten what came before.
+    pub kept: Duration,
+    /// Data pages per CPU that would have held the window at the rate seen (a power of
+    /// two); `None` when that is more than `-m` takes.
+    pub pages_needed: Option<usize>,
+}
+
 /// Flight-recorder mode: writes the records of the rings' snapshots (one per ring, newest
-/// first, see [`Ring::snapshot`]), oldest first: every SAMPLE whose time is at most
-/// `window_ns` before the latest record of all, and every other record the ring still
-/// holds (COMM, FORK, EXIT: they name the threads of the samples kept). Counted in `stats`
-/// (one per ring).
+/// first, see [`Ring::snapshot`](crate::sys::Ring::snapshot)), oldest first: every SAMPLE
+/// whose time is at most `window` before the latest record of all, and every other record
+/// the ring still holds (COMM, FORK, EXIT: they name the threads of the samples kept).
+/// Counted in `stats` (one per ring). Returns how far back the records reach when a ring
+/// had overwritten part of the window.
 pub fn write_snapshots<O: OutputMode>(
-    snaps: &[Vec<u8>],
+    snaps: &[Snapshot],
     w: &mut PerfWriter<O>,
     stats: &mut [RingStats],
-    window_ns: u64,
-) -> Result<(), CollectError> {
-    let records: Vec<_> = snaps.iter().map(|s| snapshot_records(s)).collect();
+    window: Duration,
+) -> Result<Option<FlightWindow>, CollectError> {
+    let window_ns = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
+    let records: Vec<_> = snaps.iter().map(|s| snapshot_records(&s.bytes)).collect();
     let latest = records
         .iter()
         .flatten()
@@ -245,7 +262,35 @@ pub fn write_snapshots<O: OutputMode>(
             })?;
         }
     }
-    Ok(())
+    // The rings that went round: each covers back to its oldest record only.
+    let mut short: Option<(u64, Option<usize>)> = None;
+    for (snap, recs) in snaps.iter().zip(&records) {
+        let times = recs.iter().filter_map(|(_, t)| *t);
+        let (Some(newest), Some(oldest)) = (times.clone().max(), times.min()) else {
+            continue;
+        };
+        if !snap.overwritten || oldest <= cutoff {
+            continue;
+        }
+        let span = newest.saturating_sub(oldest).max(1);
+        let needed_bytes =
+            (snap.bytes.len() as u128 * u128::from(window_ns)).div_ceil(u128::from(span));
+        let pages = usize::try_from(needed_bytes.div_ceil(page_size() as u128))
+            .ok()
+            .and_then(usize::checked_next_power_of_two)
+            .filter(|&p| p <= MAX_MMAP_PAGES);
+        let pages = match short {
+            Some((_, before)) => before.zip(pages).map(|(a, b)| a.max(b)),
+            None => pages,
+        };
+        let reach = short.map_or(oldest, |(o, _)| o.max(oldest));
+        short = Some((reach, pages));
+    }
+    Ok(short.map(|(reach, pages_needed)| FlightWindow {
+        asked: window,
+        kept: Duration::from_nanos(latest.saturating_sub(reach)),
+        pages_needed,
+    }))
 }
 
 /// The counts of a run of records, kept apart from [`RingStats`] while counting so that
