@@ -43,27 +43,27 @@ struct Args {
 
     /// Output file; - writes a pipe-mode stream to stdout (for perf script -i -).
     #[arg(short = 'o', long, default_value = "perf.data")]
-    output: String,
+    output: PathBuf,
 
     /// Sampling frequency of software events such as cpu-clock, in Hz (at least 1, at most
-    /// kernel.perf_event_max_sample_rate).
-    #[arg(short = 'F', long = "freq", default_value = "4000", value_parser = frequency, allow_negative_numbers = true)]
-    freq: u64,
+    /// kernel.perf_event_max_sample_rate) [default: 4000, or that limit when it is lower]
+    #[arg(short = 'F', long = "freq", value_parser = frequency, allow_hyphen_values = true)]
+    freq: Option<u64>,
 
     /// Data pages of each CPU's ring buffer (a power of two; 128 pages = 512 KiB).
-    #[arg(short = 'm', long = "mmap-pages", default_value = "128", value_parser = mmap_pages, allow_negative_numbers = true)]
+    #[arg(short = 'm', long = "mmap-pages", default_value = "128", value_parser = mmap_pages, allow_hyphen_values = true)]
     mmap_pages: usize,
 
     /// Stop after SECONDS (fractions allowed).
     #[arg(short = 'd', long = "duration", value_name = "SECONDS",
-          value_parser = seconds, allow_negative_numbers = true)]
+          value_parser = seconds, allow_hyphen_values = true)]
     duration: Option<Duration>,
 
     /// Flight recorder: the ring buffers overwrite their oldest records and nothing is
     /// written while recording; when it stops (command exit, SIGINT / SIGTERM, -d), the
     /// last SECONDS of what the buffers still hold are saved.
     #[arg(short = 'c', long = "flight-recorder", value_name = "SECONDS",
-          value_parser = seconds, allow_negative_numbers = true)]
+          value_parser = seconds, allow_hyphen_values = true)]
     flight_recorder: Option<Duration>,
 
     /// tracefs directory (default: /sys/kernel/tracing, /sys/kernel/debug/tracing, or
@@ -203,7 +203,12 @@ fn seconds(text: &str) -> Result<Duration, String> {
 /// A sampling frequency of at least 1 Hz (its upper bound is the kernel's, checked when
 /// the events are opened).
 fn frequency(text: &str) -> Result<u64, String> {
-    let hz = text.trim().parse::<u64>().unwrap_or(0);
+    let hz = text.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "give a whole number of samples per second, from 1 to {}",
+            u64::MAX
+        )
+    })?;
     check_frequency(hz)
 }
 
@@ -214,7 +219,10 @@ fn frequency(text: &str) -> Result<u64, String> {
 /// What the option takes, in words.
 pub fn check_frequency(hz: u64) -> Result<u64, String> {
     match hz {
-        0 => Err("give a whole number of samples per second, at least 1".to_string()),
+        0 => Err(format!(
+            "give a whole number of samples per second, from 1 to {}",
+            u64::MAX
+        )),
         hz => Ok(hz),
     }
 }
@@ -310,11 +318,12 @@ mod tests {
 
     #[test]
     fn numbers_in_range() {
-        assert_eq!(options(&[]).freq, 4000);
-        assert_eq!(options(&["-F", "1"]).freq, 1);
-        assert!(err(&["-F", "0"]).contains("at least 1"));
-        assert!(err(&["-F", "-5"]).contains("at least 1"));
-        assert!(err(&["-F", "99999999999999999999999"]).contains("at least 1"));
+        assert_eq!(options(&[]).freq, None);
+        assert_eq!(options(&["-F", "1"]).freq, Some(1));
+        assert!(err(&["-F", "0"]).contains("from 1 to"));
+        assert!(err(&["-F", "-5"]).contains("from 1 to"));
+        assert!(err(&["-F", "99999999999999999999999"]).contains("whole number"));
+        assert!(err(&["-d", "-inf"]).contains("positive number of seconds"));
         assert_eq!(options(&["-m", "1"]).mmap_pages, 1);
         assert_eq!(options(&["-m", "1048576"]).mmap_pages, MAX_MMAP_PAGES);
         for bad in ["0", "3", "2097152", "-1", "1e3"] {

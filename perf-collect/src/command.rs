@@ -9,7 +9,9 @@
 //! When the recording stops first (`-d`, SIGINT or SIGTERM, a closed or full output), the
 //! file is finalized before the command is ended: [`Command::end`] sends it SIGTERM, waits
 //! for it, and after [`GRACE`] without an exit says so once on stderr and goes on waiting;
-//! a SIGINT or SIGTERM then sends it SIGKILL.
+//! a SIGINT, SIGTERM or SIGHUP then sends it SIGKILL. Only the command is signalled, not its
+//! own children: a shell that is killed leaves what it started running, as with `perf
+//! record`.
 
 use crate::error::CollectError;
 use crate::sys;
@@ -95,19 +97,25 @@ impl Command {
         }
     }
 
-    /// Ends the command when it still runs: SIGTERM, then waits for it. After [`GRACE`]
-    /// `waiting` is called once (to say so); a SIGINT or SIGTERM read from `signals`
-    /// (which must take SIGCHLD too) then sends SIGKILL.
+    /// Ends the command when it still runs: SIGTERM (and SIGCONT, in case it is stopped),
+    /// then waits for it. After [`GRACE`] `waiting` is called once (to say so); a SIGINT,
+    /// SIGTERM or SIGHUP read from `signals` (which must take SIGCHLD too) after that sends
+    /// SIGKILL. Signals that came before it are not taken as "again": `timeout` and a
+    /// terminal send the same signal to perf-collect and to its process group, so a second
+    /// copy of the one that stopped the recording is common.
     pub fn end(mut self, signals: &SignalFd, waiting: impl FnOnce(u32)) -> Ended {
         if let Some(ended) = self.try_ended() {
             return ended;
         }
         self.signal(Signal::SIGTERM);
+        self.signal(Signal::SIGCONT);
         let start = Instant::now();
         let mut waiting = Some(waiting);
-        let mut killed = false;
+        let mut sent_kill = false;
         loop {
             if let Some(ended) = self.try_ended() {
+                use std::os::unix::process::ExitStatusExt;
+                let killed = sent_kill && ended.status.signal() == Some(Signal::SIGKILL as i32);
                 return Ended {
                     terminated: true,
                     killed,
@@ -122,10 +130,10 @@ impl Command {
             let ms = PollTimeout::try_from(timeout.as_millis().max(1)).unwrap_or(PollTimeout::MAX);
             let _ = poll(&mut fds, ms);
             while let Ok(Some(info)) = signals.read_signal() {
-                let signo = info.ssi_signo as i32;
-                if !killed && (signo == Signal::SIGINT as i32 || signo == Signal::SIGTERM as i32) {
+                let told = waiting.is_none();
+                if told && !sent_kill && is_stop_signal(info.ssi_signo as i32) {
                     self.signal(Signal::SIGKILL);
-                    killed = true;
+                    sent_kill = true;
                 }
             }
             if start.elapsed() >= GRACE && self.try_ended().is_none() {
@@ -135,6 +143,49 @@ impl Command {
             }
         }
     }
+}
+
+/// The signals that stop a recording (and, once perf-collect waits for a command that
+/// ignores SIGTERM, kill it): SIGINT, SIGTERM, SIGHUP.
+pub const STOP_SIGNALS: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
+
+/// True for a signal number of [`STOP_SIGNALS`].
+pub fn is_stop_signal(signo: i32) -> bool {
+    STOP_SIGNALS.iter().any(|&s| s as i32 == signo)
+}
+
+/// Refuses, before anything is created, a command that cannot be run: one not found (on
+/// `PATH` when its name has no `/`), a directory, a file without execute permission. (What
+/// exec itself refuses, such as a bad `#!` line, is found when it starts.)
+///
+/// # Errors
+/// [`CollectError::Command`] saying which.
+pub fn check_program(program: &OsString) -> Result<(), CollectError> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::path::Path::new(program);
+    let candidates: Vec<std::path::PathBuf> = match path.components().count() > 1 {
+        true => vec![path.to_path_buf()],
+        false => std::env::var_os("PATH")
+            .map(|dirs| std::env::split_paths(&dirs).map(|d| d.join(path)).collect())
+            .unwrap_or_default(),
+    };
+    let mut problem = io::Error::new(io::ErrorKind::NotFound, "not found");
+    for candidate in candidates {
+        match std::fs::metadata(&candidate) {
+            Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => return Ok(()),
+            Ok(m) if m.is_dir() => {
+                problem = io::Error::new(io::ErrorKind::InvalidInput, "is a directory")
+            }
+            Ok(_) => {
+                problem = io::Error::new(io::ErrorKind::PermissionDenied, "not an executable file")
+            }
+            Err(_) => {}
+        }
+    }
+    Err(CollectError::Command {
+        program: program.to_string_lossy().into_owned(),
+        source: problem,
+    })
 }
 
 impl Drop for Command {

@@ -163,27 +163,16 @@ pub fn collect_names(
 
 /// The most an events file may hold: a list of every tracepoint of a kernel is a few
 /// tens of KiB.
-pub const MAX_EVENT_FILE_BYTES: u64 = 1024 * 1024;
+pub const MAX_EVENT_FILE_BYTES: usize = 1024 * 1024;
 
 /// An events file's text, read up to [`MAX_EVENT_FILE_BYTES`] (`/dev/zero` is refused,
 /// not read until memory runs out).
 fn read_event_file(path: &Path) -> Result<String, CollectError> {
-    use std::io::Read;
     let refuse = |source| CollectError::EventFile {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(refuse)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_EVENT_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(refuse)?;
-    if bytes.len() as u64 > MAX_EVENT_FILE_BYTES {
-        return Err(refuse(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("longer than {} KiB", MAX_EVENT_FILE_BYTES / 1024),
-        )));
-    }
+    let bytes = crate::tracefs::read_bounded(path, MAX_EVENT_FILE_BYTES).map_err(refuse)?;
     String::from_utf8(bytes).map_err(|_| {
         refuse(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

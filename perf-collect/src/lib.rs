@@ -17,6 +17,9 @@
 #![warn(missing_docs)]
 
 #[cfg(target_os = "linux")]
+mod say;
+
+#[cfg(target_os = "linux")]
 pub mod cli;
 #[cfg(target_os = "linux")]
 pub mod command;
@@ -24,6 +27,8 @@ pub mod command;
 pub mod error;
 #[cfg(target_os = "linux")]
 pub mod events;
+#[cfg(target_os = "linux")]
+pub mod output;
 #[cfg(target_os = "linux")]
 pub mod record;
 #[cfg(target_os = "linux")]

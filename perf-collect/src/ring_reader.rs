@@ -429,24 +429,64 @@ fn refusal(e: &io::Error) -> Option<&WriterError> {
     }
 }
 
-/// Copies the ring's pending records into `w` and counts them; then gives the ring's bytes
-/// back to the kernel up to the last record the writer holds. True when there were records.
+/// What one [`drain`] of a ring did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Drained {
+    /// Records went to the writer.
+    pub wrote: bool,
+    /// Bytes the ring still held when the drain ended (its limit was reached).
+    pub left: usize,
+}
+
+/// Copies the ring's pending records, up to `limit` bytes of whole records (at least one),
+/// into `w` and counts them; then gives the ring's bytes back to the kernel up to the last
+/// record the writer holds.
 ///
-/// All pending bytes go in one call: `write_event_data`, or
-/// `write_event_data_vectored` with two slices when they wrap around the ring's end (the
-/// record that straddles it is split between the slices). When the writer refuses that
-/// call (nothing of it is written), one call per record (a wrapping record as two slices): a record the
-/// writer refuses is left out and counted (and named in [`RingStats::first_refusal`]). A
-/// failure of the output stops the drain with an error.
+/// The bytes go in one call: `write_event_data`, or `write_event_data_vectored` with two
+/// slices when they wrap around the ring's end (the record that straddles it is split
+/// between the slices). When the writer refuses that call (nothing of it is written), one
+/// call per record (a wrapping record as two slices): a record the writer refuses is left
+/// out and counted (and named in [`RingStats::first_refusal`]).
+///
+/// # Errors
+/// A failure of the output ([`CollectError::Writer`]); the records the writer did not take
+/// stay in the ring (an output that would block takes none).
 pub fn drain<O: OutputMode>(
     ring: &mut Ring,
     w: &mut PerfWriter<O>,
     stats: &mut RingStats,
-) -> Result<bool, CollectError> {
-    let p = ring.pending();
-    if p.first.is_empty() {
-        return Ok(false);
+    limit: usize,
+) -> Result<Drained, CollectError> {
+    let all = ring.pending();
+    let total = all.first.len() + all.second.len();
+    if total == 0 {
+        return Ok(Drained::default());
     }
+    let take = match total <= limit {
+        true => total,
+        false => {
+            let mut records = Records::new(&all);
+            let mut cut = 0;
+            while records.next().is_some() {
+                let end = records.taken();
+                if end > limit && cut > 0 {
+                    break;
+                }
+                cut = end;
+            }
+            if cut == 0 {
+                total
+            } else {
+                cut
+            }
+        }
+    };
+    let first_len = take.min(all.first.len());
+    let p = Pending {
+        first: &all.first[..first_len],
+        second: &all.second[..take - first_len],
+        ..all
+    };
     let written = match p.second.is_empty() {
         true => w.write_event_data(p.first),
         false => w
@@ -461,8 +501,12 @@ pub fn drain<O: OutputMode>(
                 tally.add(&r);
             }
             tally.into_stats(stats);
-            ring.consume(p.tail.wrapping_add(records.taken() as u64));
-            return Ok(true);
+            let (tail, taken) = (p.tail, records.taken());
+            ring.consume(tail.wrapping_add(taken as u64));
+            return Ok(Drained {
+                wrote: true,
+                left: total - taken,
+            });
         }
         // Refused (nothing of it was written): record by record below.
         Err(e) if refusal(&e).is_some() => {}
@@ -483,9 +527,13 @@ pub fn drain<O: OutputMode>(
         }
         done = records.taken();
     }
-    ring.consume(p.tail.wrapping_add(done as u64));
+    let tail = p.tail;
+    ring.consume(tail.wrapping_add(done as u64));
     match failure {
-        None => Ok(true),
+        None => Ok(Drained {
+            wrote: done > 0,
+            left: total - done,
+        }),
         Some(e) => Err(CollectError::Writer {
             what: "writing records",
             source: WriterError::from(e),

@@ -137,12 +137,23 @@ pub fn default_disposition(sig: nix::sys::signal::Signal) -> io::Result<()> {
 
 /// The signals perf-collect blocks (to read them from a signalfd) or whose disposition it
 /// sets: a command it starts gets all of them back at their defaults.
-pub const HANDLED_SIGNALS: [nix::sys::signal::Signal; 4] = [
+pub const HANDLED_SIGNALS: [nix::sys::signal::Signal; 6] = [
     nix::sys::signal::Signal::SIGINT,
     nix::sys::signal::Signal::SIGTERM,
+    nix::sys::signal::Signal::SIGHUP,
     nix::sys::signal::Signal::SIGCHLD,
     nix::sys::signal::Signal::SIGPIPE,
+    nix::sys::signal::Signal::SIGXFSZ,
 ];
+
+/// Ignores `sig` (for SIGXFSZ: a write past the file size limit then fails with
+/// `EFBIG`, which the writer handles as a full output, instead of killing the process).
+pub fn ignore(sig: nix::sys::signal::Signal) -> io::Result<()> {
+    // SAFETY: SIG_IGN installs no handler: no code of ours runs in signal context.
+    unsafe { nix::sys::signal::signal(sig, nix::sys::signal::SigHandler::SigIgn) }
+        .map(drop)
+        .map_err(io::Error::from)
+}
 
 /// Makes `cmd` start as a shell starts a command: between fork and exec the child unblocks
 /// every signal (it inherits perf-collect's mask, in which SIGINT, SIGTERM and SIGCHLD are

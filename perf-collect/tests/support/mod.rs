@@ -148,11 +148,17 @@ pub fn collect_workload_with(
 
 /// A refused start: exit status 1, one line on stderr naming `needle`, and no output.
 pub fn refused(args: &[&str], output: &Path, needle: &str) -> String {
+    refused_with(1, args, output, needle)
+}
+
+/// A refused start with exit status `code`, one line on stderr naming `needle`, and no
+/// output.
+pub fn refused_with(code: i32, args: &[&str], output: &Path, needle: &str) -> String {
     let mut all = vec!["-o", path_str(output)];
     all.extend_from_slice(args);
     let out = collect(&all);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     assert!(err.starts_with("perf-collect: "), "{err}");
     assert!(err.contains(needle), "{args:?}: {err} lacks {needle:?}");
