@@ -78,6 +78,19 @@ pub enum CollectError {
         /// The error.
         source: io::Error,
     },
+    /// The output filled up before even the recording's headers fit: nothing was kept (a
+    /// regular file is removed).
+    OutputFull {
+        /// The output as given.
+        path: String,
+        /// The output's error.
+        source: WriterError,
+    },
+    /// Once the recording stopped, stdout took nothing for a while: the stream was given up.
+    Stalled {
+        /// Bytes of the stream stdout took.
+        taken: u64,
+    },
     /// The command to record could not be started.
     Command {
         /// Its name.
@@ -143,13 +156,25 @@ impl fmt::Display for CollectError {
             CollectError::Open { event, cpu, source } => {
                 write!(f, "cannot open event '{event}' on CPU {cpu}: {source}")
             }
-            CollectError::Mmap { cpu, kib, source } => write!(
-                f,
-                "cannot map the {kib} KiB ring buffer of CPU {cpu}: {source} (use a smaller -m, or raise kernel.perf_event_mlock_kb)"
-            ),
+            CollectError::Mmap { cpu, kib, source } => {
+                write!(f, "cannot map the {kib} KiB ring buffer of CPU {cpu}: {source} ")?;
+                // kernel.perf_event_mlock_kb limits users without CAP_IPC_LOCK only.
+                match nix::unistd::geteuid().is_root() {
+                    true => write!(f, "(the kernel could not allocate it: use a smaller -m)"),
+                    false => write!(f, "(use a smaller -m, or raise kernel.perf_event_mlock_kb)"),
+                }
+            }
             CollectError::Output { path, source } => {
                 write!(f, "cannot create the output '{path}': {source}")
             }
+            CollectError::OutputFull { path, source } => write!(
+                f,
+                "the output '{path}' is full ({source}): not even the recording's headers fit, nothing was kept"
+            ),
+            CollectError::Stalled { taken } => write!(
+                f,
+                "the stream's reader took nothing for a while after {taken} bytes: the rest was given up"
+            ),
             CollectError::Command { program, source } => {
                 write!(f, "cannot run '{program}': {source}")
             }
@@ -171,7 +196,9 @@ impl std::error::Error for CollectError {
             | CollectError::Output { source, .. }
             | CollectError::Command { source, .. }
             | CollectError::System { source, .. } => Some(source),
-            CollectError::Writer { source, .. } => Some(source),
+            CollectError::Writer { source, .. } | CollectError::OutputFull { source, .. } => {
+                Some(source)
+            }
             _ => None,
         }
     }

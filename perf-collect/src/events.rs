@@ -152,16 +152,33 @@ pub fn collect_names(
     }
     for file in files {
         let path = file.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| CollectError::EventFile {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_event_file(path)?;
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("");
             line.split([',', ' ', '\t']).for_each(&mut add);
         }
     }
     Ok(names)
+}
+
+/// The most an events file may hold: a list of every tracepoint of a kernel is a few
+/// tens of KiB.
+pub const MAX_EVENT_FILE_BYTES: usize = 1024 * 1024;
+
+/// An events file's text, read up to [`MAX_EVENT_FILE_BYTES`] (`/dev/zero` is refused,
+/// not read until memory runs out).
+fn read_event_file(path: &Path) -> Result<String, CollectError> {
+    let refuse = |source| CollectError::EventFile {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = crate::tracefs::read_bounded(path, MAX_EVENT_FILE_BYTES).map_err(refuse)?;
+    String::from_utf8(bytes).map_err(|_| {
+        refuse(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "not UTF-8 text",
+        ))
+    })
 }
 
 /// Resolves event names: `SYSTEM:EVENT` is a tracepoint (tracefs is looked up once, at

@@ -17,9 +17,18 @@
 #![warn(missing_docs)]
 
 #[cfg(target_os = "linux")]
+mod say;
+
+#[cfg(target_os = "linux")]
+pub mod cli;
+#[cfg(target_os = "linux")]
+pub mod command;
+#[cfg(target_os = "linux")]
 pub mod error;
 #[cfg(target_os = "linux")]
 pub mod events;
+#[cfg(target_os = "linux")]
+pub mod output;
 #[cfg(target_os = "linux")]
 pub mod record;
 #[cfg(target_os = "linux")]
@@ -32,4 +41,4 @@ pub mod tracefs;
 #[cfg(target_os = "linux")]
 pub use error::CollectError;
 #[cfg(target_os = "linux")]
-pub use record::{record, Options, StopReason, Summary};
+pub use record::{record, Options, StopReason, Summary, Truncation};

@@ -1,10 +1,12 @@
 //! The recording: opens the events on every online CPU, maps one ring buffer per CPU,
 //! and copies what the kernel writes there into a [`PerfWriter`] until told to stop.
 
+use crate::command::{Command as RecordedCommand, Ended, GRACE};
 use crate::error::{perf_event_paranoid, CollectError};
 use crate::events::{self, EventKind, EventSpec};
-use crate::ring_reader::{self, RingStats};
-use crate::sys::{page_size, EventFd, Ring};
+use crate::output::{FileOutput, StdoutOutput};
+use crate::ring_reader::{self, FlightWindow, RingStats};
+use crate::sys::{page_size, EventFd, Ring, Snapshot};
 use crate::tracefs::Tracefs;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
@@ -15,11 +17,9 @@ use perf_writer_std::{
     WriterError,
 };
 use std::ffi::OsString;
-use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// What to record, and how.
@@ -30,9 +30,10 @@ pub struct Options {
     /// Files of event names, one or more per line.
     pub event_files: Vec<PathBuf>,
     /// The output path; `-` writes a pipe-mode stream to stdout.
-    pub output: String,
-    /// Sampling frequency of counters such as cpu-clock (Hz).
-    pub freq: u64,
+    pub output: PathBuf,
+    /// Sampling frequency of counters such as cpu-clock (Hz); `None`: [`DEFAULT_FREQ`],
+    /// or the kernel's limit when that is lower.
+    pub freq: Option<u64>,
     /// Data pages of each CPU's ring buffer (a power of two).
     pub mmap_pages: usize,
     /// Stop after this long.
@@ -65,8 +66,8 @@ impl Default for Options {
         Options {
             events: Vec::new(),
             event_files: Vec::new(),
-            output: "perf.data".to_string(),
-            freq: 4000,
+            output: PathBuf::from("perf.data"),
+            freq: None,
             mmap_pages: 128,
             duration: None,
             command: Vec::new(),
@@ -91,21 +92,50 @@ pub enum StopReason {
     Duration,
     /// The reader of the pipe went away.
     OutputClosed,
+    /// The output's device is full (or its quota or file size limit reached): the file
+    /// keeps the records that reached it ([`Summary::truncated`]).
+    OutputFull,
+}
+
+/// An output that ends before the recording did: it filled up. A file keeps the whole
+/// records that reached it (perf reads it); a stream keeps the bytes stdout took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    /// Records in the file's data section as stored (a COMPRESSED record counts as one);
+    /// `None` for a stream.
+    pub kept_records: Option<u64>,
+    /// Bytes kept: the file's data section, or the stream's bytes.
+    pub kept_bytes: u64,
+    /// The output's error.
+    pub error: String,
 }
 
 /// What a recording wrote.
 #[derive(Clone, Debug)]
 pub struct Summary {
-    /// Counts over all rings.
+    /// Counts over all rings: what was read from the kernel and given to the writer.
     pub stats: RingStats,
     /// Online CPUs recorded.
     pub cpus: usize,
-    /// Why it stopped.
+    /// Why the recording stopped.
     pub stop: StopReason,
-    /// The command's exit status, when one was run and has exited.
-    pub command_status: Option<ExitStatus>,
+    /// How the command ended, when one was run.
+    pub command: Option<Ended>,
     /// Warnings (headers that could not be set, …), one line each.
     pub warnings: Vec<String>,
+    /// The output holds only the first part of the recording: it filled up.
+    pub truncated: Option<Truncation>,
+    /// Pipe mode: the bytes of the stream stdout took.
+    pub delivered: Option<u64>,
+    /// Pipe mode: the reader closed the pipe before the stream's end.
+    pub reader_closed: bool,
+    /// Pipe mode: once the recording stopped, the reader took nothing for a while and the
+    /// rest of the stream was given up.
+    pub stalled: bool,
+    /// Bytes of records the rings still held when a second signal cut saving short.
+    pub unsaved_bytes: u64,
+    /// Flight-recorder mode: the rings held less time than asked (`-c`), and what they held.
+    pub flight_window: Option<FlightWindow>,
 }
 
 /// Online CPUs, from `/sys/devices/system/cpu/online` (`0-3,5`), or `0..available_parallelism`.
@@ -152,7 +182,7 @@ fn wakeup_bytes(opts: &Options) -> u32 {
 fn kernel_reads_lost(spec: &EventSpec, cpu: u32, opts: &Options) -> bool {
     let attr = perf_abi::PerfEventAttr::from(&spec.attr(
         wakeup_bytes(opts),
-        opts.freq,
+        opts.freq.unwrap_or(DEFAULT_FREQ),
         true,
         opts.flight_recorder.is_some(),
     ));
@@ -163,16 +193,7 @@ fn kernel_reads_lost(spec: &EventSpec, cpu: u32, opts: &Options) -> bool {
 }
 
 fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Opened, CollectError> {
-    let data_size = opts
-        .mmap_pages
-        .checked_mul(page_size())
-        .filter(|_| opts.mmap_pages.is_power_of_two())
-        .ok_or_else(|| {
-            CollectError::BadArgument(format!(
-                "-m {}: the ring buffer size must be a power of two of pages (1, 2, 4, …)",
-                opts.mmap_pages
-            ))
-        })?;
+    let data_size = opts.mmap_pages.saturating_mul(page_size());
     let wakeup = wakeup_bytes(opts);
     let read_lost = match (specs.first(), cpus.first()) {
         (Some(spec), Some(&cpu)) => kernel_reads_lost(spec, cpu, opts),
@@ -183,7 +204,7 @@ fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Open
         .map(|s| {
             perf_abi::PerfEventAttr::from(&s.attr(
                 wakeup,
-                opts.freq,
+                opts.freq.unwrap_or(DEFAULT_FREQ),
                 read_lost,
                 opts.flight_recorder.is_some(),
             ))
@@ -260,29 +281,50 @@ fn open_error(spec: &EventSpec, cpu: u32, source: io::Error) -> CollectError {
 }
 
 /// Records as `opts` says. Errors in what was asked (events, permissions, tracefs, output)
-/// come before the output is created; an output created before a later failure to start
-/// (the command cannot run) is removed.
+/// come before the output is created; a recording that cannot start or keeps nothing
+/// leaves an existing file at the output path as it was.
 pub fn record(opts: &Options) -> Result<Summary, CollectError> {
+    crate::cli::check_mmap_pages(opts.mmap_pages)
+        .map_err(|why| CollectError::BadArgument(format!("-m {}: {why}", opts.mmap_pages)))?;
+    if let Some(hz) = opts.freq {
+        crate::cli::check_frequency(hz)
+            .map_err(|why| CollectError::BadArgument(format!("-F {hz}: {why}")))?;
+    }
     let names = events::collect_names(&opts.events, &opts.event_files)?;
     let (mut specs, tracefs) = events::resolve(&names, opts.tracefs.as_deref())?;
+    let sampled = specs
+        .iter()
+        .any(|s| matches!(s.kind, EventKind::Counter { .. }));
+    let opts = &Options {
+        freq: Some(sample_frequency(opts.freq, sampled)?),
+        ..opts.clone()
+    };
     specs.push(EventSpec::tracking());
     if let Some(program) = opts.command.first() {
-        check_program(program)?;
+        crate::command::check_program(program)?;
     }
+    let pipe = opts.output.as_os_str() == "-";
     let cpus = online_cpus();
 
-    // SIGINT, SIGTERM and SIGCHLD arrive through a signalfd that poll watches. The child
-    // starts with an empty mask (std resets it).
+    // The stop signals and SIGCHLD arrive through a signalfd that poll watches (the
+    // command gets them unblocked: `sys::start_with_default_signals`). SIGXFSZ is ignored:
+    // a file size limit then fails the write (EFBIG), which keeps the file, instead of
+    // killing perf-collect with it half written.
     let mut mask = SigSet::empty();
-    mask.add(Signal::SIGINT);
-    mask.add(Signal::SIGTERM);
-    mask.add(Signal::SIGCHLD);
-    for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGCHLD] {
+    for sig in crate::command::STOP_SIGNALS
+        .into_iter()
+        .chain([Signal::SIGCHLD])
+    {
+        mask.add(sig);
         crate::sys::default_disposition(sig).map_err(|source| CollectError::System {
             what: "resetting a signal's disposition",
             source,
         })?;
     }
+    crate::sys::ignore(Signal::SIGXFSZ).map_err(|source| CollectError::System {
+        what: "ignoring SIGXFSZ",
+        source,
+    })?;
     mask.thread_block().map_err(|e| CollectError::System {
         what: "blocking signals",
         source: e.into(),
@@ -294,57 +336,55 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
         })?;
 
     let opened = open_events(&specs, &cpus, opts)?;
-
-    if opts.output == "-" {
-        let stdout = io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .map_err(|source| CollectError::Output {
-                path: "-".into(),
-                source,
-            })?;
-        let writer =
-            PerfPipeWriter::from_writer(File::from(stdout)).map_err(|e| CollectError::Output {
-                path: "-".into(),
-                source: e.into(),
-            })?;
-        run(writer, None, &specs, tracefs.as_ref(), opened, &sigfd, opts)
-    } else {
-        let mut writer = PerfDataFileWriter::new();
-        writer
-            .create_file(&opts.output)
-            .map_err(|source| CollectError::Output {
-                path: opts.output.clone(),
-                source,
-            })?;
-        let path = PathBuf::from(&opts.output);
+    let fs = tracefs.as_ref();
+    let output_err = |source: WriterError| CollectError::Output {
+        path: opts.output.display().to_string(),
+        source: source.into(),
+    };
+    if pipe {
+        let (stream, out) = StdoutOutput::open()?;
+        let writer = PerfPipeWriter::from_writer(stream).map_err(output_err)?;
         run(
             writer,
-            Some(path),
+            Target::Stdout(out),
             &specs,
-            tracefs.as_ref(),
+            fs,
             opened,
             &sigfd,
             opts,
         )
+    } else {
+        let (file, out) = FileOutput::create(&opts.output)?;
+        let writer = PerfDataFileWriter::from_writer(file).map_err(output_err)?;
+        run(writer, Target::File(out), &specs, fs, opened, &sigfd, opts)
     }
 }
 
-/// Refuses a command that cannot be found before anything is created.
-fn check_program(program: &OsString) -> Result<(), CollectError> {
-    let p = std::path::Path::new(program);
-    let found = if p.components().count() > 1 {
-        p.is_file()
-    } else {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(p).is_file()))
-    };
-    match found {
-        true => Ok(()),
-        false => Err(CollectError::Command {
-            program: program.to_string_lossy().into_owned(),
-            source: io::Error::from(io::ErrorKind::NotFound),
-        }),
+/// The sampling frequency when none is given (`-F`).
+pub const DEFAULT_FREQ: u64 = 4000;
+
+/// `kernel.perf_event_max_sample_rate`, when readable: the highest frequency the kernel
+/// takes for a sampled event (it lowers it on its own when sampling takes too long).
+pub fn max_sample_rate() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The frequency sampled events are opened with: the one asked for, refused above the
+/// kernel's limit (`perf_event_open` would fail with a bare EINVAL); without one,
+/// [`DEFAULT_FREQ`] lowered to that limit, as `perf record` lowers its default.
+fn sample_frequency(asked: Option<u64>, sampled: bool) -> Result<u64, CollectError> {
+    let max = max_sample_rate().filter(|_| sampled);
+    match (asked, max) {
+        (Some(freq), Some(max)) if freq > max => Err(CollectError::BadArgument(format!(
+            "-F {freq}: above kernel.perf_event_max_sample_rate, {max} Hz here; use -F {max} or less, or raise the limit: sysctl -w kernel.perf_event_max_sample_rate={freq}"
+        ))),
+        (Some(freq), _) => Ok(freq),
+        (None, Some(max)) => Ok(DEFAULT_FREQ.min(max.max(1))),
+        (None, None) => Ok(DEFAULT_FREQ),
     }
 }
 
@@ -393,7 +433,7 @@ fn describe<O: OutputMode>(
     for (spec, ids) in specs.iter().zip(&opened.ids) {
         let attr = spec.attr(
             wakeup,
-            opts.freq,
+            opts.freq.unwrap_or(DEFAULT_FREQ),
             opened.read_lost,
             opts.flight_recorder.is_some(),
         );
@@ -460,9 +500,103 @@ fn synthesize_threads<O: OutputMode>(
     Ok(n)
 }
 
+/// Where the recording goes.
+enum Target {
+    /// A file (a new one renamed to its path once finalized, or a device).
+    File(FileOutput),
+    /// A pipe-mode stream on stdout.
+    Stdout(StdoutOutput),
+}
+
+impl Target {
+    fn is_pipe(&self) -> bool {
+        matches!(self, Target::Stdout(_))
+    }
+
+    /// Stdout when it is the output, to wait until it takes bytes.
+    fn stdout(&self) -> Option<&StdoutOutput> {
+        match self {
+            Target::Stdout(s) => Some(s),
+            Target::File(_) => None,
+        }
+    }
+
+    /// Drops an output that holds no recording perf reads: a new file is removed (the path
+    /// keeps what it held), a device or stdout is left as it is.
+    fn discard(self) {
+        if let Target::File(f) = self {
+            f.discard();
+        }
+    }
+
+    /// Puts a finalized recording at its path.
+    fn keep(self) -> Result<(), CollectError> {
+        match self {
+            Target::File(f) => f.keep(),
+            Target::Stdout(_) => Ok(()),
+        }
+    }
+}
+
+/// Bytes of records moved from one ring to the writer at a time: between two such moves
+/// the signals are looked at, so that a recording stops at once even when its rings hold
+/// hundreds of MB to compress.
+const DRAIN_CHUNK: usize = 1024 * 1024;
+
+/// How long a stream's reader may take nothing, once the recording stopped, before the
+/// stream is given up.
+const STALL: Duration = Duration::from_secs(2);
+
+/// How long saving may take before perf-collect says so (and a second signal cuts it).
+const SAVING_NOTICE: Duration = Duration::from_secs(1);
+
+/// Describes the recording, enables the events and starts the command: everything that,
+/// when it fails, leaves no output behind.
+fn start<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    specs: &[EventSpec],
+    tracefs: Option<&Tracefs>,
+    opened: &Opened,
+    opts: &Options,
+    warnings: &mut Vec<String>,
+) -> Result<Option<RecordedCommand>, CollectError> {
+    if let Some(level) = opts.compression_level {
+        w.set_compression(Some(Compression::zstd(level)))
+            .map_err(writer_err("setting compression (-z)"))?;
+    }
+    describe(w, specs, tracefs, opened, opts, warnings)?;
+    let tracking_id = opened
+        .ids
+        .last()
+        .and_then(|ids| ids.first())
+        .copied()
+        .unwrap_or(0);
+    if opts.synthesize_threads {
+        synthesize_threads(w, tracking_id)?;
+    }
+    w.write_finished_init()
+        .map_err(io_writer_err("writing FINISHED_INIT"))?;
+    w.set_strict(opts.strict);
+    for (cpu, _, fds) in &opened.cpus {
+        for (fd, spec) in fds.iter().zip(specs) {
+            fd.enable().map_err(|source| CollectError::Open {
+                event: spec.name.clone(),
+                cpu: *cpu,
+                source,
+            })?;
+        }
+    }
+    match opts.command.split_first() {
+        None => Ok(None),
+        Some((program, args)) => {
+            RecordedCommand::spawn(program, args, opts.output.as_os_str() == "-").map(Some)
+        }
+    }
+}
+
 fn run<O: OutputMode>(
     mut w: PerfWriter<O>,
-    path: Option<PathBuf>,
+    target: Target,
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
     mut opened: Opened,
@@ -470,80 +604,179 @@ fn run<O: OutputMode>(
     opts: &Options,
 ) -> Result<Summary, CollectError> {
     let mut warnings = Vec::new();
-    // Until the recording runs, a failure leaves no file behind.
-    let started = (|| {
-        if let Some(level) = opts.compression_level {
-            w.set_compression(Some(Compression::zstd(level)))
-                .map_err(writer_err("setting compression (-z)"))?;
-        }
-        describe(&mut w, specs, tracefs, &opened, opts, &mut warnings)?;
-        let tracking_id = opened
-            .ids
-            .last()
-            .and_then(|ids| ids.first())
-            .copied()
-            .unwrap_or(0);
-        if opts.synthesize_threads {
-            synthesize_threads(&mut w, tracking_id)?;
-        }
-        w.write_finished_init()
-            .map_err(io_writer_err("writing FINISHED_INIT"))?;
-        w.set_strict(opts.strict);
-        for (cpu, _, fds) in &opened.cpus {
-            for (fd, spec) in fds.iter().zip(specs) {
-                fd.enable().map_err(|source| CollectError::Open {
-                    event: spec.name.clone(),
-                    cpu: *cpu,
-                    source,
-                })?;
-            }
-        }
-        spawn(opts)
-    })();
-    // From here on, an error return still ends the command (the writer, dropped,
-    // finalizes what it has).
-    let mut child = ChildGuard(match started {
-        Ok(child) => child,
+    let mut command = match start(&mut w, specs, tracefs, &opened, opts, &mut warnings) {
+        Ok(command) => command,
         Err(e) => {
             w.close_no_finalize();
-            if let Some(p) = &path {
-                let _ = std::fs::remove_file(p);
-            }
+            target.discard();
             return Err(e);
         }
+    };
+    let mut stats = vec![RingStats::default(); opened.cpus.len()];
+    // The file is finalized before the command is ended, so that a command slow to exit
+    // (or one that ignores SIGTERM) never holds the recording back.
+    let saved = match watch(
+        &mut w,
+        &mut opened,
+        &mut stats,
+        sigfd,
+        command.as_mut(),
+        &target,
+        opts,
+    ) {
+        // A save that fails leaves no recording perf reads.
+        Ok(stop) => {
+            save(w, &mut opened, &mut stats, stop, &target, sigfd, opts).map_err(|e| (e, false))
+        }
+        // The recording failed: what the writer holds is kept if it still finalizes.
+        Err(e) => match w.finish() {
+            Ok(_) | Err(WriterError::Truncated { .. }) => Err((e, true)),
+            Err(_) => {
+                w.close_no_finalize();
+                Err((e, false))
+            }
+        },
+    };
+    let kept = match &saved {
+        Ok(_) => true,
+        Err((_, kept)) => *kept,
+    };
+    let placed = match kept {
+        true => target.keep(),
+        false => {
+            target.discard();
+            Ok(())
+        }
+    };
+    let command = command.map(|c| {
+        c.end(sigfd, |pid| {
+            crate::say!(
+                "perf-collect: the recording is saved; the command (pid {pid}) has not exited {} s after SIGTERM: waiting for it (Ctrl-C or SIGTERM again kills it)",
+                GRACE.as_secs()
+            )
+        })
     });
+    let mut summary = saved.map_err(|(e, _)| e)?;
+    placed?;
+    summary.command = command;
+    summary.warnings.splice(0..0, warnings);
+    Ok(summary)
+}
 
-    let pipe = path.is_none();
+/// What the rings' drains of one pass did.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pass {
+    /// Records went to the writer.
+    wrote: bool,
+    /// Bytes the rings still held at the end (a ring reached [`DRAIN_CHUNK`]).
+    left: u64,
+}
+
+/// Moves up to [`DRAIN_CHUNK`] bytes of each ring into the writer.
+fn drain_pass<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    opened: &mut Opened,
+    stats: &mut [RingStats],
+) -> Result<Pass, CollectError> {
+    let mut pass = Pass::default();
+    for ((_, ring, _), stats) in opened.cpus.iter_mut().zip(stats) {
+        let d = ring_reader::drain(ring, w, stats, DRAIN_CHUNK)?;
+        pass.wrote |= d.wrote;
+        pass.left += d.left as u64;
+    }
+    Ok(pass)
+}
+
+/// When FINISHED_ROUND records go in: after a pass that left every ring empty, when
+/// records were written since the last one. perf sorts the records up to the latest time
+/// of the round before the last one; a ring left partly unread would break that, so a
+/// round spans passes until one reads everything.
+#[derive(Clone, Copy, Debug, Default)]
+struct Rounds {
+    /// Records went to the writer since the last FINISHED_ROUND.
+    wrote: bool,
+    /// A FINISHED_ROUND is due before the next records (it could not be written yet).
+    due: bool,
+}
+
+impl Rounds {
+    /// Counts a pass.
+    fn after(&mut self, pass: Pass) {
+        self.wrote |= pass.wrote;
+        if pass.left == 0 && self.wrote {
+            self.due = true;
+        }
+    }
+
+    /// Writes the FINISHED_ROUND that is due.
+    fn write<O: OutputMode>(&mut self, w: &mut PerfWriter<O>) -> Result<(), CollectError> {
+        if self.due {
+            w.write_finished_round()
+                .map_err(io_writer_err("writing FINISHED_ROUND"))?;
+            *self = Rounds::default();
+        }
+        Ok(())
+    }
+}
+
+/// The stream would block: stdout is a full pipe whose reader has not taken its bytes.
+fn would_block(e: &CollectError) -> bool {
+    matches!(e, CollectError::Writer { source: WriterError::Io(io), .. } if io.kind() == io::ErrorKind::WouldBlock)
+}
+
+/// Records until the command exits, SIGINT / SIGTERM / SIGHUP, the duration passes, or
+/// the output is closed or full; returns why it stopped.
+fn watch<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    opened: &mut Opened,
+    stats: &mut [RingStats],
+    sigfd: &SignalFd,
+    mut command: Option<&mut RecordedCommand>,
+    target: &Target,
+    opts: &Options,
+) -> Result<StopReason, CollectError> {
+    let pipe = target.is_pipe();
     let flight = opts.flight_recorder.is_some();
     // (A flight recorder writes nothing until it stops: no progress to show.)
     let progress = opts.progress && !flight && io::stderr().is_terminal();
     let start = Instant::now();
-    let deadline = opts.duration.map(|d| start + d);
-    let mut stats = vec![RingStats::default(); opened.cpus.len()];
+    // A duration beyond what the clock can add is no deadline.
+    let deadline = opts.duration.and_then(|d| start.checked_add(d));
     let mut last_progress = start;
-    let mut command_status = None;
-
+    let mut rounds = Rounds::default();
+    // The stream's pipe is full: wait until it takes bytes, not for the rings.
+    let mut blocked = false;
+    let mut left = 0u64;
     let stop = loop {
-        // Sleep until a ring passes its watermark, a signal, the deadline, or (for the
-        // progress line and a live pipe) a second at most.
+        // Sleep until a ring passes its watermark (or stdout can take bytes again), a
+        // signal, the deadline, or (for the progress line and a live pipe) a second at
+        // most; not at all while a ring holds more than one pass took.
         let mut wait: Option<Duration> =
             deadline.map(|d| d.saturating_duration_since(Instant::now()));
         if progress || pipe {
             wait = Some(wait.map_or(Duration::from_secs(1), |w| w.min(Duration::from_secs(1))));
         }
+        if left > 0 && !blocked {
+            wait = Some(Duration::ZERO);
+        }
         let timeout = match wait {
+            Some(Duration::ZERO) => PollTimeout::ZERO,
             Some(d) => PollTimeout::try_from(d.as_millis().max(1)).unwrap_or(PollTimeout::MAX),
             None => PollTimeout::NONE,
         };
         {
             let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(opened.cpus.len() + 1);
             fds.push(PollFd::new(sigfd.as_fd(), PollFlags::POLLIN));
-            if !flight {
-                for (_, _, evs) in &opened.cpus {
-                    if let Some(owner) = evs.first() {
-                        fds.push(PollFd::new(owner.as_fd(), PollFlags::POLLIN));
+            match (blocked, target.stdout()) {
+                (true, Some(out)) => fds.push(PollFd::new(out.as_fd(), PollFlags::POLLOUT)),
+                _ if !flight => {
+                    for (_, _, evs) in &opened.cpus {
+                        if let Some(owner) = evs.first() {
+                            fds.push(PollFd::new(owner.as_fd(), PollFlags::POLLIN));
+                        }
                     }
                 }
+                _ => {}
             }
             match poll(&mut fds, timeout) {
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
@@ -555,92 +788,169 @@ fn run<O: OutputMode>(
                 }
             }
         }
-        match flight {
-            true => {}
-            false => match drain_all(&mut w, &mut opened, &mut stats) {
-                Ok(()) => {}
-                Err(e) if pipe && is_broken_pipe(&e) => break StopReason::OutputClosed,
-                Err(e) => return Err(e),
-            },
-        }
-        if pipe && !flight {
-            if let Err(e) = w.flush() {
-                if broken_pipe(&e) {
-                    break StopReason::OutputClosed;
+        if !flight {
+            let moved = rounds.write(w).and_then(|()| {
+                let pass = drain_pass(w, opened, stats)?;
+                rounds.after(pass);
+                left = pass.left;
+                rounds.write(w)?;
+                if pipe {
+                    w.flush().map_err(writer_err("writing the output"))?;
                 }
-                return Err(writer_err("writing the output")(e));
+                Ok(())
+            });
+            blocked = false;
+            match moved {
+                Ok(()) => {}
+                Err(e) if would_block(&e) => blocked = true,
+                Err(e) => match output_stop(&e) {
+                    Some(stop) => break stop,
+                    None => return Err(e),
+                },
             }
         }
         if progress && last_progress.elapsed() >= Duration::from_secs(1) {
             last_progress = Instant::now();
-            print_progress(&RingStats::total(&stats), start.elapsed());
+            print_progress(&RingStats::total(stats), start.elapsed());
         }
-        let mut stop = None;
+        // A signal that came with the command's end is why it ended (a terminal or
+        // `timeout` signals the whole process group).
+        let mut signal = None;
+        let mut exited = false;
         while let Ok(Some(info)) = sigfd.read_signal() {
             let signo = info.ssi_signo as i32;
             if signo == Signal::SIGCHLD as i32 {
-                if let Some(c) = child.0.as_mut() {
-                    if let Ok(Some(status)) = c.try_wait() {
-                        command_status = Some(status);
-                        stop = Some(StopReason::CommandExited);
-                    }
-                }
-            } else if signo == Signal::SIGINT as i32 || signo == Signal::SIGTERM as i32 {
-                stop = stop.or(Some(StopReason::Signal(signo)));
+                exited |= command.as_mut().is_some_and(|c| c.try_ended().is_some());
+            } else if crate::command::is_stop_signal(signo) {
+                signal = signal.or(Some(signo));
             }
         }
-        if let Some(s) = stop {
-            break s;
+        match (signal, exited) {
+            (Some(signo), _) => break StopReason::Signal(signo),
+            (None, true) => break StopReason::CommandExited,
+            (None, false) => {}
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break StopReason::Duration;
         }
     };
+    if progress {
+        crate::say!();
+    }
+    Ok(stop)
+}
 
+/// How saving goes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Saving {
+    /// When saving started.
+    started: Option<Instant>,
+    /// Saving was announced (a second signal now cuts it).
+    announced: bool,
+}
+
+/// Runs `step` until it does not fail for a full stream: between tries, waits until
+/// stdout takes bytes. Gives up (the stream is `Stalled`) when stdout takes nothing for
+/// [`STALL`].
+fn through_stream<T, O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    target: &Target,
+    mut step: impl FnMut(&mut PerfWriter<O>) -> Result<T, CollectError>,
+) -> Result<T, CollectError> {
+    let mut since = Instant::now();
+    let mut taken = target.stdout().map_or(0, |s| s.taken());
+    loop {
+        let e = match step(w) {
+            Err(e) if would_block(&e) => e,
+            other => return other,
+        };
+        let Some(out) = target.stdout() else {
+            return Err(e);
+        };
+        if out.taken() != taken {
+            taken = out.taken();
+            since = Instant::now();
+        }
+        let left = STALL.saturating_sub(since.elapsed());
+        if left.is_zero() {
+            return Err(CollectError::Stalled { taken });
+        }
+        let mut fds = [PollFd::new(out.as_fd(), PollFlags::POLLOUT)];
+        let ms = PollTimeout::try_from(left.as_millis().max(1)).unwrap_or(PollTimeout::MAX);
+        let _ = poll(&mut fds, ms);
+    }
+}
+
+/// Takes what the rings still hold and finalizes the output.
+#[allow(clippy::too_many_arguments)]
+fn save<O: OutputMode>(
+    mut w: PerfWriter<O>,
+    opened: &mut Opened,
+    stats: &mut [RingStats],
+    stop: StopReason,
+    target: &Target,
+    sigfd: &SignalFd,
+    opts: &Options,
+) -> Result<Summary, CollectError> {
     // Nothing new after this; then take what is left.
     for (_, _, fds) in &opened.cpus {
         for fd in fds {
             let _ = fd.disable();
         }
     }
-    if let Some(window) = opts.flight_recorder {
-        let snaps: Vec<Vec<u8>> = opened.cpus.iter().map(|(_, r, _)| r.snapshot()).collect();
-        let window_ns = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
-        match ring_reader::write_snapshots(&snaps, &mut w, &mut stats, window_ns) {
-            Ok(()) => {}
-            Err(e) if pipe && is_broken_pipe(&e) => {}
-            Err(e) => return Err(e),
-        }
-        let _ = w.write_finished_round();
-    } else if stop != StopReason::OutputClosed {
-        match drain_all(&mut w, &mut opened, &mut stats) {
-            Ok(()) => {}
-            Err(e) if pipe && is_broken_pipe(&e) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    if stop != StopReason::OutputClosed {
-        if let Err(e) = add_unreported_losses(&mut w, &opened, &mut stats) {
-            if !(pipe && is_broken_pipe(&e)) {
-                return Err(e);
+    let mut summary = Summary {
+        stats: RingStats::default(),
+        cpus: opened.cpus.len(),
+        stop,
+        command: None,
+        warnings: Vec::new(),
+        truncated: None,
+        delivered: None,
+        reader_closed: stop == StopReason::OutputClosed,
+        stalled: false,
+        unsaved_bytes: 0,
+        flight_window: None,
+    };
+    let mut saving = Saving::default();
+    let mut rounds = Rounds::default();
+    let mut output_error = None;
+    // An output closed or full takes nothing more.
+    if !matches!(stop, StopReason::OutputClosed | StopReason::OutputFull) {
+        let taken = match opts.flight_recorder {
+            Some(window) => {
+                let snaps: Vec<Snapshot> =
+                    opened.cpus.iter().map(|(_, r, _)| r.snapshot()).collect();
+                through_stream(&mut w, target, |w| {
+                    summary.flight_window = ring_reader::write_snapshots(&snaps, w, stats, window)?;
+                    Ok(())
+                })
+                .and_then(|()| {
+                    rounds.due = true;
+                    through_stream(&mut w, target, |w| rounds.write(w))
+                })
             }
-        }
-    }
-    if progress {
-        eprintln!();
-    }
-    if let Some(c) = child.0.as_mut() {
-        if command_status.is_none() {
-            if let Ok(pid) = i32::try_from(c.id()) {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
-            }
-            command_status = c.wait().ok();
+            None => drain_for_save(
+                &mut w,
+                opened,
+                stats,
+                target,
+                sigfd,
+                &mut saving,
+                &mut rounds,
+            )
+            .map(|unsaved| summary.unsaved_bytes = unsaved),
+        };
+        let taken = taken.and_then(|()| {
+            through_stream(&mut w, target, |w| add_unreported_losses(w, opened, stats))
+        });
+        if let Err(e) = taken {
+            output_error = Some(e);
         }
     }
     // SAMPLE_TIME and (when the host description had none) NRCPUS, from the records:
     // counted on the way, so that the writer's own derivation, which would walk every
     // record again, stays off.
-    let total = RingStats::total(&stats);
+    let total = RingStats::total(stats);
     if let Some((first, last)) = total.sample_time {
         w.set_sample_time_header(first, last);
     }
@@ -651,59 +961,144 @@ fn run<O: OutputMode>(
             .max(opened.cpus.iter().map(|(c, ..)| c + 1).max().unwrap_or(1));
         w.set_nr_cpus_header(n, n);
     }
-    match w.finish() {
-        Ok(_) => {}
-        Err(e) if pipe && broken_pipe(&e) => {}
-        Err(e) => return Err(writer_err("finishing the output")(e)),
+    summary.stats = total;
+    let finished = match output_error {
+        Some(e) => Err(e),
+        None => through_stream(&mut w, target, |w| {
+            w.finish()
+                .map(drop)
+                .map_err(writer_err("finishing the output"))
+        }),
+    };
+    summary.delivered = target.stdout().map(|s| s.taken());
+    let failure = match finished {
+        Ok(()) => return Ok(summary),
+        Err(e) => e,
+    };
+    match failure {
+        CollectError::Writer {
+            source:
+                WriterError::Truncated {
+                    kept_records,
+                    kept_bytes,
+                    error,
+                },
+            ..
+        } => {
+            summary.truncated = Some(Truncation {
+                kept_records: Some(kept_records),
+                kept_bytes,
+                error: error.to_string(),
+            });
+            Ok(summary)
+        }
+        CollectError::Stalled { .. } => {
+            w.close_no_finalize();
+            summary.stalled = true;
+            Ok(summary)
+        }
+        e => match (output_stop(&e), target) {
+            (Some(StopReason::OutputClosed), _) => {
+                w.close_no_finalize();
+                summary.reader_closed = true;
+                Ok(summary)
+            }
+            (Some(StopReason::OutputFull), Target::Stdout(out)) => {
+                w.close_no_finalize();
+                summary.truncated = Some(Truncation {
+                    kept_records: None,
+                    kept_bytes: out.taken(),
+                    error: full_error(&e),
+                });
+                Ok(summary)
+            }
+            (Some(StopReason::OutputFull), Target::File(_)) => {
+                // Not even an empty recording fits what the output took.
+                w.close_no_finalize();
+                let CollectError::Writer { source, .. } = e else {
+                    return Err(e);
+                };
+                Err(CollectError::OutputFull {
+                    path: opts.output.display().to_string(),
+                    source,
+                })
+            }
+            _ => {
+                // The output failed otherwise: the writer, dropped, keeps what it can.
+                drop(w);
+                Err(e)
+            }
+        },
     }
-    Ok(Summary {
-        stats: RingStats::total(&stats),
-        cpus: opened.cpus.len(),
-        stop,
-        command_status,
-        warnings,
-    })
 }
 
-/// The command being recorded: ended (SIGTERM) and waited for when dropped while it runs.
-struct ChildGuard(Option<Child>);
+/// The output's error of a full output, for the report.
+fn full_error(e: &CollectError) -> String {
+    match e {
+        CollectError::Writer { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
 
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        if let Some(c) = self.0.as_mut() {
-            if matches!(c.try_wait(), Ok(None)) {
-                if let Ok(pid) = i32::try_from(c.id()) {
-                    let _ =
-                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
-                }
-                let _ = c.wait();
-            }
+/// The rings' last records into the writer, a chunk at a time. Saving that takes longer
+/// than [`SAVING_NOTICE`] is announced, and a stop signal after that leaves the rest out;
+/// returns the bytes left out.
+fn drain_for_save<O: OutputMode>(
+    w: &mut PerfWriter<O>,
+    opened: &mut Opened,
+    stats: &mut [RingStats],
+    target: &Target,
+    sigfd: &SignalFd,
+    saving: &mut Saving,
+    rounds: &mut Rounds,
+) -> Result<u64, CollectError> {
+    let started = *saving.started.get_or_insert_with(Instant::now);
+    loop {
+        let pass = through_stream(w, target, |w| {
+            rounds.write(w)?;
+            drain_pass(w, opened, stats)
+        })?;
+        rounds.after(pass);
+        if pass.left == 0 {
+            rounds.due |= rounds.wrote;
+            through_stream(w, target, |w| rounds.write(w))?;
+            return Ok(0);
+        }
+        let mut cut = false;
+        while let Ok(Some(info)) = sigfd.read_signal() {
+            cut |= saving.announced && crate::command::is_stop_signal(info.ssi_signo as i32);
+        }
+        if cut {
+            through_stream(w, target, |w| rounds.write(w))?;
+            return Ok(pass.left);
+        }
+        if !saving.announced && started.elapsed() >= SAVING_NOTICE {
+            saving.announced = true;
+            crate::say!(
+                "perf-collect: saving the {:.1} MB the ring buffers still hold; Ctrl-C or SIGTERM again leaves it out",
+                pass.left as f64 / 1e6
+            );
         }
     }
 }
 
-fn is_broken_pipe(e: &CollectError) -> bool {
-    matches!(e, CollectError::Writer { source, .. } if broken_pipe(source))
-}
-
-fn broken_pipe(e: &WriterError) -> bool {
-    matches!(e, WriterError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe)
-}
-
-fn drain_all<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    opened: &mut Opened,
-    stats: &mut [RingStats],
-) -> Result<(), CollectError> {
-    let mut wrote = false;
-    for ((_, ring, _), stats) in opened.cpus.iter_mut().zip(stats) {
-        wrote |= ring_reader::drain(ring, w, stats)?;
+/// The stop an output failure means: a pipe whose reader went away, a full device (the
+/// file or stream keeps what reached it); `None` for any other failure.
+fn output_stop(e: &CollectError) -> Option<StopReason> {
+    let CollectError::Writer {
+        source: WriterError::Io(io),
+        ..
+    } = e
+    else {
+        return None;
+    };
+    match io.kind() {
+        io::ErrorKind::BrokenPipe => Some(StopReason::OutputClosed),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+            Some(StopReason::OutputFull)
+        }
+        _ => None,
     }
-    if wrote {
-        w.write_finished_round()
-            .map_err(io_writer_err("writing FINISHED_ROUND"))?;
-    }
-    Ok(())
 }
 
 /// The kernel writes a LOST record only when a record fits again: records dropped just
@@ -749,26 +1144,6 @@ fn add_unreported_losses<O: OutputMode>(
     w.write_finished_round()
         .map_err(io_writer_err("writing FINISHED_ROUND"))?;
     Ok(())
-}
-
-fn spawn(opts: &Options) -> Result<Option<Child>, CollectError> {
-    let Some((program, args)) = opts.command.split_first() else {
-        return Ok(None);
-    };
-    let mut cmd = Command::new(program);
-    cmd.args(args);
-    if opts.output == "-" {
-        // Its stdout would mix with the stream: send it to stderr.
-        if let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() {
-            cmd.stdout(Stdio::from(fd));
-        }
-    }
-    cmd.spawn()
-        .map(Some)
-        .map_err(|source| CollectError::Command {
-            program: program.to_string_lossy().into_owned(),
-            source,
-        })
 }
 
 fn print_progress(stats: &RingStats, elapsed: Duration) {

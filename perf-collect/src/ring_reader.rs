@@ -2,10 +2,12 @@
 //! slices when they wrap around the ring's end), counted on the way, and the kernel's tail
 //! advanced only once the writer holds them.
 
+use crate::cli::MAX_MMAP_PAGES;
 use crate::error::CollectError;
-use crate::sys::{Pending, Ring};
+use crate::sys::{page_size, Pending, Ring, Snapshot};
 use perf_writer_std::{OutputMode, PerfWriter, WriterError};
 use std::io::{self, IoSlice};
+use std::time::Duration;
 
 /// PERF_RECORD_LOST: `{header, u64 id, u64 lost, sample_id}`.
 const RECORD_LOST: u32 = 2;
@@ -215,18 +217,33 @@ fn snapshot_records(snap: &[u8]) -> Vec<(RecordView<'_>, Option<u64>)> {
     out
 }
 
+/// How much time a flight recorder's rings held, when it was less than asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlightWindow {
+    /// The window asked for (`-c`).
+    pub asked: Duration,
+    /// How far back from the latest record the saved records reach: a ring had
+    /// overwritten what came before.
+    pub kept: Duration,
+    /// Data pages per CPU that would have held the window at the rate seen (a power of
+    /// two); `None` when that is more than `-m` takes.
+    pub pages_needed: Option<usize>,
+}
+
 /// Flight-recorder mode: writes the records of the rings' snapshots (one per ring, newest
-/// first, see [`Ring::snapshot`]), oldest first: every SAMPLE whose time is at most
-/// `window_ns` before the latest record of all, and every other record the ring still
-/// holds (COMM, FORK, EXIT: they name the threads of the samples kept). Counted in `stats`
-/// (one per ring).
+/// first, see [`Ring::snapshot`](crate::sys::Ring::snapshot)), oldest first: every SAMPLE
+/// whose time is at most `window` before the latest record of all, and every other record
+/// the ring still holds (COMM, FORK, EXIT: they name the threads of the samples kept).
+/// Counted in `stats` (one per ring). Returns how far back the records reach when a ring
+/// had overwritten part of the window.
 pub fn write_snapshots<O: OutputMode>(
-    snaps: &[Vec<u8>],
+    snaps: &[Snapshot],
     w: &mut PerfWriter<O>,
     stats: &mut [RingStats],
-    window_ns: u64,
-) -> Result<(), CollectError> {
-    let records: Vec<_> = snaps.iter().map(|s| snapshot_records(s)).collect();
+    window: Duration,
+) -> Result<Option<FlightWindow>, CollectError> {
+    let window_ns = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
+    let records: Vec<_> = snaps.iter().map(|s| snapshot_records(&s.bytes)).collect();
     let latest = records
         .iter()
         .flatten()
@@ -245,7 +262,35 @@ pub fn write_snapshots<O: OutputMode>(
             })?;
         }
     }
-    Ok(())
+    // The rings that went round: each covers back to its oldest record only.
+    let mut short: Option<(u64, Option<usize>)> = None;
+    for (snap, recs) in snaps.iter().zip(&records) {
+        let times = recs.iter().filter_map(|(_, t)| *t);
+        let (Some(newest), Some(oldest)) = (times.clone().max(), times.min()) else {
+            continue;
+        };
+        if !snap.overwritten || oldest <= cutoff {
+            continue;
+        }
+        let span = newest.saturating_sub(oldest).max(1);
+        let needed_bytes =
+            (snap.bytes.len() as u128 * u128::from(window_ns)).div_ceil(u128::from(span));
+        let pages = usize::try_from(needed_bytes.div_ceil(page_size() as u128))
+            .ok()
+            .and_then(usize::checked_next_power_of_two)
+            .filter(|&p| p <= MAX_MMAP_PAGES);
+        let pages = match short {
+            Some((_, before)) => before.zip(pages).map(|(a, b)| a.max(b)),
+            None => pages,
+        };
+        let reach = short.map_or(oldest, |(o, _)| o.max(oldest));
+        short = Some((reach, pages));
+    }
+    Ok(short.map(|(reach, pages_needed)| FlightWindow {
+        asked: window,
+        kept: Duration::from_nanos(latest.saturating_sub(reach)),
+        pages_needed,
+    }))
 }
 
 /// The counts of a run of records, kept apart from [`RingStats`] while counting so that
@@ -384,24 +429,64 @@ fn refusal(e: &io::Error) -> Option<&WriterError> {
     }
 }
 
-/// Copies the ring's pending records into `w` and counts them; then gives the ring's bytes
-/// back to the kernel up to the last record the writer holds. True when there were records.
+/// What one [`drain`] of a ring did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Drained {
+    /// Records went to the writer.
+    pub wrote: bool,
+    /// Bytes the ring still held when the drain ended (its limit was reached).
+    pub left: usize,
+}
+
+/// Copies the ring's pending records, up to `limit` bytes of whole records (at least one),
+/// into `w` and counts them; then gives the ring's bytes back to the kernel up to the last
+/// record the writer holds.
 ///
-/// All pending bytes go in one call: `write_event_data`, or
-/// `write_event_data_vectored` with two slices when they wrap around the ring's end (the
-/// record that straddles it is split between the slices). When the writer refuses that
-/// call (nothing of it is written), one call per record (a wrapping record as two slices): a record the
-/// writer refuses is left out and counted (and named in [`RingStats::first_refusal`]). A
-/// failure of the output stops the drain with an error.
+/// The bytes go in one call: `write_event_data`, or `write_event_data_vectored` with two
+/// slices when they wrap around the ring's end (the record that straddles it is split
+/// between the slices). When the writer refuses that call (nothing of it is written), one
+/// call per record (a wrapping record as two slices): a record the writer refuses is left
+/// out and counted (and named in [`RingStats::first_refusal`]).
+///
+/// # Errors
+/// A failure of the output ([`CollectError::Writer`]); the records the writer did not take
+/// stay in the ring (an output that would block takes none).
 pub fn drain<O: OutputMode>(
     ring: &mut Ring,
     w: &mut PerfWriter<O>,
     stats: &mut RingStats,
-) -> Result<bool, CollectError> {
-    let p = ring.pending();
-    if p.first.is_empty() {
-        return Ok(false);
+    limit: usize,
+) -> Result<Drained, CollectError> {
+    let all = ring.pending();
+    let total = all.first.len() + all.second.len();
+    if total == 0 {
+        return Ok(Drained::default());
     }
+    let take = match total <= limit {
+        true => total,
+        false => {
+            let mut records = Records::new(&all);
+            let mut cut = 0;
+            while records.next().is_some() {
+                let end = records.taken();
+                if end > limit && cut > 0 {
+                    break;
+                }
+                cut = end;
+            }
+            if cut == 0 {
+                total
+            } else {
+                cut
+            }
+        }
+    };
+    let first_len = take.min(all.first.len());
+    let p = Pending {
+        first: &all.first[..first_len],
+        second: &all.second[..take - first_len],
+        ..all
+    };
     let written = match p.second.is_empty() {
         true => w.write_event_data(p.first),
         false => w
@@ -416,8 +501,12 @@ pub fn drain<O: OutputMode>(
                 tally.add(&r);
             }
             tally.into_stats(stats);
-            ring.consume(p.tail.wrapping_add(records.taken() as u64));
-            return Ok(true);
+            let (tail, taken) = (p.tail, records.taken());
+            ring.consume(tail.wrapping_add(taken as u64));
+            return Ok(Drained {
+                wrote: true,
+                left: total - taken,
+            });
         }
         // Refused (nothing of it was written): record by record below.
         Err(e) if refusal(&e).is_some() => {}
@@ -438,9 +527,13 @@ pub fn drain<O: OutputMode>(
         }
         done = records.taken();
     }
-    ring.consume(p.tail.wrapping_add(done as u64));
+    let tail = p.tail;
+    ring.consume(tail.wrapping_add(done as u64));
     match failure {
-        None => Ok(true),
+        None => Ok(Drained {
+            wrote: done > 0,
+            left: total - done,
+        }),
         Some(e) => Err(CollectError::Writer {
             what: "writing records",
             source: WriterError::from(e),

@@ -135,6 +135,51 @@ pub fn default_disposition(sig: nix::sys::signal::Signal) -> io::Result<()> {
         .map_err(io::Error::from)
 }
 
+/// The signals perf-collect blocks (to read them from a signalfd) or whose disposition it
+/// sets: a command it starts gets all of them back at their defaults.
+pub const HANDLED_SIGNALS: [nix::sys::signal::Signal; 6] = [
+    nix::sys::signal::Signal::SIGINT,
+    nix::sys::signal::Signal::SIGTERM,
+    nix::sys::signal::Signal::SIGHUP,
+    nix::sys::signal::Signal::SIGCHLD,
+    nix::sys::signal::Signal::SIGPIPE,
+    nix::sys::signal::Signal::SIGXFSZ,
+];
+
+/// Ignores `sig` (for SIGXFSZ: a write past the file size limit then fails with
+/// `EFBIG`, which the writer handles as a full output, instead of killing the process).
+pub fn ignore(sig: nix::sys::signal::Signal) -> io::Result<()> {
+    // SAFETY: SIG_IGN installs no handler: no code of ours runs in signal context.
+    unsafe { nix::sys::signal::signal(sig, nix::sys::signal::SigHandler::SigIgn) }
+        .map(drop)
+        .map_err(io::Error::from)
+}
+
+/// Makes `cmd` start as a shell starts a command: between fork and exec the child unblocks
+/// every signal (it inherits perf-collect's mask, in which SIGINT, SIGTERM and SIGCHLD are
+/// blocked) and puts [`HANDLED_SIGNALS`] back to their default disposition.
+pub fn start_with_default_signals(cmd: &mut std::process::Command) {
+    use nix::sys::signal::{SigHandler, SigSet};
+    use std::os::unix::process::CommandExt;
+    let hook = || -> io::Result<()> {
+        for sig in HANDLED_SIGNALS {
+            // SAFETY: SIG_DFL installs no handler, so no code runs in signal context.
+            // `signal` (sigaction) is async-signal-safe, as the child of a fork requires
+            // until exec; nothing here allocates or takes a lock (an `Errno` converts to
+            // `io::Error` without allocating).
+            unsafe { nix::sys::signal::signal(sig, SigHandler::SigDfl) }
+                .map_err(io::Error::from)?;
+        }
+        SigSet::empty().thread_set_mask().map_err(io::Error::from)
+    };
+    // SAFETY: `pre_exec` runs `hook` in the forked child before exec, where only
+    // async-signal-safe calls are allowed: `hook` makes only `sigaction` and
+    // `pthread_sigmask` calls (see above) and touches no state shared with the parent.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+}
+
 /// This machine's page size.
 pub fn page_size() -> usize {
     nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
@@ -178,6 +223,16 @@ pub struct Pending<'a> {
     pub tail: u64,
     /// The head these bytes end at (give it to [`Ring::consume`]).
     pub head: u64,
+}
+
+/// A copy of a flight-recorder ring ([`Ring::snapshot`]).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Its records, newest first (the oldest may be torn).
+    pub bytes: Vec<u8>,
+    /// The kernel wrote more than the ring holds: records older than these were
+    /// overwritten.
+    pub overwritten: bool,
 }
 
 impl Ring {
@@ -298,11 +353,12 @@ impl Ring {
     /// it); while they run, the copy may hold a record being overwritten, which the walk
     /// over it then stops at or misreads, but no memory error follows: the bytes are copied
     /// with volatile reads into memory of our own.
-    pub fn snapshot(&self) -> Vec<u8> {
+    pub fn snapshot(&self) -> Snapshot {
         let head = self.head_atomic().load(Ordering::Acquire);
         let size = self.data_size as u64;
         // Backward: head starts at 0 and goes down; -head bytes have been written.
-        let len = 0u64.wrapping_sub(head).min(size) as usize;
+        let written = 0u64.wrapping_sub(head);
+        let len = written.min(size) as usize;
         let start = (head % size) as usize;
         let mut out = Vec::with_capacity(len);
         // SAFETY: the data area lies in the live mapping (checked in `map`); every index
@@ -314,7 +370,10 @@ impl Ring {
             // SAFETY: see above.
             out.push(unsafe { std::ptr::read_volatile(data.add(at)) });
         }
-        out
+        Snapshot {
+            bytes: out,
+            overwritten: written > size,
+        }
     }
 
     /// Gives the bytes up to `head` (a position between the pending bytes' tail and head)

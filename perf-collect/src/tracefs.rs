@@ -125,17 +125,33 @@ impl Tracefs {
     }
 }
 
-/// Reads a tracefs file with reads of 64 KiB. Some tracefs files (`events/header_page`)
-/// size what one `read` returns by the count asked for and give nothing more after a short
-/// first read, so `std::fs::read` (which starts with a 32-byte probe read on files that
-/// report size 0) gets only their first 32 bytes.
+/// The most a tracefs text may hold: far more than any kernel's formats or
+/// `printk_formats` (tens to hundreds of KiB), far less than memory.
+pub const MAX_TRACEFS_FILE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Reads a tracefs file of at most [`MAX_TRACEFS_FILE_BYTES`].
 pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    read_bounded(path, MAX_TRACEFS_FILE_BYTES)
+}
+
+/// Reads a file of at most `limit` bytes with reads of 64 KiB; a longer one (or an endless
+/// one such as `/dev/zero`) is an `InvalidData` error once `limit` is passed. Some tracefs
+/// files (`events/header_page`) size what one `read` returns by the count asked for and
+/// give nothing more after a short first read, so `std::fs::read` (which starts with a
+/// 32-byte probe read on files that report size 0) gets only their first 32 bytes.
+pub fn read_bounded(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     const CHUNK: usize = 64 * 1024;
     let mut file = std::fs::File::open(path)?;
     let mut buf = vec![0u8; CHUNK];
     let mut len = 0;
     loop {
+        if len > limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("longer than {} KiB", limit / 1024),
+            ));
+        }
         if buf.len() - len < CHUNK {
             buf.resize(len + CHUNK, 0);
         }

@@ -61,6 +61,9 @@ pub struct Compression {
 }
 
 impl Compression {
+    /// The zstd levels the writer takes: zstd's own, which HEADER_COMPRESSED stores unsigned.
+    pub const LEVELS: core::ops::RangeInclusive<i32> = 1..=22;
+
     /// zstd at `level` in the default form ([`CompressionForm::Aligned`]).
     pub const fn zstd(level: i32) -> Self {
         Compression {
@@ -71,7 +74,7 @@ impl Compression {
 
     /// Refuses a level HEADER_COMPRESSED cannot carry or zstd does not have.
     pub(crate) fn check(&self) -> Result<(), WriterError> {
-        if (1..=22).contains(&self.level) {
+        if Self::LEVELS.contains(&self.level) {
             Ok(())
         } else {
             Err(WriterError::CompressionLevel(self.level))
