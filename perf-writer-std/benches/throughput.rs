@@ -625,13 +625,16 @@ fn stream<O: EventOut>(out: &mut O, load: EventLoad, n: usize, inp: &Inputs) -> 
     Ok(())
 }
 
-/// The stream workloads' events: (ids, attr, name, tracefs format).
-fn stream_descs() -> Vec<(
+/// One event of the stream workloads: its ids, attr, name and tracefs format.
+type StreamDesc = (
     Vec<u64>,
     PerfEventAttr,
     &'static str,
     Option<Arc<PerfEventFormat>>,
-)> {
+);
+
+/// The stream workloads' events.
+fn stream_descs() -> Vec<StreamDesc> {
     let small = attr(PerfEventAttrType::Software, 0, SMALL_SAMPLE_TYPE);
     let big = attr(PerfEventAttrType::Software, 0, BIG_SAMPLE_TYPE);
     let format = |system: &str, text: &str| {
