@@ -37,6 +37,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod checked_events;
 mod checks;
 mod chunked;
 mod compressed_check;

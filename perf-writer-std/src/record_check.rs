@@ -3,13 +3,14 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
+use crate::checked_events::CheckedEvents;
 use crate::error::{RecordProblem, WriterError};
 use crate::output_mode::OutputMode;
 use crate::session::{EventDescData, Session};
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
-    first_plain_record, id_of_non_sample, is_plain_record, parse_sample, ParseError, ParsedSample,
-    RecordExtent, RecordWalker, SampleLayout, Step,
+    first_plain_record, header_type_and_size, id_of_non_sample, is_plain_record, parse_sample,
+    ParseError, ParsedSample, RecordExtent, RecordWalker, SampleLayout, Step,
 };
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -61,89 +62,14 @@ pub(crate) struct RecordCheck {
     pub(crate) stats: EventStats,
     /// Reused to join a record split across calls.
     scratch: Vec<u8>,
-    /// The last SAMPLE that passed the full check, when its size alone proves the next of
-    /// the same event right (see [`LastSample`]); `None` while the stream is inside a record.
-    last_sample: Option<LastSample>,
+    /// What strict mode learned of the events whose records passed the full check: their
+    /// next records are checked without being parsed.
+    events: CheckedEvents,
+    /// Records are checked by [`events`](Self::events) first: strict mode without derived
+    /// headers (they need each record's time and cpu) and no setting waiting, between
+    /// records. Kept by [`refresh_quick`](Self::refresh_quick).
+    quick: bool,
 }
-
-/// A SAMPLE that passed the full check, of an event whose layout has no field of varying
-/// length but RAW: a SAMPLE of the same size naming the same event (the same id bytes at the
-/// same place), with the same RAW size and `common_type` when it has RAW, is right too, as
-/// long as no description was added since (a new one can change who owns an id, and perf's
-/// attribution with it). Those are all the full check reads of such a record.
-#[derive(Clone, Copy, Debug)]
-struct LastSample {
-    /// `session.descs().len()` when it passed.
-    descs: usize,
-    /// Its length.
-    size: usize,
-    /// Its header's first 8 bytes, as stored, masked by [`TYPE_AND_SIZE`].
-    head: u64,
-    /// Where every SAMPLE of the file holds its event id, the bits of the 8 bytes there
-    /// that count, and those bits (with one event, which owns every SAMPLE: the header's
-    /// type and size again).
-    id_at: usize,
-    id_mask: u64,
-    id: u64,
-    /// With RAW: its size word and the `common_type` after it (see [`Word`]).
-    raw: Option<Word>,
-}
-
-/// Bits of the 8 bytes at a fixed place of a record, as stored.
-#[derive(Clone, Copy, Debug)]
-struct Word {
-    at: usize,
-    mask: u64,
-    bits: u64,
-}
-
-impl Word {
-    #[inline]
-    fn matches(&self, bytes: [u8; 8]) -> bool {
-        u64::from_ne_bytes(bytes) & self.mask == self.bits
-    }
-}
-
-/// The 8 bytes of `data` at `at`.
-#[inline]
-fn word_at(data: &[u8], at: usize) -> Option<[u8; 8]> {
-    data.get(at..).and_then(|d| d.first_chunk::<8>()).copied()
-}
-
-impl LastSample {
-    /// `data` is a SAMPLE like this one: right without reading further.
-    #[inline]
-    fn passes(&self, session: &Session, data: &[u8]) -> bool {
-        // The header's type and size as stored (misc may differ), and the id's bits.
-        let (Some(head), Some(id)) = (data.first_chunk::<8>(), data.get(self.id_at..)) else {
-            return false;
-        };
-        let id = id
-            .first_chunk::<8>()
-            .map(|w| u64::from_ne_bytes(*w) & self.id_mask);
-        data.len() == self.size
-            && u64::from_ne_bytes(*head) & TYPE_AND_SIZE == self.head
-            && id == Some(self.id)
-            && session.descs().len() == self.descs
-            && self
-                .raw
-                .is_none_or(|r| word_at(data, r.at).is_some_and(|w| r.matches(w)))
-    }
-
-    /// [`passes`](Self::passes) for a record of this one's size whose first 8 bytes are
-    /// `head`, whose 8 bytes at `id_at` are `id` and whose 8 bytes at RAW's place are `raw`
-    /// (as stored); the caller checks the descriptions' count once.
-    #[inline]
-    fn passes_words(&self, head: [u8; 8], id: [u8; 8], raw: Option<[u8; 8]>) -> bool {
-        u64::from_ne_bytes(head) & TYPE_AND_SIZE == self.head
-            && u64::from_ne_bytes(id) & self.id_mask == self.id
-            && self.raw.is_none_or(|r| raw.is_some_and(|w| r.matches(w)))
-    }
-}
-
-/// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
-/// mask over the 8 bytes read in the machine's order.
-const TYPE_AND_SIZE: u64 = u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff]);
 
 /// Why a call wrote nothing.
 enum Refusal {
@@ -156,8 +82,6 @@ enum Refusal {
 
 /// Where the bytes of one call stop being whole records.
 struct Walk {
-    /// What to remember of the last SAMPLE checked (see [`LastSample`]).
-    last_sample: Option<LastSample>,
     /// Logical offset (held-back bytes first, then the call's bytes) of the first byte held
     /// back.
     tail: usize,
@@ -172,11 +96,22 @@ struct Walk {
 impl RecordCheck {
     /// A check in strict mode or not, deriving nothing.
     pub(crate) fn new(strict: bool) -> Self {
-        RecordCheck {
+        let mut check = RecordCheck {
             strict,
             active: strict,
             ..RecordCheck::default()
-        }
+        };
+        check.refresh_quick();
+        check
+    }
+
+    /// Keeps [`quick`](Self::quick) equal to what it says.
+    fn refresh_quick(&mut self) {
+        self.quick = self.strict
+            && !self.derive
+            && self.wanted.is_none()
+            && self.pending.is_empty()
+            && self.skip == 0;
     }
 
     /// True when calls take the long way: records are checked, or a setting waits for the
@@ -214,9 +149,9 @@ impl RecordCheck {
     }
 
     fn want(&mut self, strict: bool, derive: bool) {
-        self.last_sample = None;
         self.wanted = ((strict, derive) != (self.strict, self.derive)).then_some((strict, derive));
         self.active = self.strict || self.derive || self.wanted.is_some();
+        self.refresh_quick();
     }
 
     /// Applies the settings waiting for a record boundary when the stream is at one:
@@ -229,6 +164,7 @@ impl RecordCheck {
                 self.derive = derive;
                 self.wanted = None;
                 self.active = strict || derive;
+                self.refresh_quick();
             }
         }
     }
@@ -249,6 +185,7 @@ impl RecordCheck {
         let held = self.pending.len();
         self.pending.clear();
         self.skip = 0;
+        self.refresh_quick();
         held
     }
 
@@ -257,6 +194,8 @@ impl RecordCheck {
         self.pending.clear();
         self.skip = 0;
         self.stats = EventStats::default();
+        self.events.clear();
+        self.refresh_quick();
     }
 
     /// Checks the concatenation of `chunks` as the continuation of the stream, then writes
@@ -298,19 +237,16 @@ impl RecordCheck {
         {
             return None;
         }
-        let (mut stats, mut last, mut offset) = (self.stats, self.last_sample, 0usize);
+        let (mut stats, mut offset) = (self.stats, 0usize);
         for chunk in chunks {
-            if !last.is_some_and(|l| l.passes(session, chunk)) {
-                if let Err(problem) = self.check_record(session, chunk, &mut stats) {
-                    let type_ = endian.read_u32(first_bytes(chunk));
-                    return Some(Err(WriterError::RecordRefused {
-                        offset,
-                        type_,
-                        problem,
-                    }
-                    .into()));
+            if let Err(problem) = self.check_one(session, chunk, &mut stats) {
+                let type_ = endian.read_u32(first_bytes(chunk));
+                return Some(Err(WriterError::RecordRefused {
+                    offset,
+                    type_,
+                    problem,
                 }
-                last = self.last_sample_of(session, chunk);
+                .into()));
             }
             offset = offset.saturating_add(chunk.len());
         }
@@ -325,7 +261,6 @@ impl RecordCheck {
             }
         }
         self.stats = stats;
-        self.last_sample = last;
         Some(Ok(offset))
     }
 
@@ -378,10 +313,7 @@ impl RecordCheck {
         self.pending = tail;
         self.skip = walk.skip;
         self.stats = walk.stats;
-        // The short way takes a call as whole records: closed while the stream is inside one.
-        self.last_sample = walk
-            .last_sample
-            .filter(|_| self.pending.is_empty() && self.skip == 0);
+        self.refresh_quick();
         Ok(parts.len().saturating_sub(pending.len()))
     }
 
@@ -391,11 +323,23 @@ impl RecordCheck {
         session: &Session,
         parts: &Parts<'_, C>,
     ) -> Result<Walk, Refusal> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let walk = self.walk_joining(session, parts, &mut scratch);
+        self.scratch = scratch;
+        walk
+    }
+
+    /// [`walk`](Self::walk), joining a record split across parts in `scratch`.
+    fn walk_joining<C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        parts: &Parts<'_, C>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Walk, Refusal> {
         let total = parts.len();
         let mut cursor = Cursor::default();
         let held = parts.pending.len();
         let mut stats = self.stats;
-        let mut last = self.last_sample;
         // A payload begun in an earlier call passes through first.
         let mut walker = RecordWalker::within_record(session.endian(), self.skip);
         let mut open_len = 0u64;
@@ -445,22 +389,19 @@ impl RecordCheck {
                 let record = match parts.contiguous(&mut cursor, pos, end) {
                     Some(r) => r,
                     None => {
-                        self.scratch.clear();
-                        parts.copy_range_at(&mut cursor, pos, end, &mut self.scratch);
-                        &self.scratch
+                        scratch.clear();
+                        parts.copy_range_at(&mut cursor, pos, end, scratch);
+                        &*scratch
                     }
                 };
-                if !last.is_some_and(|l| l.passes(session, record)) {
-                    if let Err(problem) = self.check_record(session, record, &mut stats) {
-                        let offset = pos.saturating_sub(held);
-                        let e = WriterError::RecordRefused {
-                            offset,
-                            type_: r.type_,
-                            problem,
-                        };
-                        return Err(refuse(pos, e));
-                    }
-                    last = self.last_sample_of(session, record);
+                if let Err(problem) = self.check_one(session, record, &mut stats) {
+                    let offset = pos.saturating_sub(held);
+                    let e = WriterError::RecordRefused {
+                        offset,
+                        type_: r.type_,
+                        problem,
+                    };
+                    return Err(refuse(pos, e));
                 }
             }
             base = base.saturating_add(part.len());
@@ -479,7 +420,6 @@ impl RecordCheck {
             skip,
             open_len,
             stats,
-            last_sample: last,
         })
     }
 
@@ -498,21 +438,18 @@ impl RecordCheck {
             return None;
         }
         let endian = session.endian();
-        let (mut stats, mut last, mut pos) = (self.stats, self.last_sample, 0usize);
+        let (mut stats, mut pos) = (self.stats, 0usize);
         let mut records = 0u64;
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
             let record = first_plain_record(endian, rest)?;
-            if !last.is_some_and(|l| l.passes(session, record)) {
-                if let Err(problem) = self.check_record(session, record, &mut stats) {
-                    let type_ = endian.read_u32(first_bytes(record));
-                    return Some(Err(WriterError::RecordRefused {
-                        offset: pos,
-                        type_,
-                        problem,
-                    }
-                    .into()));
+            if let Err(problem) = self.check_one(session, record, &mut stats) {
+                let type_ = endian.read_u32(first_bytes(record));
+                return Some(Err(WriterError::RecordRefused {
+                    offset: pos,
+                    type_,
+                    problem,
                 }
-                last = self.last_sample_of(session, record);
+                .into()));
             }
             pos = pos.saturating_add(record.len());
             records = records.saturating_add(1);
@@ -524,146 +461,124 @@ impl RecordCheck {
         };
         if written.is_ok() {
             self.stats = stats;
-            self.last_sample = last;
         }
         Some(written)
     }
 
-    /// `data` is a SAMPLE of the size of the last one that passed, naming the same event:
-    /// right without reading further (the commonest call, inline). Only in strict mode
-    /// without derived headers (they need each record's time and cpu): the setters forget
-    /// the last sample otherwise.
+    /// `data` is one whole record that passes strict mode's check by what was learned of
+    /// its event ([`CheckedEvents`]): right without parsing it (the commonest call, inline).
+    /// Only in strict mode without derived headers (they need each record's time and cpu)
+    /// and between records.
     #[inline]
-    pub(crate) fn is_like_last_sample(&self, session: &Session, data: &[u8]) -> bool {
-        self.last_sample
-            .as_ref()
-            .is_some_and(|last| last.passes(session, data))
+    pub(crate) fn passes_quickly(&self, session: &Session, data: &[u8]) -> bool {
+        self.quick && self.events.passes(session, data)
     }
 
-    /// A vectored call (`len` bytes in all) that is nothing but SAMPLEs like the last one
-    /// that passed (see [`LastSample`]), read where they lie: how many, or `None` when the
-    /// call needs a full check.
-    pub(crate) fn like_last_samples_vectored(
+    /// [`passes_quickly`](Self::passes_quickly) for a SAMPLE of an event whose SAMPLEs all
+    /// have one length, with no call on the way (false for other records).
+    #[inline(always)]
+    pub(crate) fn fixed_sample_passes_quickly(&self, session: &Session, data: &[u8]) -> bool {
+        self.quick && self.events.fixed_sample_passes(session, data)
+    }
+
+    /// A vectored call (`len` bytes in all) of whole records that each pass by what was
+    /// learned of their events ([`passes_quickly`](Self::passes_quickly)), read where they
+    /// lie (a record split across slices is gathered first): how many, or `None` when the
+    /// call needs the full check.
+    pub(crate) fn known_records_vectored(
         &self,
         session: &Session,
         bufs: &[IoSlice<'_>],
         len: usize,
     ) -> Option<u64> {
-        let last = self.last_sample.as_ref()?;
-        if !self.pending.is_empty()
-            || self.skip != 0
-            || last.size == 0
-            || len % last.size != 0
-            || session.descs().len() != last.descs
-        {
+        if !self.quick {
             return None;
         }
-        // Read where they lie: 8-byte words at rising offsets (`id_at` and RAW's place both
-        // within the record, RAW's after the id's).
         let parts = Parts {
             pending: &[],
             chunks: bufs,
         };
+        let endian = session.endian();
         let mut cursor = Cursor::default();
-        let mut word = |at: usize| {
-            let mut w = [0u8; 8];
-            (parts.copy_into(&mut cursor, at, &mut w) == 8).then_some(w)
-        };
-        let mut start = 0usize;
+        let mut gathered = [0u8; GATHER];
+        let (mut start, mut records) = (0usize, 0u64);
         while start < len {
-            let head = word(start)?;
-            let id = word(start.checked_add(last.id_at)?)?;
-            let raw = match last.raw {
-                Some(r) => Some(word(start.checked_add(r.at)?)?),
-                None => None,
-            };
-            if !last.passes_words(head, id, raw) {
+            let mut head = [0u8; 8];
+            if parts.copy_into(&mut cursor, start, &mut head) != 8 {
                 return None;
             }
-            start = start.saturating_add(last.size);
-        }
-        u64::try_from(len / last.size).ok()
-    }
-
-    /// After `data` passed the full check: what to remember of it, when it is a SAMPLE
-    /// whose event's layout fixes its size (in strict mode without derived headers).
-    fn last_sample_of(&self, session: &Session, data: &[u8]) -> Option<LastSample> {
-        let endian = session.endian();
-        if !self.strict
-            || self.derive
-            || self.wanted.is_some()
-            || endian.read_u32(first_bytes(data)) != record_type::SAMPLE
-        {
-            return None;
-        }
-        let first = session.descs().first()?;
-        let descs = session.descs().len();
-        // One event without ids owns every SAMPLE; otherwise the id must stay the same.
-        let id = match (
-            descs == 1 && session.has_no_ids(),
-            first.layout.sample_id_offset(),
-        ) {
-            (true, _) => None,
-            (false, Some(at)) => Some((at, read_u64(data, at, endian)?)),
-            (false, None) => return None,
-        };
-        let owner = match id {
-            None => Some(first),
-            Some((_, id)) => self.event_of(session, first, Some(id)).ok(),
-        };
-        let owner = owner?;
-        let raw = match owner.layout.fixed_sample_len() {
-            Some(len) if len == data.len() => None,
-            Some(_) => return None,
-            // RAW the only field of varying length: its size word, and the common_type
-            // bytes after it that the tracepoint rule reads, must match too.
-            None => {
-                let at = owner.layout.raw_size_offset()?;
-                let mut mask = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
-                if let Some(rule) = session.raw_rule_of(owner) {
-                    let ct = usize::try_from(rule.common_type_offset())
-                        .ok()?
-                        .checked_add(4)?;
-                    mask.get_mut(ct..ct.checked_add(2)?)?.fill(0xff);
+            let size = usize::from(header_type_and_size(endian, &head).1);
+            let end = start.checked_add(size).filter(|&end| end <= len)?;
+            let record = match parts.contiguous(&mut cursor, start, end) {
+                Some(r) => r,
+                None => {
+                    let dst = gathered.get_mut(..size)?;
+                    if parts.copy_into(&mut cursor, start, dst) != size {
+                        return None;
+                    }
+                    &*dst
                 }
-                let mask = u64::from_ne_bytes(mask);
-                let bits = u64::from_ne_bytes(word_at(data, at)?) & mask;
-                Some(Word { at, mask, bits })
+            };
+            if !self.events.passes(session, record) {
+                return None;
             }
-        };
-        // With one event, compare the header's type and size twice rather than test for no id.
-        let (id_at, id_mask) = id.map_or((0, TYPE_AND_SIZE), |(at, _)| (at, u64::MAX));
-        let head = data.first_chunk::<8>()?;
-        let id = data.get(id_at..).and_then(|d| d.first_chunk::<8>())?;
-        Some(LastSample {
-            descs,
-            size: data.len(),
-            head: u64::from_ne_bytes(*head) & TYPE_AND_SIZE,
-            id_at,
-            id_mask,
-            id: u64::from_ne_bytes(*id) & id_mask,
-            raw,
-        })
+            start = end;
+            records = records.saturating_add(1);
+        }
+        Some(records)
     }
 
-    /// Strict checks and statistics of one whole record.
+    /// Strict mode learns from the records it checks ([`CheckedEvents`]): in strict mode
+    /// without derived headers and no setting waiting.
+    fn learning(&self) -> bool {
+        self.strict && !self.derive && self.wanted.is_none()
+    }
+
+    /// Checks one whole record (strict mode, statistics): by what was learned of its event
+    /// when that settles it, else in full, learning from it.
     #[inline]
-    fn check_record(
-        &self,
+    fn check_one(
+        &mut self,
         session: &Session,
         record: &[u8],
         stats: &mut EventStats,
     ) -> Result<(), RecordProblem> {
+        let learning = self.learning();
+        if learning && self.events.passes(session, record) {
+            return Ok(());
+        }
+        let owner = self.check_record(session, record, stats)?;
+        if let (true, Some(desc)) = (learning, owner) {
+            self.events.learn(session, desc, record);
+        }
+        Ok(())
+    }
+
+    /// Strict checks and statistics of one whole record; the event description that owns
+    /// it, when it is a kernel record with an owner.
+    #[inline]
+    fn check_record<'s>(
+        &self,
+        session: &'s Session,
+        record: &[u8],
+        stats: &mut EventStats,
+    ) -> Result<Option<&'s EventDescData>, RecordProblem> {
         let endian = session.endian();
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
             return match self.owner(session, record, true)? {
-                Some(desc) => self.check_sample(session, desc, record, stats),
-                None => self.refused_if_strict(RecordProblem::NoEventDescription),
+                Some(desc) => self
+                    .check_sample(session, desc, record, stats)
+                    .map(|()| Some(desc)),
+                None => self
+                    .refused_if_strict(RecordProblem::NoEventDescription)
+                    .map(|()| None),
             };
         }
         let Some(info) = record_type::info(type_) else {
-            return self.refused_if_strict(RecordProblem::UnknownType);
+            return self
+                .refused_if_strict(RecordProblem::UnknownType)
+                .map(|()| None);
         };
         if record_type::is_user(type_) {
             if self.strict && WRITER_MANAGED.contains(&type_) {
@@ -672,13 +587,13 @@ impl RecordCheck {
             if self.strict && type_ == record_type::COMPRESSED {
                 crate::compressed_check::check_compressed(session)?;
             }
-            return match self.strict {
-                true => check_body(info.body, record.len(), 0),
-                false => Ok(()),
-            };
+            if self.strict {
+                check_body(info.body, record.len(), 0)?;
+            }
+            return Ok(None);
         }
         let Some(desc) = self.owner(session, record, false)? else {
-            return Ok(());
+            return Ok(None);
         };
         let trailer = desc.layout.sample_id_len();
         if self.strict {
@@ -689,7 +604,7 @@ impl RecordCheck {
                 stats.add_cpu(cpu.cpu);
             }
         }
-        Ok(())
+        Ok(Some(desc))
     }
 
     /// [`check_record`](Self::check_record) of a SAMPLE that the event `desc` owns: its size
@@ -778,6 +693,10 @@ impl RecordCheck {
     }
 }
 
+/// Records of a vectored call up to this long are gathered on the stack when split across
+/// slices, to be checked by what was learned of their events.
+const GATHER: usize = 512;
+
 /// Pipe mode's header records: the writer makes them from the event descriptions and
 /// features (`add_event_desc`, `set_header`), and perf reads them only where it puts them.
 const WRITER_MANAGED: [u32; 4] = [
@@ -789,7 +708,7 @@ const WRITER_MANAGED: [u32; 4] = [
 
 /// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
 #[inline]
-fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {
+pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {
     let (body, exact) = match body {
         BodyLen::Exact(n) => (n, true),
         BodyLen::AtLeast(n) => (n, false),
@@ -985,5 +904,242 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
             i = i.saturating_add(1);
         }
         copied
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
+mod tests {
+    use super::*;
+    use perf_abi::{attr, attr_flags, sample_type as st, PerfEventAttr};
+    use perf_encode::records::{Comm, Fork, PidTid, Sample, SampleCpu, SampleId, SampleRecord};
+    use perf_encode::to_vec;
+    use std::sync::Arc;
+    use tracepoint_decode::PerfEventFormat;
+
+    /// A tracepoint with a `__data_loc` and a `__rel_loc` field.
+    const FORMAT: &str = "name: probe\nID: 77\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:__rel_loc char[] other;\toffset:12;\tsize:4;\tsigned:0;\n\
+\tfield:unsigned int value;\toffset:16;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
+
+    /// xorshift64*: reproducible test values without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn attr_of(type_: u32, config: u64, sample_type: u64) -> PerfEventAttr {
+        PerfEventAttr {
+            type_,
+            size: attr::ATTR_SIZE_VER7,
+            config,
+            sample_type,
+            flags: attr_flags::SAMPLE_ID_ALL,
+            ..Default::default()
+        }
+    }
+
+    /// Four events: a fixed layout, a tracepoint whose only varying field is RAW, RAW with
+    /// fixed fields after it, and a layout walked per record (CALLCHAIN and RAW).
+    fn session(endian: Endian) -> Session {
+        let mut s = Session::new(endian, false);
+        let common = st::IDENTIFIER | st::TID | st::TIME | st::CPU;
+        s.add_desc(
+            &[1, 2],
+            attr_of(attr::TYPE_SOFTWARE, 0, common | st::IP | st::PERIOD),
+            "fixed",
+            None,
+        )
+        .unwrap();
+        let format = Arc::new(PerfEventFormat::parse(true, "test", FORMAT).unwrap());
+        s.add_desc(
+            &[3, 4],
+            attr_of(attr::TYPE_TRACEPOINT, 77, common | st::RAW),
+            "test:probe",
+            Some((&format, Some(FORMAT.as_bytes()))),
+        )
+        .unwrap();
+        let suffix = common | st::RAW | st::WEIGHT | st::PHYS_ADDR;
+        s.add_desc(
+            &[5],
+            attr_of(attr::TYPE_SOFTWARE, 1, suffix),
+            "suffix",
+            None,
+        )
+        .unwrap();
+        let walked = common | st::CALLCHAIN | st::RAW;
+        s.add_desc(
+            &[6],
+            attr_of(attr::TYPE_SOFTWARE, 2, walked),
+            "walked",
+            None,
+        )
+        .unwrap();
+        s
+    }
+
+    /// A RAW payload of the probe (valid when `good`; a random length and bytes otherwise).
+    fn probe_raw(rng: &mut Rng, endian: Endian) -> Vec<u8> {
+        let text = 1 + rng.below(9) as usize;
+        let mut raw = vec![0u8; 20 + 2 * text];
+        raw[..2].copy_from_slice(&endian.u16_bytes(77));
+        raw[8..12].copy_from_slice(&endian.u32_bytes((text as u32) << 16 | 20));
+        // Relative to the end of `other` (16): its data after `name`'s.
+        raw[12..16].copy_from_slice(&endian.u32_bytes((text as u32) << 16 | (4 + text as u32)));
+        while (4 + raw.len()) % 8 != 0 {
+            raw.push(0);
+        }
+        raw
+    }
+
+    /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
+    fn record(rng: &mut Rng, session: &Session, event: usize, endian: Endian) -> Vec<u8> {
+        let ids: [u64; 5] = [1, 3, 5, 6, 2];
+        let id = ids[event.min(4)];
+        let d = session.desc_for(Some(id)).unwrap();
+        let raw = match event {
+            1 => probe_raw(rng, endian),
+            _ => (0..rng.below(40) * 4 + 4)
+                .map(|_| rng.next() as u8)
+                .collect(),
+        };
+        let chain: Vec<u64> = (0..rng.below(5)).map(|_| rng.next()).collect();
+        let tid = PidTid { pid: 7, tid: 8 };
+        let sid = SampleId {
+            tid: Some(tid),
+            time: Some(rng.next()),
+            cpu: Some(SampleCpu::new(1)),
+            identifier: Some(id),
+            ..Default::default()
+        };
+        if event == 4 {
+            return match rng.below(2) {
+                0 => to_vec(
+                    &Comm {
+                        layout: &d.layout,
+                        pid: 7,
+                        tid: 8,
+                        comm: b"abc",
+                        exec: false,
+                        sample_id: sid,
+                    },
+                    endian,
+                ),
+                _ => to_vec(
+                    &Fork {
+                        layout: &d.layout,
+                        misc: 0,
+                        pid: 7,
+                        ppid: 1,
+                        tid: 8,
+                        ptid: 1,
+                        time: 9,
+                        sample_id: sid,
+                    },
+                    endian,
+                ),
+            }
+            .unwrap();
+        }
+        let s = Sample {
+            identifier: Some(id),
+            ip: Some(rng.next()),
+            tid: Some(tid),
+            time: Some(rng.next()),
+            cpu: Some(SampleCpu::new(1)),
+            period: Some(1),
+            raw: Some(&raw),
+            weight: Some(3),
+            phys_addr: Some(4),
+            callchain: Some(&chain),
+            ..Default::default()
+        }
+        .masked(&d.layout);
+        to_vec(
+            &SampleRecord {
+                layout: &d.layout,
+                sample: &s,
+                misc: 0,
+            },
+            endian,
+        )
+        .unwrap()
+    }
+
+    /// `record` with a few bytes changed (its size kept a multiple of 8 and equal to its
+    /// length, as the framing guarantees before the check).
+    fn mutate(rng: &mut Rng, mut record: Vec<u8>, endian: Endian) -> Vec<u8> {
+        for _ in 0..1 + rng.below(3) {
+            match rng.below(4) {
+                0 if record.len() > 16 => {
+                    record.truncate(record.len() - 8);
+                }
+                1 => record.extend_from_slice(&[0; 8]),
+                _ => {
+                    let at = 8 + rng.below(record.len() as u64 - 8) as usize;
+                    record[at] = rng.next() as u8;
+                }
+            }
+        }
+        let len = record.len() as u16;
+        record[6..8].copy_from_slice(&endian.u16_bytes(len));
+        record
+    }
+
+    /// What strict mode learned of an event passes exactly the records its full check
+    /// passes: never one it refuses, and every valid one whose length the learned facts
+    /// give (all but the walked layout).
+    #[test]
+    fn learned_events_pass_what_the_full_check_passes() {
+        for endian in [Endian::Little, Endian::Big] {
+            let session = session(endian);
+            let mut rng = Rng(0x5eed ^ endian.is_native() as u64);
+            let mut check = RecordCheck::new(true);
+            let mut stats = EventStats::default();
+            for event in 0..5 {
+                for _ in 0..3 {
+                    let r = record(&mut rng, &session, event, endian);
+                    check.check_one(&session, &r, &mut stats).unwrap();
+                }
+            }
+            let (mut passed, mut refused) = (0, 0);
+            for n in 0..20_000 {
+                let event = rng.below(5) as usize;
+                let good = record(&mut rng, &session, event, endian);
+                let r = match n % 2 {
+                    0 => good,
+                    _ => mutate(&mut rng, good, endian),
+                };
+                let full = check.check_record(&session, &r, &mut stats).is_ok();
+                let quick = check.events.passes(&session, &r);
+                assert!(full || !quick, "{endian:?} event {event}: learned facts passed a record the full check refuses: {r:?}");
+                if n % 2 == 0 && event != 3 {
+                    assert!(
+                        quick,
+                        "{endian:?} event {event}: a valid record not passed: {r:?}"
+                    );
+                }
+                passed += usize::from(quick);
+                refused += usize::from(!full);
+            }
+            assert!(
+                passed > 9_000 && refused > 3_000,
+                "{passed} passed, {refused} refused"
+            );
+        }
     }
 }

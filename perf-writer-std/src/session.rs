@@ -426,6 +426,15 @@ impl Session {
         self.tracepoints.get(&common_type).map(|t| &t.raw_rule)
     }
 
+    /// True when `desc` is a tracepoint whose format is not known yet (no description with
+    /// its format was added, and the caller set no TRACING_DATA): the RAW payloads of its
+    /// SAMPLEs cannot be checked until it is.
+    pub(crate) fn format_pending(&self, desc: &EventDescData) -> bool {
+        desc.attr.type_ == attr::TYPE_TRACEPOINT
+            && self.raw_rule_of(desc).is_none()
+            && !self.has_own_tracing_data()
+    }
+
     /// True when the caller set TRACING_DATA itself.
     pub(crate) fn has_own_tracing_data(&self) -> bool {
         self.header_if_set(feature::TRACING_DATA).is_some()

@@ -391,11 +391,11 @@ impl<O: OutputMode> PerfWriter<O> {
     /// mode: before the record).
     #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
-        // Inline: a SAMPLE like the last checked one, or the unchecked path; the rest (the
+        // Inline: a record of an event already checked, or the unchecked path; the rest (the
         // full check, errors) out of line.
         match self.out.as_mut() {
             Some(out) if !self.check.active() => out.write_records(&self.session, data),
-            Some(out) if self.check.is_like_last_sample(&self.session, data) => {
+            Some(out) if self.check.fixed_sample_passes_quickly(&self.session, data) => {
                 out.write_known_record(&self.session, data)
             }
             _ => self.write_event_data_checked(data),
@@ -416,6 +416,10 @@ impl<O: OutputMode> PerfWriter<O> {
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
+        // Another record of an event already checked (a SAMPLE with RAW, COMM, MMAP2, …).
+        if self.check.passes_quickly(&self.session, data) {
+            return out.write_known_record(&self.session, data);
+        }
         self.check.settle(out.partial_len() != 0);
         let written = if !self.check.checking() {
             out.write_records(&self.session, data)
@@ -445,11 +449,8 @@ impl<O: OutputMode> PerfWriter<O> {
             return written;
         }
         let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
-        // SAMPLEs like the last one, read where they lie: no join, no second walk.
-        if let Some(n) = self
-            .check
-            .like_last_samples_vectored(&self.session, bufs, len)
-        {
+        // Records of events already checked, read where they lie: no join, no second walk.
+        if let Some(n) = self.check.known_records_vectored(&self.session, bufs, len) {
             return out
                 .write_known_records(&self.session, bufs, n)
                 .map(|()| len);

@@ -33,7 +33,7 @@ pub use sample::read_values::{
     ParsedReadCounters, ParsedReadValues, ReadCounters, ReadGroup, ReadValue, ReadValues,
 };
 pub use sample::sample_id::{id_of_non_sample, SampleId, SampleIdTrailer};
-pub use sample::table::{ParsedSample, Sample};
+pub use sample::table::{ParsedSample, RawPlace, Sample};
 pub use wire::error::ParseError;
 pub use wire::pair::{PidTid, SampleCpu};
 pub use wire::reader::U64Array;

@@ -1,0 +1,302 @@
+//! [`CheckedEvents`]: what strict mode keeps of the events whose records it checked, so that
+//! the next records of those events are checked without parsing them: how long a SAMPLE of
+//! the event is (a fixed length, or one that follows from RAW's size word), the RAW rule of
+//! a tracepoint, and the length of the `sample_id` trailer of its other records.
+//!
+//! Records of several events, and of one event on several CPUs (each CPU has its own id),
+//! interleave in every real trace, so a few events are kept at a time: a direct-mapped table
+//! by event id. Every fact is read from the session when a record of the event passes the
+//! full check; a change to the session (a description, a feature, a tracing-data setting)
+//! makes the table stale, and the next record of each event takes the full check again.
+//!
+//! What a record passes here is exactly what the full check ([`RecordCheck`]) accepts for it
+//! (a unit test holds the two together on random records and layouts).
+//!
+//! [`RecordCheck`]: crate::record_check::RecordCheck
+
+use crate::record_check::check_body;
+use crate::session::{EventDescData, Session};
+use perf_abi::record_type;
+use perf_encode::features::TracepointRawRule;
+use perf_encode::records::header_type_and_size;
+use perf_encode::Endian;
+
+/// Events kept at a time (a power of two).
+const SLOTS: usize = 16;
+
+/// One event's facts.
+#[derive(Clone, Copy, Debug)]
+struct Facts {
+    /// The record bytes that name the event, as stored (see [`CheckedEvents::passes`]).
+    key: u64,
+    /// [`Session::revision`] when the facts were read (at least 1: a session with a
+    /// description was changed); 0: an empty slot.
+    revision: u64,
+    /// Where the length of the event's SAMPLEs comes from: 0 when it is fixed (`len`), else
+    /// the offset of RAW's `u32 size`, RAW being the only field of varying length (a record
+    /// is then `len + 4 + size` long). A SAMPLE may also be that rounded up to 8 (fields are
+    /// read by offset: padding after the last one reads the same).
+    raw_size_at: usize,
+    /// The fixed length, or the length of every field but RAW; 0: another field's length
+    /// varies (READ groups, CALLCHAIN, BRANCH_STACK, register dumps, STACK_USER, AUX), so
+    /// each SAMPLE is walked by the full check.
+    len: usize,
+    /// The RAW rule of a tracepoint whose format is known.
+    rule: Option<TracepointRawRule>,
+    /// Bytes of the `sample_id` trailer of the event's records other than SAMPLE.
+    trailer: usize,
+}
+
+const EMPTY: Facts = Facts {
+    key: 0,
+    revision: 0,
+    raw_size_at: 0,
+    len: 0,
+    rule: None,
+    trailer: 0,
+};
+
+/// `len`, or `len` rounded up to 8: the sizes a record whose fields end at `len` may have.
+#[inline]
+fn fits(len: usize, size: usize) -> bool {
+    len == size || ((len | 7).wrapping_add(1) == size && len & 7 != 0)
+}
+
+/// Where records name their event, in a session at one revision (see
+/// [`Session::desc_for`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct IdPlaces {
+    /// The revision these were read at; 0: not read yet (facts are learned only once a
+    /// description was added, which changes the revision).
+    revision: u64,
+    /// Offset of the id in a SAMPLE; `None`: SAMPLEs carry none, the first event owns them.
+    sample_at: Option<usize>,
+    /// Bytes back from a record's end to the id in its `sample_id` trailer; `None`: records
+    /// carry none, the first event owns them.
+    trailer_back: Option<usize>,
+}
+
+/// The facts of the last few events whose records passed strict mode's full check.
+#[derive(Debug)]
+pub(crate) struct CheckedEvents {
+    places: IdPlaces,
+    slots: [Facts; SLOTS],
+    /// The facts of the event that owns every record carrying no id (the first).
+    first: Facts,
+}
+
+impl Default for CheckedEvents {
+    fn default() -> Self {
+        CheckedEvents {
+            places: IdPlaces::default(),
+            slots: [EMPTY; SLOTS],
+            first: EMPTY,
+        }
+    }
+}
+
+/// The 8 bytes of `data` at `at`, as stored.
+#[inline]
+fn word(data: &[u8], at: usize) -> Option<u64> {
+    let bytes = data.get(at..)?.first_chunk::<8>()?;
+    Some(u64::from_ne_bytes(*bytes))
+}
+
+/// The slot of a key: ids are small sequential numbers, stored in either byte order.
+#[inline]
+fn slot_of(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 60) as usize & (SLOTS - 1)
+}
+
+impl CheckedEvents {
+    /// Forgets every event.
+    pub(crate) fn clear(&mut self) {
+        *self = CheckedEvents::default();
+    }
+
+    /// True when `record`, one whole record whose header's size is its length, passes
+    /// strict mode's check by the facts kept of its event: then the full check would pass it
+    /// too. False says nothing (the full check decides).
+    #[inline]
+    pub(crate) fn passes(&self, session: &Session, record: &[u8]) -> bool {
+        match self.sample_facts(session, record) {
+            Some(Some(facts)) => facts.sample_passes(session.endian(), record),
+            Some(None) => false,
+            None => self.side_band_passes(session, record),
+        }
+    }
+
+    /// [`passes`](Self::passes) for a SAMPLE of an event whose SAMPLEs all have one length:
+    /// the commonest records, checked inline (no call on the way). False for any other.
+    #[inline(always)]
+    pub(crate) fn fixed_sample_passes(&self, session: &Session, record: &[u8]) -> bool {
+        match self.sample_facts(session, record) {
+            Some(Some(facts)) => facts.raw_size_at == 0 && fits(facts.len, record.len()),
+            _ => false,
+        }
+    }
+
+    /// The facts of the event of `record`, a whole SAMPLE whose size is its length: `None`
+    /// when it is not a SAMPLE, `Some(None)` when no fact settles it.
+    #[inline(always)]
+    fn sample_facts(&self, session: &Session, record: &[u8]) -> Option<Option<&Facts>> {
+        let head = record.first_chunk::<8>()?;
+        let (type_, size) = header_type_and_size(session.endian(), head);
+        if type_ != record_type::SAMPLE {
+            return None;
+        }
+        let revision = session.revision();
+        if usize::from(size) != record.len() || size & 7 != 0 || self.places.revision != revision {
+            return Some(None);
+        }
+        let facts = match self.places.sample_at {
+            None => &self.first,
+            Some(at) => match word(record, at) {
+                Some(key) => self.slot(key),
+                None => return Some(None),
+            },
+        };
+        Some((facts.revision == revision && facts.len != 0).then_some(facts))
+    }
+
+    /// [`passes`](Self::passes) of a record other than SAMPLE (out of line: the commonest
+    /// records are SAMPLEs).
+    #[inline(never)]
+    fn side_band_passes(&self, session: &Session, record: &[u8]) -> bool {
+        let Some(head) = record.first_chunk::<8>() else {
+            return false;
+        };
+        let (type_, size) = header_type_and_size(session.endian(), head);
+        let revision = session.revision();
+        if usize::from(size) != record.len()
+            || size & 7 != 0
+            || self.places.revision != revision
+            || record_type::is_user(type_)
+        {
+            return false;
+        }
+        let Some(info) = record_type::info(type_) else {
+            return false;
+        };
+        let facts = match self.places.trailer_back {
+            Some(back) => match record
+                .len()
+                .checked_sub(back)
+                .and_then(|at| word(record, at))
+            {
+                Some(key) => self.slot(key),
+                None => &self.first,
+            },
+            None => &self.first,
+        };
+        facts.revision == revision && check_body(info.body, record.len(), facts.trailer).is_ok()
+    }
+
+    /// The slot that would hold the event named by `key`, whatever it holds.
+    #[inline]
+    fn slot(&self, key: u64) -> &Facts {
+        let facts = self.slots.get(slot_of(key)).unwrap_or(&EMPTY);
+        if facts.key == key && facts.revision != 0 {
+            facts
+        } else {
+            &EMPTY
+        }
+    }
+
+    /// Keeps the facts of `desc`, which owns `record` (a record that passed the full check):
+    /// the next records of its event are checked by them. Events whose records need more
+    /// than the full check's verdict (a tracepoint whose format is not known yet) are not
+    /// kept.
+    pub(crate) fn learn(&mut self, session: &Session, desc: &EventDescData, record: &[u8]) {
+        let endian = session.endian();
+        let revision = session.revision();
+        if self.places.revision != revision {
+            self.places = IdPlaces::of(session);
+            self.slots = [EMPTY; SLOTS];
+            self.first = EMPTY;
+        }
+        let Some(head) = record.first_chunk::<8>() else {
+            return;
+        };
+        let (type_, _) = header_type_and_size(endian, head);
+        let sample = type_ == record_type::SAMPLE;
+        let at = match sample {
+            true => self.places.sample_at,
+            false => self
+                .places
+                .trailer_back
+                .and_then(|back| record.len().checked_sub(back)),
+        };
+        if session.format_pending(desc) {
+            return;
+        }
+        let layout = &desc.layout;
+        let (raw_size_at, len) = match (layout.fixed_sample_len(), layout.raw_place()) {
+            (Some(len), _) => (0, len),
+            (None, Some(place)) => (place.size_at, place.other_len),
+            (None, None) => (0, 0),
+        };
+        let facts = Facts {
+            key: 0,
+            revision,
+            raw_size_at,
+            len,
+            rule: session.raw_rule_of(desc).copied(),
+            trailer: layout.sample_id_len(),
+        };
+        match at.map(|at| word(record, at)) {
+            // No id in the record: the first event's.
+            None => self.first = facts,
+            Some(Some(key)) => {
+                if let Some(slot) = self.slots.get_mut(slot_of(key)) {
+                    *slot = Facts { key, ..facts };
+                }
+            }
+            Some(None) => {}
+        }
+    }
+}
+
+impl IdPlaces {
+    /// Where the records of `session` name their event now.
+    fn of(session: &Session) -> Self {
+        let first = session.descs().first().map(|d| &d.layout);
+        // With one event and no ids, perf gives that event every record.
+        let ids = !session.has_no_ids();
+        IdPlaces {
+            revision: session.revision(),
+            sample_at: first.and_then(|l| l.sample_id_offset()).filter(|_| ids),
+            trailer_back: first
+                .and_then(|l| l.trailer_id_offset_from_end())
+                .filter(|_| ids),
+        }
+    }
+}
+
+impl Facts {
+    /// `record`, a whole SAMPLE of this event whose size is its length, has the length the
+    /// event's layout gives it, and its RAW payload follows the event's rule.
+    #[inline]
+    fn sample_passes(&self, endian: Endian, record: &[u8]) -> bool {
+        if self.raw_size_at == 0 {
+            return fits(self.len, record.len());
+        }
+        let start = self.raw_size_at.wrapping_add(4);
+        let Some(size) = record
+            .get(self.raw_size_at..start)
+            .and_then(|b| b.first_chunk::<4>())
+            .map(|b| endian.read_u32(*b) as usize)
+        else {
+            return false;
+        };
+        // Both below 2^32 + 2^16: no wrap.
+        if !fits(self.len.wrapping_add(4).wrapping_add(size), record.len()) {
+            return false;
+        }
+        match (&self.rule, record.get(start..start.wrapping_add(size))) {
+            (None, Some(_)) => true,
+            (Some(rule), Some(raw)) => rule.check(raw, endian).is_ok(),
+            (_, None) => false,
+        }
+    }
+}
