@@ -136,6 +136,40 @@ impl CheckedEvents {
         }
     }
 
+    /// [`fixed_sample_passes`](Self::fixed_sample_passes) of a record read where it lies,
+    /// by its first 8 bytes `head`, its `len` and `word_at` (the 8 bytes at an offset, when
+    /// the record has them): true when those settle it. A record they do not settle is
+    /// checked whole by [`passes`](Self::passes).
+    #[inline]
+    pub(crate) fn fixed_sample_passes_by_words(
+        &self,
+        session: &Session,
+        head: [u8; 8],
+        len: usize,
+        mut word_at: impl FnMut(usize) -> Option<u64>,
+    ) -> bool {
+        let (type_, size) = header_type_and_size(session.endian(), &head);
+        let revision = session.revision();
+        if type_ != record_type::SAMPLE
+            || usize::from(size) != len
+            || size & 7 != 0
+            || self.places.revision != revision
+        {
+            return false;
+        }
+        let facts = match self.places.sample_at {
+            None => &self.first,
+            Some(at) => match word_at(at) {
+                Some(key) => self.slot(key),
+                None => return false,
+            },
+        };
+        facts.revision == revision
+            && facts.len != 0
+            && facts.raw_size_at == 0
+            && fits(facts.len, len)
+    }
+
     /// The facts of the event of `record`, a whole SAMPLE whose size is its length: `None`
     /// when it is not a SAMPLE, `Some(None)` when no fact settles it.
     #[inline(always)]

@@ -509,6 +509,21 @@ impl RecordCheck {
             }
             let size = usize::from(header_type_and_size(endian, &head).1);
             let end = start.checked_add(size).filter(|&end| end <= len)?;
+            // A SAMPLE of fixed length is settled by its header and id: not gathered.
+            let by_words = self
+                .events
+                .fixed_sample_passes_by_words(session, head, size, |at| {
+                    let mut w = [0u8; 8];
+                    let at = start
+                        .checked_add(at)
+                        .filter(|&a| a.saturating_add(8) <= end)?;
+                    (parts.copy_into(&mut cursor, at, &mut w) == 8).then(|| u64::from_ne_bytes(w))
+                });
+            if by_words {
+                start = end;
+                records = records.saturating_add(1);
+                continue;
+            }
             let record = match parts.contiguous(&mut cursor, start, end) {
                 Some(r) => r,
                 None => {

@@ -398,6 +398,19 @@ impl<O: OutputMode> PerfWriter<O> {
             Some(out) if self.check.fixed_sample_passes_quickly(&self.session, data) => {
                 out.write_known_record(&self.session, data)
             }
+            _ => self.write_event_data_learned(data),
+        }
+    }
+
+    /// [`write_event_data`](Self::write_event_data) of a record of an event already checked
+    /// (a SAMPLE with RAW, COMM, MMAP2, …: [`RecordCheck::passes_quickly`]), else through the
+    /// full check. Out of line, and small: the records of most traces come this way.
+    #[inline(never)]
+    fn write_event_data_learned(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) if self.check.passes_quickly(&self.session, data) => {
+                out.write_known_record(&self.session, data)
+            }
             _ => self.write_event_data_checked(data),
         }
     }
@@ -416,10 +429,6 @@ impl<O: OutputMode> PerfWriter<O> {
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
-        // Another record of an event already checked (a SAMPLE with RAW, COMM, MMAP2, …).
-        if self.check.passes_quickly(&self.session, data) {
-            return out.write_known_record(&self.session, data);
-        }
         self.check.settle(out.partial_len() != 0);
         let written = if !self.check.checking() {
             out.write_records(&self.session, data)
