@@ -6,7 +6,10 @@
 use crate::checked_events::CheckedEvents;
 use crate::error::{RecordProblem, WriterError};
 use crate::output_mode::OutputMode;
+use crate::pending_records::{Deferral, NewDesc, PendingRecords, PendingSummary, Resolution};
+use crate::record_summary::FirstRecord;
 use crate::session::{EventDescData, Session};
+use crate::PartialRecord;
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
     first_plain_record, header_type_and_size, id_of_non_sample, is_plain_record, parse_sample,
@@ -26,14 +29,14 @@ pub(crate) struct EventStats {
 }
 
 impl EventStats {
-    fn add_time(&mut self, t: u64) {
+    pub(crate) fn add_time(&mut self, t: u64) {
         self.time = Some(match self.time {
             Some((first, last)) => (first.min(t), last.max(t)),
             None => (t, t),
         });
     }
 
-    fn add_cpu(&mut self, cpu: u32) {
+    pub(crate) fn add_cpu(&mut self, cpu: u32) {
         self.max_cpu = Some(self.max_cpu.map_or(cpu, |m| m.max(cpu)));
     }
 }
@@ -69,6 +72,48 @@ pub(crate) struct RecordCheck {
     /// headers (they need each record's time and cpu) and no setting waiting, between
     /// records. Kept by [`refresh_quick`](Self::refresh_quick).
     quick: bool,
+    /// File mode: a record strict mode cannot check yet (its description, or
+    /// HEADER_COMPRESSED, comes later) is written and checked when that arrives.
+    defers: bool,
+    /// What waits for a description (see [`PendingRecords`]).
+    undescribed: PendingRecords,
+    /// The records of the call being checked that go to `undescribed` once it is written.
+    deferred: Vec<DeferredRecord>,
+    /// The event ids the call being checked adds to `undescribed`.
+    new_ids: Vec<u64>,
+    /// The record begun in a call and not finished, held back or passing through.
+    partial: Option<PartialRecord>,
+}
+
+/// A record of the call being checked that strict mode checks later.
+#[derive(Clone, Copy, Debug)]
+struct DeferredRecord {
+    /// Where it is in the call's bytes (held-back bytes first).
+    at: usize,
+    len: usize,
+    why: Deferral,
+    first: FirstRecord,
+}
+
+/// Where the record being checked is: in the call's bytes, and in the stream.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    /// Offset in the call's bytes (held-back bytes first).
+    at: usize,
+    /// Stream position.
+    pos: u64,
+    /// Whole records before it in the stream.
+    records: u64,
+}
+
+/// What the full check of a record found, when it passes.
+enum Outcome<'s> {
+    /// The event description that owns it (a kernel record).
+    Owned(&'s EventDescData),
+    /// No description applies (a tool record), or nothing is checked.
+    Free,
+    /// Strict mode checks it when what it needs arrives.
+    Deferred(Deferral),
 }
 
 /// Why a call wrote nothing.
@@ -90,6 +135,9 @@ struct Walk {
     /// The whole length of a record with a payload that begins in this call and does not
     /// end in it (0: none).
     open_len: u64,
+    /// The record the call leaves unfinished, begun in it: its type (0 while its header is
+    /// not whole), its whole length once known, and its logical offset.
+    open: Option<(u32, Option<u64>, usize)>,
     stats: EventStats,
 }
 
@@ -164,6 +212,10 @@ impl RecordCheck {
                 self.derive = derive;
                 self.wanted = None;
                 self.active = strict || derive;
+                if !strict {
+                    // The unchecked opt-in: what waited goes out unchecked.
+                    self.undescribed.clear();
+                }
                 self.refresh_quick();
             }
         }
@@ -185,17 +237,85 @@ impl RecordCheck {
         let held = self.pending.len();
         self.pending.clear();
         self.skip = 0;
+        self.partial = None;
         self.refresh_quick();
         held
     }
 
-    /// Forgets what belongs to the current output (settings stay).
-    pub(crate) fn reset_output(&mut self) {
+    /// The record begun and not finished that this check holds back or passes through.
+    pub(crate) fn partial(&self) -> Option<PartialRecord> {
+        self.partial
+    }
+
+    /// Forgets what belongs to the current output (settings stay); `file_mode`: the new
+    /// output takes records before their descriptions.
+    pub(crate) fn reset_output(&mut self, file_mode: bool) {
         self.pending.clear();
         self.skip = 0;
         self.stats = EventStats::default();
         self.events.clear();
+        self.undescribed.clear();
+        self.partial = None;
+        self.defers = file_mode;
         self.refresh_quick();
+    }
+
+    /// What waits for a description or HEADER_COMPRESSED (strict mode).
+    pub(crate) fn undescribed(&self) -> Option<PendingSummary> {
+        self.undescribed.summary()
+    }
+
+    /// The first record that waits (see [`PendingRecords::first`]).
+    pub(crate) fn first_undescribed(&self) -> Option<FirstRecord> {
+        self.undescribed.first()
+    }
+
+    /// Forgets what waits (its records are dropped from the output, or strict mode is off).
+    pub(crate) fn forget_undescribed(&mut self) {
+        self.undescribed.clear();
+    }
+
+    /// Checks a description about to be added against the records that wait for it.
+    pub(crate) fn check_description(
+        &self,
+        session: &Session,
+        new: &NewDesc<'_>,
+    ) -> Result<Resolution, WriterError> {
+        if !self.strict {
+            return Ok(Resolution::default());
+        }
+        self.undescribed.check_description(session, new)
+    }
+
+    /// The description [`check_description`](Self::check_description) checked was added.
+    pub(crate) fn description_added(&mut self, res: Resolution) {
+        let stats = res.stats;
+        if let Some((first, last)) = stats.time {
+            self.stats.add_time(first);
+            self.stats.add_time(last);
+        }
+        if let Some(cpu) = stats.max_cpu {
+            self.stats.add_cpu(cpu);
+        }
+        self.undescribed.apply(res);
+    }
+
+    /// HEADER_COMPRESSED is about to be set to a payload perf can (`readable`) or cannot
+    /// decompress COMPRESSED records with: refused when COMPRESSED records were written
+    /// and it is not readable.
+    pub(crate) fn check_compression_header(&self, readable: bool) -> Result<(), WriterError> {
+        self.undescribed.check_compression_header(readable)
+    }
+
+    /// A readable HEADER_COMPRESSED was set: the COMPRESSED records waiting for it are
+    /// checked.
+    pub(crate) fn compression_header_set(&mut self) {
+        self.undescribed.compression_header_set();
+    }
+
+    /// The caller set TRACING_DATA: no SAMPLE waits for a format any more.
+    pub(crate) fn formats_given(&mut self) {
+        self.undescribed.formats_given();
     }
 
     /// Checks the concatenation of `chunks` as the continuation of the stream, then writes
@@ -211,12 +331,16 @@ impl RecordCheck {
             return written;
         }
         let pending = std::mem::take(&mut self.pending);
+        let waiting = self.partial;
         match self.write_parts(session, out, &pending, chunks) {
             Ok(n) => Ok(n),
-            Err(Refusal::Held(e)) => Err(e.into()),
+            Err(Refusal::Held(e)) => {
+                self.partial = None;
+                Err(naming(waiting, true, e.into()))
+            }
             Err(Refusal::Call(e)) => {
                 self.pending = pending;
-                Err(e)
+                Err(naming(waiting, false, e))
             }
         }
     }
@@ -238,8 +362,15 @@ impl RecordCheck {
             return None;
         }
         let (mut stats, mut offset) = (self.stats, 0usize);
-        for chunk in chunks {
-            if let Err(problem) = self.check_one(session, chunk, &mut stats) {
+        self.start_call();
+        let (pos, records) = (out.position(), out.records());
+        for (i, chunk) in chunks.iter().enumerate() {
+            let place = Place {
+                at: offset,
+                pos: pos.saturating_add(offset as u64),
+                records: records.saturating_add(i as u64),
+            };
+            if let Err(problem) = self.check_one(session, chunk, &mut stats, place) {
                 let type_ = endian.read_u32(first_bytes(chunk));
                 return Some(Err(WriterError::RecordRefused {
                     offset,
@@ -261,7 +392,41 @@ impl RecordCheck {
             }
         }
         self.stats = stats;
+        let parts = Parts {
+            pending: &[],
+            chunks,
+        };
+        self.keep_deferred(session, &parts);
         Some(Ok(offset))
+    }
+
+    /// Starts checking a call: nothing of it is deferred yet.
+    fn start_call(&mut self) {
+        self.deferred.clear();
+        self.new_ids.clear();
+    }
+
+    /// The call was written: its deferred records go to what waits for descriptions.
+    fn keep_deferred<C: Deref<Target = [u8]>>(&mut self, session: &Session, parts: &Parts<'_, C>) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let derive = self.derive;
+        let mut cursor = Cursor::default();
+        let mut copy = Vec::new();
+        for d in std::mem::take(&mut self.deferred) {
+            let end = d.at.saturating_add(d.len);
+            let record = match parts.contiguous(&mut cursor, d.at, end) {
+                Some(r) => r,
+                None => {
+                    copy.clear();
+                    parts.copy_range_at(&mut cursor, d.at, end, &mut copy);
+                    &copy
+                }
+            };
+            self.undescribed
+                .add(session, record, d.why, d.first, derive);
+        }
     }
 
     fn write_parts<O: OutputMode, C: Deref<Target = [u8]>>(
@@ -272,7 +437,9 @@ impl RecordCheck {
         chunks: &[C],
     ) -> Result<usize, Refusal> {
         let parts = Parts { pending, chunks };
-        let walk = self.walk(session, &parts)?;
+        self.start_call();
+        let call_start = (out.position(), out.records());
+        let walk = self.walk(session, &parts, call_start)?;
         if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
             let len = walk.open_len;
             return Err(Refusal::Call(
@@ -282,6 +449,7 @@ impl RecordCheck {
         // Room for every byte written below first: then none of those writes can fail on
         // I/O, and the call is written whole or not at all.
         out.reserve(session, walk.tail).map_err(Refusal::Call)?;
+        let deferred = !self.deferred.is_empty();
         // Everything before the tail is whole records (or pass-through payload): written in
         // vectored batches, so that records split across parts cost one framer pass.
         const BATCH: usize = 32;
@@ -308,6 +476,26 @@ impl RecordCheck {
             out.write_records_vectored(session, rest)
                 .map_err(Refusal::Call)?;
         }
+        if deferred {
+            self.keep_deferred(session, &parts);
+        }
+        let total = parts.len();
+        self.partial = match walk.open {
+            Some((type_, len, at)) => Some(PartialRecord {
+                type_,
+                len,
+                given: total.saturating_sub(at) as u64,
+                offset: call_start.0.saturating_add(at as u64),
+            }),
+            // Begun in an earlier call, and not finished yet.
+            None if walk.skip != 0 || walk.tail < total => self.partial.map(|p| PartialRecord {
+                given: p
+                    .given
+                    .saturating_add(total.saturating_sub(pending.len()) as u64),
+                ..p
+            }),
+            None => None,
+        };
         let mut tail = Vec::new();
         parts.copy_from(walk.tail, &mut tail);
         self.pending = tail;
@@ -322,21 +510,26 @@ impl RecordCheck {
         &mut self,
         session: &Session,
         parts: &Parts<'_, C>,
+        start: (u64, u64),
     ) -> Result<Walk, Refusal> {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let walk = self.walk_joining(session, parts, &mut scratch);
+        let walk = self.walk_joining(session, parts, start, &mut scratch);
         self.scratch = scratch;
         walk
     }
 
-    /// [`walk`](Self::walk), joining a record split across parts in `scratch`.
+    /// [`walk`](Self::walk), joining a record split across parts in `scratch`; the parts
+    /// start at stream position `start.0` after `start.1` whole records.
     fn walk_joining<C: Deref<Target = [u8]>>(
         &mut self,
         session: &Session,
         parts: &Parts<'_, C>,
+        start: (u64, u64),
         scratch: &mut Vec<u8>,
     ) -> Result<Walk, Refusal> {
         let total = parts.len();
+        let mut records = start.1;
+        let mut open = None;
         let mut cursor = Cursor::default();
         let held = parts.pending.len();
         let mut stats = self.stats;
@@ -375,15 +568,35 @@ impl RecordCheck {
                 let pos = here.saturating_sub(r.held);
                 let size = usize::from(r.size);
                 let end = pos.saturating_add(size);
+                let with_payload = matches!(r.extent, RecordExtent::WithPayload(_));
+                let whole = (pos as u64).saturating_add(r.len) <= total as u64;
+                // A record whose end is not here yet, or whose payload passes through
+                // unchecked, is judged by its header now: it would otherwise take every
+                // following byte as its own.
+                if !whole || with_payload {
+                    if let Err(problem) = self.check_header(r.type_) {
+                        let offset = pos.saturating_sub(held);
+                        let e = WriterError::RecordRefused {
+                            offset,
+                            type_: r.type_,
+                            problem,
+                        };
+                        return Err(refuse(pos, e));
+                    }
+                }
+                if !whole {
+                    open = Some((r.type_, Some(r.len), pos));
+                }
                 if end > total {
                     cut = Some(pos);
                     break 'parts;
                 }
-                if let RecordExtent::WithPayload(_) = r.extent {
+                if with_payload {
                     // The payload passes through unchecked.
-                    if (pos as u64).saturating_add(r.len) > total as u64 {
+                    if !whole {
                         open_len = r.len;
                     }
+                    records = records.saturating_add(1);
                     continue;
                 }
                 let record = match parts.contiguous(&mut cursor, pos, end) {
@@ -394,7 +607,13 @@ impl RecordCheck {
                         &*scratch
                     }
                 };
-                if let Err(problem) = self.check_one(session, record, &mut stats) {
+                let place = Place {
+                    at: pos,
+                    pos: start.0.saturating_add(pos as u64),
+                    records,
+                };
+                records = records.saturating_add(1);
+                if let Err(problem) = self.check_one(session, record, &mut stats, place) {
                     let offset = pos.saturating_sub(held);
                     let e = WriterError::RecordRefused {
                         offset,
@@ -415,10 +634,20 @@ impl RecordCheck {
                 walker.remaining().unwrap_or(0),
             ),
         };
+        if cut.is_none() && walker.held() != 0 {
+            // A header not whole yet: its type once 4 bytes of it are here.
+            let mut head = [0u8; 4];
+            let type_ = match parts.copy_into(&mut cursor, tail, &mut head) {
+                4 => session.endian().read_u32(head),
+                _ => 0,
+            };
+            open = Some((type_, None, tail));
+        }
         Ok(Walk {
             tail,
             skip,
             open_len,
+            open,
             stats,
         })
     }
@@ -440,9 +669,16 @@ impl RecordCheck {
         let endian = session.endian();
         let (mut stats, mut pos) = (self.stats, 0usize);
         let mut records = 0u64;
+        self.start_call();
+        let start = (out.position(), out.records());
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
             let record = first_plain_record(endian, rest)?;
-            if let Err(problem) = self.check_one(session, record, &mut stats) {
+            let place = Place {
+                at: pos,
+                pos: start.0.saturating_add(pos as u64),
+                records: start.1.saturating_add(records),
+            };
+            if let Err(problem) = self.check_one(session, record, &mut stats, place) {
                 let type_ = endian.read_u32(first_bytes(record));
                 return Some(Err(WriterError::RecordRefused {
                     offset: pos,
@@ -461,6 +697,11 @@ impl RecordCheck {
         };
         if written.is_ok() {
             self.stats = stats;
+            let parts = Parts {
+                pending: &[],
+                chunks: &[data],
+            };
+            self.keep_deferred(session, &parts);
         }
         Some(written)
     }
@@ -549,27 +790,49 @@ impl RecordCheck {
         self.strict && !self.derive && self.wanted.is_none()
     }
 
-    /// Checks one whole record (strict mode, statistics): by what was learned of its event
-    /// when that settles it, else in full, learning from it.
+    /// Checks one whole record (strict mode, statistics) at `place`: by what was learned of
+    /// its event when that settles it, else in full, learning from it; a record that cannot
+    /// be checked yet is noted, to be kept once the call is written.
     #[inline]
     fn check_one(
         &mut self,
         session: &Session,
         record: &[u8],
         stats: &mut EventStats,
+        place: Place,
     ) -> Result<(), RecordProblem> {
         let learning = self.learning();
         if learning && self.events.passes(session, record) {
             return Ok(());
         }
-        let owner = self.check_record(session, record, stats)?;
-        if let (true, Some(desc)) = (learning, owner) {
-            self.events.learn(session, desc, record);
+        match self.check_record(session, record, stats)? {
+            Outcome::Owned(desc) if learning => self.events.learn(session, desc, record),
+            Outcome::Owned(_) | Outcome::Free => {}
+            Outcome::Deferred(why) => {
+                if why == Deferral::Owner
+                    && !self
+                        .undescribed
+                        .has_room(session, record, &mut self.new_ids)
+                {
+                    return Err(RecordProblem::TooManyPendingIds);
+                }
+                let type_ = session.endian().read_u32(first_bytes(record));
+                self.deferred.push(DeferredRecord {
+                    at: place.at,
+                    len: record.len(),
+                    why,
+                    first: FirstRecord {
+                        pos: place.pos,
+                        records: place.records,
+                        type_,
+                    },
+                });
+            }
         }
         Ok(())
     }
 
-    /// Strict checks and statistics of one whole record; the event description that owns
+    /// Strict checks and statistics of one whole record: the event description that owns
     /// it, when it is a kernel record with an owner.
     #[inline]
     fn check_record<'s>(
@@ -577,38 +840,53 @@ impl RecordCheck {
         session: &'s Session,
         record: &[u8],
         stats: &mut EventStats,
-    ) -> Result<Option<&'s EventDescData>, RecordProblem> {
+    ) -> Result<Outcome<'s>, RecordProblem> {
         let endian = session.endian();
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
-            return match self.owner(session, record, true)? {
-                Some(desc) => self
-                    .check_sample(session, desc, record, stats)
-                    .map(|()| Some(desc)),
-                None => self
-                    .refused_if_strict(RecordProblem::NoEventDescription)
-                    .map(|()| None),
+            return match self.owner(session, record, true) {
+                Ok(Some(desc)) => self.check_sample(session, desc, record, stats),
+                Ok(None) => self.no_owner(session, None),
+                Err(RecordProblem::UnknownId(id)) => self.no_owner(session, Some(id)),
+                Err(e) => Err(e),
             };
         }
         let Some(info) = record_type::info(type_) else {
             return self
                 .refused_if_strict(RecordProblem::UnknownType)
-                .map(|()| None);
+                .map(|()| Outcome::Free);
         };
         if record_type::is_user(type_) {
             if self.strict && WRITER_MANAGED.contains(&type_) {
                 return Err(RecordProblem::WriterManaged);
             }
             if self.strict && type_ == record_type::COMPRESSED {
-                crate::compressed_check::check_compressed(session)?;
+                let why = match crate::compressed_check::check_compressed(session) {
+                    Err(RecordProblem::CompressedWithoutHeader) if self.defers(session) => {
+                        Deferral::Compressed
+                    }
+                    checked => {
+                        checked?;
+                        Deferral::CompressedWritten
+                    }
+                };
+                check_body(info.body, record.len(), 0)?;
+                // Kept count of: HEADER_COMPRESSED must (come to) say how to read it.
+                return Ok(match self.defers {
+                    true => Outcome::Deferred(why),
+                    false => Outcome::Free,
+                });
             }
             if self.strict {
                 check_body(info.body, record.len(), 0)?;
             }
-            return Ok(None);
+            return Ok(Outcome::Free);
         }
-        let Some(desc) = self.owner(session, record, false)? else {
-            return Ok(None);
+        let desc = match self.owner(session, record, false) {
+            Ok(Some(desc)) => desc,
+            Ok(None) => return self.no_owner(session, None),
+            Err(RecordProblem::UnknownId(id)) => return self.no_owner(session, Some(id)),
+            Err(e) => return Err(e),
         };
         let trailer = desc.layout.sample_id_len();
         if self.strict {
@@ -619,31 +897,73 @@ impl RecordCheck {
                 stats.add_cpu(cpu.cpu);
             }
         }
-        Ok(Some(desc))
+        Ok(Outcome::Owned(desc))
+    }
+
+    /// Strict mode defers what it cannot check yet: in file mode, while the writer does not
+    /// compress (records then go into zstd frames as they come, and are checked first).
+    fn defers(&self, session: &Session) -> bool {
+        self.strict && self.defers && session.compression.is_none()
+    }
+
+    /// A kernel record no description owns yet (`id`: the id it names, when it names one):
+    /// deferred in file mode; refused in strict pipe mode, or while compressing; taken
+    /// unchecked out of strict mode.
+    fn no_owner(
+        &self,
+        session: &Session,
+        id: Option<u64>,
+    ) -> Result<Outcome<'static>, RecordProblem> {
+        if !self.strict {
+            return Ok(Outcome::Free);
+        }
+        if self.defers(session) {
+            return Ok(Outcome::Deferred(Deferral::Owner));
+        }
+        Err(match self.defers {
+            true => RecordProblem::DescribeFirstWhileCompressing(id),
+            false => RecordProblem::DescribeFirstInPipeMode(id),
+        })
     }
 
     /// [`check_record`](Self::check_record) of a SAMPLE that the event `desc` owns: its size
     /// is what that event's layout makes it.
     #[inline]
-    fn check_sample(
+    fn check_sample<'s>(
         &self,
         session: &Session,
-        desc: &EventDescData,
+        desc: &'s EventDescData,
         record: &[u8],
         stats: &mut EventStats,
-    ) -> Result<(), RecordProblem> {
+    ) -> Result<Outcome<'s>, RecordProblem> {
         let endian = session.endian();
+        let mut outcome = Outcome::Owned(desc);
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
             if let Some(rule) = session.raw_rule_of(desc) {
                 // perf finds a RAW payload's format by its common_type: the one rule of
                 // `write_sample`, on bytes.
                 // (A tracepoint without RAW in its layout has nothing to decode.)
-                with_parsed(&desc.layout, endian, record, |s| {
+                with_parsed(&desc.layout, endian, record, |s, _| {
                     s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
                 })
                 .map_err(RecordProblem::SampleLayout)?
                 .map_err(RecordProblem::TracepointRaw)?;
+            } else if session.format_pending(desc) && self.defers(session) {
+                // Its format comes later: its RAW payload is checked then.
+                let raw = with_parsed(&desc.layout, endian, record, |s, parsed| {
+                    s.raw.map(|raw| raw_range(parsed, raw))
+                })
+                .map_err(RecordProblem::SampleLayout)?;
+                if let (Some((raw_start, raw_end)), Ok(config)) =
+                    (raw, u32::try_from(desc.attr.config))
+                {
+                    outcome = Outcome::Deferred(Deferral::Format {
+                        config,
+                        raw_start,
+                        raw_end,
+                    });
+                }
             }
         }
         if self.derive {
@@ -656,7 +976,7 @@ impl RecordCheck {
                 }
             }
         }
-        Ok(())
+        Ok(outcome)
     }
 
     /// The description the kernel record `record` (a SAMPLE when `sample`) belongs to, by
@@ -681,6 +1001,21 @@ impl RecordCheck {
         };
         let id = at.and_then(|at| read_u64(record, at, session.endian()));
         self.event_of(session, first, id).map(Some)
+    }
+
+    /// What a record's header alone says is wrong (strict mode): a type perf 6.1 does not
+    /// know, or one of pipe mode's header records, which the writer makes itself.
+    fn check_header(&self, type_: u32) -> Result<(), RecordProblem> {
+        if !self.strict {
+            return Ok(());
+        }
+        if record_type::info(type_).is_none() {
+            return Err(RecordProblem::UnknownType);
+        }
+        if WRITER_MANAGED.contains(&type_) {
+            return Err(RecordProblem::WriterManaged);
+        }
+        Ok(())
     }
 
     /// `problem` in strict mode; out of it, nothing is refused.
@@ -772,19 +1107,22 @@ fn time_and_cpu(
     endian: Endian,
     record: &[u8],
 ) -> Result<(Option<u64>, Option<u32>), ParseError> {
-    with_parsed(layout, endian, record, |s| (s.time, s.cpu.map(|c| c.cpu)))
+    with_parsed(layout, endian, record, |s, _| {
+        (s.time, s.cpu.map(|c| c.cpu))
+    })
 }
 
-/// `f` of the SAMPLE `record` parsed by its layout, also when `header.size` counts padding
-/// after the last field that the layout does not (see [`time_and_cpu`]).
+/// `f` of the SAMPLE `record` parsed by its layout, and of the bytes parsed (`record`, or a
+/// copy of it as long), also when `header.size` counts padding after the last field that
+/// the layout does not (see [`time_and_cpu`]).
 fn with_parsed<T>(
     layout: &SampleLayout,
     endian: Endian,
     record: &[u8],
-    f: impl FnOnce(&ParsedSample<'_>) -> T,
+    f: impl FnOnce(&ParsedSample<'_>, &[u8]) -> T,
 ) -> Result<T, ParseError> {
     match parse_sample(layout, endian, record) {
-        Ok(s) => Ok(f(&s)),
+        Ok(s) => Ok(f(&s, record)),
         Err(ParseError::SizeMismatch {
             header_size,
             implied,
@@ -795,9 +1133,38 @@ fn with_parsed<T>(
             if let Some(field) = copy.get_mut(6..8) {
                 field.copy_from_slice(&endian.u16_bytes(size));
             }
-            parse_sample(layout, endian, &copy).map(|s| f(&s))
+            parse_sample(layout, endian, &copy).map(|s| f(&s, &copy))
         }
         Err(e) => Err(e),
+    }
+}
+
+/// Where `raw`, a part of `parsed`, is in it.
+fn raw_range(parsed: &[u8], raw: &[u8]) -> (usize, usize) {
+    let start = (raw.as_ptr() as usize).wrapping_sub(parsed.as_ptr() as usize);
+    (start, start.saturating_add(raw.len()))
+}
+
+/// `e`, refusing a call, naming the record begun in an earlier call that waited (`dropped`:
+/// the refusal dropped it) when the refusal is about the call's bytes.
+#[cold]
+fn naming(waiting: Option<PartialRecord>, dropped: bool, e: io::Error) -> io::Error {
+    let refusal = matches!(
+        WriterError::from_io(&e),
+        Some(
+            WriterError::RecordRefused { .. }
+                | WriterError::Framing(_)
+                | WriterError::SplitRecordTooLong { .. }
+        )
+    );
+    match (waiting, refusal) {
+        (Some(partial), true) => WriterError::InsidePartialRecord {
+            partial,
+            dropped,
+            error: Box::new(WriterError::from(e)),
+        }
+        .into(),
+        _ => e,
     }
 }
 
@@ -943,6 +1310,17 @@ mod tests {
 \tfield:unsigned int value;\toffset:16;\tsize:4;\tsigned:0;\n\n\
 print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
 
+    /// A description checked against nothing.
+    fn none(_: &Session, _: &NewDesc<'_>) -> Result<(), WriterError> {
+        Ok(())
+    }
+
+    const PLACE: Place = Place {
+        at: 0,
+        pos: 0,
+        records: 0,
+    };
+
     /// xorshift64*: reproducible test values without a dependency.
     struct Rng(u64);
     impl Rng {
@@ -978,6 +1356,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_SOFTWARE, 0, common | st::IP | st::PERIOD),
             "fixed",
             None,
+            none,
         )
         .unwrap();
         let format = Arc::new(PerfEventFormat::parse(true, "test", FORMAT).unwrap());
@@ -986,6 +1365,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_TRACEPOINT, 77, common | st::RAW),
             "test:probe",
             Some((&format, Some(FORMAT.as_bytes()))),
+            none,
         )
         .unwrap();
         let suffix = common | st::RAW | st::WEIGHT | st::PHYS_ADDR;
@@ -994,6 +1374,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_SOFTWARE, 1, suffix),
             "suffix",
             None,
+            none,
         )
         .unwrap();
         let walked = common | st::CALLCHAIN | st::RAW;
@@ -1002,6 +1383,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_SOFTWARE, 2, walked),
             "walked",
             None,
+            none,
         )
         .unwrap();
         s
@@ -1128,7 +1510,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             for event in 0..5 {
                 for _ in 0..3 {
                     let r = record(&mut rng, &session, event, endian);
-                    check.check_one(&session, &r, &mut stats).unwrap();
+                    check.check_one(&session, &r, &mut stats, PLACE).unwrap();
                 }
             }
             let (mut passed, mut refused) = (0, 0);

@@ -188,7 +188,7 @@ impl<O: OutputMode> PerfWriter<O> {
             self.close_no_finalize();
         }
         self.out = Some(O::open(stream, self.session.endian())?);
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
         self.start_compression()
     }
 
@@ -203,7 +203,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn close_no_finalize(&mut self) {
         self.out = None;
         self.session.reset();
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
     }
 
     /// Finalizes the output and closes it. See [`finish`](Self::finish).
@@ -237,6 +237,13 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// [`finish`](Self::finish) for the `io::Result` methods.
     fn finish_output(&mut self) -> io::Result<O::Stream> {
+        if self.out.is_none() {
+            return Err(io_err(WriterError::NotOpen));
+        }
+        if let Some(waiting) = self.check.undescribed() {
+            return Err(io_err(WriterError::UndescribedRecords(waiting)));
+        }
+        let dropped = self.partial_record();
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
@@ -263,12 +270,16 @@ impl<O: OutputMode> PerfWriter<O> {
                 Err(_) => e,
             });
         }
+        if let Some(partial) = dropped {
+            // The file is whole without it; the output stays open until finished again.
+            return Err(io_err(WriterError::PartialRecordDropped(partial)));
+        }
         let out = self
             .out
             .take()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
         self.session.reset();
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
         out.into_stream()
     }
 
@@ -312,6 +323,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// [`finish_truncated`](Self::finish_truncated) for the `io::Result` methods.
     fn salvage(&mut self) -> io::Result<(u64, u64)> {
+        self.drop_undescribed();
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
@@ -319,8 +331,27 @@ impl<O: OutputMode> PerfWriter<O> {
         let kept = out.salvage(&self.session)?;
         self.out = None;
         self.session.reset();
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
         Ok(kept)
+    }
+
+    /// The record begun and not finished, if any: its type, its whole length once its
+    /// header is whole, the bytes given so far and its file offset (what the errors of a
+    /// refused call and of finalize name; see
+    /// [`abandon_partial_record`](Self::abandon_partial_record)).
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.write_event_data(&[3, 0, 0, 0, 0, 0, 48, 0, 1, 0, 0, 0])?; // 12 of a 48-byte COMM
+    /// let p = w.partial_record().unwrap();
+    /// assert_eq!((p.type_, p.len, p.given, p.offset), (3, Some(48), 12, 104));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn partial_record(&self) -> Option<crate::PartialRecord> {
+        self.check
+            .partial()
+            .or_else(|| self.out.as_ref().and_then(|o| o.partial_record()))
     }
 
     /// Bytes of a record begun and not finished (given so far, held back by the writer);
@@ -550,7 +581,19 @@ impl<O: OutputMode> PerfWriter<O> {
         index: PerfHeaderIndex,
         data: &[u8],
     ) -> Result<(), WriterError> {
-        self.session.set_header(index.0, data)
+        let compressed = index.0 == feature::COMPRESSED;
+        if compressed {
+            let readable = crate::compressed_check::readable_header(self.session.endian(), data);
+            self.check.check_compression_header(readable)?;
+        }
+        self.session.set_header(index.0, data)?;
+        if compressed && !data.is_empty() {
+            self.check.compression_header_set();
+        }
+        if index.0 == feature::TRACING_DATA && !data.is_empty() {
+            self.check.formats_given();
+        }
+        Ok(())
     }
 
     /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE
@@ -871,7 +914,26 @@ impl<O: OutputMode> PerfWriter<O> {
                 config: attr.config,
             });
         }
-        self.session.add_desc(ids, attr, name, None)
+        self.add_desc_checked(ids, attr, name, None)
+    }
+
+    /// Adds a description to the session once the records that wait for it agree with it
+    /// (strict mode; see [`set_strict`](Self::set_strict)).
+    fn add_desc_checked(
+        &mut self,
+        ids: &[u64],
+        attr: perf_abi::PerfEventAttr,
+        name: &str,
+        tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
+    ) -> Result<(), WriterError> {
+        let check = &self.check;
+        let resolution = self
+            .session
+            .add_desc(ids, attr, name, tracepoint, |session, new| {
+                check.check_description(session, new)
+            })?;
+        self.check.description_added(resolution);
+        Ok(())
     }
 
     /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must
@@ -934,7 +996,7 @@ impl<O: OutputMode> PerfWriter<O> {
         format: &Arc<PerfEventFormat>,
     ) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
-        self.session.add_desc(
+        self.add_desc_checked(
             ids,
             perf_abi::PerfEventAttr::from(attr),
             name,
@@ -978,7 +1040,7 @@ impl<O: OutputMode> PerfWriter<O> {
         let format = PerfEventFormat::parse(long_is_64, system, format_text)
             .ok_or(WriterError::BadFormatText)?;
         let format = Arc::new(format);
-        self.session.add_desc(
+        self.add_desc_checked(
             ids,
             perf_abi::PerfEventAttr::from(attr),
             name,
@@ -1005,8 +1067,24 @@ fn is_full(e: &io::Error) -> bool {
 /// [`finish`](PerfWriter::finish).
 impl<O: OutputMode> Drop for PerfWriter<O> {
     fn drop(&mut self) {
+        // Records still waiting for their descriptions are not written into a file perf
+        // would refuse: the data ends before the first of them.
+        self.drop_undescribed();
         if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
             let _best_effort: io::Result<(u64, u64)> = self.salvage();
+        }
+    }
+}
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Ends the data before the first record that still waits for its description (or
+    /// for HEADER_COMPRESSED), dropping it and every record after it: what a dropped or
+    /// salvaged file keeps.
+    fn drop_undescribed(&mut self) {
+        if let (Some(first), Some(out)) = (self.check.first_undescribed(), self.out.as_mut()) {
+            self.check.abandon();
+            out.drop_from(first.pos, first.records);
+            self.check.forget_undescribed();
         }
     }
 }

@@ -429,46 +429,30 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(true);
     assert!(w.strict());
-    // Before any event description: a SAMPLE has no layout.
-    let err = w
-        .write_event_data(&clock_sample(e, CLOCK_ID, T0, 0))
-        .unwrap_err();
-    assert_eq!(refusal(&err).2, RecordProblem::NoEventDescription);
     add_events(&mut w);
     let good = clock_sample(e, CLOCK_ID, T0, 0);
     w.write_event_data(&good).unwrap();
     let pos = w.file_pos().unwrap();
 
-    // 1. A SAMPLE whose id no event owns, after a good record in the same call: the whole
-    //    call is refused; the offset names the bad record.
-    let mut call = good.clone();
-    call.extend_from_slice(&clock_sample(e, 99, T0, 0));
-    let err = w.write_event_data(&call).unwrap_err();
-    assert_eq!(
-        refusal(&err),
-        (
-            good.len(),
-            record_type::SAMPLE,
-            RecordProblem::UnknownId(99)
-        )
-    );
-    assert!(err.to_string().contains("SAMPLE"), "{err}");
-
-    // 2. A SAMPLE one field short of cpu-clock's layout (no PERIOD).
+    // 1, 2. A SAMPLE one field short of cpu-clock's layout (no PERIOD), after a good record
+    //    in the same call: the whole call is refused; the offset names the bad record.
     let mut short = clock_sample(e, CLOCK_ID, T0, 0);
     short.truncate(short.len() - 8);
     let size = e.u16_bytes(short.len() as u16);
     short[6..8].copy_from_slice(&size);
-    let (_, _, problem) = refusal(&w.write_event_data(&short).unwrap_err());
+    let call = [&good[..], &short].concat();
+    let err = w.write_event_data(&call).unwrap_err();
     // cpu-clock's layout has no variable-length field: its size is known without reading.
+    let short_problem = RecordProblem::SampleLayout(ParseError::SizeMismatch {
+        record: "SAMPLE",
+        header_size: short.len(),
+        implied: short.len() + 8,
+    });
     assert_eq!(
-        problem,
-        RecordProblem::SampleLayout(ParseError::SizeMismatch {
-            record: "SAMPLE",
-            header_size: short.len(),
-            implied: short.len() + 8,
-        })
+        refusal(&err),
+        (good.len(), record_type::SAMPLE, short_problem)
     );
+    assert!(err.to_string().contains("SAMPLE"), "{err}");
 
     // 3. A sched_switch SAMPLE (it has RAW) sent with cpu-clock's layout: the RAW size
     //    word is missing.
@@ -495,11 +479,8 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
         }
     );
 
-    // 5. A COMM whose trailer names an unknown id.
-    let sid = SampleId {
-        identifier: Some(77),
-        ..clock_sid(5, T0, 0)
-    };
+    // 5. A COMM whose trailer names id 0 (see 9).
+    let sid = clock_sid(5, T0, 0);
     let layout = w.sample_layout(Some(CLOCK_ID)).unwrap();
     let comm = to_vec(
         &perf_writer_std::perf_encode::records::Comm {
@@ -513,12 +494,6 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
         e,
     )
     .unwrap();
-    let (_, type_, problem) = refusal(&w.write_event_data(&comm).unwrap_err());
-    assert_eq!(
-        (type_, problem),
-        (record_type::COMM, RecordProblem::UnknownId(77))
-    );
-
     // 6. Vectored: a bad slice refuses the whole call.
     let bufs = [IoSlice::new(&good), IoSlice::new(&fork)];
     assert!(w.write_event_data_vectored(&bufs).is_err());
@@ -537,11 +512,25 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     let pos = pos + good.len() as u64;
     assert_eq!(w.file_pos(), Some(pos));
 
-    // 8. A bad record split in two: its held-back start is dropped with it.
-    let bad = clock_sample(e, 99, T0, 0);
-    w.write_event_data(&bad[..12]).unwrap();
-    let (offset, _, problem) = refusal(&w.write_event_data(&bad[12..]).unwrap_err());
-    assert_eq!((offset, problem), (0, RecordProblem::UnknownId(99)));
+    // 8. A bad record split in two: its held-back start is dropped with it, and the error
+    //    says so.
+    w.write_event_data(&short[..12]).unwrap();
+    let err = w.write_event_data(&short[12..]).unwrap_err();
+    match WriterError::from_io(&err) {
+        Some(WriterError::InsidePartialRecord {
+            partial,
+            dropped: true,
+            error,
+        }) => {
+            assert_eq!((partial.type_, partial.given, partial.offset), (9, 12, pos));
+            assert!(
+                matches!(**error, WriterError::RecordRefused { offset: 0, problem: p, .. } if p == short_problem),
+                "{error}"
+            );
+            assert!(err.to_string().contains("which is dropped"), "{err}");
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(w.file_pos(), Some(pos));
 
     // 9. Synthesized records with id 0 belong to the first event, as perf reads them.
@@ -644,9 +633,13 @@ fn a_sample_like_the_last_one_is_still_checked() {
     add_events(&mut w);
     let good = clock_sample(e, CLOCK_ID, T0, 0);
     w.write_event_data(&good).unwrap();
-    // The same length, another id: no event owns it.
-    let (_, _, problem) = refusal(&w.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap_err());
-    assert_eq!(problem, RecordProblem::UnknownId(99));
+    // The same length, another id: no event owns it (file mode takes it for a description
+    // that may come later; pipe mode refuses it).
+    let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    add_events(&mut p);
+    p.write_event_data(&good).unwrap();
+    let (_, _, problem) = refusal(&p.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap_err());
+    assert_eq!(problem, RecordProblem::DescribeFirstInPipeMode(Some(99)));
     // The same length, but two records: a SAMPLE cut to 16 bytes, then a FINISHED_ROUND-sized
     // remainder.
     let mut two = good.clone();
@@ -705,7 +698,11 @@ fn strict_pipe_writer_refuses_and_the_stream_stays_readable() {
     let err = w
         .write_event_data(&clock_sample(e, 99, T0 + 1, 1))
         .unwrap_err();
-    assert_eq!(refusal(&err).2, RecordProblem::UnknownId(99));
+    assert_eq!(
+        refusal(&err).2,
+        RecordProblem::DescribeFirstInPipeMode(Some(99))
+    );
+    assert!(err.to_string().contains("pipe stream in order"), "{err}");
     w.write_event_data(&clock_sample(e, CLOCK_ID, T0 + 2, 1))
         .unwrap();
     let stream = w.finish().unwrap();
@@ -1105,14 +1102,15 @@ fn vectored_samples_are_checked_across_any_cut() {
         let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
         assert_eq!(w.write_event_data_vectored(&io).unwrap(), joined.len());
         expected.extend_from_slice(&joined);
-        // The third of them names an id no event owns: refused at its offset, nothing taken.
+        // The third of them is of a type perf does not know: refused at its offset, nothing
+        // taken.
         let mut bad = joined.clone();
-        bad[2 * size + 8..2 * size + 16].copy_from_slice(&99u64.to_le_bytes());
+        bad[2 * size..2 * size + 4].copy_from_slice(&31337u32.to_le_bytes());
         let parts = cut(&bad, step);
         let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
         let pos = w.file_pos();
         let (offset, _, problem) = refusal(&w.write_event_data_vectored(&io).unwrap_err());
-        assert_eq!((offset, problem), (2 * size, RecordProblem::UnknownId(99)));
+        assert_eq!((offset, problem), (2 * size, RecordProblem::UnknownType));
         assert_eq!(w.file_pos(), pos, "step {step}");
         // Two and a half SAMPLEs: the half is held back, then completed.
         let (a, b) = joined.split_at(2 * size + size / 2);
