@@ -213,9 +213,17 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
     ///
-    /// A record begun and not finished is dropped first (as
+    /// Refused, changing nothing, while records wait for their event description, tracepoint
+    /// format or HEADER_COMPRESSED (file mode in strict mode, see
+    /// [`set_strict`](Self::set_strict)): [`WriterError::UndescribedRecords`] names them; add
+    /// what they need and finish again.
+    ///
+    /// A record begun and not finished is dropped (as
     /// [`abandon_partial_record`](Self::abandon_partial_record) does): the data ends after
-    /// the last whole record.
+    /// the last whole record, the output is finalized, and `finish` returns
+    /// [`WriterError::PartialRecordDropped`] naming what was dropped; the output stays open,
+    /// finalized, and the next `finish` returns it (`finalize_and_close` callers have their
+    /// file written; dropping the writer closes it).
     ///
     /// File mode writes after the data section the feature section table and payloads
     /// (EVENT_DESC and, when a tracepoint event exists, TRACING_DATA synthesized unless set by
@@ -419,7 +427,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// and the same call may simply be made again (`Interrupted` is retried inside).
     ///
     /// An id in a record must belong to an event description added before finalize (in pipe
-    /// mode: before the record).
+    /// mode: before the record; in strict mode a record is checked by its description when
+    /// that comes, see [`set_strict`](Self::set_strict)). A refusal while a record begun in an
+    /// earlier call waits is [`WriterError::InsidePartialRecord`]: it names that record and
+    /// whether it was dropped; [`partial_record`](Self::partial_record) says what waits.
     #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
         // Inline: a record of an event already checked, or the unchecked path; the rest (the
@@ -1062,9 +1073,11 @@ fn is_full(e: &io::Error) -> bool {
 /// them): a file is finalized (when that fails, it is finalized with what reached it, as
 /// [`finish_truncated`](PerfWriter::finish_truncated) does; when that fails too, it is left
 /// as it was), a pipe-mode stream gets what was not sent yet and is flushed. A record begun
-/// and not finished is dropped. To close without finalizing, call
-/// [`close_no_finalize`](PerfWriter::close_no_finalize) first; to see errors, call
-/// [`finish`](PerfWriter::finish).
+/// and not finished is dropped. Records still waiting for their description (file mode,
+/// strict mode: see [`set_strict`](PerfWriter::set_strict)) are dropped too, with every
+/// record after the first of them: the file ends before it, and perf reads it. To close
+/// without finalizing, call [`close_no_finalize`](PerfWriter::close_no_finalize) first; to
+/// see errors, call [`finish`](PerfWriter::finish).
 impl<O: OutputMode> Drop for PerfWriter<O> {
     fn drop(&mut self) {
         // Records still waiting for their descriptions are not written into a file perf
