@@ -83,7 +83,29 @@ pub(crate) struct CheckedEvents {
     slots: [Facts; SLOTS],
     /// The facts of the event that owns every record carrying no id (the first).
     first: Facts,
+    /// The SAMPLEs of the last event learned, when they all have one length: compared as
+    /// stored, without reading a field (see [`LastFixed`]).
+    last: LastFixed,
 }
+
+/// A SAMPLE of the last event learned, of an event whose SAMPLEs all have one length: a
+/// record whose first 8 bytes (misc aside) are `head` and whose 8 bytes at `id_at`, under
+/// `id_mask`, are `key` is one of them, as long as the session is at `revision`. One event
+/// taking every SAMPLE is the commonest trace; its check is then three compares.
+#[derive(Clone, Copy, Debug, Default)]
+struct LastFixed {
+    /// 0: none.
+    revision: u64,
+    head: u64,
+    len: usize,
+    id_at: usize,
+    id_mask: u64,
+    key: u64,
+}
+
+/// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
+/// mask over the 8 bytes read in the machine's order.
+const TYPE_AND_SIZE: u64 = u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff]);
 
 impl Default for CheckedEvents {
     fn default() -> Self {
@@ -91,6 +113,7 @@ impl Default for CheckedEvents {
             places: IdPlaces::default(),
             slots: [EMPTY; SLOTS],
             first: EMPTY,
+            last: LastFixed::default(),
         }
     }
 }
@@ -109,6 +132,13 @@ fn slot_of(key: u64) -> usize {
 }
 
 impl CheckedEvents {
+    /// The revision the last event learned was learned at, when its SAMPLEs all have one
+    /// length (0: none).
+    #[cfg(test)]
+    pub(crate) fn last_revision(&self) -> u64 {
+        self.last.revision
+    }
+
     /// Forgets every event.
     pub(crate) fn clear(&mut self) {
         *self = CheckedEvents::default();
@@ -130,6 +160,17 @@ impl CheckedEvents {
     /// the commonest records, checked inline (no call on the way). False for any other.
     #[inline(always)]
     pub(crate) fn fixed_sample_passes(&self, session: &Session, record: &[u8]) -> bool {
+        let last = &self.last;
+        if session.revision() == last.revision {
+            if let (Some(head), Some(id)) = (record.first_chunk::<8>(), word(record, last.id_at)) {
+                if u64::from_ne_bytes(*head) & TYPE_AND_SIZE == last.head
+                    && id & last.id_mask == last.key
+                {
+                    // `head` holds the size, the event's length: the record must be as long.
+                    return record.len() == last.len;
+                }
+            }
+        }
         match self.sample_facts(session, record) {
             Some(Some(facts)) => facts.raw_size_at == 0 && fits(facts.len, record.len()),
             _ => false,
@@ -148,8 +189,21 @@ impl CheckedEvents {
         len: usize,
         mut word_at: impl FnMut(usize) -> Option<u64>,
     ) -> bool {
-        let (type_, size) = header_type_and_size(session.endian(), &head);
         let revision = session.revision();
+        let last = &self.last;
+        if revision == last.revision
+            && u64::from_ne_bytes(head) & TYPE_AND_SIZE == last.head
+            && len == last.len
+        {
+            let id = match last.id_mask {
+                u64::MAX => word_at(last.id_at),
+                _ => Some(u64::from_ne_bytes(head)),
+            };
+            if id.is_some_and(|id| id & last.id_mask == last.key) {
+                return true;
+            }
+        }
+        let (type_, size) = header_type_and_size(session.endian(), &head);
         if type_ != record_type::SAMPLE
             || usize::from(size) != len
             || size & 7 != 0
@@ -278,6 +332,23 @@ impl CheckedEvents {
             rule: session.raw_rule_of(desc).copied(),
             trailer: layout.sample_id_len(),
         };
+        self.last = LastFixed::default();
+        if sample && raw_size_at == 0 && len != 0 && len == record.len() {
+            if let Some(head) = record.first_chunk::<8>() {
+                let (id_at, id_mask) = match at {
+                    Some(at) => (at, u64::MAX),
+                    None => (0, TYPE_AND_SIZE),
+                };
+                self.last = LastFixed {
+                    revision,
+                    head: u64::from_ne_bytes(*head) & TYPE_AND_SIZE,
+                    len,
+                    id_at,
+                    id_mask,
+                    key: word(record, id_at).unwrap_or(0) & id_mask,
+                };
+            }
+        }
         match at.map(|at| word(record, at)) {
             // No id in the record: the first event's.
             None => self.first = facts,

@@ -1507,12 +1507,15 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             let mut rng = Rng(0x5eed ^ endian.is_native() as u64);
             let mut check = RecordCheck::new(true);
             let mut stats = EventStats::default();
-            for event in 0..5 {
+            // The fixed layout last: its SAMPLEs are then also checked by the compare of
+            // the last event learned.
+            for event in [1, 2, 3, 4, 0] {
                 for _ in 0..3 {
                     let r = record(&mut rng, &session, event, endian);
                     check.check_one(&session, &r, &mut stats, PLACE).unwrap();
                 }
             }
+            assert_ne!(check.events.last_revision(), 0);
             let (mut passed, mut refused) = (0, 0);
             for n in 0..20_000 {
                 let event = rng.below(5) as usize;
@@ -1523,6 +1526,21 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
                 };
                 let full = check.check_record(&session, &r, &mut stats).is_ok();
                 let quick = check.events.passes(&session, &r);
+                let fixed = check.events.fixed_sample_passes(&session, &r);
+                let words = r.first_chunk::<8>().is_some_and(|head| {
+                    let word =
+                        |at: usize| Some(u64::from_ne_bytes(*r.get(at..)?.first_chunk::<8>()?));
+                    check
+                        .events
+                        .fixed_sample_passes_by_words(&session, *head, r.len(), word)
+                });
+                assert!(full || !(fixed || words), "{endian:?} event {event}: {r:?}");
+                // Bytes that are not one whole record (two, or a piece) never pass.
+                let two = [&r[..], &r].concat();
+                for bytes in [&two[..], &r[..r.len() - 8]] {
+                    assert!(!check.events.passes(&session, bytes));
+                    assert!(!check.events.fixed_sample_passes(&session, bytes));
+                }
                 assert!(full || !quick, "{endian:?} event {event}: learned facts passed a record the full check refuses: {r:?}");
                 if n % 2 == 0 && event != 3 {
                     assert!(
