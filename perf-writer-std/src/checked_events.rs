@@ -83,17 +83,20 @@ pub(crate) struct CheckedEvents {
     slots: [Facts; SLOTS],
     /// The facts of the event that owns every record carrying no id (the first).
     first: Facts,
-    /// The SAMPLEs of the last event learned, when they all have one length: compared as
-    /// stored, without reading a field (see [`LastFixed`]).
-    last: LastFixed,
+    /// The last SAMPLE learned, when its length and RAW alone prove a SAMPLE like it
+    /// right: compared as stored, without reading a field (see [`LastSample`]).
+    last: LastSample,
 }
 
-/// A SAMPLE of the last event learned, of an event whose SAMPLEs all have one length: a
-/// record whose first 8 bytes (misc aside) are `head` and whose 8 bytes at `id_at`, under
-/// `id_mask`, are `key` is one of them, as long as the session is at `revision`. One event
-/// taking every SAMPLE is the commonest trace; its check is then three compares.
+/// The last SAMPLE learned, of an event whose SAMPLEs' length follows from their RAW size
+/// at most: a record whose first 8 bytes (misc aside) are `head`, whose 8 bytes at
+/// `id_at`, under `id_mask`, are `key`, and whose RAW size and `common_type` are `raw`'s,
+/// is as long as that SAMPLE, of the same event, with a RAW as long and of the same format:
+/// right, once its dynamic fields (if its format has any) put their data within its RAW,
+/// as long as the session is at `revision`. One event, or one tracepoint, taking the
+/// SAMPLEs is the commonest trace; its check is then three or four compares.
 #[derive(Clone, Copy, Debug, Default)]
-struct LastFixed {
+struct LastSample {
     /// 0: none.
     revision: u64,
     head: u64,
@@ -101,6 +104,27 @@ struct LastFixed {
     id_at: usize,
     id_mask: u64,
     key: u64,
+    /// RAW's size word and the `common_type` after it: the 8 bytes at `raw_at`, under
+    /// `raw_mask`, are `raw_bits` (a mask of 0: the event has no RAW).
+    raw_at: usize,
+    raw_mask: u64,
+    raw_bits: u64,
+    /// The event's RAW rule, when it has dynamic fields: their words differ from one
+    /// SAMPLE to the next, and are read (the rest of the rule holds already).
+    dynamic: Option<TracepointRawRule>,
+    /// RAW's length (when `dynamic` is there).
+    raw_len: usize,
+}
+
+/// What [`CheckedEvents::sample_passes_inline`] can tell of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quick {
+    /// It passes.
+    Passes,
+    /// It passes once its RAW's dynamic fields are read.
+    DynamicFields,
+    /// The full check (or [`CheckedEvents::passes`]) decides.
+    Unsettled,
 }
 
 /// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
@@ -113,7 +137,7 @@ impl Default for CheckedEvents {
             places: IdPlaces::default(),
             slots: [EMPTY; SLOTS],
             first: EMPTY,
-            last: LastFixed::default(),
+            last: LastSample::default(),
         }
     }
 }
@@ -132,8 +156,8 @@ fn slot_of(key: u64) -> usize {
 }
 
 impl CheckedEvents {
-    /// The revision the last event learned was learned at, when its SAMPLEs all have one
-    /// length (0: none).
+    /// The revision the last SAMPLE learned was learned at, when SAMPLEs like it are checked
+    /// by comparing them with it (0: none).
     #[cfg(test)]
     pub(crate) fn last_revision(&self) -> u64 {
         self.last.revision
@@ -149,35 +173,54 @@ impl CheckedEvents {
     /// too. False says nothing (the full check decides).
     #[inline]
     pub(crate) fn passes(&self, session: &Session, record: &[u8]) -> bool {
+        let endian = session.endian();
+        if self.last.like(session, record) {
+            return self.last.dynamic_fit(endian, record);
+        }
         match self.sample_facts(session, record) {
-            Some(Some(facts)) => facts.sample_passes(session.endian(), record),
+            Some(Some(facts)) => facts.sample_passes(endian, record),
             Some(None) => false,
             None => self.side_band_passes(session, record),
         }
     }
 
-    /// [`passes`](Self::passes) for a SAMPLE of an event whose SAMPLEs all have one length:
-    /// the commonest records, checked inline (no call on the way). False for any other.
+    /// [`passes`](Self::passes) for a SAMPLE like the last one learned, or of an event
+    /// whose SAMPLEs all have one length: the commonest records, checked inline (no call on
+    /// the way). [`Quick::DynamicFields`]: like the last one learned, its RAW's dynamic
+    /// fields still to read ([`passes`](Self::passes) does).
     #[inline(always)]
-    pub(crate) fn fixed_sample_passes(&self, session: &Session, record: &[u8]) -> bool {
-        let last = &self.last;
-        if session.revision() == last.revision {
-            if let (Some(head), Some(id)) = (record.first_chunk::<8>(), word(record, last.id_at)) {
-                if u64::from_ne_bytes(*head) & TYPE_AND_SIZE == last.head
-                    && id & last.id_mask == last.key
-                {
-                    // `head` holds the size, the event's length: the record must be as long.
-                    return record.len() == last.len;
-                }
-            }
+    pub(crate) fn sample_passes_inline(&self, session: &Session, record: &[u8]) -> Quick {
+        if self.last.like(session, record) {
+            return match self.last.dynamic {
+                None => Quick::Passes,
+                Some(_) => Quick::DynamicFields,
+            };
         }
         match self.sample_facts(session, record) {
-            Some(Some(facts)) => facts.raw_size_at == 0 && fits(facts.len, record.len()),
-            _ => false,
+            Some(Some(facts)) if facts.raw_size_at == 0 && fits(facts.len, record.len()) => {
+                Quick::Passes
+            }
+            _ => Quick::Unsettled,
         }
     }
 
-    /// [`fixed_sample_passes`](Self::fixed_sample_passes) of a record read where it lies,
+    /// The dynamic fields of `record`, a SAMPLE [`sample_passes_inline`] found like the last
+    /// one learned ([`Quick::DynamicFields`]), put their data within its RAW: then it passes.
+    ///
+    /// [`sample_passes_inline`]: Self::sample_passes_inline
+    pub(crate) fn dynamic_fields_fit(&self, session: &Session, record: &[u8]) -> bool {
+        self.last.dynamic_fit(session.endian(), record)
+    }
+
+    /// [`passes`](Self::passes) for a SAMPLE of an event whose SAMPLEs all have one length
+    /// (false for any other).
+    #[cfg(test)]
+    pub(crate) fn fixed_sample_passes(&self, session: &Session, record: &[u8]) -> bool {
+        self.sample_passes_inline(session, record) == Quick::Passes
+    }
+
+    /// [`fixed_sample_passes`](Self::fixed_sample_passes) of a record read where it lies
+    /// (and of one like the last SAMPLE learned, dynamic fields aside),
     /// by its first 8 bytes `head`, its `len` and `word_at` (the 8 bytes at an offset, when
     /// the record has them): true when those settle it. A record they do not settle is
     /// checked whole by [`passes`](Self::passes).
@@ -192,6 +235,7 @@ impl CheckedEvents {
         let revision = session.revision();
         let last = &self.last;
         if revision == last.revision
+            && last.dynamic.is_none()
             && u64::from_ne_bytes(head) & TYPE_AND_SIZE == last.head
             && len == last.len
         {
@@ -199,7 +243,13 @@ impl CheckedEvents {
                 u64::MAX => word_at(last.id_at),
                 _ => Some(u64::from_ne_bytes(head)),
             };
-            if id.is_some_and(|id| id & last.id_mask == last.key) {
+            let raw = match last.raw_mask {
+                0 => Some(0),
+                _ => word_at(last.raw_at),
+            };
+            if id.is_some_and(|id| id & last.id_mask == last.key)
+                && raw.is_some_and(|raw| raw & last.raw_mask == last.raw_bits)
+            {
                 return true;
             }
         }
@@ -332,23 +382,10 @@ impl CheckedEvents {
             rule: session.raw_rule_of(desc).copied(),
             trailer: layout.sample_id_len(),
         };
-        self.last = LastFixed::default();
-        if sample && raw_size_at == 0 && len != 0 && len == record.len() {
-            if let Some(head) = record.first_chunk::<8>() {
-                let (id_at, id_mask) = match at {
-                    Some(at) => (at, u64::MAX),
-                    None => (0, TYPE_AND_SIZE),
-                };
-                self.last = LastFixed {
-                    revision,
-                    head: u64::from_ne_bytes(*head) & TYPE_AND_SIZE,
-                    len,
-                    id_at,
-                    id_mask,
-                    key: word(record, id_at).unwrap_or(0) & id_mask,
-                };
-            }
-        }
+        self.last = match sample {
+            true => LastSample::of(&facts, at, record, endian).unwrap_or_default(),
+            false => LastSample::default(),
+        };
         match at.map(|at| word(record, at)) {
             // No id in the record: the first event's.
             None => self.first = facts,
@@ -375,6 +412,87 @@ impl IdPlaces {
                 .and_then(|l| l.trailer_id_offset_from_end())
                 .filter(|_| ids),
         }
+    }
+}
+
+impl LastSample {
+    /// `record` is like the SAMPLE: of its event, as long, with a RAW as long and of the
+    /// same format (see [`LastSample`]).
+    #[inline(always)]
+    fn like(&self, session: &Session, record: &[u8]) -> bool {
+        if session.revision() != self.revision {
+            return false;
+        }
+        let (Some(head), Some(id), Some(raw)) = (
+            record.first_chunk::<8>(),
+            word(record, self.id_at),
+            word(record, self.raw_at),
+        ) else {
+            return false;
+        };
+        // `head` holds the size, the SAMPLE's length: the record must be as long.
+        u64::from_ne_bytes(*head) & TYPE_AND_SIZE == self.head
+            && id & self.id_mask == self.key
+            && raw & self.raw_mask == self.raw_bits
+            && record.len() == self.len
+    }
+
+    /// The dynamic fields of `record`, a SAMPLE [`like`](Self::like) this one, put their
+    /// data within its RAW.
+    #[inline]
+    fn dynamic_fit(&self, endian: Endian, record: &[u8]) -> bool {
+        let Some(rule) = &self.dynamic else {
+            return true;
+        };
+        let start = self.raw_at.wrapping_add(4);
+        record
+            .get(start..start.wrapping_add(self.raw_len))
+            .is_some_and(|raw| rule.check_dynamic_fields(raw, endian).is_ok())
+    }
+
+    /// What to compare of later SAMPLEs like `record`, a SAMPLE of the event of `facts`
+    /// that passed the full check (`at`: where its id is): `None` when its event's SAMPLEs
+    /// are walked (another field than RAW varies).
+    fn of(facts: &Facts, at: Option<usize>, record: &[u8], endian: Endian) -> Option<LastSample> {
+        let head = record.first_chunk::<8>()?;
+        if facts.len == 0 {
+            return None;
+        }
+        let dynamic = facts.rule.filter(|r| r.dynamic.iter().next().is_some());
+        let raw_len = match facts.raw_size_at {
+            0 => 0,
+            at => endian.read_u32(*record.get(at..)?.first_chunk::<4>()?) as usize,
+        };
+        let (id_at, id_mask) = match at {
+            Some(at) => (at, u64::MAX),
+            None => (0, TYPE_AND_SIZE),
+        };
+        let (raw_at, raw_mask) = match (facts.raw_size_at, facts.rule) {
+            (0, _) => (0, 0),
+            (at, None) => (at, u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])),
+            // The size word, then the first 4 bytes of RAW: `common_type` must be there.
+            (at, Some(rule)) => {
+                let ct = usize::try_from(rule.common_type_offset)
+                    .ok()?
+                    .checked_add(4)?;
+                let mut mask = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
+                mask.get_mut(ct..ct.checked_add(2)?)?.fill(0xff);
+                (at, u64::from_ne_bytes(mask))
+            }
+        };
+        Some(LastSample {
+            revision: facts.revision,
+            head: u64::from_ne_bytes(*head) & TYPE_AND_SIZE,
+            len: record.len(),
+            id_at,
+            id_mask,
+            key: word(record, id_at)? & id_mask,
+            raw_at,
+            raw_mask,
+            raw_bits: word(record, raw_at)? & raw_mask,
+            dynamic,
+            raw_len,
+        })
     }
 }
 

@@ -2,6 +2,7 @@
 //! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
 //! modes; the mode decides how they reach the stream.
 
+use crate::checked_events::Quick;
 use crate::feature_slot::FeatureSlot;
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
@@ -437,10 +438,24 @@ impl<O: OutputMode> PerfWriter<O> {
         // full check, errors) out of line.
         match self.out.as_mut() {
             Some(out) if !self.check.active() => out.write_records(&self.session, data),
-            Some(out) if self.check.fixed_sample_passes_quickly(&self.session, data) => {
+            Some(out) => match self.check.sample_passes_inline(&self.session, data) {
+                Quick::Passes => out.write_known_record(&self.session, data),
+                Quick::DynamicFields => self.write_event_data_dynamic(data),
+                Quick::Unsettled => self.write_event_data_learned(data),
+            },
+            None => self.write_event_data_learned(data),
+        }
+    }
+
+    /// [`write_event_data`](Self::write_event_data) of a tracepoint SAMPLE like the last one
+    /// learned, whose RAW's dynamic fields are still to read (out of line, and small).
+    #[inline(never)]
+    fn write_event_data_dynamic(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) if self.check.dynamic_fields_fit(&self.session, data) => {
                 out.write_known_record(&self.session, data)
             }
-            _ => self.write_event_data_learned(data),
+            _ => self.write_event_data_checked(data),
         }
     }
 

@@ -176,6 +176,22 @@ impl TracepointRawRule {
                 expected: self.common_type,
             });
         }
+        self.check_dynamic_fields(raw, endian)
+    }
+
+    /// The part of [`check`](Self::check) that reads the dynamic fields' words, for a
+    /// caller that knows the rest holds (a payload as long as one that passed, with the same
+    /// `common_type`).
+    #[inline]
+    pub fn check_dynamic_fields(
+        &self,
+        raw: &[u8],
+        endian: Endian,
+    ) -> Result<(), TracepointRawProblem> {
+        let too_short = TracepointRawProblem::TooShort {
+            len: raw.len(),
+            min: self.min_len,
+        };
         for (field, relative) in self.dynamic.iter() {
             let loc = raw.get(field as usize..).and_then(|r| r.first_chunk::<4>());
             let loc = endian.read_u32(*loc.ok_or(too_short)?);
