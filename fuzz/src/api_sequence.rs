@@ -5,11 +5,15 @@
 //!
 //! What [`run`] asserts: no call panics; a call that returns `Ok` took all its bytes and one
 //! that fails took none; right records are accepted whenever the output is healthy and no
-//! record is left open; records perf cannot read (a SAMPLE of a size its attr contradicts, of an
-//! id no event owns, a tracepoint SAMPLE whose RAW is not its format's) are refused; and after
-//! the output heals, `finish` succeeds and its output holds exactly the accepted records, in
-//! order, byte for byte (the file's data section, or the pipe stream without the writer's own
-//! header records), which linux-perf-data then reads, one SAMPLE for each accepted.
+//! record is left open; records perf cannot read (a SAMPLE of a size its attr contradicts, a
+//! tracepoint SAMPLE whose RAW is not its format's; in pipe mode also one of an id no event
+//! owns) are refused; and after the output heals, `finish` succeeds and its output holds
+//! exactly the accepted records, in order, byte for byte (the file's data section, or the
+//! pipe stream without the writer's own header records), which linux-perf-data then reads,
+//! one SAMPLE for each accepted. In file mode a record of an id no event owns is taken, to
+//! be checked by a description that may come later: when none does, `finish` refuses (and
+//! again), and dropping the writer finalizes the file with the records before the first of
+//! those.
 //!
 //! The SAMPLE and header bytes are made here with plain `to_le_bytes`/`to_be_bytes`, not by
 //! perf-encode, and the output is walked here too: the target says what the bytes must be.
@@ -323,6 +327,30 @@ struct Model {
     switch_format: bool,
     /// A call that writes was made (a pipe stream may have started).
     started: bool,
+    /// Pipe mode.
+    pipe: bool,
+}
+
+impl Model {
+    /// Keeps the accepted records that start before file offset `end` (the data starts
+    /// after the 104-byte file header).
+    fn keep_before(&mut self, end: u64) {
+        let mut at = perf_abi::FILE_HEADER_SIZE;
+        let mut kept = 0;
+        for r in &self.accepted {
+            if at >= end {
+                break;
+            }
+            at += r.len() as u64;
+            kept += 1;
+        }
+        self.accepted.truncate(kept);
+        self.samples = self
+            .accepted
+            .iter()
+            .filter(|r| read_u32(self.e, r) == SAMPLE)
+            .count();
+    }
 }
 
 /// What [`run`] saw, for the caller to check further (e.g. with perf itself).
@@ -368,6 +396,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
         armed: false,
         switch_format: false,
         started: false,
+        pipe: O::PIPE,
     };
     let mut refusals = 0;
     let setup = [
@@ -398,9 +427,29 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
     }
     out.heal();
     m.armed = false;
-    // An open record is dropped by finish.
-    let stream = w.finish().expect("finish over a healed output");
-    drop(stream);
+    match w.finish() {
+        Ok(stream) => {
+            assert!(
+                m.open.is_empty(),
+                "finish dropped an open record without a word"
+            );
+            drop(stream);
+        }
+        // An open record is dropped by finish, which says so; finish again gives the output.
+        Err(WriterError::PartialRecordDropped(p)) => {
+            assert_eq!(p.given, m.open.len() as u64, "{p}");
+            m.open.clear();
+            drop(w.finish().expect("finish again"));
+        }
+        // Records of ids no event owns wait for their descriptions: finish refuses, and
+        // again; dropped, the writer ends the data before the first of them.
+        Err(WriterError::UndescribedRecords(p)) if !O::PIPE => {
+            assert_eq!(w.finish().err(), Some(WriterError::UndescribedRecords(p)));
+            drop(w);
+            m.keep_before(p.offset);
+        }
+        Err(e) => panic!("finish over a healed output: {e}"),
+    }
     let bytes = out.bytes();
     check_output(&bytes, input.mode, &m);
     Outcome {
@@ -501,7 +550,8 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
             // unknown id; a size or RAW its attr contradicts.
             let must_refuse = match fault {
                 SampleFault::None => false,
-                SampleFault::UnknownId => !m.used.is_empty(),
+                // File mode takes it for a description that may come later.
+                SampleFault::UnknownId => !m.used.is_empty() && m.pipe,
                 SampleFault::ExtraWord | SampleFault::ZeroCommonType => true,
             };
             // A right SAMPLE the writer owes acceptance: the output is healthy, no record is
@@ -610,7 +660,11 @@ fn took<O: OutputMode>(
         let held = w.partial_record_len();
         let refused = matches!(
             WriterError::from_io(e),
-            Some(WriterError::RecordRefused { .. } | WriterError::Framing(_))
+            Some(
+                WriterError::RecordRefused { .. }
+                    | WriterError::Framing(_)
+                    | WriterError::InsidePartialRecord { .. }
+            )
         );
         if held == 0 && refused {
             m.open.clear();

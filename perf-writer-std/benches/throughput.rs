@@ -14,13 +14,16 @@
 //! asserted (only the files' sizes are): targets are reported as met or not. BENCHMARKS.md at
 //! the workspace root explains each row.
 //!
-//! Options: `--quick`, `--runs N`, `--only NAME[,NAME]` (small64, big4k, vectored, finalize,
-//! encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
+//! Options: `--quick`, `--runs N`, `--only NAME[,NAME]` (small64, big4k, vectored, tp64,
+//! tpalt, mixed, sideband, finalize, encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
 //! without `--bench` (as `cargo test --benches` does) it only makes a tiny smoke run.
 
-use perf_abi::{misc, record_type, sample_type};
-use perf_writer_std::perf_encode::records::Record;
-use perf_writer_std::perf_encode::{to_slice, Endian};
+use perf_abi::{attr_flags, misc, record_type, sample_type};
+use perf_writer_std::perf_encode::records::{
+    Comm, Fork, Mmap2, Mmap2File, PidTid, Record, Sample as SampleFields, SampleCpu, SampleId,
+    SampleLayout, SampleRecord,
+};
+use perf_writer_std::perf_encode::{to_slice, to_vec, Endian};
 use perf_writer_std::PerfDataFileWriter;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
@@ -32,7 +35,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use tracepoint_decode::{
-    PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrSize, PerfEventAttrType, PerfEventFormat,
+    PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType, PerfEventAttrSize,
+    PerfEventAttrType, PerfEventFormat,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -201,7 +205,206 @@ fn attr(type_: PerfEventAttrType, config: u64, sample_type: u64) -> PerfEventAtt
         config,
         sample_time: 1,
         sample_type: PerfEventAttrSampleType(sample_type),
+        // Side-band records carry a `sample_id` trailer (every event of a file agrees).
+        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
         ..Default::default()
+    }
+}
+
+// Tracepoint events: SAMPLEs with RAW as `perf record -e SYSTEM:EVENT -a` writes them.
+
+/// A tracepoint with a `__data_loc` string: common fields (8 bytes), `name` (its data after
+/// the fields), `value`. Its RAW payload is 20 bytes: a SAMPLE of 64.
+const TICK_FORMAT: &str = "name: bench_tick\nID: 9001\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:unsigned int value;\toffset:12;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"name=%s value=%u\", __get_str(name), REC->value\n";
+/// bench_tick's two sample ids (one per CPU, as perf opens a tracepoint on each).
+const TICK_IDS: [u64; 2] = [10, 11];
+/// sched_switch's two sample ids.
+const SWITCH_IDS: [u64; 2] = [20, 21];
+/// IDENTIFIER, TID, TIME, CPU, RAW: the fields perf records for a tracepoint (PERIOD aside).
+const TP_SAMPLE_TYPE: u64 = sample_type::IDENTIFIER
+    | sample_type::TID
+    | sample_type::TIME
+    | sample_type::CPU
+    | sample_type::RAW;
+
+fn tp_layout() -> SampleLayout {
+    SampleLayout::from_attr(&perf_abi::PerfEventAttr::from(&attr(
+        PerfEventAttrType::Tracepoint,
+        0,
+        TP_SAMPLE_TYPE,
+    )))
+}
+
+/// The `sample_id` trailer of record `i` of a tracepoint event's CPU `cpu`.
+fn tp_trailer(i: u64, id: u64) -> SampleId {
+    let pid = 2000 + (i % 5) as u32;
+    SampleId {
+        tid: Some(PidTid { pid, tid: pid }),
+        time: Some(1_000_000 + i * 1000),
+        cpu: Some(SampleCpu::new((id & 1) as u32)),
+        identifier: Some(id),
+        ..Default::default()
+    }
+}
+
+/// A tracepoint SAMPLE of event id `id` with RAW payload `raw`.
+fn tp_sample(i: u64, id: u64, raw: &[u8]) -> Vec<u8> {
+    let t = tp_trailer(i, id);
+    let s = SampleFields {
+        identifier: t.identifier,
+        tid: t.tid,
+        time: t.time,
+        cpu: t.cpu,
+        raw: Some(raw),
+        ..Default::default()
+    };
+    let layout = tp_layout();
+    let rec = SampleRecord {
+        layout: &layout,
+        sample: &s,
+        misc: misc::KERNEL,
+    };
+    to_vec(&rec, Endian::NATIVE).expect("tracepoint sample")
+}
+
+/// bench_tick's RAW payload: common fields, `name` = "ab" + NUL (+ a pad byte), `value` = i.
+fn tick_raw(i: u64) -> Vec<u8> {
+    let mut raw = vec![0u8; 20];
+    raw[..2].copy_from_slice(&9001u16.to_ne_bytes());
+    raw[4..8].copy_from_slice(&(2000 + (i % 5) as u32).to_ne_bytes());
+    raw[8..12].copy_from_slice(&((4u32 << 16) | 16).to_ne_bytes()); // 4 bytes at 16
+    raw[12..16].copy_from_slice(&(i as u32).to_ne_bytes());
+    raw[16..19].copy_from_slice(b"ab\0");
+    raw
+}
+
+/// sched_switch's RAW payload (64 bytes of fields, 4 of padding).
+fn switch_raw(i: u64) -> Vec<u8> {
+    let mut raw = vec![0u8; 68];
+    raw[..2].copy_from_slice(&372u16.to_ne_bytes());
+    raw[8..13].copy_from_slice(b"bench");
+    raw[24..28].copy_from_slice(&(2000 + (i % 5) as u32).to_ne_bytes());
+    raw[40..44].copy_from_slice(b"idle");
+    raw
+}
+
+/// bench_tick's SAMPLE `i` on one CPU (id 10).
+fn tick_event(i: u64) -> Vec<u8> {
+    let v = tp_sample(i, TICK_IDS[0], &tick_raw(i));
+    assert_eq!(v.len(), SMALL);
+    v
+}
+
+/// bench_tick's SAMPLE `i`, the two CPUs' ids taking turns.
+fn tick_event_alternating(i: u64) -> Vec<u8> {
+    let v = tp_sample(i, TICK_IDS[(i % 2) as usize], &tick_raw(i));
+    assert_eq!(v.len(), SMALL);
+    v
+}
+
+/// Several events interleaved: bench_tick and sched_switch on two CPUs each, and the
+/// 64-byte software event.
+fn mixed_event(i: u64) -> Vec<u8> {
+    match i % 5 {
+        0 => tp_sample(i, TICK_IDS[0], &tick_raw(i)),
+        1 => tp_sample(i, SWITCH_IDS[0], &switch_raw(i)),
+        2 => small_event(i),
+        3 => tp_sample(i, TICK_IDS[1], &tick_raw(i)),
+        _ => tp_sample(i, SWITCH_IDS[1], &switch_raw(i)),
+    }
+}
+
+/// bench_tick's samples on two CPUs with COMM, FORK and MMAP2 records (with their
+/// `sample_id` trailers) among them: three side-band records in every eight.
+fn side_band_event(i: u64) -> Vec<u8> {
+    let layout = tp_layout();
+    let id = TICK_IDS[(i % 2) as usize];
+    let t = tp_trailer(i, id);
+    let pid = 2000 + (i % 5) as u32;
+    let out = match i % 8 {
+        2 => to_vec(
+            &Comm {
+                layout: &layout,
+                pid,
+                tid: pid,
+                comm: b"bench-worker",
+                exec: false,
+                sample_id: t,
+            },
+            Endian::NATIVE,
+        ),
+        5 => to_vec(
+            &Fork {
+                layout: &layout,
+                misc: 0,
+                pid,
+                ppid: 1999,
+                tid: pid,
+                ptid: 1999,
+                time: 1_000_000 + i * 1000,
+                sample_id: t,
+            },
+            Endian::NATIVE,
+        ),
+        7 => to_vec(
+            &Mmap2 {
+                layout: &layout,
+                misc: misc::USER,
+                pid,
+                tid: pid,
+                addr: 0x7f00_0000_0000 + i * 4096,
+                len: 0x2_1000,
+                pgoff: 0,
+                file: Mmap2File::Inode {
+                    maj: 8,
+                    min: 1,
+                    ino: 4242 + i,
+                    ino_generation: 0,
+                },
+                prot: 5,
+                flags: 2,
+                filename: b"/usr/lib/x86_64-linux-gnu/libbench.so.1",
+                sample_id: t,
+            },
+            Endian::NATIVE,
+        ),
+        _ => return tp_sample(i, id, &tick_raw(i)),
+    };
+    out.expect("side-band record")
+}
+
+/// `DISTINCT` events of varying sizes, back to back.
+struct MixedEvents {
+    bytes: Vec<u8>,
+    ranges: Vec<std::ops::Range<usize>>,
+}
+
+impl MixedEvents {
+    fn new(make: fn(u64) -> Vec<u8>) -> Self {
+        let (mut bytes, mut ranges) = (Vec::new(), Vec::with_capacity(DISTINCT));
+        for i in 0..DISTINCT as u64 {
+            let e = make(i);
+            ranges.push(bytes.len()..bytes.len() + e.len());
+            bytes.extend_from_slice(&e);
+        }
+        MixedEvents { bytes, ranges }
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> &[u8] {
+        &self.bytes[self.ranges[i % DISTINCT].clone()]
+    }
+    /// Bytes of `n` events.
+    fn len_of(&self, n: usize) -> usize {
+        let whole: usize = self.ranges.iter().map(|r| r.len()).sum();
+        let rest: usize = self.ranges[..n % DISTINCT].iter().map(|r| r.len()).sum();
+        whole * (n / DISTINCT) + rest
     }
 }
 
@@ -304,12 +507,52 @@ enum EventLoad {
     /// `write_event_data_vectored` with 16 slices per call: 4 events of 64 bytes, each in
     /// 4 slices (header 8, id 8, ip+tid 16, time+addr+cpu+period 32).
     Vectored16,
+    /// One `write_event_data` per 64-byte tracepoint SAMPLE with RAW, one id.
+    Tp64,
+    /// The same, two ids of the event (two CPUs) taking turns.
+    TpAlternating,
+    /// Three events on two CPUs interleaved: 64- and 112-byte tracepoint SAMPLEs, 64-byte
+    /// software SAMPLEs.
+    Mixed,
+    /// Tracepoint SAMPLEs of two CPUs with COMM, FORK and MMAP2 records among them.
+    SideBand,
 }
 
 struct Inputs {
     small: Events,
     big: Events,
+    tick: Events,
+    tick_alternating: Events,
+    mixed: MixedEvents,
+    side_band: MixedEvents,
     scratch: PathBuf,
+}
+
+impl Inputs {
+    fn new(scratch: PathBuf) -> Self {
+        Inputs {
+            small: Events::new(SMALL, small_event),
+            big: Events::new(BIG, big_event),
+            tick: Events::new(SMALL, tick_event),
+            tick_alternating: Events::new(SMALL, tick_event_alternating),
+            mixed: MixedEvents::new(mixed_event),
+            side_band: MixedEvents::new(side_band_event),
+            scratch,
+        }
+    }
+
+    /// Bytes of `n` events of `load`.
+    fn bytes(&self, load: EventLoad, n: usize) -> usize {
+        match load {
+            EventLoad::Big4k => n * BIG,
+            EventLoad::Small64
+            | EventLoad::Vectored16
+            | EventLoad::Tp64
+            | EventLoad::TpAlternating => n * SMALL,
+            EventLoad::Mixed => self.mixed.len_of(n),
+            EventLoad::SideBand => self.side_band.len_of(n),
+        }
+    }
 }
 
 /// Writes `n` events of `load` to `out`.
@@ -324,6 +567,26 @@ fn stream<O: EventOut>(out: &mut O, load: EventLoad, n: usize, inp: &Inputs) -> 
         EventLoad::Big4k => {
             for i in 0..n {
                 out.event(inp.big.get(i))?;
+            }
+        }
+        EventLoad::Tp64 => {
+            for i in 0..n {
+                out.event(inp.tick.get(i))?;
+            }
+        }
+        EventLoad::TpAlternating => {
+            for i in 0..n {
+                out.event(inp.tick_alternating.get(i))?;
+            }
+        }
+        EventLoad::Mixed => {
+            for i in 0..n {
+                out.event(inp.mixed.get(i))?;
+            }
+        }
+        EventLoad::SideBand => {
+            for i in 0..n {
+                out.event(inp.side_band.get(i))?;
             }
         }
         EventLoad::Vectored16 => {
@@ -362,18 +625,61 @@ fn stream<O: EventOut>(out: &mut O, load: EventLoad, n: usize, inp: &Inputs) -> 
     Ok(())
 }
 
-fn add_stream_descs_ours<W: Write + Seek>(w: &mut PerfDataFileWriter<W>) {
+/// One event of the stream workloads: its ids, attr, name and tracefs format.
+type StreamDesc = (
+    Vec<u64>,
+    PerfEventAttr,
+    &'static str,
+    Option<Arc<PerfEventFormat>>,
+);
+
+/// The stream workloads' events.
+fn stream_descs() -> Vec<StreamDesc> {
     let small = attr(PerfEventAttrType::Software, 0, SMALL_SAMPLE_TYPE);
     let big = attr(PerfEventAttrType::Software, 0, BIG_SAMPLE_TYPE);
-    assert!(w.add_event_desc(&[ID_SMALL], &small, "cpu-clock"));
-    assert!(w.add_event_desc(&[ID_BIG], &big, "raw-4k"));
+    let format = |system: &str, text: &str| {
+        Arc::new(PerfEventFormat::parse(true, system, text).expect("bench format"))
+    };
+    let tick = format("bench", TICK_FORMAT);
+    let switch = format("sched", SCHED_SWITCH);
+    let tp = |f: &PerfEventFormat| {
+        attr(
+            PerfEventAttrType::Tracepoint,
+            u64::from(f.id()),
+            TP_SAMPLE_TYPE,
+        )
+    };
+    vec![
+        (vec![ID_SMALL], small, "cpu-clock", None),
+        (vec![ID_BIG], big, "raw-4k", None),
+        (TICK_IDS.to_vec(), tp(&tick), "bench:bench_tick", Some(tick)),
+        (
+            SWITCH_IDS.to_vec(),
+            tp(&switch),
+            "sched:sched_switch",
+            Some(switch),
+        ),
+    ]
+}
+
+fn add_stream_descs_ours<W: Write + Seek>(w: &mut PerfDataFileWriter<W>) {
+    for (ids, a, name, format) in stream_descs() {
+        match format {
+            Some(f) => w
+                .try_add_tracepoint_event_desc(&ids, &a, name, &f)
+                .expect(name),
+            None => w.try_add_event_desc(&ids, &a, name).expect(name),
+        }
+    }
 }
 
 fn add_stream_descs_seed(w: &mut tracepoint_perf::PerfDataFileWriter) {
-    let small = attr(PerfEventAttrType::Software, 0, SMALL_SAMPLE_TYPE);
-    let big = attr(PerfEventAttrType::Software, 0, BIG_SAMPLE_TYPE);
-    assert!(w.add_event_desc(&[ID_SMALL], &small, "cpu-clock"));
-    assert!(w.add_event_desc(&[ID_BIG], &big, "raw-4k"));
+    for (ids, a, name, format) in stream_descs() {
+        assert!(match format {
+            Some(f) => w.add_tracepoint_event_desc(&ids, &a, name, &f),
+            None => w.add_event_desc(&ids, &a, name),
+        });
+    }
 }
 
 /// One timed sample.
@@ -445,7 +751,7 @@ fn run_stream(
     })?;
     if target == Target::File {
         let len = std::fs::metadata(&path)?.len();
-        let data = (n * load_event_size(load)) as u64;
+        let data = inp.bytes(load, n) as u64;
         assert!(
             len >= data + FILE_HEADER as u64,
             "{imp:?} wrote {len} bytes"
@@ -473,13 +779,6 @@ fn buf_stream<W: Write + Seek>(
     bw.flush()?;
     black_box(bw.into_inner().map_err(|e| e.into_error())?);
     Ok(())
-}
-
-fn load_event_size(load: EventLoad) -> usize {
-    match load {
-        EventLoad::Big4k => BIG,
-        EventLoad::Small64 | EventLoad::Vectored16 => SMALL,
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -731,14 +1030,7 @@ fn vm_hwm_kib() -> u64 {
 
 /// The child: writes `n` 64-byte events with `imp` to a file in `dir`, prints VmHWM in kB.
 fn peak_child(imp: Imp, n: usize, dir: &Path) -> io::Result<()> {
-    let inp = Inputs {
-        small: Events::new(SMALL, small_event),
-        big: Events {
-            bytes: Vec::new(),
-            size: BIG,
-        },
-        scratch: dir.to_owned(),
-    };
+    let inp = Inputs::new(dir.to_owned());
     let before = vm_hwm_kib();
     run_stream(imp, Target::File, EventLoad::Small64, n, &inp)?;
     println!("{before} {}", vm_hwm_kib());
@@ -915,11 +1207,7 @@ fn main() -> io::Result<()> {
 
     let o = parse_opts();
     let scratch = tempfile::tempdir()?;
-    let inp = Inputs {
-        small: Events::new(SMALL, small_event),
-        big: Events::new(BIG, big_event),
-        scratch: scratch.path().to_owned(),
-    };
+    let inp = Inputs::new(scratch.path().to_owned());
     let n_small = 1_000_000 / o.scale;
     let n_big = 100_000 / o.scale;
     let n_vec = (1_000_000 / o.scale) / 4 * 4;
@@ -932,6 +1220,10 @@ fn main() -> io::Result<()> {
         ("small64", EventLoad::Small64, n_small),
         ("big4k", EventLoad::Big4k, n_big),
         ("vectored", EventLoad::Vectored16, n_vec),
+        ("tp64", EventLoad::Tp64, n_small),
+        ("tpalt", EventLoad::TpAlternating, n_small),
+        ("mixed", EventLoad::Mixed, n_small),
+        ("sideband", EventLoad::SideBand, n_small),
     ];
     let mut rows: Vec<Row> = Vec::new();
     let fi = o.wants("finalize").then(finalize_inputs);
@@ -949,9 +1241,17 @@ fn main() -> io::Result<()> {
                     EventLoad::Vectored16 => {
                         format!("{n} × 64 B, vectored 16 slices/call")
                     }
+                    EventLoad::Tp64 => format!("{n} × 64 B tracepoint (RAW), one id"),
+                    EventLoad::TpAlternating => {
+                        format!("{n} × 64 B tracepoint (RAW), 2 ids alternating")
+                    }
+                    EventLoad::Mixed => format!("{n} × 64/112 B, 3 events on 2 CPUs interleaved"),
+                    EventLoad::SideBand => {
+                        format!("{n} × tracepoint + COMM/FORK/MMAP2 (3 in 8)")
+                    }
                 },
                 target,
-                bytes: (n * load_event_size(load)) as u64,
+                bytes: inp.bytes(load, n) as u64,
                 cell: Cell::default(),
             });
         }

@@ -14,12 +14,13 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// In strict mode every record given to [`write_event_data`](Self::write_event_data),
     /// [`write_event_data_vectored`](Self::write_event_data_vectored) or the typed methods is
-    /// checked against the event descriptions added *before* it, and a call is refused
+    /// checked against its event description, and a call is refused
     /// ([`WriterError::RecordRefused`](crate::WriterError::RecordRefused), naming the record,
     /// its offset and the problem) with nothing of it written when a record:
     /// - is a SAMPLE whose id belongs to no description (with several descriptions; perf
     ///   gives every record to the only one when there is one, and records with id 0, as
-    ///   perf synthesizes them, to the first), or a SAMPLE before any description;
+    ///   perf synthesizes them, to the first) once its description can no longer come (see
+    ///   below);
     /// - is a SAMPLE whose fields disagree with its attr's layout (`sample_type`,
     ///   `read_format`, register masks, `branch_sample_type`): `header.size` must be what
     ///   the layout implies (or that rounded up to 8: padding after the last field, as
@@ -36,12 +37,48 @@ impl<O: OutputMode> PerfWriter<O> {
     ///   compresses itself ([`set_compression`](Self::set_compression)). Strict mode does not
     ///   decompress it: the records inside are not checked.
     ///
+    /// **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
+    /// headers may come in any order before finalize: a record whose description (its
+    /// event id's), tracepoint format or HEADER_COMPRESSED is not there yet is written, and
+    /// what the check needs of it is kept in a summary per event id (a few hundred bytes,
+    /// however many records; at most [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) ids wait at
+    /// a time, a record of one more is refused, `TooManyPendingIds`). The description
+    /// checks them when it is added, and is refused when they contradict it
+    /// ([`WriterError::ContradictsRecords`](crate::WriterError::ContradictsRecords), naming
+    /// how many, the first's offset and id, and what is wrong); a HEADER_COMPRESSED perf
+    /// could not decompress them with is refused by `set_header` the same way. Finalize
+    /// refuses while records wait
+    /// ([`WriterError::UndescribedRecords`](crate::WriterError::UndescribedRecords)): add
+    /// what they need and finalize again. A writer dropped (or
+    /// [salvaged](Self::finish_truncated)) while records wait ends the data before the first
+    /// of them, so perf reads the file: the records from there on are lost. The summaries
+    /// check every layout whose fields of varying length are none, RAW, CALLCHAIN, or
+    /// CALLCHAIN then RAW, and a tracepoint's RAW rule (its dynamic fields within the first
+    /// 512 bytes of RAW); SAMPLEs of other layouts (BRANCH_STACK, register dumps,
+    /// STACK_USER, READ, AUX) written before their description are not checked against it.
+    /// Before the first description records are told apart by IDENTIFIER (every perf file
+    /// with several events has it); with ID and no IDENTIFIER, the first description must
+    /// own all of them.
+    ///
+    /// Pipe mode keeps the stream's order (perf reads it in order): a record whose
+    /// description is not there yet is refused
+    /// ([`RecordProblem::DescribeFirstInPipeMode`](crate::RecordProblem::DescribeFirstInPipeMode)),
+    /// and so it is in file mode while the writer compresses
+    /// ([`set_compression`](Self::set_compression): records are compressed as they come).
+    ///
     /// Sizes that are not multiples of 8 are refused in every mode (COMPRESSED and
     /// HEADER_FEATURE records excepted: perf writes them unpadded). A record split across calls is
     /// held back until its last byte arrives, then checked; [`file_pos`](Self::file_pos)
-    /// counts it. When such a record is refused, its held-back start is dropped with it, so
-    /// the output continues after the last accepted record. Attrs perf could not tell apart
-    /// are refused by `add_event_desc` in every mode.
+    /// counts it. Its header is judged by the call that completes it: a type perf 6.1 does
+    /// not know, or a pipe-mode header record, is refused there and not taken as the start
+    /// of a record that would swallow what follows. When such a record is refused, its
+    /// held-back start is dropped with it, so the output continues after the last accepted
+    /// record (the error, [`WriterError::InsidePartialRecord`](crate::WriterError::InsidePartialRecord),
+    /// says so). Attrs perf could not tell apart are refused by `add_event_desc` in every
+    /// mode.
+    ///
+    /// Turning strict mode off drops the checks that wait: their records stay written, as
+    /// unchecked ones are.
     ///
     /// Set inside a record (part of it given, the rest not yet), the new setting takes effect
     /// after that record: the record is finished under the setting it began with.

@@ -4,6 +4,7 @@
 use crate::error::RecordProblem;
 use crate::session::Session;
 use perf_abi::{feature, COMPRESSION_ZSTD};
+use perf_encode::Endian;
 
 /// A COMPRESSED record may be written now: perf can decompress it (HEADER_COMPRESSED says
 /// zstd and gives a buffer size) and no other zstd stream is written (the writer's own
@@ -12,15 +13,20 @@ pub(crate) fn check_compressed(session: &Session) -> Result<(), RecordProblem> {
     if session.compression.is_some() {
         return Err(RecordProblem::CompressedWhileCompressing);
     }
-    let e = session.endian();
-    let h = session.header(feature::COMPRESSED);
-    let word = |at: usize| {
-        h.get(at..at.saturating_add(4))
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(|b| e.read_u32(b))
-    };
-    match (word(4), word(16)) {
-        (Some(COMPRESSION_ZSTD), Some(mmap_len)) if mmap_len > 0 => Ok(()),
-        _ => Err(RecordProblem::CompressedWithoutHeader),
+    match readable_header(session.endian(), session.header(feature::COMPRESSED)) {
+        true => Ok(()),
+        false => Err(RecordProblem::CompressedWithoutHeader),
     }
+}
+
+/// A HEADER_COMPRESSED payload perf decompresses COMPRESSED records by: zstd, and a
+/// buffer size (`mmap_len`) above 0.
+pub(crate) fn readable_header(endian: Endian, payload: &[u8]) -> bool {
+    let word = |at: usize| {
+        payload
+            .get(at..at.saturating_add(4))
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(|b| endian.read_u32(b))
+    };
+    matches!((word(4), word(16)), (Some(COMPRESSION_ZSTD), Some(mmap_len)) if mmap_len > 0)
 }

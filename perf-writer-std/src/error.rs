@@ -1,5 +1,7 @@
 //! [`WriterError`]: why the writer refused something.
 
+pub use crate::pending_records::PendingSummary;
+pub use crate::record_summary::Contradiction;
 use perf_encode::features::{FeaturePayloadError, FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
@@ -162,6 +164,37 @@ pub enum WriterError {
         /// What is wrong with it.
         problem: RecordProblem,
     },
+    /// A description (or HEADER_COMPRESSED) contradicts records written before it, which
+    /// strict mode took in file mode to check when it arrived: it was not added.
+    ContradictsRecords {
+        /// The records it contradicts.
+        records: u64,
+        /// File offset of the first of them.
+        offset: u64,
+        /// That record's type.
+        type_: u32,
+        /// Their event id, when they were grouped by one.
+        id: Option<u64>,
+        /// What is wrong.
+        problem: Contradiction,
+    },
+    /// Finalize found records that still wait for their event description (or COMPRESSED
+    /// records for HEADER_COMPRESSED): nothing was finalized. Add the descriptions, or set
+    /// HEADER_COMPRESSED, and finalize again.
+    UndescribedRecords(PendingSummary),
+    /// A call was refused while a record begun in an earlier call waits for its end; the
+    /// refusal is `error`.
+    InsidePartialRecord {
+        /// The record that waits.
+        partial: PartialRecord,
+        /// It was dropped with the refused call (it was what the refusal was about).
+        dropped: bool,
+        /// Why the call was refused.
+        error: Box<WriterError>,
+    },
+    /// Finalize dropped a record begun and not finished; the file was written with the
+    /// records before it (finish again to get the output back).
+    PartialRecordDropped(PartialRecord),
     /// A zstd compression level outside 1..=22 (HEADER_COMPRESSED stores it unsigned).
     CompressionLevel(i32),
     /// zstd failed (its error name), or this build has no `zstd` feature.
@@ -174,6 +207,38 @@ pub enum WriterError {
     /// HEADER_FEATURE records (see `PerfPipeWriter`), so perf would not have the
     /// HEADER_COMPRESSED it needs.
     CompressionUnreadable,
+}
+
+/// A record begun in one call and not finished: what its header said, and how far it got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialRecord {
+    /// Its type (0 when its header is not whole yet).
+    pub type_: u32,
+    /// Its whole length (its size and any payload after it); `None` while its header is not
+    /// whole.
+    pub len: Option<u64>,
+    /// Bytes of it given so far.
+    pub given: u64,
+    /// File offset where it starts.
+    pub offset: u64,
+}
+
+impl fmt::Display for PartialRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = perf_abi::record_type::name(self.type_).unwrap_or("unknown");
+        match self.len {
+            Some(len) => write!(
+                f,
+                "the {name} record (type {}) begun at file offset {}, {} of its {len} bytes given",
+                self.type_, self.offset, self.given
+            ),
+            None => write!(
+                f,
+                "the record begun at file offset {}, {} bytes of its header given",
+                self.offset, self.given
+            ),
+        }
+    }
 }
 
 /// What strict mode found wrong with a record (see [`WriterError::RecordRefused`]).
@@ -212,6 +277,16 @@ pub enum RecordProblem {
     /// A COMPRESSED record while the writer compresses: two zstd streams would interleave
     /// and perf, which keeps one, could not read either.
     CompressedWhileCompressing,
+    /// A record of an event id that would be one more than the
+    /// [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) ids whose records wait for their
+    /// description.
+    TooManyPendingIds,
+    /// Pipe mode: the record's event has no description yet (`Some`: its id). perf reads a
+    /// pipe stream in order, so a description must come before its records there.
+    DescribeFirstInPipeMode(Option<u64>),
+    /// While the writer compresses, a record is checked when it is given: its event needs
+    /// its description first (`Some`: its id).
+    DescribeFirstWhileCompressing(Option<u64>),
 }
 
 impl fmt::Display for RecordProblem {
@@ -242,6 +317,21 @@ impl fmt::Display for RecordProblem {
             ),
             Self::CompressedWhileCompressing => f.write_str(
                 "the writer compresses: a second zstd stream would make both unreadable",
+            ),
+            Self::TooManyPendingIds => write!(
+                f,
+                "{} event ids already wait for their descriptions: add them before records of more",
+                crate::MAX_PENDING_IDS
+            ),
+            Self::DescribeFirstInPipeMode(id) => write!(
+                f,
+                "no event description owns it yet{}; perf reads a pipe stream in order, so in pipe mode a description must be added before its records (file mode takes them in any order)",
+                id.map(|id| format!(" (id {id})")).unwrap_or_default()
+            ),
+            Self::DescribeFirstWhileCompressing(id) => write!(
+                f,
+                "no event description owns it yet{}; while the writer compresses, a record's description must be added before it",
+                id.map(|id| format!(" (id {id})")).unwrap_or_default()
             ),
         }
     }
@@ -384,6 +474,44 @@ impl fmt::Display for WriterError {
                     "strict mode refused the {name} record (type {type_}) at byte {offset}: {problem}"
                 )
             }
+            Self::ContradictsRecords {
+                records,
+                offset,
+                type_,
+                id,
+                problem,
+            } => {
+                let name = perf_abi::record_type::name(*type_).unwrap_or("unknown");
+                let id = id.map(|id| format!(", sample id {id}")).unwrap_or_default();
+                write!(
+                    f,
+                    "refused: {records} records written before it (the first a {name} record at file offset {offset}{id}) contradict it: {problem}"
+                )
+            }
+            Self::UndescribedRecords(p) => {
+                let name = perf_abi::record_type::name(p.type_).unwrap_or("unknown");
+                write!(
+                    f,
+                    "{} records ({} event ids) wait for their event descriptions or HEADER_COMPRESSED, the first a {name} record at file offset {}: add them and finalize again (nothing was finalized)",
+                    p.records, p.ids, p.offset
+                )
+            }
+            Self::InsidePartialRecord {
+                partial,
+                dropped: true,
+                error,
+            } => write!(
+                f,
+                "{error}; it was {partial}, which is dropped: the data goes on after the record before it"
+            ),
+            Self::InsidePartialRecord { partial, error, .. } => write!(
+                f,
+                "{error}; these bytes continue {partial}: if that record is not what they are, drop it with abandon_partial_record() and give them again"
+            ),
+            Self::PartialRecordDropped(p) => write!(
+                f,
+                "finalize dropped {p}; the file was written with the records before it"
+            ),
             Self::CompressionLevel(level) => {
                 write!(f, "zstd level {level} is outside 1..=22")
             }

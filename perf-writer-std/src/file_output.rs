@@ -269,12 +269,22 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         self.stream.partial_len()
     }
 
+    fn partial_record(&self) -> Option<crate::PartialRecord> {
+        self.stream.partial_record()
+    }
+
     fn max_split(&self) -> Option<u64> {
         self.stream.split_limit()
     }
 
     fn abandon_partial(&mut self) -> u64 {
         self.stream.abandon_partial()
+    }
+
+    fn drop_from(&mut self, pos: u64, records: u64) {
+        // A finalize under way had written its tail after the data: taken back with it.
+        self.tail = None;
+        self.stream.drop_from(pos, records);
     }
 
     /// Resumable: a failure leaves what was done, and the next call goes on from there
@@ -342,6 +352,10 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
     fn into_stream(self) -> io::Result<W> {
         // Flushed by finalize, so taking the stream out of its buffer writes nothing more.
         self.stream.w.into_inner()
+    }
+
+    fn records(&self) -> u64 {
+        self.stream.records()
     }
 
     fn position(&self) -> u64 {

@@ -37,6 +37,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod checked_events;
 mod checks;
 mod chunked;
 mod compressed_check;
@@ -52,9 +53,11 @@ mod host_description;
 mod id_index;
 mod output_buffer;
 mod output_mode;
+mod pending_records;
 mod pipe_output;
 mod record_check;
 mod record_stream;
+mod record_summary;
 mod session;
 mod typed_features;
 mod typed_records;
@@ -62,7 +65,9 @@ mod writer;
 mod writer_compression;
 
 pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK};
-pub use error::{RecordProblem, SharedIoError, WriterError};
+pub use error::{
+    Contradiction, PartialRecord, PendingSummary, RecordProblem, SharedIoError, WriterError,
+};
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
 pub use host_description::{
@@ -70,6 +75,8 @@ pub use host_description::{
     NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
 };
 pub use output_mode::OutputMode;
+pub use pending_records::MAX_PENDING_IDS;
+pub use perf_encode::records::MAX_RECORD_LEN;
 pub use perf_encode::Endian;
 pub use pipe_output::PipeOutput;
 pub use record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};

@@ -54,10 +54,18 @@ pub trait OutputMode: Sized + sealed::Sealed {
     fn flush(&mut self, session: &Session) -> io::Result<()>;
     #[doc(hidden)]
     fn partial_len(&self) -> u64;
+    /// The record begun and not finished in the output, if any.
+    #[doc(hidden)]
+    fn partial_record(&self) -> Option<crate::PartialRecord>;
     #[doc(hidden)]
     fn max_split(&self) -> Option<u64>;
     #[doc(hidden)]
     fn abandon_partial(&mut self) -> u64;
+    /// Ends the data at stream position `pos`, a record boundary with `records` whole
+    /// records before it (what follows is dropped; the file is finalized after it). Pipe
+    /// mode cannot take back what it sent: nothing changes.
+    #[doc(hidden)]
+    fn drop_from(&mut self, pos: u64, records: u64);
     #[doc(hidden)]
     fn salvage(&mut self, session: &Session) -> io::Result<(u64, u64)>;
     #[doc(hidden)]
@@ -66,6 +74,9 @@ pub trait OutputMode: Sized + sealed::Sealed {
     fn into_stream(self) -> io::Result<Self::Stream>;
     #[doc(hidden)]
     fn position(&self) -> u64;
+    /// Whole records in the stream (at a record boundary: all of them).
+    #[doc(hidden)]
+    fn records(&self) -> u64;
     #[doc(hidden)]
     fn accepts_new_tracepoint_formats(&self) -> bool;
     #[doc(hidden)]

@@ -307,6 +307,10 @@ impl<W: Write> OutputMode for PipeOutput<W> {
         self.stream.partial_len()
     }
 
+    fn partial_record(&self) -> Option<crate::PartialRecord> {
+        self.stream.partial_record()
+    }
+
     fn max_split(&self) -> Option<u64> {
         Some(MAX_SPLIT_RECORD_LEN)
     }
@@ -328,6 +332,12 @@ impl<W: Write> OutputMode for PipeOutput<W> {
 
     fn into_stream(self) -> io::Result<W> {
         self.stream.w.into_inner()
+    }
+
+    fn drop_from(&mut self, _: u64, _: u64) {}
+
+    fn records(&self) -> u64 {
+        self.stream.records()
     }
 
     fn position(&self) -> u64 {

@@ -3,13 +3,17 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
+use crate::checked_events::{CheckedEvents, Quick};
 use crate::error::{RecordProblem, WriterError};
 use crate::output_mode::OutputMode;
+use crate::pending_records::{Deferral, NewDesc, PendingRecords, PendingSummary, Resolution};
+use crate::record_summary::FirstRecord;
 use crate::session::{EventDescData, Session};
+use crate::PartialRecord;
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
-    first_plain_record, id_of_non_sample, is_plain_record, parse_sample, ParseError, ParsedSample,
-    RecordExtent, RecordWalker, SampleLayout, Step,
+    first_plain_record, header_type_and_size, id_of_non_sample, is_plain_record, parse_sample,
+    ParseError, ParsedSample, RecordExtent, RecordWalker, SampleLayout, Step,
 };
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -25,14 +29,14 @@ pub(crate) struct EventStats {
 }
 
 impl EventStats {
-    fn add_time(&mut self, t: u64) {
+    pub(crate) fn add_time(&mut self, t: u64) {
         self.time = Some(match self.time {
             Some((first, last)) => (first.min(t), last.max(t)),
             None => (t, t),
         });
     }
 
-    fn add_cpu(&mut self, cpu: u32) {
+    pub(crate) fn add_cpu(&mut self, cpu: u32) {
         self.max_cpu = Some(self.max_cpu.map_or(cpu, |m| m.max(cpu)));
     }
 }
@@ -61,89 +65,56 @@ pub(crate) struct RecordCheck {
     pub(crate) stats: EventStats,
     /// Reused to join a record split across calls.
     scratch: Vec<u8>,
-    /// The last SAMPLE that passed the full check, when its size alone proves the next of
-    /// the same event right (see [`LastSample`]); `None` while the stream is inside a record.
-    last_sample: Option<LastSample>,
+    /// What strict mode learned of the events whose records passed the full check: their
+    /// next records are checked without being parsed.
+    events: CheckedEvents,
+    /// Records are checked by [`events`](Self::events) first: strict mode without derived
+    /// headers (they need each record's time and cpu) and no setting waiting, between
+    /// records. Kept by [`refresh_quick`](Self::refresh_quick).
+    quick: bool,
+    /// File mode: a record strict mode cannot check yet (its description, or
+    /// HEADER_COMPRESSED, comes later) is written and checked when that arrives.
+    defers: bool,
+    /// What waits for a description (see [`PendingRecords`]).
+    undescribed: PendingRecords,
+    /// The records of the call being checked that go to `undescribed` once it is written.
+    deferred: Vec<DeferredRecord>,
+    /// The event ids the call being checked adds to `undescribed`.
+    new_ids: Vec<u64>,
+    /// The record begun in a call and not finished, held back or passing through.
+    partial: Option<PartialRecord>,
 }
 
-/// A SAMPLE that passed the full check, of an event whose layout has no field of varying
-/// length but RAW: a SAMPLE of the same size naming the same event (the same id bytes at the
-/// same place), with the same RAW size and `common_type` when it has RAW, is right too, as
-/// long as no description was added since (a new one can change who owns an id, and perf's
-/// attribution with it). Those are all the full check reads of such a record.
+/// A record of the call being checked that strict mode checks later.
 #[derive(Clone, Copy, Debug)]
-struct LastSample {
-    /// `session.descs().len()` when it passed.
-    descs: usize,
-    /// Its length.
-    size: usize,
-    /// Its header's first 8 bytes, as stored, masked by [`TYPE_AND_SIZE`].
-    head: u64,
-    /// Where every SAMPLE of the file holds its event id, the bits of the 8 bytes there
-    /// that count, and those bits (with one event, which owns every SAMPLE: the header's
-    /// type and size again).
-    id_at: usize,
-    id_mask: u64,
-    id: u64,
-    /// With RAW: its size word and the `common_type` after it (see [`Word`]).
-    raw: Option<Word>,
-}
-
-/// Bits of the 8 bytes at a fixed place of a record, as stored.
-#[derive(Clone, Copy, Debug)]
-struct Word {
+struct DeferredRecord {
+    /// Where it is in the call's bytes (held-back bytes first).
     at: usize,
-    mask: u64,
-    bits: u64,
+    len: usize,
+    why: Deferral,
+    first: FirstRecord,
 }
 
-impl Word {
-    #[inline]
-    fn matches(&self, bytes: [u8; 8]) -> bool {
-        u64::from_ne_bytes(bytes) & self.mask == self.bits
-    }
+/// Where the record being checked is: in the call's bytes, and in the stream.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    /// Offset in the call's bytes (held-back bytes first).
+    at: usize,
+    /// Stream position.
+    pos: u64,
+    /// Whole records before it in the stream.
+    records: u64,
 }
 
-/// The 8 bytes of `data` at `at`.
-#[inline]
-fn word_at(data: &[u8], at: usize) -> Option<[u8; 8]> {
-    data.get(at..).and_then(|d| d.first_chunk::<8>()).copied()
+/// What the full check of a record found, when it passes.
+enum Outcome<'s> {
+    /// The event description that owns it (a kernel record).
+    Owned(&'s EventDescData),
+    /// No description applies (a tool record), or nothing is checked.
+    Free,
+    /// Strict mode checks it when what it needs arrives.
+    Deferred(Deferral),
 }
-
-impl LastSample {
-    /// `data` is a SAMPLE like this one: right without reading further.
-    #[inline]
-    fn passes(&self, session: &Session, data: &[u8]) -> bool {
-        // The header's type and size as stored (misc may differ), and the id's bits.
-        let (Some(head), Some(id)) = (data.first_chunk::<8>(), data.get(self.id_at..)) else {
-            return false;
-        };
-        let id = id
-            .first_chunk::<8>()
-            .map(|w| u64::from_ne_bytes(*w) & self.id_mask);
-        data.len() == self.size
-            && u64::from_ne_bytes(*head) & TYPE_AND_SIZE == self.head
-            && id == Some(self.id)
-            && session.descs().len() == self.descs
-            && self
-                .raw
-                .is_none_or(|r| word_at(data, r.at).is_some_and(|w| r.matches(w)))
-    }
-
-    /// [`passes`](Self::passes) for a record of this one's size whose first 8 bytes are
-    /// `head`, whose 8 bytes at `id_at` are `id` and whose 8 bytes at RAW's place are `raw`
-    /// (as stored); the caller checks the descriptions' count once.
-    #[inline]
-    fn passes_words(&self, head: [u8; 8], id: [u8; 8], raw: Option<[u8; 8]>) -> bool {
-        u64::from_ne_bytes(head) & TYPE_AND_SIZE == self.head
-            && u64::from_ne_bytes(id) & self.id_mask == self.id
-            && self.raw.is_none_or(|r| raw.is_some_and(|w| r.matches(w)))
-    }
-}
-
-/// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
-/// mask over the 8 bytes read in the machine's order.
-const TYPE_AND_SIZE: u64 = u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff]);
 
 /// Why a call wrote nothing.
 enum Refusal {
@@ -156,8 +127,6 @@ enum Refusal {
 
 /// Where the bytes of one call stop being whole records.
 struct Walk {
-    /// What to remember of the last SAMPLE checked (see [`LastSample`]).
-    last_sample: Option<LastSample>,
     /// Logical offset (held-back bytes first, then the call's bytes) of the first byte held
     /// back.
     tail: usize,
@@ -166,17 +135,31 @@ struct Walk {
     /// The whole length of a record with a payload that begins in this call and does not
     /// end in it (0: none).
     open_len: u64,
+    /// The record the call leaves unfinished, begun in it: its type (0 while its header is
+    /// not whole), its whole length once known, and its logical offset.
+    open: Option<(u32, Option<u64>, usize)>,
     stats: EventStats,
 }
 
 impl RecordCheck {
     /// A check in strict mode or not, deriving nothing.
     pub(crate) fn new(strict: bool) -> Self {
-        RecordCheck {
+        let mut check = RecordCheck {
             strict,
             active: strict,
             ..RecordCheck::default()
-        }
+        };
+        check.refresh_quick();
+        check
+    }
+
+    /// Keeps [`quick`](Self::quick) equal to what it says.
+    fn refresh_quick(&mut self) {
+        self.quick = self.strict
+            && !self.derive
+            && self.wanted.is_none()
+            && self.pending.is_empty()
+            && self.skip == 0;
     }
 
     /// True when calls take the long way: records are checked, or a setting waits for the
@@ -214,9 +197,9 @@ impl RecordCheck {
     }
 
     fn want(&mut self, strict: bool, derive: bool) {
-        self.last_sample = None;
         self.wanted = ((strict, derive) != (self.strict, self.derive)).then_some((strict, derive));
         self.active = self.strict || self.derive || self.wanted.is_some();
+        self.refresh_quick();
     }
 
     /// Applies the settings waiting for a record boundary when the stream is at one:
@@ -229,6 +212,11 @@ impl RecordCheck {
                 self.derive = derive;
                 self.wanted = None;
                 self.active = strict || derive;
+                if !strict {
+                    // The unchecked opt-in: what waited goes out unchecked.
+                    self.undescribed.clear();
+                }
+                self.refresh_quick();
             }
         }
     }
@@ -249,14 +237,85 @@ impl RecordCheck {
         let held = self.pending.len();
         self.pending.clear();
         self.skip = 0;
+        self.partial = None;
+        self.refresh_quick();
         held
     }
 
-    /// Forgets what belongs to the current output (settings stay).
-    pub(crate) fn reset_output(&mut self) {
+    /// The record begun and not finished that this check holds back or passes through.
+    pub(crate) fn partial(&self) -> Option<PartialRecord> {
+        self.partial
+    }
+
+    /// Forgets what belongs to the current output (settings stay); `file_mode`: the new
+    /// output takes records before their descriptions.
+    pub(crate) fn reset_output(&mut self, file_mode: bool) {
         self.pending.clear();
         self.skip = 0;
         self.stats = EventStats::default();
+        self.events.clear();
+        self.undescribed.clear();
+        self.partial = None;
+        self.defers = file_mode;
+        self.refresh_quick();
+    }
+
+    /// What waits for a description or HEADER_COMPRESSED (strict mode).
+    pub(crate) fn undescribed(&self) -> Option<PendingSummary> {
+        self.undescribed.summary()
+    }
+
+    /// The first record that waits (see [`PendingRecords::first`]).
+    pub(crate) fn first_undescribed(&self) -> Option<FirstRecord> {
+        self.undescribed.first()
+    }
+
+    /// Forgets what waits (its records are dropped from the output, or strict mode is off).
+    pub(crate) fn forget_undescribed(&mut self) {
+        self.undescribed.clear();
+    }
+
+    /// Checks a description about to be added against the records that wait for it.
+    pub(crate) fn check_description(
+        &self,
+        session: &Session,
+        new: &NewDesc<'_>,
+    ) -> Result<Resolution, WriterError> {
+        if !self.strict {
+            return Ok(Resolution::default());
+        }
+        self.undescribed.check_description(session, new)
+    }
+
+    /// The description [`check_description`](Self::check_description) checked was added.
+    pub(crate) fn description_added(&mut self, res: Resolution) {
+        let stats = res.stats;
+        if let Some((first, last)) = stats.time {
+            self.stats.add_time(first);
+            self.stats.add_time(last);
+        }
+        if let Some(cpu) = stats.max_cpu {
+            self.stats.add_cpu(cpu);
+        }
+        self.undescribed.apply(res);
+    }
+
+    /// HEADER_COMPRESSED is about to be set to a payload perf can (`readable`) or cannot
+    /// decompress COMPRESSED records with: refused when COMPRESSED records were written
+    /// and it is not readable.
+    pub(crate) fn check_compression_header(&self, readable: bool) -> Result<(), WriterError> {
+        self.undescribed.check_compression_header(readable)
+    }
+
+    /// A readable HEADER_COMPRESSED was set: the COMPRESSED records waiting for it are
+    /// checked.
+    pub(crate) fn compression_header_set(&mut self) {
+        self.undescribed.compression_header_set();
+    }
+
+    /// The caller set TRACING_DATA: no SAMPLE waits for a format any more.
+    pub(crate) fn formats_given(&mut self) {
+        self.undescribed.formats_given();
     }
 
     /// Checks the concatenation of `chunks` as the continuation of the stream, then writes
@@ -272,12 +331,16 @@ impl RecordCheck {
             return written;
         }
         let pending = std::mem::take(&mut self.pending);
+        let waiting = self.partial;
         match self.write_parts(session, out, &pending, chunks) {
             Ok(n) => Ok(n),
-            Err(Refusal::Held(e)) => Err(e.into()),
+            Err(Refusal::Held(e)) => {
+                self.partial = None;
+                Err(naming(waiting, true, e.into()))
+            }
             Err(Refusal::Call(e)) => {
                 self.pending = pending;
-                Err(e)
+                Err(naming(waiting, false, e))
             }
         }
     }
@@ -298,19 +361,23 @@ impl RecordCheck {
         {
             return None;
         }
-        let (mut stats, mut last, mut offset) = (self.stats, self.last_sample, 0usize);
-        for chunk in chunks {
-            if !last.is_some_and(|l| l.passes(session, chunk)) {
-                if let Err(problem) = self.check_record(session, chunk, &mut stats) {
-                    let type_ = endian.read_u32(first_bytes(chunk));
-                    return Some(Err(WriterError::RecordRefused {
-                        offset,
-                        type_,
-                        problem,
-                    }
-                    .into()));
+        let (mut stats, mut offset) = (self.stats, 0usize);
+        self.start_call();
+        let (pos, records) = (out.position(), out.records());
+        for (i, chunk) in chunks.iter().enumerate() {
+            let place = Place {
+                at: offset,
+                pos: pos.saturating_add(offset as u64),
+                records: records.saturating_add(i as u64),
+            };
+            if let Err(problem) = self.check_one(session, chunk, &mut stats, place) {
+                let type_ = endian.read_u32(first_bytes(chunk));
+                return Some(Err(WriterError::RecordRefused {
+                    offset,
+                    type_,
+                    problem,
                 }
-                last = self.last_sample_of(session, chunk);
+                .into()));
             }
             offset = offset.saturating_add(chunk.len());
         }
@@ -325,8 +392,41 @@ impl RecordCheck {
             }
         }
         self.stats = stats;
-        self.last_sample = last;
+        let parts = Parts {
+            pending: &[],
+            chunks,
+        };
+        self.keep_deferred(session, &parts);
         Some(Ok(offset))
+    }
+
+    /// Starts checking a call: nothing of it is deferred yet.
+    fn start_call(&mut self) {
+        self.deferred.clear();
+        self.new_ids.clear();
+    }
+
+    /// The call was written: its deferred records go to what waits for descriptions.
+    fn keep_deferred<C: Deref<Target = [u8]>>(&mut self, session: &Session, parts: &Parts<'_, C>) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let derive = self.derive;
+        let mut cursor = Cursor::default();
+        let mut copy = Vec::new();
+        for d in std::mem::take(&mut self.deferred) {
+            let end = d.at.saturating_add(d.len);
+            let record = match parts.contiguous(&mut cursor, d.at, end) {
+                Some(r) => r,
+                None => {
+                    copy.clear();
+                    parts.copy_range_at(&mut cursor, d.at, end, &mut copy);
+                    &copy
+                }
+            };
+            self.undescribed
+                .add(session, record, d.why, d.first, derive);
+        }
     }
 
     fn write_parts<O: OutputMode, C: Deref<Target = [u8]>>(
@@ -337,7 +437,9 @@ impl RecordCheck {
         chunks: &[C],
     ) -> Result<usize, Refusal> {
         let parts = Parts { pending, chunks };
-        let walk = self.walk(session, &parts)?;
+        self.start_call();
+        let call_start = (out.position(), out.records());
+        let walk = self.walk(session, &parts, call_start)?;
         if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
             let len = walk.open_len;
             return Err(Refusal::Call(
@@ -347,6 +449,7 @@ impl RecordCheck {
         // Room for every byte written below first: then none of those writes can fail on
         // I/O, and the call is written whole or not at all.
         out.reserve(session, walk.tail).map_err(Refusal::Call)?;
+        let deferred = !self.deferred.is_empty();
         // Everything before the tail is whole records (or pass-through payload): written in
         // vectored batches, so that records split across parts cost one framer pass.
         const BATCH: usize = 32;
@@ -373,15 +476,32 @@ impl RecordCheck {
             out.write_records_vectored(session, rest)
                 .map_err(Refusal::Call)?;
         }
+        if deferred {
+            self.keep_deferred(session, &parts);
+        }
+        let total = parts.len();
+        self.partial = match walk.open {
+            Some((type_, len, at)) => Some(PartialRecord {
+                type_,
+                len,
+                given: total.saturating_sub(at) as u64,
+                offset: call_start.0.saturating_add(at as u64),
+            }),
+            // Begun in an earlier call, and not finished yet.
+            None if walk.skip != 0 || walk.tail < total => self.partial.map(|p| PartialRecord {
+                given: p
+                    .given
+                    .saturating_add(total.saturating_sub(pending.len()) as u64),
+                ..p
+            }),
+            None => None,
+        };
         let mut tail = Vec::new();
         parts.copy_from(walk.tail, &mut tail);
         self.pending = tail;
         self.skip = walk.skip;
         self.stats = walk.stats;
-        // The short way takes a call as whole records: closed while the stream is inside one.
-        self.last_sample = walk
-            .last_sample
-            .filter(|_| self.pending.is_empty() && self.skip == 0);
+        self.refresh_quick();
         Ok(parts.len().saturating_sub(pending.len()))
     }
 
@@ -390,12 +510,29 @@ impl RecordCheck {
         &mut self,
         session: &Session,
         parts: &Parts<'_, C>,
+        start: (u64, u64),
+    ) -> Result<Walk, Refusal> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let walk = self.walk_joining(session, parts, start, &mut scratch);
+        self.scratch = scratch;
+        walk
+    }
+
+    /// [`walk`](Self::walk), joining a record split across parts in `scratch`; the parts
+    /// start at stream position `start.0` after `start.1` whole records.
+    fn walk_joining<C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        parts: &Parts<'_, C>,
+        start: (u64, u64),
+        scratch: &mut Vec<u8>,
     ) -> Result<Walk, Refusal> {
         let total = parts.len();
+        let mut records = start.1;
+        let mut open = None;
         let mut cursor = Cursor::default();
         let held = parts.pending.len();
         let mut stats = self.stats;
-        let mut last = self.last_sample;
         // A payload begun in an earlier call passes through first.
         let mut walker = RecordWalker::within_record(session.endian(), self.skip);
         let mut open_len = 0u64;
@@ -431,27 +568,13 @@ impl RecordCheck {
                 let pos = here.saturating_sub(r.held);
                 let size = usize::from(r.size);
                 let end = pos.saturating_add(size);
-                if end > total {
-                    cut = Some(pos);
-                    break 'parts;
-                }
-                if let RecordExtent::WithPayload(_) = r.extent {
-                    // The payload passes through unchecked.
-                    if (pos as u64).saturating_add(r.len) > total as u64 {
-                        open_len = r.len;
-                    }
-                    continue;
-                }
-                let record = match parts.contiguous(&mut cursor, pos, end) {
-                    Some(r) => r,
-                    None => {
-                        self.scratch.clear();
-                        parts.copy_range_at(&mut cursor, pos, end, &mut self.scratch);
-                        &self.scratch
-                    }
-                };
-                if !last.is_some_and(|l| l.passes(session, record)) {
-                    if let Err(problem) = self.check_record(session, record, &mut stats) {
+                let with_payload = matches!(r.extent, RecordExtent::WithPayload(_));
+                let whole = (pos as u64).saturating_add(r.len) <= total as u64;
+                // A record whose end is not here yet, or whose payload passes through
+                // unchecked, is judged by its header now: it would otherwise take every
+                // following byte as its own.
+                if !whole || with_payload {
+                    if let Err(problem) = self.check_header(r.type_) {
                         let offset = pos.saturating_sub(held);
                         let e = WriterError::RecordRefused {
                             offset,
@@ -460,7 +583,44 @@ impl RecordCheck {
                         };
                         return Err(refuse(pos, e));
                     }
-                    last = self.last_sample_of(session, record);
+                }
+                if !whole {
+                    open = Some((r.type_, Some(r.len), pos));
+                }
+                if end > total {
+                    cut = Some(pos);
+                    break 'parts;
+                }
+                if with_payload {
+                    // The payload passes through unchecked.
+                    if !whole {
+                        open_len = r.len;
+                    }
+                    records = records.saturating_add(1);
+                    continue;
+                }
+                let record = match parts.contiguous(&mut cursor, pos, end) {
+                    Some(r) => r,
+                    None => {
+                        scratch.clear();
+                        parts.copy_range_at(&mut cursor, pos, end, scratch);
+                        &*scratch
+                    }
+                };
+                let place = Place {
+                    at: pos,
+                    pos: start.0.saturating_add(pos as u64),
+                    records,
+                };
+                records = records.saturating_add(1);
+                if let Err(problem) = self.check_one(session, record, &mut stats, place) {
+                    let offset = pos.saturating_sub(held);
+                    let e = WriterError::RecordRefused {
+                        offset,
+                        type_: r.type_,
+                        problem,
+                    };
+                    return Err(refuse(pos, e));
                 }
             }
             base = base.saturating_add(part.len());
@@ -474,12 +634,21 @@ impl RecordCheck {
                 walker.remaining().unwrap_or(0),
             ),
         };
+        if cut.is_none() && walker.held() != 0 {
+            // A header not whole yet: its type once 4 bytes of it are here.
+            let mut head = [0u8; 4];
+            let type_ = match parts.copy_into(&mut cursor, tail, &mut head) {
+                4 => session.endian().read_u32(head),
+                _ => 0,
+            };
+            open = Some((type_, None, tail));
+        }
         Ok(Walk {
             tail,
             skip,
             open_len,
+            open,
             stats,
-            last_sample: last,
         })
     }
 
@@ -498,21 +667,25 @@ impl RecordCheck {
             return None;
         }
         let endian = session.endian();
-        let (mut stats, mut last, mut pos) = (self.stats, self.last_sample, 0usize);
+        let (mut stats, mut pos) = (self.stats, 0usize);
         let mut records = 0u64;
+        self.start_call();
+        let start = (out.position(), out.records());
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
             let record = first_plain_record(endian, rest)?;
-            if !last.is_some_and(|l| l.passes(session, record)) {
-                if let Err(problem) = self.check_record(session, record, &mut stats) {
-                    let type_ = endian.read_u32(first_bytes(record));
-                    return Some(Err(WriterError::RecordRefused {
-                        offset: pos,
-                        type_,
-                        problem,
-                    }
-                    .into()));
+            let place = Place {
+                at: pos,
+                pos: start.0.saturating_add(pos as u64),
+                records: start.1.saturating_add(records),
+            };
+            if let Err(problem) = self.check_one(session, record, &mut stats, place) {
+                let type_ = endian.read_u32(first_bytes(record));
+                return Some(Err(WriterError::RecordRefused {
+                    offset: pos,
+                    type_,
+                    problem,
                 }
-                last = self.last_sample_of(session, record);
+                .into()));
             }
             pos = pos.saturating_add(record.len());
             records = records.saturating_add(1);
@@ -524,161 +697,205 @@ impl RecordCheck {
         };
         if written.is_ok() {
             self.stats = stats;
-            self.last_sample = last;
+            let parts = Parts {
+                pending: &[],
+                chunks: &[data],
+            };
+            self.keep_deferred(session, &parts);
         }
         Some(written)
     }
 
-    /// `data` is a SAMPLE of the size of the last one that passed, naming the same event:
-    /// right without reading further (the commonest call, inline). Only in strict mode
-    /// without derived headers (they need each record's time and cpu): the setters forget
-    /// the last sample otherwise.
+    /// `data` is one whole record that passes strict mode's check by what was learned of
+    /// its event ([`CheckedEvents`]): right without parsing it (the commonest call, inline).
+    /// Only in strict mode without derived headers (they need each record's time and cpu)
+    /// and between records.
     #[inline]
-    pub(crate) fn is_like_last_sample(&self, session: &Session, data: &[u8]) -> bool {
-        self.last_sample
-            .as_ref()
-            .is_some_and(|last| last.passes(session, data))
+    pub(crate) fn passes_quickly(&self, session: &Session, data: &[u8]) -> bool {
+        self.quick && self.events.passes(session, data)
     }
 
-    /// A vectored call (`len` bytes in all) that is nothing but SAMPLEs like the last one
-    /// that passed (see [`LastSample`]), read where they lie: how many, or `None` when the
-    /// call needs a full check.
-    pub(crate) fn like_last_samples_vectored(
+    /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last
+    /// one learned, put their data within its RAW: then it passes.
+    pub(crate) fn dynamic_fields_fit(&self, session: &Session, data: &[u8]) -> bool {
+        self.events.dynamic_fields_fit(session, data)
+    }
+
+    /// [`passes_quickly`](Self::passes_quickly) for the commonest SAMPLEs, with no call on
+    /// the way ([`CheckedEvents::sample_passes_inline`]).
+    #[inline(always)]
+    pub(crate) fn sample_passes_inline(&self, session: &Session, data: &[u8]) -> Quick {
+        match self.quick {
+            true => self.events.sample_passes_inline(session, data),
+            false => Quick::Unsettled,
+        }
+    }
+
+    /// A vectored call (`len` bytes in all) of whole records that each pass by what was
+    /// learned of their events ([`passes_quickly`](Self::passes_quickly)), read where they
+    /// lie (a record split across slices is gathered first): how many, or `None` when the
+    /// call needs the full check.
+    pub(crate) fn known_records_vectored(
         &self,
         session: &Session,
         bufs: &[IoSlice<'_>],
         len: usize,
     ) -> Option<u64> {
-        let last = self.last_sample.as_ref()?;
-        if !self.pending.is_empty()
-            || self.skip != 0
-            || last.size == 0
-            || len % last.size != 0
-            || session.descs().len() != last.descs
-        {
+        if !self.quick {
             return None;
         }
-        // Read where they lie: 8-byte words at rising offsets (`id_at` and RAW's place both
-        // within the record, RAW's after the id's).
         let parts = Parts {
             pending: &[],
             chunks: bufs,
         };
+        let endian = session.endian();
         let mut cursor = Cursor::default();
-        let mut word = |at: usize| {
-            let mut w = [0u8; 8];
-            (parts.copy_into(&mut cursor, at, &mut w) == 8).then_some(w)
-        };
-        let mut start = 0usize;
+        let mut gathered = [0u8; GATHER];
+        let (mut start, mut records) = (0usize, 0u64);
         while start < len {
-            let head = word(start)?;
-            let id = word(start.checked_add(last.id_at)?)?;
-            let raw = match last.raw {
-                Some(r) => Some(word(start.checked_add(r.at)?)?),
-                None => None,
-            };
-            if !last.passes_words(head, id, raw) {
+            let mut head = [0u8; 8];
+            if parts.copy_into(&mut cursor, start, &mut head) != 8 {
                 return None;
             }
-            start = start.saturating_add(last.size);
-        }
-        u64::try_from(len / last.size).ok()
-    }
-
-    /// After `data` passed the full check: what to remember of it, when it is a SAMPLE
-    /// whose event's layout fixes its size (in strict mode without derived headers).
-    fn last_sample_of(&self, session: &Session, data: &[u8]) -> Option<LastSample> {
-        let endian = session.endian();
-        if !self.strict
-            || self.derive
-            || self.wanted.is_some()
-            || endian.read_u32(first_bytes(data)) != record_type::SAMPLE
-        {
-            return None;
-        }
-        let first = session.descs().first()?;
-        let descs = session.descs().len();
-        // One event without ids owns every SAMPLE; otherwise the id must stay the same.
-        let id = match (
-            descs == 1 && session.has_no_ids(),
-            first.layout.sample_id_offset(),
-        ) {
-            (true, _) => None,
-            (false, Some(at)) => Some((at, read_u64(data, at, endian)?)),
-            (false, None) => return None,
-        };
-        let owner = match id {
-            None => Some(first),
-            Some((_, id)) => self.event_of(session, first, Some(id)).ok(),
-        };
-        let owner = owner?;
-        let raw = match owner.layout.fixed_sample_len() {
-            Some(len) if len == data.len() => None,
-            Some(_) => return None,
-            // RAW the only field of varying length: its size word, and the common_type
-            // bytes after it that the tracepoint rule reads, must match too.
-            None => {
-                let at = owner.layout.raw_size_offset()?;
-                let mut mask = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
-                if let Some(rule) = session.raw_rule_of(owner) {
-                    let ct = usize::try_from(rule.common_type_offset())
-                        .ok()?
-                        .checked_add(4)?;
-                    mask.get_mut(ct..ct.checked_add(2)?)?.fill(0xff);
-                }
-                let mask = u64::from_ne_bytes(mask);
-                let bits = u64::from_ne_bytes(word_at(data, at)?) & mask;
-                Some(Word { at, mask, bits })
+            let size = usize::from(header_type_and_size(endian, &head).1);
+            let end = start.checked_add(size).filter(|&end| end <= len)?;
+            // A SAMPLE of fixed length is settled by its header and id: not gathered.
+            let by_words = self
+                .events
+                .fixed_sample_passes_by_words(session, head, size, |at| {
+                    let mut w = [0u8; 8];
+                    let at = start
+                        .checked_add(at)
+                        .filter(|&a| a.saturating_add(8) <= end)?;
+                    (parts.copy_into(&mut cursor, at, &mut w) == 8).then(|| u64::from_ne_bytes(w))
+                });
+            if by_words {
+                start = end;
+                records = records.saturating_add(1);
+                continue;
             }
-        };
-        // With one event, compare the header's type and size twice rather than test for no id.
-        let (id_at, id_mask) = id.map_or((0, TYPE_AND_SIZE), |(at, _)| (at, u64::MAX));
-        let head = data.first_chunk::<8>()?;
-        let id = data.get(id_at..).and_then(|d| d.first_chunk::<8>())?;
-        Some(LastSample {
-            descs,
-            size: data.len(),
-            head: u64::from_ne_bytes(*head) & TYPE_AND_SIZE,
-            id_at,
-            id_mask,
-            id: u64::from_ne_bytes(*id) & id_mask,
-            raw,
-        })
+            let record = match parts.contiguous(&mut cursor, start, end) {
+                Some(r) => r,
+                None => {
+                    let dst = gathered.get_mut(..size)?;
+                    if parts.copy_into(&mut cursor, start, dst) != size {
+                        return None;
+                    }
+                    &*dst
+                }
+            };
+            if !self.events.passes(session, record) {
+                return None;
+            }
+            start = end;
+            records = records.saturating_add(1);
+        }
+        Some(records)
     }
 
-    /// Strict checks and statistics of one whole record.
+    /// Strict mode learns from the records it checks ([`CheckedEvents`]): in strict mode
+    /// without derived headers and no setting waiting.
+    fn learning(&self) -> bool {
+        self.strict && !self.derive && self.wanted.is_none()
+    }
+
+    /// Checks one whole record (strict mode, statistics) at `place`: by what was learned of
+    /// its event when that settles it, else in full, learning from it; a record that cannot
+    /// be checked yet is noted, to be kept once the call is written.
     #[inline]
-    fn check_record(
-        &self,
+    fn check_one(
+        &mut self,
         session: &Session,
         record: &[u8],
         stats: &mut EventStats,
+        place: Place,
     ) -> Result<(), RecordProblem> {
+        let learning = self.learning();
+        if learning && self.events.passes(session, record) {
+            return Ok(());
+        }
+        match self.check_record(session, record, stats)? {
+            Outcome::Owned(desc) if learning => self.events.learn(session, desc, record),
+            Outcome::Owned(_) | Outcome::Free => {}
+            Outcome::Deferred(why) => {
+                if why == Deferral::Owner
+                    && !self
+                        .undescribed
+                        .has_room(session, record, &mut self.new_ids)
+                {
+                    return Err(RecordProblem::TooManyPendingIds);
+                }
+                let type_ = session.endian().read_u32(first_bytes(record));
+                self.deferred.push(DeferredRecord {
+                    at: place.at,
+                    len: record.len(),
+                    why,
+                    first: FirstRecord {
+                        pos: place.pos,
+                        records: place.records,
+                        type_,
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Strict checks and statistics of one whole record: the event description that owns
+    /// it, when it is a kernel record with an owner.
+    #[inline]
+    fn check_record<'s>(
+        &self,
+        session: &'s Session,
+        record: &[u8],
+        stats: &mut EventStats,
+    ) -> Result<Outcome<'s>, RecordProblem> {
         let endian = session.endian();
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
-            return match self.owner(session, record, true)? {
-                Some(desc) => self.check_sample(session, desc, record, stats),
-                None => self.refused_if_strict(RecordProblem::NoEventDescription),
+            return match self.owner(session, record, true) {
+                Ok(Some(desc)) => self.check_sample(session, desc, record, stats),
+                Ok(None) => self.no_owner(session, None),
+                Err(RecordProblem::UnknownId(id)) => self.no_owner(session, Some(id)),
+                Err(e) => Err(e),
             };
         }
         let Some(info) = record_type::info(type_) else {
-            return self.refused_if_strict(RecordProblem::UnknownType);
+            return self
+                .refused_if_strict(RecordProblem::UnknownType)
+                .map(|()| Outcome::Free);
         };
         if record_type::is_user(type_) {
             if self.strict && WRITER_MANAGED.contains(&type_) {
                 return Err(RecordProblem::WriterManaged);
             }
             if self.strict && type_ == record_type::COMPRESSED {
-                crate::compressed_check::check_compressed(session)?;
+                let why = match crate::compressed_check::check_compressed(session) {
+                    Err(RecordProblem::CompressedWithoutHeader) if self.defers(session) => {
+                        Deferral::Compressed
+                    }
+                    checked => {
+                        checked?;
+                        Deferral::CompressedWritten
+                    }
+                };
+                check_body(info.body, record.len(), 0)?;
+                // Kept count of: HEADER_COMPRESSED must (come to) say how to read it.
+                return Ok(match self.defers {
+                    true => Outcome::Deferred(why),
+                    false => Outcome::Free,
+                });
             }
-            return match self.strict {
-                true => check_body(info.body, record.len(), 0),
-                false => Ok(()),
-            };
+            if self.strict {
+                check_body(info.body, record.len(), 0)?;
+            }
+            return Ok(Outcome::Free);
         }
-        let Some(desc) = self.owner(session, record, false)? else {
-            return Ok(());
+        let desc = match self.owner(session, record, false) {
+            Ok(Some(desc)) => desc,
+            Ok(None) => return self.no_owner(session, None),
+            Err(RecordProblem::UnknownId(id)) => return self.no_owner(session, Some(id)),
+            Err(e) => return Err(e),
         };
         let trailer = desc.layout.sample_id_len();
         if self.strict {
@@ -689,31 +906,73 @@ impl RecordCheck {
                 stats.add_cpu(cpu.cpu);
             }
         }
-        Ok(())
+        Ok(Outcome::Owned(desc))
+    }
+
+    /// Strict mode defers what it cannot check yet: in file mode, while the writer does not
+    /// compress (records then go into zstd frames as they come, and are checked first).
+    fn defers(&self, session: &Session) -> bool {
+        self.strict && self.defers && session.compression.is_none()
+    }
+
+    /// A kernel record no description owns yet (`id`: the id it names, when it names one):
+    /// deferred in file mode; refused in strict pipe mode, or while compressing; taken
+    /// unchecked out of strict mode.
+    fn no_owner(
+        &self,
+        session: &Session,
+        id: Option<u64>,
+    ) -> Result<Outcome<'static>, RecordProblem> {
+        if !self.strict {
+            return Ok(Outcome::Free);
+        }
+        if self.defers(session) {
+            return Ok(Outcome::Deferred(Deferral::Owner));
+        }
+        Err(match self.defers {
+            true => RecordProblem::DescribeFirstWhileCompressing(id),
+            false => RecordProblem::DescribeFirstInPipeMode(id),
+        })
     }
 
     /// [`check_record`](Self::check_record) of a SAMPLE that the event `desc` owns: its size
     /// is what that event's layout makes it.
     #[inline]
-    fn check_sample(
+    fn check_sample<'s>(
         &self,
         session: &Session,
-        desc: &EventDescData,
+        desc: &'s EventDescData,
         record: &[u8],
         stats: &mut EventStats,
-    ) -> Result<(), RecordProblem> {
+    ) -> Result<Outcome<'s>, RecordProblem> {
         let endian = session.endian();
+        let mut outcome = Outcome::Owned(desc);
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
             if let Some(rule) = session.raw_rule_of(desc) {
                 // perf finds a RAW payload's format by its common_type: the one rule of
                 // `write_sample`, on bytes.
                 // (A tracepoint without RAW in its layout has nothing to decode.)
-                with_parsed(&desc.layout, endian, record, |s| {
+                with_parsed(&desc.layout, endian, record, |s, _| {
                     s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
                 })
                 .map_err(RecordProblem::SampleLayout)?
                 .map_err(RecordProblem::TracepointRaw)?;
+            } else if session.format_pending(desc) && self.defers(session) {
+                // Its format comes later: its RAW payload is checked then.
+                let raw = with_parsed(&desc.layout, endian, record, |s, parsed| {
+                    s.raw.map(|raw| raw_range(parsed, raw))
+                })
+                .map_err(RecordProblem::SampleLayout)?;
+                if let (Some((raw_start, raw_end)), Ok(config)) =
+                    (raw, u32::try_from(desc.attr.config))
+                {
+                    outcome = Outcome::Deferred(Deferral::Format {
+                        config,
+                        raw_start,
+                        raw_end,
+                    });
+                }
             }
         }
         if self.derive {
@@ -726,7 +985,7 @@ impl RecordCheck {
                 }
             }
         }
-        Ok(())
+        Ok(outcome)
     }
 
     /// The description the kernel record `record` (a SAMPLE when `sample`) belongs to, by
@@ -751,6 +1010,21 @@ impl RecordCheck {
         };
         let id = at.and_then(|at| read_u64(record, at, session.endian()));
         self.event_of(session, first, id).map(Some)
+    }
+
+    /// What a record's header alone says is wrong (strict mode): a type perf 6.1 does not
+    /// know, or one of pipe mode's header records, which the writer makes itself.
+    fn check_header(&self, type_: u32) -> Result<(), RecordProblem> {
+        if !self.strict {
+            return Ok(());
+        }
+        if record_type::info(type_).is_none() {
+            return Err(RecordProblem::UnknownType);
+        }
+        if WRITER_MANAGED.contains(&type_) {
+            return Err(RecordProblem::WriterManaged);
+        }
+        Ok(())
     }
 
     /// `problem` in strict mode; out of it, nothing is refused.
@@ -778,6 +1052,10 @@ impl RecordCheck {
     }
 }
 
+/// Records of a vectored call up to this long are gathered on the stack when split across
+/// slices, to be checked by what was learned of their events.
+const GATHER: usize = 512;
+
 /// Pipe mode's header records: the writer makes them from the event descriptions and
 /// features (`add_event_desc`, `set_header`), and perf reads them only where it puts them.
 const WRITER_MANAGED: [u32; 4] = [
@@ -789,7 +1067,7 @@ const WRITER_MANAGED: [u32; 4] = [
 
 /// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
 #[inline]
-fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {
+pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {
     let (body, exact) = match body {
         BodyLen::Exact(n) => (n, true),
         BodyLen::AtLeast(n) => (n, false),
@@ -838,19 +1116,22 @@ fn time_and_cpu(
     endian: Endian,
     record: &[u8],
 ) -> Result<(Option<u64>, Option<u32>), ParseError> {
-    with_parsed(layout, endian, record, |s| (s.time, s.cpu.map(|c| c.cpu)))
+    with_parsed(layout, endian, record, |s, _| {
+        (s.time, s.cpu.map(|c| c.cpu))
+    })
 }
 
-/// `f` of the SAMPLE `record` parsed by its layout, also when `header.size` counts padding
-/// after the last field that the layout does not (see [`time_and_cpu`]).
+/// `f` of the SAMPLE `record` parsed by its layout, and of the bytes parsed (`record`, or a
+/// copy of it as long), also when `header.size` counts padding after the last field that
+/// the layout does not (see [`time_and_cpu`]).
 fn with_parsed<T>(
     layout: &SampleLayout,
     endian: Endian,
     record: &[u8],
-    f: impl FnOnce(&ParsedSample<'_>) -> T,
+    f: impl FnOnce(&ParsedSample<'_>, &[u8]) -> T,
 ) -> Result<T, ParseError> {
     match parse_sample(layout, endian, record) {
-        Ok(s) => Ok(f(&s)),
+        Ok(s) => Ok(f(&s, record)),
         Err(ParseError::SizeMismatch {
             header_size,
             implied,
@@ -861,9 +1142,38 @@ fn with_parsed<T>(
             if let Some(field) = copy.get_mut(6..8) {
                 field.copy_from_slice(&endian.u16_bytes(size));
             }
-            parse_sample(layout, endian, &copy).map(|s| f(&s))
+            parse_sample(layout, endian, &copy).map(|s| f(&s, &copy))
         }
         Err(e) => Err(e),
+    }
+}
+
+/// Where `raw`, a part of `parsed`, is in it.
+fn raw_range(parsed: &[u8], raw: &[u8]) -> (usize, usize) {
+    let start = (raw.as_ptr() as usize).wrapping_sub(parsed.as_ptr() as usize);
+    (start, start.saturating_add(raw.len()))
+}
+
+/// `e`, refusing a call, naming the record begun in an earlier call that waited (`dropped`:
+/// the refusal dropped it) when the refusal is about the call's bytes.
+#[cold]
+fn naming(waiting: Option<PartialRecord>, dropped: bool, e: io::Error) -> io::Error {
+    let refusal = matches!(
+        WriterError::from_io(&e),
+        Some(
+            WriterError::RecordRefused { .. }
+                | WriterError::Framing(_)
+                | WriterError::SplitRecordTooLong { .. }
+        )
+    );
+    match (waiting, refusal) {
+        (Some(partial), true) => WriterError::InsidePartialRecord {
+            partial,
+            dropped,
+            error: Box::new(WriterError::from(e)),
+        }
+        .into(),
+        _ => e,
     }
 }
 
@@ -985,5 +1295,312 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
             i = i.saturating_add(1);
         }
         copied
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
+mod tests {
+    use super::*;
+    use perf_abi::{attr, attr_flags, sample_type as st, PerfEventAttr};
+    use perf_encode::records::{Comm, Fork, PidTid, Sample, SampleCpu, SampleId, SampleRecord};
+    use perf_encode::to_vec;
+    use std::sync::Arc;
+    use tracepoint_decode::PerfEventFormat;
+
+    /// A tracepoint with a `__data_loc` and a `__rel_loc` field.
+    const FORMAT: &str = "name: probe\nID: 77\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:__rel_loc char[] other;\toffset:12;\tsize:4;\tsigned:0;\n\
+\tfield:unsigned int value;\toffset:16;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
+
+    /// A description checked against nothing.
+    fn none(_: &Session, _: &NewDesc<'_>) -> Result<(), WriterError> {
+        Ok(())
+    }
+
+    const PLACE: Place = Place {
+        at: 0,
+        pos: 0,
+        records: 0,
+    };
+
+    /// xorshift64*: reproducible test values without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn attr_of(type_: u32, config: u64, sample_type: u64) -> PerfEventAttr {
+        PerfEventAttr {
+            type_,
+            size: attr::ATTR_SIZE_VER7,
+            config,
+            sample_type,
+            flags: attr_flags::SAMPLE_ID_ALL,
+            ..Default::default()
+        }
+    }
+
+    /// Four events: a fixed layout, a tracepoint whose only varying field is RAW, RAW with
+    /// fixed fields after it, and a layout walked per record (CALLCHAIN and RAW).
+    fn session(endian: Endian) -> Session {
+        let mut s = Session::new(endian, false);
+        let common = st::IDENTIFIER | st::TID | st::TIME | st::CPU;
+        s.add_desc(
+            &[1, 2],
+            attr_of(attr::TYPE_SOFTWARE, 0, common | st::IP | st::PERIOD),
+            "fixed",
+            None,
+            none,
+        )
+        .unwrap();
+        let format = Arc::new(PerfEventFormat::parse(true, "test", FORMAT).unwrap());
+        s.add_desc(
+            &[3, 4],
+            attr_of(attr::TYPE_TRACEPOINT, 77, common | st::RAW),
+            "test:probe",
+            Some((&format, Some(FORMAT.as_bytes()))),
+            none,
+        )
+        .unwrap();
+        let suffix = common | st::RAW | st::WEIGHT | st::PHYS_ADDR;
+        s.add_desc(
+            &[5],
+            attr_of(attr::TYPE_SOFTWARE, 1, suffix),
+            "suffix",
+            None,
+            none,
+        )
+        .unwrap();
+        let walked = common | st::CALLCHAIN | st::RAW;
+        s.add_desc(
+            &[6],
+            attr_of(attr::TYPE_SOFTWARE, 2, walked),
+            "walked",
+            None,
+            none,
+        )
+        .unwrap();
+        let plain = Arc::new(PerfEventFormat::parse(true, "test", PLAIN).unwrap());
+        s.add_desc(
+            &[7],
+            attr_of(attr::TYPE_TRACEPOINT, 78, common | st::RAW),
+            "test:plain",
+            Some((&plain, Some(PLAIN.as_bytes()))),
+            none,
+        )
+        .unwrap();
+        s
+    }
+
+    /// A tracepoint with fixed fields only.
+    const PLAIN: &str = "name: plain\nID: 78\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:unsigned int value;\toffset:8;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"%u\", REC->value\n";
+
+    /// A RAW payload of the probe (valid when `good`; a random length and bytes otherwise).
+    fn probe_raw(rng: &mut Rng, endian: Endian) -> Vec<u8> {
+        let text = 1 + rng.below(9) as usize;
+        let mut raw = vec![0u8; 20 + 2 * text];
+        raw[..2].copy_from_slice(&endian.u16_bytes(77));
+        raw[8..12].copy_from_slice(&endian.u32_bytes((text as u32) << 16 | 20));
+        // Relative to the end of `other` (16): its data after `name`'s.
+        raw[12..16].copy_from_slice(&endian.u32_bytes((text as u32) << 16 | (4 + text as u32)));
+        while (4 + raw.len()) % 8 != 0 {
+            raw.push(0);
+        }
+        raw
+    }
+
+    /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
+    fn record(rng: &mut Rng, session: &Session, event: usize, endian: Endian) -> Vec<u8> {
+        let ids: [u64; 6] = [1, 3, 5, 6, 2, 7];
+        let id = ids[event.min(5)];
+        let d = session.desc_for(Some(id)).unwrap();
+        let raw = match event {
+            1 => probe_raw(rng, endian),
+            5 => {
+                let mut raw = vec![0u8; 12];
+                raw[..2].copy_from_slice(&endian.u16_bytes(78));
+                raw[8..12].copy_from_slice(&endian.u32_bytes(rng.next() as u32));
+                raw
+            }
+            _ => (0..rng.below(40) * 4 + 4)
+                .map(|_| rng.next() as u8)
+                .collect(),
+        };
+        let chain: Vec<u64> = (0..rng.below(5)).map(|_| rng.next()).collect();
+        let tid = PidTid { pid: 7, tid: 8 };
+        let sid = SampleId {
+            tid: Some(tid),
+            time: Some(rng.next()),
+            cpu: Some(SampleCpu::new(1)),
+            identifier: Some(id),
+            ..Default::default()
+        };
+        if event == 4 {
+            return match rng.below(2) {
+                0 => to_vec(
+                    &Comm {
+                        layout: &d.layout,
+                        pid: 7,
+                        tid: 8,
+                        comm: b"abc",
+                        exec: false,
+                        sample_id: sid,
+                    },
+                    endian,
+                ),
+                _ => to_vec(
+                    &Fork {
+                        layout: &d.layout,
+                        misc: 0,
+                        pid: 7,
+                        ppid: 1,
+                        tid: 8,
+                        ptid: 1,
+                        time: 9,
+                        sample_id: sid,
+                    },
+                    endian,
+                ),
+            }
+            .unwrap();
+        }
+        let s = Sample {
+            identifier: Some(id),
+            ip: Some(rng.next()),
+            tid: Some(tid),
+            time: Some(rng.next()),
+            cpu: Some(SampleCpu::new(1)),
+            period: Some(1),
+            raw: Some(&raw),
+            weight: Some(3),
+            phys_addr: Some(4),
+            callchain: Some(&chain),
+            ..Default::default()
+        }
+        .masked(&d.layout);
+        to_vec(
+            &SampleRecord {
+                layout: &d.layout,
+                sample: &s,
+                misc: 0,
+            },
+            endian,
+        )
+        .unwrap()
+    }
+
+    /// `record` with a few bytes changed (its size kept a multiple of 8 and equal to its
+    /// length, as the framing guarantees before the check).
+    fn mutate(rng: &mut Rng, mut record: Vec<u8>, endian: Endian) -> Vec<u8> {
+        for _ in 0..1 + rng.below(3) {
+            match rng.below(4) {
+                0 if record.len() > 16 => {
+                    record.truncate(record.len() - 8);
+                }
+                1 => record.extend_from_slice(&[0; 8]),
+                _ => {
+                    let at = 8 + rng.below(record.len() as u64 - 8) as usize;
+                    record[at] = rng.next() as u8;
+                }
+            }
+        }
+        let len = record.len() as u16;
+        record[6..8].copy_from_slice(&endian.u16_bytes(len));
+        record
+    }
+
+    /// What strict mode learned of an event passes exactly the records its full check
+    /// passes: never one it refuses, and every valid one whose length the learned facts
+    /// give (all but the walked layout).
+    #[test]
+    fn learned_events_pass_what_the_full_check_passes() {
+        for endian in [Endian::Little, Endian::Big] {
+            let session = session(endian);
+            let mut rng = Rng(0x5eed ^ endian.is_native() as u64);
+            let mut check = RecordCheck::new(true);
+            let mut stats = EventStats::default();
+            for event in [1, 2, 3, 4, 5, 0] {
+                for _ in 0..3 {
+                    let r = record(&mut rng, &session, event, endian);
+                    check.check_one(&session, &r, &mut stats, PLACE).unwrap();
+                }
+            }
+            let (mut passed, mut refused) = (0, 0);
+            for n in 0..30_000 {
+                // The fixed layout, the tracepoint of fixed fields, then the one with dynamic
+                // fields as the last SAMPLE learned: SAMPLEs like it are then also checked by
+                // comparing them with it (and reading their dynamic fields).
+                if n % 10_000 == 0 {
+                    let event = [0, 5, 1][n / 10_000];
+                    let r = record(&mut rng, &session, event, endian);
+                    let id = [1, 7, 3][n / 10_000];
+                    check
+                        .events
+                        .learn(&session, session.desc_for(Some(id)).unwrap(), &r);
+                    assert_ne!(check.events.last_revision(), 0);
+                }
+                let event = rng.below(6) as usize;
+                let good = record(&mut rng, &session, event, endian);
+                let r = match n % 2 {
+                    0 => good,
+                    _ => mutate(&mut rng, good, endian),
+                };
+                let full = check.check_record(&session, &r, &mut stats).is_ok();
+                let quick = check.events.passes(&session, &r);
+                let fixed = match check.events.sample_passes_inline(&session, &r) {
+                    Quick::Passes => true,
+                    Quick::DynamicFields => check.events.dynamic_fields_fit(&session, &r),
+                    Quick::Unsettled => false,
+                };
+                let words = r.first_chunk::<8>().is_some_and(|head| {
+                    let word =
+                        |at: usize| Some(u64::from_ne_bytes(*r.get(at..)?.first_chunk::<8>()?));
+                    check
+                        .events
+                        .fixed_sample_passes_by_words(&session, *head, r.len(), word)
+                });
+                assert!(full || !(fixed || words), "{endian:?} event {event}: {r:?}");
+                // Bytes that are not one whole record (two, or a piece) never pass.
+                let two = [&r[..], &r].concat();
+                for bytes in [&two[..], &r[..r.len() - 8]] {
+                    assert!(!check.events.passes(&session, bytes));
+                    assert!(!check.events.fixed_sample_passes(&session, bytes));
+                }
+                assert!(full || !quick, "{endian:?} event {event}: learned facts passed a record the full check refuses: {r:?}");
+                if n % 2 == 0 && event != 3 {
+                    assert!(
+                        quick,
+                        "{endian:?} event {event}: a valid record not passed: {r:?}"
+                    );
+                }
+                passed += usize::from(quick);
+                refused += usize::from(!full);
+            }
+            assert!(
+                passed > 13_000 && refused > 4_500,
+                "{passed} passed, {refused} refused"
+            );
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::compression::{Compression, CompressionStats, Compressors};
 use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
-use crate::WriterError;
+use crate::{PartialRecord, WriterError};
 use perf_encode::records::{is_plain_record, FramingError, RecordFramer, RecordWalker, Step};
 use perf_encode::{Encode, Endian};
 use std::io::{self, IoSlice, Write};
@@ -51,6 +51,9 @@ pub(crate) struct RecordStream<W: Write> {
     /// an error of the output, not taken yet (one call checked in strict mode is written in
     /// several pieces after one `reserve`).
     credit: usize,
+    /// The first bytes (up to 4: its type) of the record begun and not finished, and how
+    /// many of them there are.
+    partial_head: ([u8; 4], usize),
 }
 
 impl<W: Write> RecordStream<W> {
@@ -68,6 +71,7 @@ impl<W: Write> RecordStream<W> {
             partial: Vec::new(),
             squeezed: Vec::new(),
             credit: 0,
+            partial_head: ([0; 4], 0),
         }
     }
 
@@ -202,6 +206,11 @@ impl<W: Write> RecordStream<W> {
         self.held
     }
 
+    /// Whole records written so far.
+    pub(crate) fn records(&self) -> u64 {
+        self.w.records
+    }
+
     /// Stream position of the next byte.
     #[inline]
     pub(crate) fn pos(&self) -> u64 {
@@ -329,6 +338,23 @@ impl<W: Write> RecordStream<W> {
         dropped
     }
 
+    /// Ends the stream at `pos`, a record boundary with `records` whole records before it
+    /// (file mode: what follows is dropped, and the output is moved back before anything
+    /// more is written, as [`hold`](Self::hold) says). Not while compressing: the records
+    /// are then in zstd frames.
+    pub(crate) fn drop_from(&mut self, pos: u64, records: u64) {
+        if self.compress.active.is_some() || pos > self.pos() {
+            return;
+        }
+        self.abandon_partial();
+        self.w.cut_at(pos);
+        self.w.records = records;
+        self.spilled = false;
+        self.w.marking = true;
+        self.held = true;
+        self.refresh_lane();
+    }
+
     /// Whole records before the unfinished one once the framer is `next` (the buffer counts
     /// those before it now; the framer's count includes an unfinished record whose header is
     /// whole, and not the short way's records).
@@ -382,24 +408,30 @@ impl<W: Write> RecordStream<W> {
         if self.compress_whole_record(data) {
             return Ok(());
         }
-        let next = self.framer.check(data).map_err(framing)?;
-        if self.compress.active.is_some() {
-            return self.compress_take(&[data], next);
-        }
-        self.take(&[data], next)
+        let next = match self.framer.check(data) {
+            Ok(next) => next,
+            Err(e) => return Err(self.naming_partial(framing(e))),
+        };
+        let taken = match self.compress.active {
+            Some(_) => self.compress_take(&[data], next),
+            None => self.take(&[data], next),
+        };
+        taken.map_err(|e| self.naming_partial(e))
     }
 
     /// Appends the concatenation of `bufs`; returns its length.
     #[inline]
     pub(crate) fn write_records_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         let mut next = self.framer;
-        next.feed_all(bufs.iter().map(|b| &**b)).map_err(framing)?;
-        let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
-        if self.compress.active.is_some() {
-            self.compress_take(bufs, next)?;
-        } else {
-            self.take(bufs, next)?;
+        if let Err(e) = next.feed_all(bufs.iter().map(|b| &**b)) {
+            return Err(self.naming_partial(framing(e)));
         }
+        let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
+        let taken = match self.compress.active {
+            Some(_) => self.compress_take(bufs, next),
+            None => self.take(bufs, next),
+        };
+        taken.map_err(|e| self.naming_partial(e))?;
         Ok(len)
     }
 
@@ -427,9 +459,94 @@ impl<W: Write> RecordStream<W> {
         self.w.marking = !(if put.is_ok() { spill } else { self.spilled });
         put?;
         self.spilled = spill;
+        self.note_partial_head(parts, &next);
         self.framer = next;
         self.refresh_lane();
         Ok(())
+    }
+
+    /// Keeps the first bytes of the record left unfinished once the framer is `next` after
+    /// `parts` (the stream's framer still the one before them): to name it.
+    fn note_partial_head<S: Deref<Target = [u8]>>(&mut self, parts: &[S], next: &RecordFramer) {
+        let partial = next.partial_len();
+        if partial == 0 {
+            self.partial_head = ([0; 4], 0);
+            return;
+        }
+        let total = parts
+            .iter()
+            .fold(0u64, |n, p| n.saturating_add(p.len() as u64));
+        // Its bytes given before this call, and where the rest starts in `parts`.
+        let (before, from) = match partial.checked_sub(total) {
+            Some(before) => (before, 0),
+            None => (0, total.saturating_sub(partial)),
+        };
+        if before == 0 {
+            self.partial_head = ([0; 4], 0);
+        }
+        let (head, have) = &mut self.partial_head;
+        if before != *have as u64 {
+            return; // more than the head came before: it is whole already
+        }
+        let mut at = 0u64;
+        for p in parts {
+            for &b in p.iter() {
+                if at >= from {
+                    let Some(slot) = head.get_mut(*have) else {
+                        return;
+                    };
+                    *slot = b;
+                    *have = have.saturating_add(1);
+                }
+                at = at.saturating_add(1);
+            }
+        }
+    }
+
+    /// The record begun and not finished, if any.
+    pub(crate) fn partial_record(&self) -> Option<PartialRecord> {
+        let given = self.framer.partial_len();
+        if given == 0 {
+            return None;
+        }
+        let (head, have) = match self.compress.active {
+            // Held out of the compressor, whole.
+            Some(_) => {
+                let mut head = [0u8; 4];
+                let n = self.partial.len().min(4);
+                head.get_mut(..n)?.copy_from_slice(self.partial.get(..n)?);
+                (head, n)
+            }
+            None => self.partial_head,
+        };
+        Some(PartialRecord {
+            type_: match have {
+                4 => self.endian.read_u32(head),
+                _ => 0,
+            },
+            len: self.framer.record_len(),
+            given,
+            offset: self.pos().saturating_sub(given),
+        })
+    }
+
+    /// `e`, an error refusing a call, naming the record that waits when one does (the
+    /// call's bytes were taken as its continuation).
+    #[cold]
+    fn naming_partial(&self, e: io::Error) -> io::Error {
+        let refusal = matches!(
+            WriterError::from_io(&e),
+            Some(WriterError::Framing(_) | WriterError::SplitRecordTooLong { .. })
+        );
+        match (refusal, self.partial_record()) {
+            (true, Some(partial)) => WriterError::InsidePartialRecord {
+                partial,
+                dropped: false,
+                error: Box::new(WriterError::from(e)),
+            }
+            .into(),
+            _ => e,
+        }
     }
 
     /// Appends one encoded record written by the writer itself (FINISHED_ROUND, …). Refused

@@ -5,6 +5,7 @@ use crate::chunked::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::feature_slot::{FeatureSlot, FixedPayload};
 use crate::host;
 use crate::id_index::IdIndex;
+use crate::pending_records::NewDesc;
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{
@@ -317,14 +318,17 @@ impl Session {
         self.tracepoints.contains_key(&common_type)
     }
 
-    /// Adds an event description after checking everything that could make the file wrong.
-    pub(crate) fn add_desc(
+    /// Adds an event description after checking everything that could make the file wrong;
+    /// `also` is the caller's last check, given the session before and the description (its
+    /// result is returned; an error adds nothing).
+    pub(crate) fn add_desc<T>(
         &mut self,
         ids: &[u64],
         attr: PerfEventAttr,
         name: &str,
         tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
-    ) -> Result<(), WriterError> {
+        also: impl FnOnce(&Session, &NewDesc<'_>) -> Result<T, WriterError>,
+    ) -> Result<T, WriterError> {
         let entry = EventEntry { attr, name, ids };
         entry.check()?;
         self.check_pipe_limits(&entry)?;
@@ -358,12 +362,30 @@ impl Session {
             (false, false) => Ok(()),
         };
         let layout = SampleLayout::from_attr(&attr);
-        if let Err(e) =
-            several_need_ids().and_then(|()| self.check_new_desc(&attr, &layout, tracepoint))
-        {
-            self.ids.release(claimed, ids);
-            return Err(e);
-        }
+        let config = u32::try_from(attr.config).ok();
+        let tracepoint_attr = attr.type_ == attr::TYPE_TRACEPOINT;
+        let known_rule = match (tracepoint_attr, config) {
+            (true, Some(c)) => self.tracepoints.get(&c).map(|t| &t.raw_rule),
+            _ => None,
+        };
+        let rule = checked.as_ref().map(|(_, _, r)| r).or(known_rule);
+        let new = NewDesc {
+            ids,
+            layout: &layout,
+            rule,
+            format_pending: config
+                .filter(|_| tracepoint_attr && rule.is_none() && !self.has_own_tracing_data()),
+        };
+        let also = several_need_ids()
+            .and_then(|()| self.check_new_desc(&attr, &layout, tracepoint))
+            .and_then(|()| also(self, &new));
+        let also = match also {
+            Ok(v) => v,
+            Err(e) => {
+                self.ids.release(claimed, ids);
+                return Err(e);
+            }
+        };
         if let Some((format, text, raw_rule)) = checked {
             self.tracepoints.insert(
                 format.id(),
@@ -382,7 +404,7 @@ impl Session {
             attr,
             layout,
         });
-        Ok(())
+        Ok(also)
     }
 
     /// In pipe mode an event's attr and ids travel in one HEADER_ATTR record and its name in
@@ -424,6 +446,15 @@ impl Session {
         }
         let common_type = u32::try_from(desc.attr.config).ok()?;
         self.tracepoints.get(&common_type).map(|t| &t.raw_rule)
+    }
+
+    /// True when `desc` is a tracepoint whose format is not known yet (no description with
+    /// its format was added, and the caller set no TRACING_DATA): the RAW payloads of its
+    /// SAMPLEs cannot be checked until it is.
+    pub(crate) fn format_pending(&self, desc: &EventDescData) -> bool {
+        desc.attr.type_ == attr::TYPE_TRACEPOINT
+            && self.raw_rule_of(desc).is_none()
+            && !self.has_own_tracing_data()
     }
 
     /// True when the caller set TRACING_DATA itself.

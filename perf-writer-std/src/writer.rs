@@ -2,6 +2,7 @@
 //! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
 //! modes; the mode decides how they reach the stream.
 
+use crate::checked_events::Quick;
 use crate::feature_slot::FeatureSlot;
 use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
@@ -188,7 +189,7 @@ impl<O: OutputMode> PerfWriter<O> {
             self.close_no_finalize();
         }
         self.out = Some(O::open(stream, self.session.endian())?);
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
         self.start_compression()
     }
 
@@ -203,7 +204,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn close_no_finalize(&mut self) {
         self.out = None;
         self.session.reset();
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
     }
 
     /// Finalizes the output and closes it. See [`finish`](Self::finish).
@@ -213,9 +214,17 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
     ///
-    /// A record begun and not finished is dropped first (as
+    /// Refused, changing nothing, while records wait for their event description, tracepoint
+    /// format or HEADER_COMPRESSED (file mode in strict mode, see
+    /// [`set_strict`](Self::set_strict)): [`WriterError::UndescribedRecords`] names them; add
+    /// what they need and finish again.
+    ///
+    /// A record begun and not finished is dropped (as
     /// [`abandon_partial_record`](Self::abandon_partial_record) does): the data ends after
-    /// the last whole record.
+    /// the last whole record, the output is finalized, and `finish` returns
+    /// [`WriterError::PartialRecordDropped`] naming what was dropped; the output stays open,
+    /// finalized, and the next `finish` returns it (`finalize_and_close` callers have their
+    /// file written; dropping the writer closes it).
     ///
     /// File mode writes after the data section the feature section table and payloads
     /// (EVENT_DESC and, when a tracepoint event exists, TRACING_DATA synthesized unless set by
@@ -237,6 +246,13 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// [`finish`](Self::finish) for the `io::Result` methods.
     fn finish_output(&mut self) -> io::Result<O::Stream> {
+        if self.out.is_none() {
+            return Err(io_err(WriterError::NotOpen));
+        }
+        if let Some(waiting) = self.check.undescribed() {
+            return Err(io_err(WriterError::UndescribedRecords(waiting)));
+        }
+        let dropped = self.partial_record();
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
@@ -263,12 +279,16 @@ impl<O: OutputMode> PerfWriter<O> {
                 Err(_) => e,
             });
         }
+        if let Some(partial) = dropped {
+            // The file is whole without it; the output stays open until finished again.
+            return Err(io_err(WriterError::PartialRecordDropped(partial)));
+        }
         let out = self
             .out
             .take()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
         self.session.reset();
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
         out.into_stream()
     }
 
@@ -312,6 +332,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// [`finish_truncated`](Self::finish_truncated) for the `io::Result` methods.
     fn salvage(&mut self) -> io::Result<(u64, u64)> {
+        self.drop_undescribed();
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
@@ -319,8 +340,27 @@ impl<O: OutputMode> PerfWriter<O> {
         let kept = out.salvage(&self.session)?;
         self.out = None;
         self.session.reset();
-        self.check.reset_output();
+        self.check.reset_output(!O::PIPE);
         Ok(kept)
+    }
+
+    /// The record begun and not finished, if any: its type, its whole length once its
+    /// header is whole, the bytes given so far and its file offset (what the errors of a
+    /// refused call and of finalize name; see
+    /// [`abandon_partial_record`](Self::abandon_partial_record)).
+    ///
+    /// ```
+    /// use perf_writer_std::PerfDataFileWriter;
+    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.write_event_data(&[3, 0, 0, 0, 0, 0, 48, 0, 1, 0, 0, 0])?; // 12 of a 48-byte COMM
+    /// let p = w.partial_record().unwrap();
+    /// assert_eq!((p.type_, p.len, p.given, p.offset), (3, Some(48), 12, 104));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn partial_record(&self) -> Option<crate::PartialRecord> {
+        self.check
+            .partial()
+            .or_else(|| self.out.as_ref().and_then(|o| o.partial_record()))
     }
 
     /// Bytes of a record begun and not finished (given so far, held back by the writer);
@@ -388,14 +428,44 @@ impl<O: OutputMode> PerfWriter<O> {
     /// and the same call may simply be made again (`Interrupted` is retried inside).
     ///
     /// An id in a record must belong to an event description added before finalize (in pipe
-    /// mode: before the record).
+    /// mode: before the record; in strict mode a record is checked by its description when
+    /// that comes, see [`set_strict`](Self::set_strict)). A refusal while a record begun in an
+    /// earlier call waits is [`WriterError::InsidePartialRecord`]: it names that record and
+    /// whether it was dropped; [`partial_record`](Self::partial_record) says what waits.
     #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
-        // Inline: a SAMPLE like the last checked one, or the unchecked path; the rest (the
+        // Inline: a record of an event already checked, or the unchecked path; the rest (the
         // full check, errors) out of line.
         match self.out.as_mut() {
             Some(out) if !self.check.active() => out.write_records(&self.session, data),
-            Some(out) if self.check.is_like_last_sample(&self.session, data) => {
+            Some(out) => match self.check.sample_passes_inline(&self.session, data) {
+                Quick::Passes => out.write_known_record(&self.session, data),
+                Quick::DynamicFields => self.write_event_data_dynamic(data),
+                Quick::Unsettled => self.write_event_data_learned(data),
+            },
+            None => self.write_event_data_learned(data),
+        }
+    }
+
+    /// [`write_event_data`](Self::write_event_data) of a tracepoint SAMPLE like the last one
+    /// learned, whose RAW's dynamic fields are still to read (out of line, and small).
+    #[inline(never)]
+    fn write_event_data_dynamic(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) if self.check.dynamic_fields_fit(&self.session, data) => {
+                out.write_known_record(&self.session, data)
+            }
+            _ => self.write_event_data_checked(data),
+        }
+    }
+
+    /// [`write_event_data`](Self::write_event_data) of a record of an event already checked
+    /// (a SAMPLE with RAW, COMM, MMAP2, …: [`RecordCheck::passes_quickly`]), else through the
+    /// full check. Out of line, and small: the records of most traces come this way.
+    #[inline(never)]
+    fn write_event_data_learned(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) if self.check.passes_quickly(&self.session, data) => {
                 out.write_known_record(&self.session, data)
             }
             _ => self.write_event_data_checked(data),
@@ -445,11 +515,8 @@ impl<O: OutputMode> PerfWriter<O> {
             return written;
         }
         let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
-        // SAMPLEs like the last one, read where they lie: no join, no second walk.
-        if let Some(n) = self
-            .check
-            .like_last_samples_vectored(&self.session, bufs, len)
-        {
+        // Records of events already checked, read where they lie: no join, no second walk.
+        if let Some(n) = self.check.known_records_vectored(&self.session, bufs, len) {
             return out
                 .write_known_records(&self.session, bufs, n)
                 .map(|()| len);
@@ -540,7 +607,19 @@ impl<O: OutputMode> PerfWriter<O> {
         index: PerfHeaderIndex,
         data: &[u8],
     ) -> Result<(), WriterError> {
-        self.session.set_header(index.0, data)
+        let compressed = index.0 == feature::COMPRESSED;
+        if compressed {
+            let readable = crate::compressed_check::readable_header(self.session.endian(), data);
+            self.check.check_compression_header(readable)?;
+        }
+        self.session.set_header(index.0, data)?;
+        if compressed && !data.is_empty() {
+            self.check.compression_header_set();
+        }
+        if index.0 == feature::TRACING_DATA && !data.is_empty() {
+            self.check.formats_given();
+        }
+        Ok(())
     }
 
     /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE
@@ -861,7 +940,26 @@ impl<O: OutputMode> PerfWriter<O> {
                 config: attr.config,
             });
         }
-        self.session.add_desc(ids, attr, name, None)
+        self.add_desc_checked(ids, attr, name, None)
+    }
+
+    /// Adds a description to the session once the records that wait for it agree with it
+    /// (strict mode; see [`set_strict`](Self::set_strict)).
+    fn add_desc_checked(
+        &mut self,
+        ids: &[u64],
+        attr: perf_abi::PerfEventAttr,
+        name: &str,
+        tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
+    ) -> Result<(), WriterError> {
+        let check = &self.check;
+        let resolution = self
+            .session
+            .add_desc(ids, attr, name, tracepoint, |session, new| {
+                check.check_description(session, new)
+            })?;
+        self.check.description_added(resolution);
+        Ok(())
     }
 
     /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must
@@ -924,7 +1022,7 @@ impl<O: OutputMode> PerfWriter<O> {
         format: &Arc<PerfEventFormat>,
     ) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
-        self.session.add_desc(
+        self.add_desc_checked(
             ids,
             perf_abi::PerfEventAttr::from(attr),
             name,
@@ -968,7 +1066,7 @@ impl<O: OutputMode> PerfWriter<O> {
         let format = PerfEventFormat::parse(long_is_64, system, format_text)
             .ok_or(WriterError::BadFormatText)?;
         let format = Arc::new(format);
-        self.session.add_desc(
+        self.add_desc_checked(
             ids,
             perf_abi::PerfEventAttr::from(attr),
             name,
@@ -990,13 +1088,31 @@ fn is_full(e: &io::Error) -> bool {
 /// them): a file is finalized (when that fails, it is finalized with what reached it, as
 /// [`finish_truncated`](PerfWriter::finish_truncated) does; when that fails too, it is left
 /// as it was), a pipe-mode stream gets what was not sent yet and is flushed. A record begun
-/// and not finished is dropped. To close without finalizing, call
-/// [`close_no_finalize`](PerfWriter::close_no_finalize) first; to see errors, call
-/// [`finish`](PerfWriter::finish).
+/// and not finished is dropped. Records still waiting for their description (file mode,
+/// strict mode: see [`set_strict`](PerfWriter::set_strict)) are dropped too, with every
+/// record after the first of them: the file ends before it, and perf reads it. To close
+/// without finalizing, call [`close_no_finalize`](PerfWriter::close_no_finalize) first; to
+/// see errors, call [`finish`](PerfWriter::finish).
 impl<O: OutputMode> Drop for PerfWriter<O> {
     fn drop(&mut self) {
+        // Records still waiting for their descriptions are not written into a file perf
+        // would refuse: the data ends before the first of them.
+        self.drop_undescribed();
         if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
             let _best_effort: io::Result<(u64, u64)> = self.salvage();
+        }
+    }
+}
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Ends the data before the first record that still waits for its description (or
+    /// for HEADER_COMPRESSED), dropping it and every record after it: what a dropped or
+    /// salvaged file keeps.
+    fn drop_undescribed(&mut self) {
+        if let (Some(first), Some(out)) = (self.check.first_undescribed(), self.out.as_mut()) {
+            self.check.abandon();
+            out.drop_from(first.pos, first.records);
+            self.check.forget_undescribed();
         }
     }
 }

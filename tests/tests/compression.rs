@@ -481,28 +481,34 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
     assert_eq!(lpd_samples(&pipe), lpd_samples(&bytes));
 
     // Strict mode refuses a COMPRESSED record perf could not read: without
-    // HEADER_COMPRESSED, and while the writer compresses itself.
+    // HEADER_COMPRESSED (in pipe mode at once; in file mode HEADER_COMPRESSED may come
+    // later, and finalize waits for it), and while the writer compresses itself.
     let first = rec
         .records
         .iter()
         .find(|r| r.record_type == COMPRESSED)
         .unwrap()
         .full_bytes();
-    let refused = |w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>| {
-        let e = w.write_event_data(&first).unwrap_err();
-        match WriterError::from_io(&e) {
-            Some(WriterError::RecordRefused { problem, .. }) => *problem,
-            other => panic!("{other:?}"),
-        }
+    let refused = |e: std::io::Error| match WriterError::from_io(&e) {
+        Some(WriterError::RecordRefused { problem, .. }) => *problem,
+        other => panic!("{other:?}"),
     };
+    let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    let e = p.write_event_data(&first).unwrap_err();
+    assert_eq!(refused(e), RecordProblem::CompressedWithoutHeader);
     let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    assert_eq!(refused(&mut w), RecordProblem::CompressedWithoutHeader);
+    w.write_event_data(&first).unwrap();
+    assert!(matches!(
+        w.finish(),
+        Err(WriterError::UndescribedRecords(p)) if p.records == 1 && p.type_ == COMPRESSED
+    ));
     w.set_header(
         PerfHeaderIndex::Compressed,
         &rec.features[&27], // perf's own HEADER_COMPRESSED
     );
     w.set_compression(Some(STREAM)).unwrap();
-    assert_eq!(refused(&mut w), RecordProblem::CompressedWhileCompressing);
+    let e = w.write_event_data(&first).unwrap_err();
+    assert_eq!(refused(e), RecordProblem::CompressedWhileCompressing);
     w.set_compression(None).unwrap();
     w.set_header(PerfHeaderIndex::Compressed, &rec.features[&27]);
     w.write_event_data(&first).unwrap();

@@ -8,7 +8,7 @@ use integration_tests::perf_tool::{
 };
 use integration_tests::records::{sample, StdSample};
 use integration_tests::{fixtures::FixtureContent, lpd, temp_data_file, tp_reader, Endian};
-use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex, WriterError};
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -448,11 +448,20 @@ fn defect_9_failed_finalize_and_create_file() {
     assert!(w.add_event_desc(&[1], &attr(), "early"));
     w.create_file(path.to_str().unwrap()).unwrap();
     w.write_event_data(&one_sample(1)).unwrap();
-    // A record cut short never wedges the writer: finalize drops it, and the file ends
-    // after the last whole record (a failed finalize's retry: tests/faults.rs, writer_state).
+    // A record cut short never wedges the writer: finalize drops it, writes the file with
+    // the records before it, and says so (a failed finalize's retry: tests/faults.rs,
+    // writer_state).
     let half = one_sample(2);
     w.write_event_data(&half[..20]).unwrap();
     assert_eq!(w.partial_record_len(), 20);
+    let err = w.finalize_and_close().unwrap_err();
+    assert!(
+        matches!(
+            WriterError::from_io(&err),
+            Some(WriterError::PartialRecordDropped(p)) if p.given == 20 && p.len == Some(half.len() as u64)
+        ),
+        "{err}"
+    );
     w.finalize_and_close().unwrap();
     let l = lpd::read_file(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(l.hostname.as_deref(), Some("set-before-create"));

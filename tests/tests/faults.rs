@@ -7,8 +7,10 @@
 use integration_tests::perf_tool::{perf_script, perf_script_stdin, require_perf, script_lines};
 use integration_tests::records::{sample, RecordBuilder, StdSample};
 use integration_tests::{lpd, temp_data_file, Endian};
+use perf_writer_std::perf_encode::records::FramingError;
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, WriterError, MAX_SPLIT_RECORD_LEN,
+    OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
+    MAX_RECORD_LEN, MAX_SPLIT_RECORD_LEN,
 };
 use std::cell::RefCell;
 use std::io::{self, IoSlice, Seek, SeekFrom, Write};
@@ -147,7 +149,7 @@ fn class_1_an_unfinished_record_is_dropped_and_the_writer_goes_on() {
                         &mut || w.borrow_mut().abandon_partial_record(),
                         &mut || w.borrow_mut().write_finished_round(),
                     );
-                    let bytes = w.borrow_mut().finish().unwrap();
+                    let bytes = finish_dropping(|| w.borrow_mut().finish(), 30);
                     bytes
                 } else {
                     let mut w = PerfDataFileWriter::from_writer_with_endian(
@@ -164,7 +166,7 @@ fn class_1_an_unfinished_record_is_dropped_and_the_writer_goes_on() {
                         &mut || w.borrow_mut().abandon_partial_record(),
                         &mut || w.borrow_mut().write_finished_round(),
                     );
-                    let bytes = w.borrow_mut().finish().unwrap().into_inner();
+                    let bytes = finish_dropping(|| w.borrow_mut().finish(), 30).into_inner();
                     bytes
                 };
                 assert_read_back(&bytes, pipe, &[1000, 1001, 1002, 1003, 1004]);
@@ -173,8 +175,21 @@ fn class_1_an_unfinished_record_is_dropped_and_the_writer_goes_on() {
     }
 }
 
-/// A big-endian writer given a record in the little-endian order reads its size 56 (0x38)
-/// as 14,336 and waits for the rest: the record can be dropped, and the file is whole.
+/// `finish` of a writer left inside a record of which `given` bytes came: it drops the
+/// record, writes the output and says so; finishing again gives the output back.
+fn finish_dropping<S>(mut finish: impl FnMut() -> Result<S, WriterError>, given: u64) -> S {
+    match finish() {
+        Err(WriterError::PartialRecordDropped(p)) => assert_eq!(p.given, given, "{p}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("finish dropped an unfinished record without a word"),
+    }
+    finish().expect("finish again")
+}
+
+/// A big-endian writer given a record in the little-endian order reads its type 9 as
+/// 0x09000000 and its size 56 (0x38) as 14,336: strict mode refuses it at the call (perf
+/// knows no such type); unchecked, it waits for the rest and can be dropped, and the file
+/// is whole.
 #[test]
 fn class_1_a_record_in_the_wrong_byte_order_can_be_dropped() {
     for strict in [false, true] {
@@ -186,9 +201,26 @@ fn class_1_a_record_in_the_wrong_byte_order_can_be_dropped() {
         w.set_strict(strict);
         assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
         w.write_event_data(&one_sample(0, Endian::Big)).unwrap();
-        w.write_event_data(&one_sample(1, Endian::Little)).unwrap();
-        assert_eq!(w.partial_record_len(), SAMPLE_LEN as u64);
-        assert_eq!(w.abandon_partial_record(), SAMPLE_LEN as u64);
+        let taken = w.write_event_data(&one_sample(1, Endian::Little));
+        if strict {
+            let err = taken.unwrap_err();
+            assert!(
+                matches!(
+                    io_kind(&err),
+                    Some(WriterError::RecordRefused {
+                        offset: 0,
+                        type_: 0x0900_0000,
+                        problem: RecordProblem::UnknownType
+                    })
+                ),
+                "{err}"
+            );
+            assert_eq!(w.partial_record_len(), 0);
+        } else {
+            taken.unwrap();
+            assert_eq!(w.partial_record_len(), SAMPLE_LEN as u64);
+            assert_eq!(w.abandon_partial_record(), SAMPLE_LEN as u64);
+        }
         w.write_event_data(&one_sample(2, Endian::Big)).unwrap();
         let bytes = w.finish().unwrap().into_inner();
         assert_eq!(&bytes[..8], b"2ELIFREP");
@@ -235,14 +267,21 @@ fn class_1_a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         let bytes = w.finish().unwrap();
         assert_read_back(&bytes, true, &[1000, 1001]);
 
-        // File mode: taken; finish drops it.
+        // File mode: taken; finish drops it, and says so.
         let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
         w.set_strict(strict);
         assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
         w.write_event_data(&one_sample(0, e)).unwrap();
         w.write_event_data(&auxtrace(e, 1 << 40)).unwrap();
-        let bytes = w.finish().unwrap().into_inner();
+        let bytes = finish_dropping(|| w.finish(), 48).into_inner();
         assert_read_back(&bytes, false, &[1000]);
+
+        // A payload no file can hold: refused at the call in either mode.
+        let err = w_refusing_too_long(strict, e);
+        assert!(
+            matches!(io_kind(&err), Some(WriterError::Framing(FramingError::TooLong { len, .. })) if *len > MAX_RECORD_LEN),
+            "{err}"
+        );
 
         // File mode, 600 KiB of the payload given (more than the buffer holds back: it
         // reached the file), then dropped: the file goes back over it.
@@ -261,6 +300,22 @@ fn class_1_a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         let bytes = w.finish().unwrap().into_inner();
         assert_read_back(&bytes, false, &[1000, 1001]);
     }
+}
+
+/// An AUXTRACE announcing `u64::MAX` bytes given to a file-mode writer in strict mode or
+/// not, after a SAMPLE: the error, once the writer was shown to go on (the record was not
+/// taken).
+fn w_refusing_too_long(strict: bool, e: Endian) -> io::Error {
+    let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
+    w.set_strict(strict);
+    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.write_event_data(&one_sample(0, e)).unwrap();
+    let err = w.write_event_data(&auxtrace(e, u64::MAX)).unwrap_err();
+    assert_eq!(w.partial_record_len(), 0);
+    w.write_event_data(&one_sample(1, e)).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    assert_read_back(&bytes, false, &[1000, 1001]);
+    err
 }
 
 // ---------------------------------------------------------------------------------------

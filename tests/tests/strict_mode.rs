@@ -8,6 +8,7 @@ use integration_tests::perf_tool::{
 };
 use integration_tests::{lpd, temp_data_file, tp_reader};
 use perf_writer_std::perf_encode::abi::{attr_flags, misc, record_type, sample_type};
+use perf_writer_std::perf_encode::features::TracepointRawProblem;
 use perf_writer_std::perf_encode::records::{
     Mmap2, Mmap2File, ParseError, PidTid, Sample, SampleCpu, SampleId, SampleLayout, SampleRecord,
 };
@@ -429,46 +430,30 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(true);
     assert!(w.strict());
-    // Before any event description: a SAMPLE has no layout.
-    let err = w
-        .write_event_data(&clock_sample(e, CLOCK_ID, T0, 0))
-        .unwrap_err();
-    assert_eq!(refusal(&err).2, RecordProblem::NoEventDescription);
     add_events(&mut w);
     let good = clock_sample(e, CLOCK_ID, T0, 0);
     w.write_event_data(&good).unwrap();
     let pos = w.file_pos().unwrap();
 
-    // 1. A SAMPLE whose id no event owns, after a good record in the same call: the whole
-    //    call is refused; the offset names the bad record.
-    let mut call = good.clone();
-    call.extend_from_slice(&clock_sample(e, 99, T0, 0));
-    let err = w.write_event_data(&call).unwrap_err();
-    assert_eq!(
-        refusal(&err),
-        (
-            good.len(),
-            record_type::SAMPLE,
-            RecordProblem::UnknownId(99)
-        )
-    );
-    assert!(err.to_string().contains("SAMPLE"), "{err}");
-
-    // 2. A SAMPLE one field short of cpu-clock's layout (no PERIOD).
+    // 1, 2. A SAMPLE one field short of cpu-clock's layout (no PERIOD), after a good record
+    //    in the same call: the whole call is refused; the offset names the bad record.
     let mut short = clock_sample(e, CLOCK_ID, T0, 0);
     short.truncate(short.len() - 8);
     let size = e.u16_bytes(short.len() as u16);
     short[6..8].copy_from_slice(&size);
-    let (_, _, problem) = refusal(&w.write_event_data(&short).unwrap_err());
+    let call = [&good[..], &short].concat();
+    let err = w.write_event_data(&call).unwrap_err();
     // cpu-clock's layout has no variable-length field: its size is known without reading.
+    let short_problem = RecordProblem::SampleLayout(ParseError::SizeMismatch {
+        record: "SAMPLE",
+        header_size: short.len(),
+        implied: short.len() + 8,
+    });
     assert_eq!(
-        problem,
-        RecordProblem::SampleLayout(ParseError::SizeMismatch {
-            record: "SAMPLE",
-            header_size: short.len(),
-            implied: short.len() + 8,
-        })
+        refusal(&err),
+        (good.len(), record_type::SAMPLE, short_problem)
     );
+    assert!(err.to_string().contains("SAMPLE"), "{err}");
 
     // 3. A sched_switch SAMPLE (it has RAW) sent with cpu-clock's layout: the RAW size
     //    word is missing.
@@ -495,11 +480,8 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
         }
     );
 
-    // 5. A COMM whose trailer names an unknown id.
-    let sid = SampleId {
-        identifier: Some(77),
-        ..clock_sid(5, T0, 0)
-    };
+    // 5. A COMM whose trailer names id 0 (see 9).
+    let sid = clock_sid(5, T0, 0);
     let layout = w.sample_layout(Some(CLOCK_ID)).unwrap();
     let comm = to_vec(
         &perf_writer_std::perf_encode::records::Comm {
@@ -513,12 +495,6 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
         e,
     )
     .unwrap();
-    let (_, type_, problem) = refusal(&w.write_event_data(&comm).unwrap_err());
-    assert_eq!(
-        (type_, problem),
-        (record_type::COMM, RecordProblem::UnknownId(77))
-    );
-
     // 6. Vectored: a bad slice refuses the whole call.
     let bufs = [IoSlice::new(&good), IoSlice::new(&fork)];
     assert!(w.write_event_data_vectored(&bufs).is_err());
@@ -537,11 +513,25 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     let pos = pos + good.len() as u64;
     assert_eq!(w.file_pos(), Some(pos));
 
-    // 8. A bad record split in two: its held-back start is dropped with it.
-    let bad = clock_sample(e, 99, T0, 0);
-    w.write_event_data(&bad[..12]).unwrap();
-    let (offset, _, problem) = refusal(&w.write_event_data(&bad[12..]).unwrap_err());
-    assert_eq!((offset, problem), (0, RecordProblem::UnknownId(99)));
+    // 8. A bad record split in two: its held-back start is dropped with it, and the error
+    //    says so.
+    w.write_event_data(&short[..12]).unwrap();
+    let err = w.write_event_data(&short[12..]).unwrap_err();
+    match WriterError::from_io(&err) {
+        Some(WriterError::InsidePartialRecord {
+            partial,
+            dropped: true,
+            error,
+        }) => {
+            assert_eq!((partial.type_, partial.given, partial.offset), (9, 12, pos));
+            assert!(
+                matches!(**error, WriterError::RecordRefused { offset: 0, problem: p, .. } if p == short_problem),
+                "{error}"
+            );
+            assert!(err.to_string().contains("which is dropped"), "{err}");
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(w.file_pos(), Some(pos));
 
     // 9. Synthesized records with id 0 belong to the first event, as perf reads them.
@@ -644,9 +634,13 @@ fn a_sample_like_the_last_one_is_still_checked() {
     add_events(&mut w);
     let good = clock_sample(e, CLOCK_ID, T0, 0);
     w.write_event_data(&good).unwrap();
-    // The same length, another id: no event owns it.
-    let (_, _, problem) = refusal(&w.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap_err());
-    assert_eq!(problem, RecordProblem::UnknownId(99));
+    // The same length, another id: no event owns it (file mode takes it for a description
+    // that may come later; pipe mode refuses it).
+    let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    add_events(&mut p);
+    p.write_event_data(&good).unwrap();
+    let (_, _, problem) = refusal(&p.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap_err());
+    assert_eq!(problem, RecordProblem::DescribeFirstInPipeMode(Some(99)));
     // The same length, but two records: a SAMPLE cut to 16 bytes, then a FINISHED_ROUND-sized
     // remainder.
     let mut two = good.clone();
@@ -705,7 +699,11 @@ fn strict_pipe_writer_refuses_and_the_stream_stays_readable() {
     let err = w
         .write_event_data(&clock_sample(e, 99, T0 + 1, 1))
         .unwrap_err();
-    assert_eq!(refusal(&err).2, RecordProblem::UnknownId(99));
+    assert_eq!(
+        refusal(&err).2,
+        RecordProblem::DescribeFirstInPipeMode(Some(99))
+    );
+    assert!(err.to_string().contains("pipe stream in order"), "{err}");
     w.write_event_data(&clock_sample(e, CLOCK_ID, T0 + 2, 1))
         .unwrap();
     let stream = w.finish().unwrap();
@@ -1105,14 +1103,15 @@ fn vectored_samples_are_checked_across_any_cut() {
         let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
         assert_eq!(w.write_event_data_vectored(&io).unwrap(), joined.len());
         expected.extend_from_slice(&joined);
-        // The third of them names an id no event owns: refused at its offset, nothing taken.
+        // The third of them is of a type perf does not know: refused at its offset, nothing
+        // taken.
         let mut bad = joined.clone();
-        bad[2 * size + 8..2 * size + 16].copy_from_slice(&99u64.to_le_bytes());
+        bad[2 * size..2 * size + 4].copy_from_slice(&31337u32.to_le_bytes());
         let parts = cut(&bad, step);
         let io: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
         let pos = w.file_pos();
         let (offset, _, problem) = refusal(&w.write_event_data_vectored(&io).unwrap_err());
-        assert_eq!((offset, problem), (2 * size, RecordProblem::UnknownId(99)));
+        assert_eq!((offset, problem), (2 * size, RecordProblem::UnknownType));
         assert_eq!(w.file_pos(), pos, "step {step}");
         // Two and a half SAMPLEs: the half is held back, then completed.
         let (a, b) = joined.split_at(2 * size + size / 2);
@@ -1167,4 +1166,98 @@ fn a_typed_record_inside_an_unfinished_record_is_refused() {
         lpd::read_file(&bytes).unwrap().count(record_type::SAMPLE),
         2
     );
+}
+
+/// A tracepoint SAMPLE of the size and `common_type` of one already checked is still
+/// checked whole: its `__data_loc` field must put its data within the RAW payload (perf 6.1
+/// dies of SIGBUS on one that does not), also when the event's two ids take turns.
+#[test]
+fn a_learned_tracepoint_still_has_its_dynamic_fields_checked() {
+    let text = "name: probe\nID: 900\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:unsigned int value;\toffset:12;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"name=%s value=%u\", __get_str(name), REC->value\n";
+    let e = Endian::Little;
+    let attr = PerfEventAttr {
+        attr_type: PerfEventAttrType::Tracepoint,
+        config: 900,
+        sample_time: 1,
+        sample_type: PerfEventAttrSampleType(COMMON | sample_type::RAW),
+        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
+        ..Default::default()
+    };
+    let layout = SampleLayout::from_attr(&perf_writer_std::perf_encode::abi::PerfEventAttr::from(
+        &attr,
+    ));
+    let probe = |id: u64, loc: u32| {
+        let mut raw = vec![0u8; 20];
+        raw[..2].copy_from_slice(&900u16.to_le_bytes());
+        raw[8..12].copy_from_slice(&loc.to_le_bytes());
+        raw[12..16].copy_from_slice(&7u32.to_le_bytes());
+        raw[16..19].copy_from_slice(b"ab\0");
+        let s = Sample {
+            identifier: Some(id),
+            ip: Some(0x1000),
+            tid: Some(PidTid { pid: 5, tid: 5 }),
+            time: Some(T0 + id),
+            cpu: Some(SampleCpu::new(id as u32 % 2)),
+            period: Some(1),
+            raw: Some(&raw),
+            ..Default::default()
+        };
+        to_vec(
+            &SampleRecord {
+                layout: &layout,
+                sample: &s,
+                misc: misc::KERNEL,
+            },
+            e,
+        )
+        .unwrap()
+    };
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_tracepoint_event_desc_from_text(&[31, 32], &attr, "test:probe", "test", text)
+        .unwrap();
+    let good = 4 << 16 | 16;
+    for id in [31, 32, 31, 32] {
+        w.write_event_data(&probe(id, good)).unwrap();
+    }
+    // 4 bytes at 18: past the 20-byte payload.
+    for id in [31, 32] {
+        let (_, _, problem) = refusal(&w.write_event_data(&probe(id, 4 << 16 | 18)).unwrap_err());
+        assert!(
+            matches!(
+                problem,
+                RecordProblem::TracepointRaw(TracepointRawProblem::DynamicData {
+                    field: 8,
+                    end: 22,
+                    len: 20
+                })
+            ),
+            "{problem:?}"
+        );
+    }
+    w.write_event_data(&probe(31, good)).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    assert_eq!(
+        lpd::read_file(&bytes).unwrap().count(record_type::SAMPLE),
+        5
+    );
+    // (tracepoint_decode 0.5 panics on this `__data_loc char[]` field in debug builds, an
+    // overflow in its `element_size`: its reader is left out here.)
+    if require_perf() {
+        let f = temp_data_file(&bytes);
+        let script = perf_script(f.path(), &[]);
+        script.assert_clean();
+        let lines = script_lines(&script);
+        assert_eq!(lines.len(), 5);
+        assert!(
+            lines.iter().all(|l| l.contains("name=ab value=7")),
+            "{lines:#?}"
+        );
+    }
 }

@@ -45,15 +45,18 @@ impl DynamicFields {
     }
 
     /// The fields: (offset, is a `__rel_loc`).
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
         let offsets = self
             .offsets
             .get(..usize::from(self.len))
             .unwrap_or_default();
-        offsets
-            .iter()
-            .enumerate()
-            .map(|(k, &o)| (u32::from(o), self.relative >> (k & 15) & 1 != 0))
+        let mut relative = self.relative;
+        offsets.iter().map(move |&o| {
+            let rel = relative & 1 != 0;
+            relative >>= 1;
+            (u32::from(o), rel)
+        })
     }
 }
 
@@ -173,11 +176,28 @@ impl TracepointRawRule {
                 expected: self.common_type,
             });
         }
+        self.check_dynamic_fields(raw, endian)
+    }
+
+    /// The part of [`check`](Self::check) that reads the dynamic fields' words, for a
+    /// caller that knows the rest holds (a payload as long as one that passed, with the same
+    /// `common_type`).
+    #[inline]
+    pub fn check_dynamic_fields(
+        &self,
+        raw: &[u8],
+        endian: Endian,
+    ) -> Result<(), TracepointRawProblem> {
+        let too_short = TracepointRawProblem::TooShort {
+            len: raw.len(),
+            min: self.min_len,
+        };
         for (field, relative) in self.dynamic.iter() {
             let loc = raw.get(field as usize..).and_then(|r| r.first_chunk::<4>());
             let loc = endian.read_u32(*loc.ok_or(too_short)?);
-            let from = if relative { field.saturating_add(4) } else { 0 };
-            let end = from.saturating_add(loc & 0xffff).saturating_add(loc >> 16);
+            // Each term below 2^16 + 4: no wrap in u32.
+            let from = if relative { field.wrapping_add(4) } else { 0 };
+            let end = from.wrapping_add(loc & 0xffff).wrapping_add(loc >> 16);
             if end as usize > raw.len() {
                 return Err(TracepointRawProblem::DynamicData {
                     field,

@@ -32,7 +32,21 @@ pub enum FramingError {
         /// Record type.
         type_: u32,
     },
+    /// A record whose header announces a payload no perf.data file can hold: more than
+    /// [`MAX_RECORD_LEN`] bytes in all.
+    TooLong {
+        /// Offset of the record within this call's bytes.
+        offset: usize,
+        /// Record type.
+        type_: u32,
+        /// Its announced length (its size and payload).
+        len: u64,
+    },
 }
+
+/// The longest record (its size and the payload after it) a perf.data file can hold: its
+/// end must be a file offset perf can seek to (`off_t`, below 2^63) after the file header.
+pub const MAX_RECORD_LEN: u64 = (i64::MAX as u64) - 4096;
 
 impl fmt::Display for FramingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -54,6 +68,10 @@ impl fmt::Display for FramingError {
             Self::ShortHeader { offset, type_ } => write!(
                 f,
                 "record at byte {offset} (type {type_}) is too short to hold its payload size"
+            ),
+            Self::TooLong { offset, type_, len } => write!(
+                f,
+                "record at byte {offset} (type {type_}) announces {len} bytes, more than a perf.data file can hold ({MAX_RECORD_LEN})"
             ),
         }
     }
@@ -317,6 +335,14 @@ impl RecordWalker {
                 RecordExtent::WithPayload(how) => payload_len(how, self.endian, w),
             };
             let len = u64::from(size).saturating_add(payload);
+            if len > MAX_RECORD_LEN {
+                return Err(RecordFault {
+                    fault: SizeFault::TooLong(len),
+                    type_,
+                    size,
+                    held,
+                });
+            }
             let body = len.saturating_sub(have as u64);
             let more = usize::try_from(body)
                 .unwrap_or(usize::MAX)
@@ -868,6 +894,8 @@ pub enum SizeFault {
     BadSize,
     /// A record followed by a payload is too short (under 16 bytes) to say how long it is.
     ShortHeader,
+    /// The payload it announces makes it this long, more than [`MAX_RECORD_LEN`].
+    TooLong(u64),
 }
 
 impl SizeFault {
@@ -880,6 +908,7 @@ impl SizeFault {
                 size,
             },
             SizeFault::ShortHeader => FramingError::ShortHeader { offset, type_ },
+            SizeFault::TooLong(len) => FramingError::TooLong { offset, type_, len },
         }
     }
 }

@@ -22,7 +22,7 @@ pub use encode::{
 pub use framing::{
     first_plain_record, header_type_and_size, is_plain_record, payload_len, record_extent,
     FramingError, RecordExtent, RecordFault, RecordFramer, RecordStart, RecordWalker, SizeFault,
-    Step,
+    Step, MAX_RECORD_LEN,
 };
 pub use parse::sample::parse_sample;
 pub use sample::fields::{
@@ -33,7 +33,7 @@ pub use sample::read_values::{
     ParsedReadCounters, ParsedReadValues, ReadCounters, ReadGroup, ReadValue, ReadValues,
 };
 pub use sample::sample_id::{id_of_non_sample, SampleId, SampleIdTrailer};
-pub use sample::table::{ParsedSample, Sample};
+pub use sample::table::{CallchainPlace, ParsedSample, RawPlace, Sample};
 pub use wire::error::ParseError;
 pub use wire::pair::{PidTid, SampleCpu};
 pub use wire::reader::U64Array;

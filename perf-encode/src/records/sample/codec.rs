@@ -39,6 +39,9 @@ pub(crate) trait FieldCodec {
     /// RAW: `u32 size` then that many bytes (its length follows from that word alone).
     const IS_RAW: bool = false;
 
+    /// CALLCHAIN: `u64 nr` then that many `u64` (its length follows from that word alone).
+    const IS_CALLCHAIN: bool = false;
+
     /// Bytes `v` takes in a record of `layout`, after checking it against the layout
     /// ([`FieldCodec::FIXED_LEN`] by default).
     #[inline]
@@ -147,6 +150,8 @@ pub(crate) struct Callchain;
 impl FieldCodec for Callchain {
     type Value<'a> = &'a [u64];
     type Parsed<'a> = U64Array<'a>;
+
+    const IS_CALLCHAIN: bool = true;
 
     #[inline]
     fn len(ips: &&[u64], _: &SampleLayout) -> Result<usize, EncodeError> {

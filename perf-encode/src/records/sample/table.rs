@@ -201,19 +201,23 @@ macro_rules! sample_table {
         }
 
         impl SampleLayout {
-            /// Where RAW's `u32 size` is in every SAMPLE of this layout, when RAW is its only
-            /// field whose length varies: a record's length then follows from that word
-            /// alone.
+            /// Where RAW's `u32 size` is in every SAMPLE of this layout, and the length of
+            /// the other fields (header included), when RAW is its only field whose length
+            /// varies: a record is then `other_len + 4 + size` bytes (or that rounded up to
+            /// 8), found from that one word.
             ///
             /// ```
             /// use perf_abi::sample_type::*;
-            /// use perf_encode::records::SampleLayout;
+            /// use perf_encode::records::{RawPlace, SampleLayout};
             /// let l = SampleLayout { sample_type: IDENTIFIER | TIME | RAW | PERIOD, ..Default::default() };
-            /// assert_eq!(l.raw_size_offset(), Some(8 + 3 * 8)); // IDENTIFIER, TIME, PERIOD, then RAW
+            /// // IDENTIFIER, TIME, PERIOD, then RAW; 8 + 3 * 8 bytes besides it.
+            /// assert_eq!(l.raw_place(), Some(RawPlace { size_at: 8 + 3 * 8, other_len: 8 + 3 * 8 }));
+            /// let l = SampleLayout { sample_type: RAW | WEIGHT, ..Default::default() };
+            /// assert_eq!(l.raw_place(), Some(RawPlace { size_at: 8, other_len: 16 }));
             /// let l = SampleLayout { sample_type: CALLCHAIN | RAW, ..Default::default() };
-            /// assert_eq!(l.raw_size_offset(), None);
+            /// assert_eq!(l.raw_place(), None);
             /// ```
-            pub fn raw_size_offset(&self) -> Option<usize> {
+            pub fn raw_place(&self) -> Option<RawPlace> {
                 let mut len = 8usize;
                 let mut raw_at = None;
                 $(
@@ -225,8 +229,43 @@ macro_rules! sample_table {
                         }
                     }
                 )*
-                let _fields_after_raw = len;
-                raw_at
+                Some(RawPlace { size_at: raw_at?, other_len: len })
+            }
+
+            /// Where CALLCHAIN's `u64 nr` is in every SAMPLE of this layout, whether RAW
+            /// follows it, and the length of the other fields (header included), when
+            /// CALLCHAIN, and RAW after it, are its only fields of varying length: a record is
+            /// then `other_len + 8 + 8 * nr` bytes, plus `4 + size` for RAW's `u32 size`
+            /// right after the callchain (or that rounded up to 8).
+            ///
+            /// ```
+            /// use perf_abi::sample_type::*;
+            /// use perf_encode::records::{CallchainPlace, SampleLayout};
+            /// let l = SampleLayout { sample_type: IDENTIFIER | TIME | CALLCHAIN | RAW | WEIGHT, ..Default::default() };
+            /// assert_eq!(l.callchain_place(), Some(CallchainPlace { nr_at: 24, raw: true, other_len: 32 }));
+            /// let l = SampleLayout { sample_type: IP | CALLCHAIN | BRANCH_STACK, ..Default::default() };
+            /// assert_eq!(l.callchain_place(), None);
+            /// ```
+            pub fn callchain_place(&self) -> Option<CallchainPlace> {
+                let mut len = 8usize;
+                let mut nr_at = None;
+                let mut raw = false;
+                $(
+                    if (|$l: &SampleLayout| -> bool { $present })(self) {
+                        match (
+                            <$codec as FieldCodec>::IS_CALLCHAIN,
+                            <$codec as FieldCodec>::IS_RAW,
+                            <$codec as FieldCodec>::FIXED_LEN,
+                        ) {
+                            (true, _, _) => nr_at = Some(len),
+                            // Its size word right after the callchain's last address.
+                            (_, true, _) if nr_at == Some(len) => raw = true,
+                            (_, false, Some(n)) => len = len.checked_add(n)?,
+                            _ => return None,
+                        }
+                    }
+                )*
+                Some(CallchainPlace { nr_at: nr_at?, raw, other_len: len })
             }
 
             /// The length (header included) of every SAMPLE record of this layout, when it
@@ -386,6 +425,28 @@ sample_table! {
     aux: &'a [u8] => &'a [u8], Aux, if |l| l.has(AUX);
 }
 
+/// Where RAW is in the SAMPLE records of a layout whose only field of varying length is
+/// RAW ([`SampleLayout::raw_place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawPlace {
+    /// Offset of RAW's `u32 size` in the record.
+    pub size_at: usize,
+    /// Bytes of every field but RAW, header included.
+    pub other_len: usize,
+}
+
+/// Where CALLCHAIN (and RAW right after it) are in the SAMPLE records of a layout whose only
+/// fields of varying length they are ([`SampleLayout::callchain_place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallchainPlace {
+    /// Offset of CALLCHAIN's `u64 nr` in the record.
+    pub nr_at: usize,
+    /// RAW follows the callchain.
+    pub raw: bool,
+    /// Bytes of every field but CALLCHAIN and RAW, header included.
+    pub other_len: usize,
+}
+
 impl ParsedSample<'_> {
     /// The event id: IDENTIFIER, else ID.
     pub fn event_id(&self) -> Option<u64> {
@@ -398,6 +459,138 @@ mod tests {
     use super::*;
     use crate::records::sample::layout::each_subset;
     use crate::records::SampleRecord;
+
+    /// `raw_place` says where RAW's size is and how long the rest is, for every set of the
+    /// fixed fields around RAW, as the encoder writes the record.
+    #[test]
+    fn raw_place_follows_the_table() {
+        let before = [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
+        let after = [
+            WEIGHT,
+            DATA_SRC,
+            TRANSACTION,
+            PHYS_ADDR,
+            CGROUP,
+            CODE_PAGE_SIZE,
+        ];
+        for b in each_subset(&before) {
+            for a in each_subset(&after).step_by(7) {
+                let layout = SampleLayout {
+                    sample_type: b | a | RAW,
+                    ..Default::default()
+                };
+                let place = layout.raw_place().unwrap();
+                let raw = [7u8; 12];
+                let all = Sample {
+                    identifier: Some(1),
+                    ip: Some(2),
+                    tid: Some(PidTid { pid: 3, tid: 3 }),
+                    time: Some(4),
+                    addr: Some(5),
+                    id: Some(1),
+                    stream_id: Some(6),
+                    cpu: Some(SampleCpu::new(7)),
+                    period: Some(8),
+                    raw: Some(&raw),
+                    weight: Some(9),
+                    data_src: Some(10),
+                    transaction: Some(11),
+                    phys_addr: Some(12),
+                    cgroup: Some(13),
+                    code_page_size: Some(14),
+                    ..Default::default()
+                };
+                let s = all.masked(&layout);
+                let rec = SampleRecord {
+                    layout: &layout,
+                    sample: &s,
+                    misc: 0,
+                };
+                let bytes = crate::to_vec(&rec, Endian::Little).unwrap();
+                let size =
+                    u32::from_le_bytes(bytes[place.size_at..place.size_at + 4].try_into().unwrap());
+                assert_eq!(size, 12, "{:#x}", layout.sample_type);
+                assert_eq!(
+                    place.other_len + 4 + 12,
+                    bytes.len(),
+                    "{:#x}",
+                    layout.sample_type
+                );
+            }
+        }
+        let walked = SampleLayout {
+            sample_type: RAW | CALLCHAIN,
+            ..Default::default()
+        };
+        assert_eq!(walked.raw_place(), None);
+        assert!(walked.callchain_place().is_some());
+        assert_eq!(SampleLayout::default().raw_place(), None);
+    }
+
+    /// `callchain_place` says where CALLCHAIN's `nr` is, whether RAW follows, and how long
+    /// the rest is, as the encoder writes the record.
+    #[test]
+    fn callchain_place_follows_the_table() {
+        let before = [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
+        let after = [WEIGHT, DATA_SRC, PHYS_ADDR, CGROUP];
+        for b in each_subset(&before) {
+            for a in each_subset(&after).step_by(3) {
+                for raw_bit in [0, RAW] {
+                    let layout = SampleLayout {
+                        sample_type: b | a | CALLCHAIN | raw_bit,
+                        ..Default::default()
+                    };
+                    let place = layout.callchain_place().unwrap();
+                    assert_eq!(place.raw, raw_bit != 0);
+                    let (chain, raw) = ([1u64, 2, 3], [5u8; 12]);
+                    let all = Sample {
+                        identifier: Some(1),
+                        ip: Some(2),
+                        tid: Some(PidTid { pid: 3, tid: 3 }),
+                        time: Some(4),
+                        addr: Some(5),
+                        id: Some(1),
+                        stream_id: Some(6),
+                        cpu: Some(SampleCpu::new(7)),
+                        period: Some(8),
+                        callchain: Some(&chain),
+                        raw: Some(&raw),
+                        weight: Some(9),
+                        data_src: Some(10),
+                        phys_addr: Some(12),
+                        cgroup: Some(13),
+                        ..Default::default()
+                    };
+                    let s = all.masked(&layout);
+                    let rec = SampleRecord {
+                        layout: &layout,
+                        sample: &s,
+                        misc: 0,
+                    };
+                    let bytes = crate::to_vec(&rec, Endian::Little).unwrap();
+                    let nr =
+                        u64::from_le_bytes(bytes[place.nr_at..place.nr_at + 8].try_into().unwrap());
+                    assert_eq!(nr, 3);
+                    let raw_len = if place.raw {
+                        let at = place.nr_at + 8 + 24;
+                        assert_eq!(
+                            u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()),
+                            12
+                        );
+                        16
+                    } else {
+                        0
+                    };
+                    assert_eq!(place.other_len + 8 + 24 + raw_len, bytes.len());
+                }
+            }
+        }
+        let l = SampleLayout {
+            sample_type: RAW | TIME,
+            ..Default::default()
+        };
+        assert_eq!(l.callchain_place(), None);
+    }
 
     /// The id offsets `SampleLayout` states (it is a leaf and cannot read the table) are
     /// where the table puts the id, for every set of the fields before and around it.
