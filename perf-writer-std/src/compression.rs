@@ -3,11 +3,26 @@
 //!
 //! Which records are compressed follows what `perf record -z` writes: kernel records
 //! (types below 64: SAMPLE, COMM, MMAP…) from the first SAMPLE or FINISHED_INIT on; the
-//! records before (the initial state), tool records (FINISHED_ROUND, FINISHED_INIT, ID_INDEX,
-//! pipe mode's header records…) and COMPRESSED records given by the caller stay as they are.
-//! Compressed bytes wait in a buffer of [`MAX_DECOMPRESSED_CHUNK`] bytes; when it is full, or
-//! before an uncompressed record, a flush or finalize, they become COMPRESSED records of at
-//! most 65,535 bytes.
+//! records before (the initial state), tool records (FINISHED_INIT, ID_INDEX, pipe mode's
+//! header records…) and COMPRESSED records given by the caller stay as they are.
+//!
+//! Compressed records wait, whole, in a buffer of at most [`MAX_DECOMPRESSED_CHUNK`] bytes. It
+//! is compressed (into COMPRESSED records of at most 65,535 bytes) when the next record does
+//! not fit, before a record that stays uncompressed, on a flush and on finish: each such
+//! piece decompresses to at most the buffer.
+//!
+//! FINISHED_ROUND records among the compressed ones do not end a piece (a piece of perf's
+//! ~20 records compresses several times worse than the same records in a long one). perf
+//! (and linux-perf-data) queue the records they read and, at each FINISHED_ROUND, deliver the
+//! ones not later than the last time seen before the previous FINISHED_ROUND, in time order:
+//! the rounds only bound how long a record waits. Any subset of a trace's rounds, each left
+//! where it was, delivers the same records in the same order, as long as the trace keeps the
+//! rounds' promise (no record older than what a round let out). So a round is written where a
+//! piece ends anyway, once at least [`MAX_DECOMPRESSED_CHUNK`] bytes of records went by since
+//! the last one written (bounding the reader's queue as perf's own ring passes do), and the
+//! others are left out. One exception keeps every round: when some events carry a time and
+//! others do not, perf delivers the untimed records as it reads them, and their place among
+//! the timed ones depends on where the rounds are.
 
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
@@ -22,24 +37,32 @@ pub const MAX_DECOMPRESSED_CHUNK: usize = 256 * 1024;
 ///
 /// The default is [`Aligned`](Self::Aligned): every record of the output stays 8-aligned
 /// (which readers may assume: newer perf added COMPRESSED2 because type-81 misalignment
-/// broke its own reader under sanitizers), and on the benchmark's trace it is smaller
-/// (within 0.3% of one zstd frame of the same bytes; perf's form 0.6%) and faster (one-shot
-/// zstd calls instead of zstd's streaming path).
+/// broke its own reader under sanitizers), and it is the faster (one-shot zstd calls instead
+/// of zstd's streaming path). [`PerfStream`](Self::PerfStream) keeps zstd's history across
+/// pieces, which only matters when they are short: a trace flushed every few records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CompressionForm {
-    /// Every record holds one complete zstd frame (of up to
-    /// [`MAX_DECOMPRESSED_CHUNK`] bytes of records; smaller when they compress less than
-    /// 4:1) and a zstd skippable frame of 8–15 bytes that ends it on a multiple of 8. The
-    /// frames are independent.
+    /// Every record holds one complete zstd frame (of up to [`MAX_DECOMPRESSED_CHUNK`]
+    /// bytes of records; smaller when they compress less than 4:1) and a zstd skippable
+    /// frame of 8–15 bytes that ends it on a multiple of 8. The frames are independent, so a
+    /// flush, which ends the piece, ends a frame: a piece that would not shrink (a flush
+    /// after every record) is written as its records, uncompressed. zstd sizes its window
+    /// and tables from the piece (at most 256 KiB): a few MB of memory at any level.
     #[default]
     Aligned,
     /// What `perf record -z` writes: one zstd stream for the whole output, flushed into
     /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
-    /// it ends. The stream's window spans records. The stream is never ended and is flushed
-    /// every 63 KiB of input, so that every record decompresses to some bytes (perf 6.1
-    /// refuses one that does not).
+    /// it ends. The stream's window spans pieces. The stream is never ended; its blocks hold
+    /// at most 63 KiB of input, so that every record decompresses to some bytes (perf 6.1
+    /// refuses one that does not). Its window is capped at [`STREAM_WINDOW`] bytes, which
+    /// bounds zstd's memory at every level.
     PerfStream,
 }
+
+/// The zstd window of [`CompressionForm::PerfStream`] (1 MiB): the stream is compressed as
+/// one of about this size, which caps zstd's window, hash and chain tables (level 22 then
+/// takes about 18 MB instead of 830 MB), and the memory a reader needs to decompress it.
+pub const STREAM_WINDOW: u32 = 1 << 20;
 
 /// How the writer compresses: a zstd level and a [`CompressionForm`]. Set it with
 /// [`PerfWriter::set_compression`](crate::PerfWriter::set_compression) (needs the `zstd`
@@ -156,6 +179,8 @@ pub(crate) struct Compressors {
     done: Option<CompressionStats>,
     /// A dropped compressor had started compressing kernel records.
     done_started: bool,
+    /// Every FINISHED_ROUND is kept where it was (see [`Compressor::keep_rounds`]).
+    keep_rounds: bool,
 }
 
 impl Compressors {
@@ -164,11 +189,11 @@ impl Compressors {
     /// [`Compressor::open_frame`]): switching off parks it, and perf's form, at any level,
     /// goes on in it; the aligned form is refused while it is open. Returns the bytes
     /// written; on error nothing changed but what was written.
-    pub(crate) fn switch<W: std::io::Write>(
+    pub(crate) fn switch(
         &mut self,
         setting: Option<Compression>,
         endian: perf_encode::Endian,
-        w: &mut W,
+        w: &mut Vec<u8>,
     ) -> std::io::Result<u64> {
         let open = self.parked.is_some() || self.active.as_ref().is_some_and(|a| a.open_frame());
         if let Some(c) = setting {
@@ -205,7 +230,21 @@ impl Compressors {
                 Some(next)
             }
         };
+        if let Some(a) = self.active.as_mut() {
+            a.keep_rounds(self.keep_rounds);
+        }
         Ok(written)
+    }
+
+    /// Keeps every FINISHED_ROUND where it was, or lets the round rule leave some out (see
+    /// [`Compressor::keep_rounds`]), in this compressor and the next ones.
+    pub(crate) fn keep_rounds(&mut self, keep: bool) {
+        if self.keep_rounds != keep {
+            self.keep_rounds = keep;
+            if let Some(a) = self.active.as_mut() {
+                a.keep_rounds(keep);
+            }
+        }
     }
 
     fn retire(&mut self, c: &Compressor) {
@@ -231,11 +270,13 @@ pub(crate) use imp::Compressor;
 
 #[cfg(feature = "zstd")]
 mod imp {
-    use super::{Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK};
+    use super::{
+        Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW,
+    };
     use crate::compression_router::{Route, Router};
     use crate::record_stream::IoOutput;
     use crate::WriterError;
-    use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
+    use perf_encode::records::{Compressed, FinishedRound, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
     use perf_encode::Endian;
     use std::io::{self, Write};
     use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter};
@@ -245,12 +286,25 @@ mod imp {
     /// always fits a padded record.
     const MIN_FRAME: usize = 32 * 1024;
 
-    /// Input between two flushes of perf's form: a block of it, even stored, is shorter
-    /// than a record's 65,527 bytes (see `stream_chunk`).
-    const STREAM_SLICE: usize = 64 * 1024 - 1024;
+    /// Most input in one block of perf's form: a block of it, even stored, after the frame
+    /// header, is shorter than a record's 65,527 bytes (see `stream_piece`).
+    const STREAM_BLOCK: u32 = 63 * 1024;
+
+    /// Bytes of records after which a FINISHED_ROUND the caller wrote is kept where a piece
+    /// ends (see the module's documentation).
+    const ROUND_SPACING: u64 = MAX_DECOMPRESSED_CHUNK as u64;
+
+    /// A FINISHED_ROUND record's length (one with a body is not merged: it goes through).
+    const ROUND_LEN: usize = 8;
 
     fn zstd_err(code: usize) -> io::Error {
         WriterError::Compression(zstd_safe::get_error_name(code)).into()
+    }
+
+    fn set(cctx: &mut CCtx<'static>, p: CParameter) -> Result<(), WriterError> {
+        cctx.set_parameter(p)
+            .map(drop)
+            .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))
     }
 
     /// A zstd compressor turning the records it is given into COMPRESSED records.
@@ -258,6 +312,27 @@ mod imp {
         /// Which bytes are compressed.
         router: Router,
         z: Zstd,
+        /// Bytes of a FINISHED_ROUND seen so far (the router may give one in pieces).
+        round_bytes: usize,
+    }
+
+    /// Why the waiting records are compressed now.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Cut {
+        /// The next record does not fit: the records after a kept FINISHED_ROUND wait for
+        /// the next piece.
+        Full,
+        /// Everything goes out (a flush, an uncompressed record, a switch, finish).
+        All,
+    }
+
+    /// A FINISHED_ROUND the caller wrote among the waiting records, not written yet.
+    #[derive(Clone, Copy, Debug)]
+    struct PendingRound {
+        /// It came after `input[..at]`.
+        at: usize,
+        /// Bytes of records taken between the last round written and it.
+        since: u64,
     }
 
     /// The compressing half of [`Compressor`].
@@ -265,8 +340,14 @@ mod imp {
         setting: Compression,
         endian: Endian,
         cctx: CCtx<'static>,
-        /// Record bytes waiting to be compressed, at most [`MAX_DECOMPRESSED_CHUNK`].
+        /// Whole records waiting to be compressed, at most [`MAX_DECOMPRESSED_CHUNK`].
         input: Vec<u8>,
+        /// The last FINISHED_ROUND among the waiting records.
+        round: Option<PendingRound>,
+        /// Bytes of records taken since the last FINISHED_ROUND written.
+        since_round: u64,
+        /// Every FINISHED_ROUND is written where it was (see `keep_rounds`).
+        keep_rounds: bool,
         /// Where zstd writes one record's worth of bytes.
         scratch: Vec<u8>,
         /// Input of the next aligned frame (adapts to the ratio).
@@ -281,13 +362,21 @@ mod imp {
         pub(crate) fn new(setting: Compression, endian: Endian) -> Result<Self, WriterError> {
             setting.check()?;
             let mut cctx = CCtx::try_create().ok_or(WriterError::Compression("out of memory"))?;
-            cctx.set_parameter(CParameter::CompressionLevel(setting.level))
-                .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
+            set(&mut cctx, CParameter::CompressionLevel(setting.level))?;
+            if setting.form == CompressionForm::PerfStream {
+                // Parameters for a stream of about STREAM_WINDOW bytes: zstd's window and
+                // tables no larger than that needs.
+                set(&mut cctx, CParameter::SrcSizeHint(STREAM_WINDOW))?;
+                set(&mut cctx, CParameter::MaxBlockSize(STREAM_BLOCK))?;
+            }
             let z = Zstd {
                 setting,
                 endian,
                 cctx,
                 input: Vec::with_capacity(MAX_DECOMPRESSED_CHUNK),
+                round: None,
+                since_round: 0,
+                keep_rounds: false,
                 scratch: vec![0u8; MAX_COMPRESSED_DATA],
                 frame_hint: MAX_DECOMPRESSED_CHUNK,
                 in_frame: false,
@@ -299,6 +388,7 @@ mod imp {
             Ok(Compressor {
                 router: Router::new(endian),
                 z,
+                round_bytes: 0,
             })
         }
 
@@ -306,17 +396,26 @@ mod imp {
             self.z.stats
         }
 
-        /// Takes the caller's record bytes (checked whole records or pieces of them):
-        /// compressed ones wait, the others go to `w` after what waits. Returns the bytes
-        /// written to `w`.
-        pub(crate) fn push<W: Write>(&mut self, data: &[u8], w: &mut W) -> io::Result<u64> {
+        /// Takes the caller's whole records: compressed ones wait, FINISHED_ROUND records
+        /// among them follow the round rule, the others go to `w` after what waits. Returns
+        /// the bytes written to `w`.
+        pub(crate) fn push(&mut self, data: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
             let mut written = 0u64;
             let z = &mut self.z;
+            let round_bytes = &mut self.round_bytes;
             self.router.split(data, |route, run| {
                 let n = match route {
                     Route::Compress => z.take(run, w)?,
+                    Route::Round => {
+                        *round_bytes = round_bytes.saturating_add(run.len());
+                        if *round_bytes < ROUND_LEN {
+                            return Ok(());
+                        }
+                        *round_bytes = 0;
+                        z.round(w)?
+                    }
                     Route::Raw => {
-                        let n = z.flush_chunk(w)?;
+                        let n = z.compress(Cut::All, w)?;
                         w.write_all(run)?;
                         n.saturating_add(run.len() as u64)
                     }
@@ -328,8 +427,8 @@ mod imp {
         }
 
         /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
-        pub(crate) fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
-            self.z.flush_chunk(w)
+        pub(crate) fn flush_chunk(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            self.z.compress(Cut::All, w)
         }
 
         /// [`push`](Self::push) of one whole record of `type_` that is compressed and fits
@@ -338,11 +437,20 @@ mod imp {
         #[inline]
         pub(crate) fn take_whole_record(&mut self, type_: u32, record: &[u8]) -> bool {
             let fits = self.z.input.len().saturating_add(record.len()) < MAX_DECOMPRESSED_CHUNK;
-            if !fits || !self.router.compresses_whole(type_) {
+            let size = u16::try_from(record.len()).unwrap_or(u16::MAX);
+            if !fits || !self.router.compresses_whole(type_, size) {
                 return false;
             }
             self.z.input.extend_from_slice(record);
+            self.z.since_round = self.z.since_round.saturating_add(record.len() as u64);
             true
+        }
+
+        /// Writes every FINISHED_ROUND where it was (`true`; for events that mix timed and
+        /// untimed records, see the module's documentation) or only where the round rule
+        /// keeps one.
+        pub(crate) fn keep_rounds(&mut self, keep: bool) {
+            self.z.keep_rounds = keep;
         }
 
         /// A perf-form frame is open: another stream may not start before it ends, and
@@ -360,10 +468,7 @@ mod imp {
         /// Goes on with the same stream at `level` (zstd allows it within a frame).
         pub(crate) fn set_level(&mut self, level: i32) -> Result<(), WriterError> {
             Compression::zstd(level).check()?;
-            self.z
-                .cctx
-                .set_parameter(CParameter::CompressionLevel(level))
-                .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
+            set(&mut self.z.cctx, CParameter::CompressionLevel(level))?;
             self.z.setting.level = level;
             self.z.stats.level = level.unsigned_abs();
             Ok(())
@@ -380,98 +485,170 @@ mod imp {
     }
 
     impl Zstd {
-        /// Adds `run` to the waiting bytes, compressing each full chunk.
-        #[inline]
-        fn take<W: Write>(&mut self, mut run: &[u8], w: &mut W) -> io::Result<u64> {
-            let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
-            if run.len() < room {
-                self.input.extend_from_slice(run);
-                return Ok(0);
-            }
+        /// Adds `run` (whole records) to the waiting ones, compressing those first when a
+        /// record does not fit.
+        fn take(&mut self, mut run: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
             let mut written = 0u64;
             while !run.is_empty() {
                 let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
-                let (now, rest) = run.split_at(room.min(run.len()));
+                let mut n = match run.len() <= room {
+                    true => run.len(),
+                    false => whole_records_within(run, room, self.endian),
+                };
+                if n == 0 && self.input.is_empty() {
+                    // No record is longer than the buffer (sizes are u16): not reached.
+                    n = room.min(run.len());
+                }
+                let (now, rest) = run.split_at(n);
                 self.input.extend_from_slice(now);
+                self.since_round = self.since_round.saturating_add(n as u64);
                 run = rest;
-                if self.input.len() >= MAX_DECOMPRESSED_CHUNK {
-                    written = written.saturating_add(self.flush_chunk(w)?);
+                if !run.is_empty() {
+                    written = written.saturating_add(self.compress(Cut::Full, w)?);
                 }
             }
             Ok(written)
         }
 
-        /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
-        fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
-            if self.input.is_empty() {
-                return Ok(0);
+        /// A FINISHED_ROUND after the waiting records: remembered, to be written where
+        /// they are compressed if the round rule keeps it, or written now.
+        fn round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            if self.keep_rounds {
+                let n = self.compress(Cut::All, w)?;
+                return Ok(n.saturating_add(self.write_round(w)?));
             }
+            if self.input.is_empty() {
+                // Right where the last piece ended.
+                return match self.since_round >= ROUND_SPACING {
+                    true => self.write_round(w),
+                    false => Ok(0),
+                };
+            }
+            self.round = Some(PendingRound {
+                at: self.input.len(),
+                since: self.since_round,
+            });
+            Ok(0)
+        }
+
+        /// Writes a FINISHED_ROUND record on `w`.
+        fn write_round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            self.since_round = 0;
+            let mut out = IoOutput::new(w);
+            out.encode(&FinishedRound, self.endian)?;
+            Ok(out.written())
+        }
+
+        /// Compresses the waiting records into COMPRESSED records on `w`: all of them, or,
+        /// for [`Cut::Full`] with a FINISHED_ROUND kept, those before it (the rest wait).
+        /// The pending FINISHED_ROUND is written where it was when the round rule keeps it:
+        /// enough records since the last one written, or, when the buffer is full, at least
+        /// half the buffer before it. Returns the bytes written.
+        fn compress(&mut self, cut: Cut, w: &mut Vec<u8>) -> io::Result<u64> {
+            let len = self.input.len();
+            let kept = self.round.take().filter(|r| {
+                r.since >= ROUND_SPACING || (cut == Cut::Full && r.at.saturating_mul(2) >= len)
+            });
             let input = std::mem::take(&mut self.input);
-            let result = match self.setting.form {
-                CompressionForm::PerfStream => self.stream_chunk(&input, w),
-                CompressionForm::Aligned => self.aligned_chunk(&input, w),
-            };
-            let len = input.len() as u64;
+            let result = self.pieces(&input, kept, cut, w);
             self.input = input;
-            self.input.clear();
-            let written = result?;
-            let s = &mut self.stats;
-            s.bytes_in = s.bytes_in.saturating_add(len);
-            s.bytes_out = s.bytes_out.saturating_add(written);
+            let (written, consumed) = result?;
+            if consumed >= len {
+                self.input.clear();
+            } else {
+                self.input.drain(..consumed);
+            }
             Ok(written)
         }
 
-        /// perf's form: `input` into the one stream, in records of at most 65,535 bytes.
+        /// [`compress`](Self::compress) of `input`: the bytes written and how many of
+        /// `input` they hold.
+        fn pieces(
+            &mut self,
+            input: &[u8],
+            kept: Option<PendingRound>,
+            cut: Cut,
+            w: &mut Vec<u8>,
+        ) -> io::Result<(u64, usize)> {
+            let Some(round) = kept else {
+                return Ok((self.piece(input, w)?, input.len()));
+            };
+            let (before, after) = input.split_at(round.at.min(input.len()));
+            let mut written = self.piece(before, w)?;
+            written = written.saturating_add(self.write_round(w)?);
+            self.since_round = after.len() as u64;
+            if cut == Cut::Full {
+                return Ok((written, before.len()));
+            }
+            written = written.saturating_add(self.piece(after, w)?);
+            Ok((written, input.len()))
+        }
+
+        /// `input` (whole records, at most [`MAX_DECOMPRESSED_CHUNK`]) as COMPRESSED records
+        /// on `w`; returns their bytes.
+        fn piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            if input.is_empty() {
+                return Ok(0);
+            }
+            let written = match self.setting.form {
+                CompressionForm::PerfStream => self.stream_piece(input, w)?,
+                CompressionForm::Aligned => self.aligned_piece(input, w)?,
+            };
+            Ok(written)
+        }
+
+        /// perf's form: `input` into the one stream, flushed at its end, in records of at
+        /// most 65,535 bytes.
         ///
-        /// perf 6.1 refuses a COMPRESSED record that decompresses to nothing ("failed to
-        /// process type: 81"), which a record cut inside one zstd compressed block does
-        /// (zstd decodes such a block only once it has all of it; stored blocks stream).
-        /// So the stream is flushed every [`STREAM_SLICE`] bytes of input: no block is then
-        /// longer than a record, every full record holds a block's end, and the last record
-        /// of a chunk ends on a flush. Every record holds bytes of this chunk only, so it
-        /// decompresses to at most the chunk.
-        fn stream_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
+        /// perf 6.1 refuses a COMPRESSED record that decompresses to nothing, which a record
+        /// cut inside one zstd block does (zstd decodes a compressed block only whole). No
+        /// block is longer than a record ([`STREAM_BLOCK`]), so every full record holds a
+        /// block's end, and the last one ends on the flush. Every record holds bytes of this
+        /// piece only, so it decompresses to at most the piece.
+        fn stream_piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
             let mut written = 0u64;
             let mut filled = 0usize;
-            for slice in input.chunks(STREAM_SLICE) {
-                let mut src = InBuffer::around(slice);
-                loop {
-                    let dst = self
-                        .scratch
-                        .get_mut(..MAX_COMPRESSED_DATA)
-                        .unwrap_or_default();
-                    let mut out = OutBuffer::around_pos(dst, filled.min(MAX_COMPRESSED_DATA));
-                    let left = self
-                        .cctx
-                        .compress_stream2(&mut out, &mut src, ZSTD_EndDirective::ZSTD_e_flush)
-                        .map_err(zstd_err)?;
-                    filled = out.pos();
-                    if filled >= MAX_COMPRESSED_DATA {
-                        written = written.saturating_add(self.emit_scratch(filled, w)?);
-                        filled = 0;
-                    }
-                    if left == 0 && src.pos() == slice.len() {
-                        break;
-                    }
+            let mut src = InBuffer::around(input);
+            loop {
+                let dst = self
+                    .scratch
+                    .get_mut(..MAX_COMPRESSED_DATA)
+                    .unwrap_or_default();
+                let mut out = OutBuffer::around_pos(dst, filled.min(MAX_COMPRESSED_DATA));
+                let left = self
+                    .cctx
+                    .compress_stream2(&mut out, &mut src, ZSTD_EndDirective::ZSTD_e_flush)
+                    .map_err(zstd_err)?;
+                filled = out.pos();
+                if filled >= MAX_COMPRESSED_DATA {
+                    written = written.saturating_add(self.emit_scratch(filled, false, w)?);
+                    filled = 0;
+                }
+                if left == 0 && src.pos() == input.len() {
+                    break;
                 }
             }
             if filled > 0 {
-                written = written.saturating_add(self.emit_scratch(filled, w)?);
+                written = written.saturating_add(self.emit_scratch(filled, false, w)?);
             }
             self.in_frame = true;
-            self.note_chunk(input.len());
+            self.note_piece(input.len(), written);
             Ok(written)
         }
 
-        /// One unpadded record of the first `n` bytes of `scratch`.
-        fn emit_scratch<W: Write>(&self, n: usize, w: &mut W) -> io::Result<u64> {
+        /// One record of the first `n` bytes of `scratch` (padded or not) on `w`.
+        fn emit_scratch(&self, n: usize, pad: bool, w: &mut Vec<u8>) -> io::Result<u64> {
             let data = self.scratch.get(..n).unwrap_or_default();
-            emit(w, self.endian, data, false)
+            let mut out = IoOutput::new(w);
+            out.encode(&Compressed { data, pad }, self.endian)?;
+            Ok(out.written())
         }
 
         /// The aligned form: `input` as complete frames, each in a padded record. A frame
-        /// starts at all the chunk and halves when its bytes do not fit a record.
-        fn aligned_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
+        /// starts at all the piece and halves when its bytes do not fit a record. When the
+        /// records would not be shorter than `input`, `input` is written as it is instead.
+        fn aligned_piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            let start = w.len();
             let mut written = 0u64;
             let mut at = 0usize;
             while at < input.len() {
@@ -480,10 +657,8 @@ mod imp {
                 let dst = self.scratch.get_mut(..MAX_PADDED_DATA).unwrap_or_default();
                 match self.cctx.compress2(dst, src) {
                     Ok(n) => {
-                        let data = self.scratch.get(..n).unwrap_or_default();
-                        written = written.saturating_add(emit(w, self.endian, data, true)?);
+                        written = written.saturating_add(self.emit_scratch(n, true, w)?);
                         at = at.saturating_add(take);
-                        self.note_chunk(take);
                         if n < MAX_PADDED_DATA / 2 {
                             self.frame_hint = self
                                 .frame_hint
@@ -495,20 +670,40 @@ mod imp {
                     Err(_) if take > MIN_FRAME => self.frame_hint = (take / 2).max(MIN_FRAME),
                     Err(code) => return Err(zstd_err(code)),
                 }
+                if written >= input.len() as u64 {
+                    // Larger than the records: they go as they are.
+                    w.truncate(start);
+                    w.extend_from_slice(input);
+                    return Ok(input.len() as u64);
+                }
             }
+            self.note_piece(input.len(), written);
             Ok(written)
         }
 
-        fn note_chunk(&mut self, len: usize) {
-            self.stats.max_chunk = self.stats.max_chunk.max(len as u64);
+        /// A piece of `len` bytes of records went out as `written` bytes of COMPRESSED
+        /// records.
+        fn note_piece(&mut self, len: usize, written: u64) {
+            let s = &mut self.stats;
+            s.bytes_in = s.bytes_in.saturating_add(len as u64);
+            s.bytes_out = s.bytes_out.saturating_add(written);
+            s.max_chunk = s.max_chunk.max(len as u64);
         }
     }
 
-    /// Writes one COMPRESSED record around `data`; returns its length.
-    fn emit<W: Write>(w: &mut W, endian: Endian, data: &[u8], pad: bool) -> io::Result<u64> {
-        let mut out = IoOutput::new(w);
-        out.encode(&Compressed { data, pad }, endian)?;
-        Ok(out.written())
+    /// The length of the longest run of whole records at the start of `records` (whole
+    /// records in `endian`) that is at most `room` bytes.
+    fn whole_records_within(records: &[u8], room: usize, endian: Endian) -> usize {
+        let mut at = 0usize;
+        while let Some(head) = records.get(at..).and_then(|r| r.first_chunk::<8>()) {
+            let size = usize::from(endian.read_u16([head[6], head[7]]));
+            let end = at.saturating_add(size);
+            if size == 0 || end > room {
+                break;
+            }
+            at = end;
+        }
+        at
     }
 }
 
@@ -521,7 +716,7 @@ mod off {
     use super::{Compression, CompressionStats};
     use crate::WriterError;
     use perf_encode::Endian;
-    use std::io::{self, Write};
+    use std::io;
 
     pub(crate) enum Compressor {}
 
@@ -534,14 +729,17 @@ mod off {
         pub(crate) fn stats(&self) -> CompressionStats {
             match *self {}
         }
-        pub(crate) fn push<W: Write>(&mut self, _: &[u8], _: &mut W) -> io::Result<u64> {
+        pub(crate) fn push(&mut self, _: &[u8], _: &mut Vec<u8>) -> io::Result<u64> {
             match *self {}
         }
         pub(crate) fn take_whole_record(&mut self, _: u32, _: &[u8]) -> bool {
             match *self {}
         }
 
-        pub(crate) fn flush_chunk<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
+        pub(crate) fn flush_chunk(&mut self, _: &mut Vec<u8>) -> io::Result<u64> {
+            match *self {}
+        }
+        pub(crate) fn keep_rounds(&mut self, _: bool) {
             match *self {}
         }
         pub(crate) fn open_frame(&self) -> bool {

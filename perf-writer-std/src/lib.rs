@@ -61,7 +61,7 @@ mod typed_records;
 mod writer;
 mod writer_compression;
 
-pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK};
+pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{RecordProblem, SharedIoError, WriterError};
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;

@@ -105,6 +105,13 @@ impl<W: Write> RecordStream<W> {
         Ok(self.compress.stats())
     }
 
+    /// Keeps every FINISHED_ROUND among compressed records where it was (the events mix
+    /// timed and untimed records), or lets the compressor leave some out (see
+    /// `compression.rs`).
+    pub(crate) fn keep_rounds(&mut self, keep: bool) {
+        self.compress.keep_rounds(keep);
+    }
+
     /// Compressed records, or records to compress, wait (a flush would write).
     pub(crate) fn compression_waiting(&self) -> bool {
         !self.squeezed.is_empty() || self.compress.active.as_ref().is_some_and(|c| c.waiting())

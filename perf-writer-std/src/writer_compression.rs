@@ -77,8 +77,13 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         self.session.compression = setting;
         if let Some(c) = setting {
-            self.session
-                .set_fixed(FeatureSlot::COMPRESSED, &c.announced());
+            let slot = FeatureSlot::COMPRESSED;
+            if self.session.compressed_before.is_none() {
+                let before = self.session.header_if_set(slot.index()).map(<[u8]>::to_vec);
+                self.session.compressed_before = Some(before);
+            }
+            self.session.set_fixed(slot, &c.announced());
+            self.session.compressed_revision = self.session.feature_revision(slot.index());
         }
         Ok(())
     }
@@ -97,14 +102,24 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Writes what waits for compression and puts the true ratio and `mmap_len` in
-    /// HEADER_COMPRESSED (before finalize writes the features).
+    /// HEADER_COMPRESSED (before finalize writes the features). When no COMPRESSED record
+    /// was written (every piece was left uncompressed, or none came), HEADER_COMPRESSED goes
+    /// back to what it was before compression set it, unless the caller set it since.
     pub(crate) fn finish_compression(&mut self) -> io::Result<()> {
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
-        if let Some(stats) = out.compression_stats()? {
-            self.session
-                .set_fixed(FeatureSlot::COMPRESSED, &stats.info());
+        let Some(stats) = out.compression_stats()? else {
+            return Ok(());
+        };
+        let slot = FeatureSlot::COMPRESSED;
+        if stats.bytes_out > 0 {
+            self.session.set_fixed(slot, &stats.info());
+        } else if self.session.feature_revision(slot.index()) == self.session.compressed_revision {
+            match self.session.compressed_before.clone().flatten() {
+                Some(before) => self.session.set_header(slot.index(), &before)?,
+                None => self.session.clear_header(slot),
+            }
         }
         Ok(())
     }

@@ -177,13 +177,16 @@ fn plain_and_compressed_read_the_same_in_perf_and_linux_perf_data() {
                 stored.mode,
                 if pipe { DataMode::Pipe } else { DataMode::File }
             );
-            // Every SAMPLE went into COMPRESSED records; the COMM before FINISHED_INIT,
-            // FINISHED_INIT and the FINISHED_ROUNDs stayed as they were.
+            // Every SAMPLE went into COMPRESSED records; the COMM before FINISHED_INIT and
+            // FINISHED_INIT stayed as they were. The FINISHED_ROUNDs (one per 56,000 bytes of
+            // samples) did not end the compressed pieces: one of them is written, where the
+            // 256 KiB buffer filled, the others left out; perf and linux-perf-data read the
+            // same samples in the same order (below).
             assert_eq!(count(&stored, SAMPLE), 0, "{what}");
-            assert!(count(&stored, COMPRESSED) >= 6, "{what}");
+            assert!(count(&stored, COMPRESSED) >= 2, "{what}");
             assert_eq!(count(&stored, 3), 1, "{what}");
             assert_eq!(count(&stored, 82), 1, "{what}");
-            assert_eq!(count(&stored, 68), (n / 1000) as usize, "{what}");
+            assert_eq!(count(&stored, 68), 1, "{what}");
             assert!(
                 bytes.len() * 4 < plain.len(),
                 "{what}: {} bytes",
@@ -640,8 +643,9 @@ fn mmap_len_needs_twice_the_largest_chunk_in_perf() {
         let rec = records(&bytes);
         let header = rec.features[&27].clone();
         let mmap_len = u32::from_le_bytes(header[16..20].try_into().unwrap());
-        // 1000 samples of 56 bytes between two FINISHED_ROUNDs: the largest chunk.
-        assert_eq!(mmap_len, 2 * 56_000, "{c:?}");
+        // The 3000 samples of 56 bytes fit the 256 KiB buffer and the FINISHED_ROUNDs do not
+        // end a piece: one piece, the largest.
+        assert_eq!(mmap_len, 2 * 3000 * 56, "{c:?}");
         let with = |mmap_len: u32| {
             let mut h = header.clone();
             h[16..20].copy_from_slice(&mmap_len.to_le_bytes());

@@ -11,6 +11,7 @@ use integration_tests::{feature_name, lpd, tp_reader, Endian};
 const SCHED: &str = "sched_switch.data";
 const CPU: &str = "cpu_clock.data";
 const PIPE: &str = "pipe_sched.data";
+const ROUNDS: &str = "rounds_getppid.data";
 
 const SAMPLE: u32 = 9;
 const FINISHED_ROUND: u32 = 68;
@@ -30,7 +31,7 @@ fn fixtures_are_listed_and_resolved() {
         .collect();
     assert_eq!(
         names,
-        vec![CPU, PIPE, SCHED],
+        vec![CPU, PIPE, ROUNDS, SCHED],
         "fixtures in {:?}",
         fixtures::fixtures_dir()
     );
