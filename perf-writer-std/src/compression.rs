@@ -348,6 +348,9 @@ mod imp {
         since_round: u64,
         /// Every FINISHED_ROUND is written where it was (see `keep_rounds`).
         keep_rounds: bool,
+        /// The waiting bytes are whole records, so a piece may go out uncompressed (see
+        /// [`Compressor::push`]).
+        raw_ok: bool,
         /// Where zstd writes one record's worth of bytes.
         scratch: Vec<u8>,
         /// Input of the next aligned frame (adapts to the ratio).
@@ -377,6 +380,7 @@ mod imp {
                 round: None,
                 since_round: 0,
                 keep_rounds: false,
+                raw_ok: true,
                 scratch: vec![0u8; MAX_COMPRESSED_DATA],
                 frame_hint: MAX_DECOMPRESSED_CHUNK,
                 in_frame: false,
@@ -396,10 +400,15 @@ mod imp {
             self.z.stats
         }
 
-        /// Takes the caller's whole records: compressed ones wait, FINISHED_ROUND records
-        /// among them follow the round rule, the others go to `w` after what waits. Returns
-        /// the bytes written to `w`.
+        /// Takes the caller's records: compressed ones wait, FINISHED_ROUND records among
+        /// them follow the round rule, the others go to `w` after what waits. Returns the
+        /// bytes written to `w`. The writer gives whole records; bytes that continue a record
+        /// begun in an earlier call are taken too, but from then on no piece is left
+        /// uncompressed (the waiting bytes may no longer be whole records).
         pub(crate) fn push(&mut self, data: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            if !self.router.at_boundary() {
+                self.z.raw_ok = false;
+            }
             let mut written = 0u64;
             let z = &mut self.z;
             let round_bytes = &mut self.round_bytes;
@@ -670,7 +679,7 @@ mod imp {
                     Err(_) if take > MIN_FRAME => self.frame_hint = (take / 2).max(MIN_FRAME),
                     Err(code) => return Err(zstd_err(code)),
                 }
-                if written >= input.len() as u64 {
+                if written >= input.len() as u64 && self.raw_ok {
                     // Larger than the records: they go as they are.
                     w.truncate(start);
                     w.extend_from_slice(input);
@@ -851,6 +860,214 @@ mod tests {
             assert_eq!(u64::from(info.mmap_len), 2 * stats.max_chunk);
             assert!(records > 10, "{form:?}: {records} records");
             assert!(info.ratio >= 1, "{form:?}: {info:?}");
+        }
+    }
+
+    /// The records `out` holds in order, COMPRESSED ones decompressed (one zstd stream
+    /// across them, as perf reads it), each COMPRESSED record giving bytes.
+    fn unpacked(out: &[u8]) -> Vec<u8> {
+        let mut dctx = DCtx::create();
+        let mut plain = Vec::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut at = 0usize;
+        while at < out.len() {
+            let type_ = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+            let size = usize::from(u16::from_le_bytes([out[at + 6], out[at + 7]]));
+            let record = &out[at..at + size];
+            if type_ == rt::COMPRESSED {
+                let mut src = InBuffer::around(&record[8..]);
+                let before = plain.len();
+                while src.pos() < record.len() - 8 {
+                    let mut dst = OutBuffer::around(&mut buf[..]);
+                    dctx.decompress_stream(&mut dst, &mut src).unwrap();
+                    plain.extend_from_slice(dst.as_slice());
+                }
+                assert!(plain.len() > before, "COMPRESSED at {at} gives no bytes");
+            } else {
+                plain.extend_from_slice(record);
+            }
+            at += size;
+        }
+        plain
+    }
+
+    /// The records of `bytes` (whole records, little-endian).
+    fn split_records(mut bytes: &[u8]) -> Vec<&[u8]> {
+        let mut out = Vec::new();
+        while bytes.len() >= 8 {
+            let size = usize::from(u16::from_le_bytes([bytes[6], bytes[7]]));
+            let (r, rest) = bytes.split_at(size);
+            out.push(r);
+            bytes = rest;
+        }
+        out
+    }
+
+    fn round() -> Vec<u8> {
+        let mut r = vec![0u8; 8];
+        r[..4].copy_from_slice(&rt::FINISHED_ROUND.to_le_bytes());
+        r[6..8].copy_from_slice(&8u16.to_le_bytes());
+        r
+    }
+
+    /// Checks that `got` is `given` with some FINISHED_ROUND records left out, each kept one
+    /// where it was; returns the offsets in `given`'s record bytes of the rounds kept.
+    fn rounds_kept(given: &[u8], got: &[u8]) -> Vec<usize> {
+        let (given, got) = (split_records(given), split_records(got));
+        let (mut i, mut kept, mut offset) = (0usize, Vec::new(), 0usize);
+        for r in &given {
+            if got.get(i) == Some(r) {
+                if r[..4] == rt::FINISHED_ROUND.to_le_bytes() {
+                    kept.push(offset);
+                }
+                i += 1;
+            } else {
+                assert_eq!(
+                    r[..4],
+                    rt::FINISHED_ROUND.to_le_bytes(),
+                    "record {i} differs"
+                );
+            }
+            offset += r.len();
+        }
+        assert_eq!(i, got.len(), "records after the last one given");
+        kept
+    }
+
+    /// 64-byte samples, compressible (times and ips vary), `n` of them.
+    fn samples(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| {
+                sample(64, |b| match b {
+                    8..=15 => (i * 7 + b) as u8,
+                    16..=19 => (i >> (8 * (b - 16))) as u8,
+                    _ => (b % 5) as u8,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rounds_are_kept_only_where_pieces_end_and_enough_records_went_by() {
+        let records = samples(40_000); // 2.5 MB
+                                       // (round every k records, flush every j records)
+        for (every, flush) in [
+            (1, None),
+            (20, None),
+            (20, Some(1000)),
+            (3000, None),
+            (7, Some(1)),
+        ] {
+            for form in [CompressionForm::PerfStream, CompressionForm::Aligned] {
+                let what = format!("{form:?}, round every {every}, flush every {flush:?}");
+                let mut c =
+                    imp::Compressor::new(Compression { level: 1, form }, Endian::Little).unwrap();
+                c.start();
+                let (mut given, mut out) = (Vec::new(), Vec::new());
+                for (i, r) in records.iter().enumerate() {
+                    c.push(r, &mut out).unwrap();
+                    given.extend_from_slice(r);
+                    if (i + 1) % every == 0 {
+                        c.push(&round(), &mut out).unwrap();
+                        given.extend_from_slice(&round());
+                    }
+                    if flush.is_some_and(|j| (i + 1) % j == 0) {
+                        c.flush_chunk(&mut out).unwrap();
+                    }
+                }
+                c.flush_chunk(&mut out).unwrap();
+                let kept = rounds_kept(&given, &unpacked(&out));
+                // Rounds kept at least every 2 x 256 KiB of records, at most one per 128 KiB
+                // (a full buffer keeps the last round in its second half).
+                let total = given.len();
+                let rounds = total / (64 * every + 8);
+                let most = rounds.min(total / (MAX_DECOMPRESSED_CHUNK / 2) + 1);
+                assert!(kept.len() <= most, "{what}: {} kept", kept.len());
+                let gaps = kept.windows(2).map(|w| w[1] - w[0]);
+                let widest = gaps.chain(kept.first().copied()).max().unwrap_or(total);
+                if rounds > 0 && every * 64 < MAX_DECOMPRESSED_CHUNK {
+                    assert!(!kept.is_empty(), "{what}");
+                    assert!(
+                        widest <= 2 * MAX_DECOMPRESSED_CHUNK + 64 * every,
+                        "{what}: {widest}"
+                    );
+                }
+                // A flush after every record: each piece one record (the stream still
+                // shrinks them; frames of one record would not, so they stay records).
+                let most = match flush {
+                    Some(1) => given.len(),
+                    _ => given.len() / 3,
+                };
+                assert!(out.len() <= most, "{what}: {} bytes", out.len());
+            }
+        }
+    }
+
+    #[test]
+    fn every_round_stays_when_asked() {
+        let records = samples(5_000);
+        for form in [CompressionForm::PerfStream, CompressionForm::Aligned] {
+            let mut c =
+                imp::Compressor::new(Compression { level: 3, form }, Endian::Little).unwrap();
+            c.keep_rounds(true);
+            let (mut given, mut out) = (Vec::new(), Vec::new());
+            for (i, r) in records.iter().enumerate() {
+                c.push(r, &mut out).unwrap();
+                given.extend_from_slice(r);
+                if i % 50 == 49 {
+                    c.push(&round(), &mut out).unwrap();
+                    given.extend_from_slice(&round());
+                }
+            }
+            c.flush_chunk(&mut out).unwrap();
+            assert!(unpacked(&out) == given, "{form:?}");
+            assert_eq!(rounds_kept(&given, &unpacked(&out)).len(), 100, "{form:?}");
+        }
+    }
+
+    #[test]
+    fn a_piece_that_would_not_shrink_goes_out_uncompressed_in_the_aligned_form() {
+        // One record per piece (a flush after each): a frame of a 64-byte record with a
+        // random body, plus its headers, is longer than the record.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let records: Vec<Vec<u8>> = (0..500)
+            .map(|_| {
+                let body: Vec<u8> = (0..64)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed as u8
+                    })
+                    .collect();
+                sample(64, |b| body[b])
+            })
+            .collect();
+        for form in [CompressionForm::Aligned, CompressionForm::PerfStream] {
+            let mut c =
+                imp::Compressor::new(Compression { level: 1, form }, Endian::Little).unwrap();
+            let (mut given, mut out) = (Vec::new(), Vec::new());
+            for r in &records {
+                c.push(r, &mut out).unwrap();
+                c.flush_chunk(&mut out).unwrap();
+                given.extend_from_slice(r);
+            }
+            assert!(unpacked(&out) == given, "{form:?}");
+            let stats = c.stats();
+            match form {
+                CompressionForm::Aligned => {
+                    assert!(out == given, "{} bytes", out.len());
+                    assert_eq!((stats.bytes_in, stats.bytes_out), (0, 0));
+                }
+                // Stored zstd blocks: each record grows by its block and record headers, the
+                // first by the frame header too (at most 18 bytes).
+                CompressionForm::PerfStream => {
+                    let grown = out.len() - given.len() - 500 * (8 + 3);
+                    assert!(grown <= 18, "{} bytes", out.len());
+                    assert_eq!(stats.bytes_in as usize, given.len());
+                    assert_eq!(stats.bytes_out as usize, out.len());
+                }
+            }
         }
     }
 

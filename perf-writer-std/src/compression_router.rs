@@ -69,6 +69,11 @@ impl Router {
         self.walk.at_boundary() && self.route(type_, size) == Route::Compress
     }
 
+    /// Between records: every byte given so far belongs to a whole record.
+    pub(crate) fn at_boundary(&self) -> bool {
+        self.walk.at_boundary()
+    }
+
     /// Splits `data` into runs of one route, calling `sink` for each; header bytes wait
     /// here until the record's type is known.
     pub(crate) fn split(
