@@ -279,16 +279,24 @@ mod imp {
     use perf_encode::records::{Compressed, FinishedRound, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
     use perf_encode::Endian;
     use std::io::{self, Write};
-    use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter};
+    use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter, ResetDirective};
     use zstd::zstd_safe::{InBuffer, OutBuffer};
 
     /// Smallest input of one aligned frame: its worst case (zstd's bound, 32,944 bytes)
     /// always fits a padded record.
     const MIN_FRAME: usize = 32 * 1024;
 
-    /// Most input in one block of perf's form: a block of it, even stored, after the frame
-    /// header, is shorter than a record's 65,527 bytes (see `stream_piece`).
+    /// Most input in one block of perf's form once a block was too long for a record (see
+    /// `stream_piece`): a block of it, even stored, after a frame's end and header, fits one.
     const STREAM_BLOCK: u32 = 63 * 1024;
+
+    /// Longest zstd block perf's form writes: with the end of the frame before it (3 bytes)
+    /// and a frame header (at most 18), it ends inside the first record of 65,527 bytes, and
+    /// any record of that length holds the end of a block.
+    const LONGEST_BLOCK: usize = MAX_COMPRESSED_DATA - 3 - 18;
+
+    /// An empty last zstd block (raw, size 0): the end of a frame with no more bytes.
+    const END_OF_FRAME: [u8; 3] = [1, 0, 0];
 
     /// Bytes of records after which a FINISHED_ROUND the caller wrote is kept where a piece
     /// ends (see the module's documentation).
@@ -351,8 +359,13 @@ mod imp {
         /// The waiting bytes are whole records, so a piece may go out uncompressed (see
         /// [`Compressor::push`]).
         raw_ok: bool,
-        /// Where zstd writes one record's worth of bytes.
+        /// Where zstd writes one record's worth of bytes (the aligned form).
         scratch: Vec<u8>,
+        /// Where zstd writes a piece in perf's form.
+        packed: Vec<u8>,
+        /// perf's form: the stream's blocks hold at most [`STREAM_BLOCK`] bytes (see
+        /// `stream_piece`).
+        short_blocks: bool,
         /// Input of the next aligned frame (adapts to the ratio).
         frame_hint: usize,
         /// The perf-form stream has bytes since its frame began (it must end before another
@@ -370,7 +383,6 @@ mod imp {
                 // Parameters for a stream of about STREAM_WINDOW bytes: zstd's window and
                 // tables no larger than that needs.
                 set(&mut cctx, CParameter::SrcSizeHint(STREAM_WINDOW))?;
-                set(&mut cctx, CParameter::MaxBlockSize(STREAM_BLOCK))?;
             }
             let z = Zstd {
                 setting,
@@ -382,6 +394,8 @@ mod imp {
                 keep_rounds: false,
                 raw_ok: true,
                 scratch: vec![0u8; MAX_COMPRESSED_DATA],
+                packed: Vec::new(),
+                short_blocks: false,
                 frame_hint: MAX_DECOMPRESSED_CHUNK,
                 in_frame: false,
                 stats: CompressionStats {
@@ -562,11 +576,7 @@ mod imp {
             let result = self.pieces(&input, kept, cut, w);
             self.input = input;
             let (written, consumed) = result?;
-            if consumed >= len {
-                self.input.clear();
-            } else {
-                self.input.drain(..consumed);
-            }
+            self.input.drain(..consumed.min(len));
             Ok(written)
         }
 
@@ -610,39 +620,67 @@ mod imp {
         /// most 65,535 bytes.
         ///
         /// perf 6.1 refuses a COMPRESSED record that decompresses to nothing, which a record
-        /// cut inside one zstd block does (zstd decodes a compressed block only whole). No
-        /// block is longer than a record ([`STREAM_BLOCK`]), so every full record holds a
-        /// block's end, and the last one ends on the flush. Every record holds bytes of this
-        /// piece only, so it decompresses to at most the piece.
+        /// cut inside one zstd block does (zstd decodes a compressed block only whole). So no
+        /// block may be longer than [`LONGEST_BLOCK`]: then every full record holds a block's
+        /// end, and the last one ends on the flush; every record holds bytes of this piece
+        /// only, so it decompresses to at most the piece. zstd's blocks (128 KiB of input)
+        /// compress that short unless the records hardly compress. When one does not, the
+        /// piece is compressed again, in a new frame of blocks of at most [`STREAM_BLOCK`]
+        /// bytes of input (short enough whatever the bytes, but 5% slower on the bench), and
+        /// the stream keeps them; the old frame ends with an empty last block at the start of
+        /// the new one's first record, which thus decompresses to bytes too.
         fn stream_piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
-            let mut written = 0u64;
-            let mut filled = 0usize;
+            let mut packed = std::mem::take(&mut self.packed);
+            packed.clear();
+            let mut result = self.stream_into(input, &mut packed);
+            let fits = self.short_blocks || blocks_fit(&packed, !self.in_frame);
+            if result.is_ok() && !fits {
+                // Abandons the frame, its output not written: the next one starts here.
+                self.cctx
+                    .reset(ResetDirective::SessionOnly)
+                    .map_err(zstd_err)?;
+                set(&mut self.cctx, CParameter::MaxBlockSize(STREAM_BLOCK))?;
+                self.short_blocks = true;
+                packed.clear();
+                if self.in_frame {
+                    packed.extend_from_slice(&END_OF_FRAME);
+                }
+                result = self.stream_into(input, &mut packed);
+            }
+            let written = result.and_then(|()| {
+                let mut written = 0u64;
+                for data in packed.chunks(MAX_COMPRESSED_DATA) {
+                    let mut out = IoOutput::new(w);
+                    out.encode(&Compressed { data, pad: false }, self.endian)?;
+                    written = written.saturating_add(out.written());
+                }
+                Ok(written)
+            });
+            self.packed = packed;
+            let written = written?;
+            self.in_frame = true;
+            self.note_piece(input.len(), written);
+            Ok(written)
+        }
+
+        /// Compresses `input` into the stream, flushed at its end, appending to `packed`.
+        fn stream_into(&mut self, input: &[u8], packed: &mut Vec<u8>) -> io::Result<()> {
+            packed.reserve(zstd_safe::compress_bound(input.len()).saturating_add(64));
             let mut src = InBuffer::around(input);
             loop {
-                let dst = self
-                    .scratch
-                    .get_mut(..MAX_COMPRESSED_DATA)
-                    .unwrap_or_default();
-                let mut out = OutBuffer::around_pos(dst, filled.min(MAX_COMPRESSED_DATA));
+                if packed.len() == packed.capacity() {
+                    packed.reserve(MAX_COMPRESSED_DATA);
+                }
+                let at = packed.len();
+                let mut out = OutBuffer::around_pos(packed, at);
                 let left = self
                     .cctx
                     .compress_stream2(&mut out, &mut src, ZSTD_EndDirective::ZSTD_e_flush)
                     .map_err(zstd_err)?;
-                filled = out.pos();
-                if filled >= MAX_COMPRESSED_DATA {
-                    written = written.saturating_add(self.emit_scratch(filled, false, w)?);
-                    filled = 0;
-                }
                 if left == 0 && src.pos() == input.len() {
-                    break;
+                    return Ok(());
                 }
             }
-            if filled > 0 {
-                written = written.saturating_add(self.emit_scratch(filled, false, w)?);
-            }
-            self.in_frame = true;
-            self.note_piece(input.len(), written);
-            Ok(written)
         }
 
         /// One record of the first `n` bytes of `scratch` (padded or not) on `w`.
@@ -698,6 +736,52 @@ mod imp {
             s.bytes_out = s.bytes_out.saturating_add(written);
             s.max_chunk = s.max_chunk.max(len as u64);
         }
+    }
+
+    /// Whether every zstd block in `bytes` (blocks ending on a flush, after a frame header
+    /// when `frame_start`) is at most [`LONGEST_BLOCK`] bytes long; false for bytes that are
+    /// not such blocks.
+    fn blocks_fit(bytes: &[u8], frame_start: bool) -> bool {
+        let mut at = match frame_start {
+            true => match frame_header_len(bytes) {
+                Some(n) => n,
+                None => return false,
+            },
+            false => 0,
+        };
+        while at < bytes.len() {
+            let Some(h) = bytes.get(at..).and_then(|b| b.first_chunk::<3>()) else {
+                return false;
+            };
+            let header = u32::from_le_bytes([h[0], h[1], h[2], 0]);
+            let size = (header >> 3) as usize;
+            // Block type 1 (RLE) holds one byte; raw and compressed blocks `size` bytes.
+            let len = 3 + if (header >> 1) & 3 == 1 { 1 } else { size };
+            if len > LONGEST_BLOCK {
+                return false;
+            }
+            at = at.saturating_add(len);
+        }
+        true
+    }
+
+    /// The length of the zstd frame header at the start of `bytes` (magic, descriptor,
+    /// window, dictionary id, content size), `None` when it is not one.
+    fn frame_header_len(bytes: &[u8]) -> Option<usize> {
+        let (magic, descriptor) = (bytes.get(..4)?, *bytes.get(4)?);
+        if magic != [0x28, 0xb5, 0x2f, 0xfd] {
+            return None;
+        }
+        let single_segment = descriptor & 0x20 != 0;
+        let window = usize::from(!single_segment);
+        let dictionary = [0, 1, 2, 4][usize::from(descriptor & 3)];
+        let content_size = match descriptor >> 6 {
+            0 => usize::from(single_segment),
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        Some(5 + window + dictionary + content_size)
     }
 
     /// The length of the longest run of whole records at the start of `records` (whole
@@ -860,6 +944,20 @@ mod tests {
             assert_eq!(u64::from(info.mmap_len), 2 * stats.max_chunk);
             assert!(records > 10, "{form:?}: {records} records");
             assert!(info.ratio >= 1, "{form:?}: {info:?}");
+            if form == CompressionForm::PerfStream {
+                // The random samples' blocks were too long for a record: the stream went on
+                // in a new frame of short blocks, the old one ended in the new one's first
+                // record.
+                let frames = split_records(&out)
+                    .iter()
+                    .filter(|r| r[8..].starts_with(&[0x28, 0xb5, 0x2f, 0xfd]))
+                    .count();
+                let restarts = split_records(&out)
+                    .iter()
+                    .filter(|r| r[8..].starts_with(&[1, 0, 0, 0x28, 0xb5, 0x2f, 0xfd]))
+                    .count();
+                assert_eq!((frames, restarts), (1, 1));
+            }
         }
     }
 

@@ -1060,3 +1060,64 @@ fn every_round_stays_when_timed_and_untimed_events_mix() {
         }
     }
 }
+
+/// perf's form meeting records that hardly compress after ones that do: zstd's blocks of
+/// them would be longer than a COMPRESSED record (one that decompressed to nothing), so the
+/// stream goes on in a new frame of short blocks, the old frame ended by an empty last block
+/// at the start of the new one's first record. perf 6.1 and linux-perf-data read it all.
+#[test]
+fn perfs_form_goes_on_in_a_new_frame_when_records_stop_compressing() {
+    let perf = require_perf();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let raws: Vec<Vec<u8>> = (0..300)
+        .map(|_| (0..2044).map(|_| random() as u8).collect())
+        .collect();
+    let write = |c: Option<Compression>| {
+        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        w.set_compression(c).unwrap();
+        assert!(w.add_event_desc(&[7], &attr(LAYOUT | sample::RAW), "cpu-clock"));
+        for i in 0..4000u64 {
+            let raw = [(i % 7) as u8; 20];
+            let long_raw = raws.get((i as usize).wrapping_sub(3000));
+            let s = StdSample {
+                id: 7,
+                ip: 0x40_0000 + i % 64,
+                pid: 1,
+                tid: 1,
+                time: 1000 + i,
+                cpu: 0,
+                period: 1,
+                raw: Some(long_raw.map_or(&raw[..], |r| &r[..])),
+                misc: 2,
+            };
+            w.write_event_data(&s.encode(Endian::Little)).unwrap();
+            if i == 2999 {
+                w.flush().unwrap(); // the compressible samples go out first
+            }
+        }
+        w.finish().unwrap().into_inner()
+    };
+    let plain = write(None);
+    let bytes = write(Some(STREAM));
+    let payloads: Vec<Vec<u8>> = records(&bytes)
+        .records
+        .iter()
+        .filter(|r| r.record_type == COMPRESSED)
+        .map(|r| r.bytes[8..].to_vec())
+        .collect();
+    let starts = |prefix: &[u8]| payloads.iter().filter(|p| p.starts_with(prefix)).count();
+    assert_eq!(starts(&ZSTD_MAGIC), 1);
+    assert_eq!(starts(&[[1, 0, 0].as_slice(), &ZSTD_MAGIC].concat()), 1);
+    assert!(lpd_samples(&bytes) == lpd_samples(&plain));
+    if perf {
+        let lines = script(&bytes, false);
+        assert_eq!(lines.len(), 4000);
+        assert!(lines == script(&plain, false), "perf script differs");
+    }
+}
