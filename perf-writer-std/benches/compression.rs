@@ -8,6 +8,7 @@
 //! ```text
 //! cargo bench -p perf-writer-std --features zstd --bench compression             # 5 runs
 //! cargo bench -p perf-writer-std --features zstd --bench compression -- --quick  # 1/10 of the events
+//! cargo bench -p perf-writer-std --features zstd --bench compression -- --only main,peak
 //! ```
 //!
 //! The events are 64-byte SAMPLEs (IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD) whose ips
@@ -183,9 +184,19 @@ impl Cadence {
     }
 }
 
-/// Writes `records` one `write_event_data` call per record at `cadence`; returns (seconds,
-/// bytes after the setup).
-fn write_cadence(records: &[Vec<u8>], c: Option<Compression>, cadence: Cadence) -> (f64, u64) {
+/// The records of `bytes` (whole records, the machine's byte order), in order.
+fn each_record(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        let size = usize::from(u16::from_ne_bytes([*bytes.get(6)?, *bytes.get(7)?]));
+        let (record, rest) = bytes.split_at(size);
+        bytes = rest;
+        Some(record)
+    })
+}
+
+/// Writes `records` (whole records, back to back) one `write_event_data` call per record at
+/// `cadence`; returns (seconds, bytes after the setup).
+fn write_cadence(records: &[u8], c: Option<Compression>, cadence: Cadence) -> (f64, u64) {
     if cadence.pipe {
         let mut w = PerfPipeWriter::from_writer(SinkSeek::default()).unwrap();
         let r = write_to(&mut w, records, c, cadence);
@@ -201,7 +212,7 @@ fn write_cadence(records: &[Vec<u8>], c: Option<Compression>, cadence: Cadence) 
 
 fn write_to<O: OutputMode>(
     w: &mut PerfWriter<O>,
-    records: &[Vec<u8>],
+    records: &[u8],
     c: Option<Compression>,
     cadence: Cadence,
 ) -> (f64, u64) {
@@ -210,7 +221,7 @@ fn write_to<O: OutputMode>(
     w.set_compression(c).unwrap();
     assert!(w.add_event_desc(&[ID], &attr(), "cpu-clock"));
     let header_end = w.file_pos().unwrap();
-    for (i, e) in records.iter().enumerate() {
+    for (i, e) in each_record(records).enumerate() {
         w.write_event_data(e).unwrap();
         let n = i + 1;
         if cadence.round_every.is_some_and(|k| n % k == 0) {
@@ -335,21 +346,13 @@ fn peak(form: &str, level: i32, n: usize, dir: &Path) -> u64 {
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
-/// The records of a `perf record` file's data section, in file order (FINISHED_ROUND
-/// included).
-fn recording_records(path: &Path) -> Vec<Vec<u8>> {
+/// The data section of a `perf record` file (little-endian, as the machine's): its records
+/// in file order, FINISHED_ROUND included.
+fn recording_data(path: &Path) -> Vec<u8> {
     let bytes = std::fs::read(path).unwrap();
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
     let (offset, size) = (word(40), word(48));
-    let mut data = &bytes[offset..offset + size];
-    let mut records = Vec::new();
-    while data.len() >= 8 {
-        let len = usize::from(u16::from_le_bytes([data[6], data[7]]));
-        let (r, rest) = data.split_at(len);
-        records.push(r.to_vec());
-        data = rest;
-    }
-    records
+    bytes[offset..offset + size].to_vec()
 }
 
 const FORMS: [(&str, CompressionForm); 2] = [
@@ -360,14 +363,14 @@ const FORMS: [(&str, CompressionForm); 2] = [
 /// The main table: the trace without rounds or flushes, writer and zstd side by side.
 fn main_table(input: &[u8], levels: &[i32], runs: usize) {
     let mb = input.len() as f64 / 1e6;
-    let records: Vec<Vec<u8>> = input.chunks_exact(EVENT).map(<[u8]>::to_vec).collect();
+    let records = input;
     let cadence = CADENCES[0];
     println!("| level | writer | output bytes | size ÷ one frame | MB/s of input | speed ÷ zstd one call | speed ÷ zstd streaming | speed ÷ uncompressed writer |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let mut dst = Vec::with_capacity(zstd_safe::compress_bound(input.len()));
     let mut stream_dst = vec![0u8; 1 << 20];
     let plain: Vec<(f64, u64)> = (0..runs)
-        .map(|_| write_cadence(&records, None, cadence))
+        .map(|_| write_cadence(records, None, cadence))
         .collect();
     let plain_s = median(plain.iter().map(|r| r.0).collect());
     println!(
@@ -385,7 +388,7 @@ fn main_table(input: &[u8], levels: &[i32], runs: usize) {
             streaming.push(zstd_streaming(input, level, &mut stream_dst));
             for (rows, (_, form)) in writers.iter_mut().zip(FORMS) {
                 rows.push(write_cadence(
-                    &records,
+                    records,
                     Some(Compression { level, form }),
                     cadence,
                 ));
@@ -426,7 +429,7 @@ fn main_table(input: &[u8], levels: &[i32], runs: usize) {
 /// The cadence table: each form at each cadence, next to one zstd frame of the plain
 /// output and to zstd's own speed (one call for the aligned form, streaming for perf's).
 fn cadence_table(input: &[u8], levels: &[i32], runs: usize) {
-    let records: Vec<Vec<u8>> = input.chunks_exact(EVENT).map(<[u8]>::to_vec).collect();
+    let records = input;
     println!("| cadence | level | form | output bytes | size ÷ uncompressed | size ÷ one frame | MB/s of input | speed ÷ zstd |");
     println!("|---|---|---|---:|---:|---:|---:|---:|");
     let mut dst = Vec::with_capacity(zstd_safe::compress_bound(input.len() * 2));
@@ -440,10 +443,10 @@ fn cadence_table(input: &[u8], levels: &[i32], runs: usize) {
             for _ in 0..runs {
                 one.push(zstd_one_call(&plain_bytes, level, &mut dst));
                 streaming.push(zstd_streaming(&plain_bytes, level, &mut stream_dst));
-                plain.push(write_cadence(&records, None, *cadence));
+                plain.push(write_cadence(records, None, *cadence));
                 for (rows, (_, form)) in writers.iter_mut().zip(FORMS) {
                     rows.push(write_cadence(
-                        &records,
+                        records,
                         Some(Compression { level, form }),
                         *cadence,
                     ));
@@ -477,30 +480,34 @@ fn cadence_table(input: &[u8], levels: &[i32], runs: usize) {
 fn recording_table(levels: &[i32]) {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/perf-6.1/rounds_getppid.data");
-    let records = recording_records(&path);
-    let data: Vec<u8> = records.concat();
-    let rounds = records
-        .iter()
-        .filter(|r| r[..4] == record_type::FINISHED_ROUND.to_le_bytes())
-        .count();
+    let data = recording_data(&path);
+    let is_round = |r: &&[u8]| r[..4] == record_type::FINISHED_ROUND.to_le_bytes();
+    let rounds = each_record(&data).filter(is_round).count();
+    let without_rounds: Vec<u8> = each_record(&data)
+        .filter(|r| !is_round(r))
+        .flatten()
+        .copied()
+        .collect();
     println!(
         "tests/data/perf-6.1/rounds_getppid.data: {} records, {rounds} FINISHED_ROUND, {} bytes of data",
-        records.len(),
+        each_record(&data).count(),
         data.len()
     );
     println!();
-    println!("| level | form | output bytes | size ÷ uncompressed | size ÷ one frame |");
-    println!("|---|---|---:|---:|---:|");
+    println!("| level | form | output bytes | size ÷ uncompressed | size ÷ one frame | size ÷ one frame of the records without perf's rounds |");
+    println!("|---|---|---:|---:|---:|---:|");
     let mut dst = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
     let cadence = CADENCES[0];
     for &level in levels {
         let one = zstd_one_call(&data, level, &mut dst).1;
+        let one_without = zstd_one_call(&without_rounds, level, &mut dst).1;
         for (name, form) in FORMS {
-            let len = write_cadence(&records, Some(Compression { level, form }), cadence).1;
+            let len = write_cadence(&data, Some(Compression { level, form }), cadence).1;
             println!(
-                "| {level} | {name} | {len} | {:.3} | {:.3} |",
+                "| {level} | {name} | {len} | {:.3} | {:.3} | {:.3} |",
                 len as f64 / data.len() as f64,
-                len as f64 / one as f64
+                len as f64 / one as f64,
+                len as f64 / one_without as f64
             );
         }
     }
@@ -516,6 +523,13 @@ fn main() {
     }
     let bench = args.iter().any(|a| a == "--bench");
     let quick = args.iter().any(|a| a == "--quick");
+    // `--only main,cadence,recording,peak`: those tables alone.
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let runs_table = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|t| t == name));
     let (n, runs) = match (bench, quick) {
         (false, _) => (20_000, 1),
         (true, true) => (200_000, 3),
@@ -527,13 +541,19 @@ fn main() {
         "{n} events x {EVENT} B = {:.0} MB of records, median of {runs} runs",
         input.len() as f64 / 1e6
     );
-    println!();
-    main_table(&input, &levels, runs);
-    println!();
-    cadence_table(&input, &levels, runs);
-    println!();
-    recording_table(&levels);
-    if bench {
+    if runs_table("main") {
+        println!();
+        main_table(&input, &levels, runs);
+    }
+    if runs_table("cadence") {
+        println!();
+        cadence_table(&input, &levels, runs);
+    }
+    if runs_table("recording") {
+        println!();
+        recording_table(&levels);
+    }
+    if bench && runs_table("peak") {
         let dir = tempfile::tempdir().unwrap();
         let small = n / 2;
         println!();
