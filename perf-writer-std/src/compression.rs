@@ -17,12 +17,14 @@
 //! ones not later than the last time seen before the previous FINISHED_ROUND, in time order:
 //! the rounds only bound how long a record waits. Any subset of a trace's rounds, each left
 //! where it was, delivers the same records in the same order, as long as the trace keeps the
-//! rounds' promise (no record older than what a round let out). So a round is written where a
-//! piece ends anyway, once at least [`MAX_DECOMPRESSED_CHUNK`] bytes of records went by since
-//! the last one written (bounding the reader's queue as perf's own ring passes do), and the
-//! others are left out. One exception keeps every round: when some events carry a time and
-//! others do not, perf delivers the untimed records as it reads them, and their place among
-//! the timed ones depends on where the rounds are.
+//! rounds' promise (no record older than what a round let out). So a round is written only
+//! where a piece ends: when the buffer is full, the last round in its second half (the
+//! records after it wait for the next piece), and at any other end of a piece once
+//! [`MAX_DECOMPRESSED_CHUNK`] bytes of records went by since the last round written (bounding
+//! the reader's queue as perf's own ring passes do); the others are left out. One exception
+//! keeps every round: when some events carry a time and others do not, perf delivers the
+//! untimed records as it reads them, and their place among the timed ones depends on where
+//! the rounds are.
 
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
@@ -469,6 +471,19 @@ mod imp {
             true
         }
 
+        /// [`push`](Self::push) of one whole record of `type_` that is a FINISHED_ROUND the
+        /// round rule remembers or leaves out (so nothing is written): true when taken; false
+        /// changes nothing.
+        #[inline]
+        pub(crate) fn take_round(&mut self, type_: u32, record: &[u8]) -> bool {
+            let round = type_ == perf_abi::record_type::FINISHED_ROUND
+                && record.len() == ROUND_LEN
+                && self.router.started
+                && self.round_bytes == 0
+                && self.router.at_boundary();
+            round && self.z.round_unwritten()
+        }
+
         /// Writes every FINISHED_ROUND where it was (`true`; for events that mix timed and
         /// untimed records, see the module's documentation) or only where the round rule
         /// keeps one.
@@ -536,22 +551,31 @@ mod imp {
         /// A FINISHED_ROUND after the waiting records: remembered, to be written where
         /// they are compressed if the round rule keeps it, or written now.
         fn round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            if self.round_unwritten() {
+                return Ok(0);
+            }
+            // Every round is kept, or the last piece ended right here and enough records
+            // went by since the last round written.
+            let n = self.compress(Cut::All, w)?;
+            Ok(n.saturating_add(self.write_round(w)?))
+        }
+
+        /// [`round`](Self::round) when it writes nothing: the round is remembered (records
+        /// wait) or left out (none wait, and too few went by since the last one written).
+        /// False when it must be written now, changing nothing.
+        #[inline]
+        fn round_unwritten(&mut self) -> bool {
             if self.keep_rounds {
-                let n = self.compress(Cut::All, w)?;
-                return Ok(n.saturating_add(self.write_round(w)?));
+                return false;
             }
             if self.input.is_empty() {
-                // Right where the last piece ended.
-                return match self.since_round >= ROUND_SPACING {
-                    true => self.write_round(w),
-                    false => Ok(0),
-                };
+                return self.since_round < ROUND_SPACING;
             }
             self.round = Some(PendingRound {
                 at: self.input.len(),
                 since: self.since_round,
             });
-            Ok(0)
+            true
         }
 
         /// Writes a FINISHED_ROUND record on `w`.
@@ -826,6 +850,9 @@ mod off {
             match *self {}
         }
         pub(crate) fn take_whole_record(&mut self, _: u32, _: &[u8]) -> bool {
+            match *self {}
+        }
+        pub(crate) fn take_round(&mut self, _: u32, _: &[u8]) -> bool {
             match *self {}
         }
 

@@ -267,10 +267,11 @@ impl<W: Write> RecordStream<W> {
         }
     }
 
-    /// While compressing, the commonest call: one whole plain record that goes into the
-    /// compressor's chunk without filling it, with nothing held or waiting. It skips the
-    /// framer's walk and the router's split (what [`compress_take`](Self::compress_take)
-    /// does for it comes to the same). False changes nothing.
+    /// While compressing, the commonest calls: one whole plain record that goes into the
+    /// compressor's chunk without filling it, or a FINISHED_ROUND the compressor remembers or
+    /// leaves out, with nothing held or waiting. It skips the framer's walk and the router's
+    /// split (what [`compress_take`](Self::compress_take) does for it comes to the same).
+    /// False changes nothing.
     fn compress_whole_record(&mut self, data: &[u8]) -> bool {
         let Some(c) = self.compress.active.as_mut() else {
             return false;
@@ -286,7 +287,8 @@ impl<W: Write> RecordStream<W> {
         else {
             return false;
         };
-        if !c.take_whole_record(self.endian.read_u32(*head), data) {
+        let type_ = self.endian.read_u32(*head);
+        if !c.take_whole_record(type_, data) && !c.take_round(type_, data) {
             return false;
         }
         self.framer = next;
