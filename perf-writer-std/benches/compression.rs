@@ -9,6 +9,7 @@
 //! cargo bench -p perf-writer-std --features zstd --bench compression             # 5 runs
 //! cargo bench -p perf-writer-std --features zstd --bench compression -- --quick  # 1/10 of the events
 //! cargo bench -p perf-writer-std --features zstd --bench compression -- --only main,peak
+//! cargo bench -p perf-writer-std --features zstd --bench compression -- --levels 1,9
 //! ```
 //!
 //! The events are 64-byte SAMPLEs (IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD) whose ips
@@ -197,6 +198,34 @@ fn each_record(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// Writes `records` (whole records, back to back) one `write_event_data` call per record at
 /// `cadence`; returns (seconds, bytes after the setup).
 fn write_cadence(records: &[u8], c: Option<Compression>, cadence: Cadence) -> (f64, u64) {
+    match c {
+        Some(Compression {
+            level,
+            form: CompressionForm::PerfStream,
+        }) => write_perf_form(records, level, cadence),
+        Some(Compression {
+            level,
+            form: CompressionForm::Aligned,
+        }) => write_aligned_form(records, level, cadence),
+        None => write_any(records, None, cadence),
+    }
+}
+
+/// [`write_cadence`] in perf's form, in a function of its own for callgrind
+/// (`--toggle-collect='compression::write_perf_form'`).
+#[inline(never)]
+fn write_perf_form(records: &[u8], level: i32, cadence: Cadence) -> (f64, u64) {
+    let form = CompressionForm::PerfStream;
+    write_any(records, Some(Compression { level, form }), cadence)
+}
+
+/// [`write_cadence`] in the aligned form, in a function of its own for callgrind.
+#[inline(never)]
+fn write_aligned_form(records: &[u8], level: i32, cadence: Cadence) -> (f64, u64) {
+    write_any(records, Some(Compression::zstd(level)), cadence)
+}
+
+fn write_any(records: &[u8], c: Option<Compression>, cadence: Cadence) -> (f64, u64) {
     if cadence.pipe {
         let mut w = PerfPipeWriter::from_writer(SinkSeek::default()).unwrap();
         let r = write_to(&mut w, records, c, cadence);
@@ -237,6 +266,7 @@ fn write_to<O: OutputMode>(
 }
 
 /// zstd alone: `bytes` in one call at `level`, one frame; returns (seconds, bytes).
+#[inline(never)]
 fn zstd_one_call(bytes: &[u8], level: i32, dst: &mut Vec<u8>) -> (f64, u64) {
     let start = Instant::now();
     dst.clear();
@@ -247,6 +277,7 @@ fn zstd_one_call(bytes: &[u8], level: i32, dst: &mut Vec<u8>) -> (f64, u64) {
 
 /// zstd alone on the aligned form's chunks: each 256 KiB of `bytes` in one call, one frame
 /// each; returns (seconds, bytes).
+#[inline(never)]
 fn zstd_chunks(bytes: &[u8], level: i32, dst: &mut Vec<u8>) -> (f64, u64) {
     let start = Instant::now();
     let mut cctx = CCtx::create();
@@ -263,6 +294,7 @@ fn zstd_chunks(bytes: &[u8], level: i32, dst: &mut Vec<u8>) -> (f64, u64) {
 
 /// zstd alone, streaming (what perf's form asks of zstd): `bytes` given 256 KiB at a time
 /// to `ZSTD_compressStream2`, one frame, ended at the end; returns (seconds, bytes).
+#[inline(never)]
 fn zstd_streaming(bytes: &[u8], level: i32, dst: &mut [u8]) -> (f64, u64) {
     let start = Instant::now();
     let mut cctx = CCtx::create();
@@ -535,7 +567,14 @@ fn main() {
         (true, true) => (200_000, 3),
         (true, false) => (2_000_000, 5),
     };
-    let levels = [1, 3];
+    // `--levels 1,3` (the default): the levels of the size and speed tables.
+    let levels: Vec<i32> = args
+        .iter()
+        .position(|a| a == "--levels")
+        .and_then(|i| args.get(i + 1))
+        .map_or(vec![1, 3], |v| {
+            v.split(',').map(|l| l.parse().unwrap()).collect()
+        });
     let input = events(n);
     println!(
         "{n} events x {EVENT} B = {:.0} MB of records, median of {runs} runs",

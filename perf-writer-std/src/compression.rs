@@ -54,10 +54,13 @@ pub enum CompressionForm {
     Aligned,
     /// What `perf record -z` writes: one zstd stream for the whole output, flushed into
     /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
-    /// it ends. The stream's window spans pieces. The stream is never ended; its blocks hold
-    /// at most 63 KiB of input, so that every record decompresses to some bytes (perf 6.1
-    /// refuses one that does not). Its window is capped at [`STREAM_WINDOW`] bytes, which
-    /// bounds zstd's memory at every level.
+    /// it ends. The stream's window spans pieces, so flushes cost little. Every record holds
+    /// the end of a zstd block, so that it decompresses to some bytes (perf 6.1 refuses one
+    /// that does not): zstd's blocks are kept while each fits a record, and once one would
+    /// not (records that hardly compress), the stream goes on in a new frame of blocks of at
+    /// most 63 KiB of input. Its window is capped at [`STREAM_WINDOW`] bytes, which bounds
+    /// zstd's memory at every level. Records that do not compress grow by 11 bytes a piece
+    /// (a stored block's and a record's headers): once zstd has them, they are in the stream.
     PerfStream,
 }
 
@@ -471,13 +474,15 @@ mod imp {
             true
         }
 
-        /// [`push`](Self::push) of one whole record of `type_` that is a FINISHED_ROUND the
-        /// round rule remembers or leaves out (so nothing is written): true when taken; false
-        /// changes nothing.
+        /// [`push`](Self::push) of `record`, of `type_`, when it is one whole FINISHED_ROUND
+        /// the round rule remembers or leaves out (so nothing is written): true when taken;
+        /// false changes nothing.
         #[inline]
         pub(crate) fn take_round(&mut self, type_: u32, record: &[u8]) -> bool {
+            let size = record.get(6..8).and_then(|s| s.first_chunk::<2>());
             let round = type_ == perf_abi::record_type::FINISHED_ROUND
                 && record.len() == ROUND_LEN
+                && size.is_some_and(|s| usize::from(self.z.endian.read_u16(*s)) == ROUND_LEN)
                 && self.router.started
                 && self.round_bytes == 0
                 && self.router.at_boundary();

@@ -74,6 +74,10 @@ impl<W: Write + Seek> FileOutput<W> {
     #[inline(never)]
     fn write_records_general(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
         self.reposition()?;
+        // A compressed record taken the short way needs no round rule looked up.
+        if self.stream.compress_whole_record(data, false) {
+            return Ok(());
+        }
         self.stream.keep_rounds(session.keep_rounds());
         self.stream.write_records_general(data)
     }

@@ -1001,20 +1001,35 @@ fn any_cadence_of_rounds_and_flushes_reads_the_same_and_never_grows() {
 /// Events whose records carry a time next to events whose records do not (both with
 /// sample_id_all): perf hands the untimed records on as it reads them, so where the
 /// FINISHED_ROUND records are decides where they print. Every round stays where it was (with
-/// the rounds left out, perf script prints the untimed samples elsewhere).
+/// the rounds left out, perf script prints the untimed samples elsewhere), from the moment the
+/// untimed event is added, whether the rounds come from `write_finished_round` or as bytes.
 #[test]
 fn every_round_stays_when_timed_and_untimed_events_mix() {
     let perf = require_perf();
     let e = Endian::Little;
     let untimed = sample::IDENTIFIER | sample::IP | sample::TID | sample::CPU | sample::PERIOD;
-    let write = |c: Option<Compression>| {
+    let round = RecordBuilder::new(e, 68, 0).finish();
+    let write = |c: Option<Compression>, strict: bool| {
         let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        w.set_strict(strict);
         w.set_compression(c).unwrap();
         assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
-        assert!(w.add_event_desc(&[21], &attr(untimed), "task-clock"));
         w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
             .unwrap();
         w.write_finished_init().unwrap();
+        let first = StdSample {
+            id: 20,
+            ip: 0x40_0000,
+            pid: 300,
+            tid: 300,
+            time: 9_000,
+            cpu: 0,
+            period: 4000,
+            raw: None,
+            misc: 2,
+        };
+        w.write_event_data(&first.encode(e)).unwrap();
+        assert!(w.add_event_desc(&[21], &attr(untimed), "task-clock"));
         for i in 0..3000u64 {
             // Times out of order within a round, as perf's per-CPU buffers give them.
             let timed = StdSample {
@@ -1041,22 +1056,27 @@ fn every_round_stays_when_timed_and_untimed_events_mix() {
                     .u64(1)
                     .finish();
                 w.write_event_data(&s).unwrap();
-                w.write_finished_round().unwrap();
+                if i % 20 == 19 {
+                    w.write_finished_round().unwrap();
+                } else {
+                    w.write_event_data(&round).unwrap();
+                }
             }
         }
         w.finish().unwrap().into_inner()
     };
-    let plain = write(None);
-    for form in [CompressionForm::Aligned, CompressionForm::PerfStream] {
-        let bytes = write(Some(Compression { level: 1, form }));
-        assert_eq!(count(&records(&bytes), 68), 300, "{form:?}");
-        if perf {
-            let lines = script(&bytes, false);
-            assert_eq!(lines.len(), 3300, "{form:?}");
-            assert!(
-                lines == script(&plain, false),
-                "{form:?}: perf script differs"
-            );
+    let plain = write(None, true);
+    let plain_lines = perf.then(|| script(&plain, false));
+    for strict in [true, false] {
+        for form in [CompressionForm::Aligned, CompressionForm::PerfStream] {
+            let what = format!("strict {strict}, {form:?}");
+            let bytes = write(Some(Compression { level: 1, form }), strict);
+            assert_eq!(count(&records(&bytes), 68), 300, "{what}");
+            if let Some(plain_lines) = &plain_lines {
+                let lines = script(&bytes, false);
+                assert_eq!(lines.len(), 3301, "{what}");
+                assert!(&lines == plain_lines, "{what}: perf script differs");
+            }
         }
     }
 }
