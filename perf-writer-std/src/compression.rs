@@ -3,11 +3,28 @@
 //!
 //! Which records are compressed follows what `perf record -z` writes: kernel records
 //! (types below 64: SAMPLE, COMM, MMAP…) from the first SAMPLE or FINISHED_INIT on; the
-//! records before (the initial state), tool records (FINISHED_ROUND, FINISHED_INIT, ID_INDEX,
-//! pipe mode's header records…) and COMPRESSED records given by the caller stay as they are.
-//! Compressed bytes wait in a buffer of [`MAX_DECOMPRESSED_CHUNK`] bytes; when it is full, or
-//! before an uncompressed record, a flush or finalize, they become COMPRESSED records of at
-//! most 65,535 bytes.
+//! records before (the initial state), tool records (FINISHED_INIT, ID_INDEX, pipe mode's
+//! header records…) and COMPRESSED records given by the caller stay as they are.
+//!
+//! Compressed records wait, whole, in a buffer of at most [`MAX_DECOMPRESSED_CHUNK`] bytes. It
+//! is compressed (into COMPRESSED records of at most 65,535 bytes) when the next record does
+//! not fit, before a record that stays uncompressed, on a flush and on finish: each such
+//! piece decompresses to at most the buffer.
+//!
+//! FINISHED_ROUND records among the compressed ones do not end a piece (a piece of perf's
+//! ~20 records compresses several times worse than the same records in a long one). perf
+//! (and linux-perf-data) queue the records they read and, at each FINISHED_ROUND, deliver the
+//! ones not later than the last time seen before the previous FINISHED_ROUND, in time order:
+//! the rounds only bound how long a record waits. Any subset of a trace's rounds, each left
+//! where it was, delivers the same records in the same order, as long as the trace keeps the
+//! rounds' promise (no record older than what a round let out). So a round is written only
+//! where a piece ends: when the buffer is full, the last round in its second half (the
+//! records after it wait for the next piece), and at any other end of a piece once
+//! [`MAX_DECOMPRESSED_CHUNK`] bytes of records went by since the last round written (bounding
+//! the reader's queue as perf's own ring passes do); the others are left out. One exception
+//! keeps every round: when some events carry a time and others do not, perf delivers the
+//! untimed records as it reads them, and their place among the timed ones depends on where
+//! the rounds are.
 
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
@@ -22,24 +39,35 @@ pub const MAX_DECOMPRESSED_CHUNK: usize = 256 * 1024;
 ///
 /// The default is [`Aligned`](Self::Aligned): every record of the output stays 8-aligned
 /// (which readers may assume: newer perf added COMPRESSED2 because type-81 misalignment
-/// broke its own reader under sanitizers), and on the benchmark's trace it is smaller
-/// (within 0.3% of one zstd frame of the same bytes; perf's form 0.6%) and faster (one-shot
-/// zstd calls instead of zstd's streaming path).
+/// broke its own reader under sanitizers), and it is the faster (one-shot zstd calls instead
+/// of zstd's streaming path). [`PerfStream`](Self::PerfStream) keeps zstd's history across
+/// pieces, which only matters when they are short: a trace flushed every few records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CompressionForm {
-    /// Every record holds one complete zstd frame (of up to
-    /// [`MAX_DECOMPRESSED_CHUNK`] bytes of records; smaller when they compress less than
-    /// 4:1) and a zstd skippable frame of 8–15 bytes that ends it on a multiple of 8. The
-    /// frames are independent.
+    /// Every record holds one complete zstd frame (of up to [`MAX_DECOMPRESSED_CHUNK`]
+    /// bytes of records; smaller when they compress less than 4:1) and a zstd skippable
+    /// frame of 8–15 bytes that ends it on a multiple of 8. The frames are independent, so a
+    /// flush, which ends the piece, ends a frame: a piece that would not shrink (a flush
+    /// after every record) is written as its records, uncompressed. zstd sizes its window
+    /// and tables from the piece (at most 256 KiB): a few MB of memory at any level.
     #[default]
     Aligned,
     /// What `perf record -z` writes: one zstd stream for the whole output, flushed into
     /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
-    /// it ends. The stream's window spans records. The stream is never ended and is flushed
-    /// every 63 KiB of input, so that every record decompresses to some bytes (perf 6.1
-    /// refuses one that does not).
+    /// it ends. The stream's window spans pieces, so flushes cost little. Every record holds
+    /// the end of a zstd block, so that it decompresses to some bytes (perf 6.1 refuses one
+    /// that does not): zstd's blocks are kept while each fits a record, and once one would
+    /// not (records that hardly compress), the stream goes on in a new frame of blocks of at
+    /// most 63 KiB of input. Its window is capped at [`STREAM_WINDOW`] bytes, which bounds
+    /// zstd's memory at every level. Records that do not compress grow by 11 bytes a piece
+    /// (a stored block's and a record's headers): once zstd has them, they are in the stream.
     PerfStream,
 }
+
+/// The zstd window of [`CompressionForm::PerfStream`] (1 MiB): the stream is compressed as
+/// one of about this size, which caps zstd's window, hash and chain tables (level 22 then
+/// takes about 18 MB instead of 830 MB), and the memory a reader needs to decompress it.
+pub const STREAM_WINDOW: u32 = 1 << 20;
 
 /// How the writer compresses: a zstd level and a [`CompressionForm`]. Set it with
 /// [`PerfWriter::set_compression`](crate::PerfWriter::set_compression) (needs the `zstd`
@@ -159,6 +187,8 @@ pub(crate) struct Compressors {
     done: Option<CompressionStats>,
     /// A dropped compressor had started compressing kernel records.
     done_started: bool,
+    /// Every FINISHED_ROUND is kept where it was (see [`Compressor::keep_rounds`]).
+    keep_rounds: bool,
 }
 
 impl Compressors {
@@ -167,11 +197,11 @@ impl Compressors {
     /// [`Compressor::open_frame`]): switching off parks it, and perf's form, at any level,
     /// goes on in it; the aligned form is refused while it is open. Returns the bytes
     /// written; on error nothing changed but what was written.
-    pub(crate) fn switch<W: std::io::Write>(
+    pub(crate) fn switch(
         &mut self,
         setting: Option<Compression>,
         endian: perf_encode::Endian,
-        w: &mut W,
+        w: &mut Vec<u8>,
     ) -> std::io::Result<u64> {
         let open = self.parked.is_some() || self.active.as_ref().is_some_and(|a| a.open_frame());
         if let Some(c) = setting {
@@ -208,7 +238,21 @@ impl Compressors {
                 Some(next)
             }
         };
+        if let Some(a) = self.active.as_mut() {
+            a.keep_rounds(self.keep_rounds);
+        }
         Ok(written)
+    }
+
+    /// Keeps every FINISHED_ROUND where it was, or lets the round rule leave some out (see
+    /// [`Compressor::keep_rounds`]), in this compressor and the next ones.
+    pub(crate) fn keep_rounds(&mut self, keep: bool) {
+        if self.keep_rounds != keep {
+            self.keep_rounds = keep;
+            if let Some(a) = self.active.as_mut() {
+                a.keep_rounds(keep);
+            }
+        }
     }
 
     fn retire(&mut self, c: &Compressor) {
@@ -234,26 +278,49 @@ pub(crate) use imp::Compressor;
 
 #[cfg(feature = "zstd")]
 mod imp {
-    use super::{Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK};
+    use super::{
+        Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW,
+    };
     use crate::compression_router::{Route, Router};
     use crate::record_stream::IoOutput;
     use crate::WriterError;
-    use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
+    use perf_encode::records::{Compressed, FinishedRound, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
     use perf_encode::Endian;
     use std::io::{self, Write};
-    use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter};
+    use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter, ResetDirective};
     use zstd::zstd_safe::{InBuffer, OutBuffer};
 
     /// Smallest input of one aligned frame: its worst case (zstd's bound, 32,944 bytes)
     /// always fits a padded record.
     const MIN_FRAME: usize = 32 * 1024;
 
-    /// Input between two flushes of perf's form: a block of it, even stored, is shorter
-    /// than a record's 65,527 bytes (see `stream_chunk`).
-    const STREAM_SLICE: usize = 64 * 1024 - 1024;
+    /// Most input in one block of perf's form once a block was too long for a record (see
+    /// `stream_piece`): a block of it, even stored, after a frame's end and header, fits one.
+    const STREAM_BLOCK: u32 = 63 * 1024;
+
+    /// Longest zstd block perf's form writes: with the end of the frame before it (3 bytes)
+    /// and a frame header (at most 18), it ends inside the first record of 65,527 bytes, and
+    /// any record of that length holds the end of a block.
+    const LONGEST_BLOCK: usize = MAX_COMPRESSED_DATA - 3 - 18;
+
+    /// An empty last zstd block (raw, size 0): the end of a frame with no more bytes.
+    const END_OF_FRAME: [u8; 3] = [1, 0, 0];
+
+    /// Bytes of records after which a FINISHED_ROUND the caller wrote is kept where a piece
+    /// ends (see the module's documentation).
+    const ROUND_SPACING: u64 = MAX_DECOMPRESSED_CHUNK as u64;
+
+    /// A FINISHED_ROUND record's length (one with a body is not merged: it goes through).
+    const ROUND_LEN: usize = 8;
 
     fn zstd_err(code: usize) -> io::Error {
         WriterError::Compression(zstd_safe::get_error_name(code)).into()
+    }
+
+    fn set(cctx: &mut CCtx<'static>, p: CParameter) -> Result<(), WriterError> {
+        cctx.set_parameter(p)
+            .map(drop)
+            .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))
     }
 
     /// A zstd compressor turning the records it is given into COMPRESSED records.
@@ -261,6 +328,27 @@ mod imp {
         /// Which bytes are compressed.
         router: Router,
         z: Zstd,
+        /// Bytes of a FINISHED_ROUND seen so far (the router may give one in pieces).
+        round_bytes: usize,
+    }
+
+    /// Why the waiting records are compressed now.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Cut {
+        /// The next record does not fit: the records after a kept FINISHED_ROUND wait for
+        /// the next piece.
+        Full,
+        /// Everything goes out (a flush, an uncompressed record, a switch, finish).
+        All,
+    }
+
+    /// A FINISHED_ROUND the caller wrote among the waiting records, not written yet.
+    #[derive(Clone, Copy, Debug)]
+    struct PendingRound {
+        /// It came after `input[..at]`.
+        at: usize,
+        /// Bytes of records taken between the last round written and it.
+        since: u64,
     }
 
     /// The compressing half of [`Compressor`].
@@ -268,10 +356,24 @@ mod imp {
         setting: Compression,
         endian: Endian,
         cctx: CCtx<'static>,
-        /// Record bytes waiting to be compressed, at most [`MAX_DECOMPRESSED_CHUNK`].
+        /// Whole records waiting to be compressed, at most [`MAX_DECOMPRESSED_CHUNK`].
         input: Vec<u8>,
-        /// Where zstd writes one record's worth of bytes.
+        /// The last FINISHED_ROUND among the waiting records.
+        round: Option<PendingRound>,
+        /// Bytes of records taken since the last FINISHED_ROUND written.
+        since_round: u64,
+        /// Every FINISHED_ROUND is written where it was (see `keep_rounds`).
+        keep_rounds: bool,
+        /// The waiting bytes are whole records, so a piece may go out uncompressed (see
+        /// [`Compressor::push`]).
+        raw_ok: bool,
+        /// Where zstd writes one record's worth of bytes (the aligned form).
         scratch: Vec<u8>,
+        /// Where zstd writes a piece in perf's form.
+        packed: Vec<u8>,
+        /// perf's form: the stream's blocks hold at most [`STREAM_BLOCK`] bytes (see
+        /// `stream_piece`).
+        short_blocks: bool,
         /// Input of the next aligned frame (adapts to the ratio).
         frame_hint: usize,
         /// The perf-form stream has bytes since its frame began (it must end before another
@@ -284,14 +386,24 @@ mod imp {
         pub(crate) fn new(setting: Compression, endian: Endian) -> Result<Self, WriterError> {
             setting.check()?;
             let mut cctx = CCtx::try_create().ok_or(WriterError::Compression("out of memory"))?;
-            cctx.set_parameter(CParameter::CompressionLevel(setting.level))
-                .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
+            set(&mut cctx, CParameter::CompressionLevel(setting.level))?;
+            if setting.form == CompressionForm::PerfStream {
+                // Parameters for a stream of about STREAM_WINDOW bytes: zstd's window and
+                // tables no larger than that needs.
+                set(&mut cctx, CParameter::SrcSizeHint(STREAM_WINDOW))?;
+            }
             let z = Zstd {
                 setting,
                 endian,
                 cctx,
                 input: Vec::with_capacity(MAX_DECOMPRESSED_CHUNK),
+                round: None,
+                since_round: 0,
+                keep_rounds: false,
+                raw_ok: true,
                 scratch: vec![0u8; MAX_COMPRESSED_DATA],
+                packed: Vec::new(),
+                short_blocks: false,
                 frame_hint: MAX_DECOMPRESSED_CHUNK,
                 in_frame: false,
                 stats: CompressionStats {
@@ -302,6 +414,7 @@ mod imp {
             Ok(Compressor {
                 router: Router::new(endian),
                 z,
+                round_bytes: 0,
             })
         }
 
@@ -309,17 +422,31 @@ mod imp {
             self.z.stats
         }
 
-        /// Takes the caller's record bytes (checked whole records or pieces of them):
-        /// compressed ones wait, the others go to `w` after what waits. Returns the bytes
-        /// written to `w`.
-        pub(crate) fn push<W: Write>(&mut self, data: &[u8], w: &mut W) -> io::Result<u64> {
+        /// Takes the caller's records: compressed ones wait, FINISHED_ROUND records among
+        /// them follow the round rule, the others go to `w` after what waits. Returns the
+        /// bytes written to `w`. The writer gives whole records; bytes that continue a record
+        /// begun in an earlier call are taken too, but from then on no piece is left
+        /// uncompressed (the waiting bytes may no longer be whole records).
+        pub(crate) fn push(&mut self, data: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            if !self.router.at_boundary() {
+                self.z.raw_ok = false;
+            }
             let mut written = 0u64;
             let z = &mut self.z;
+            let round_bytes = &mut self.round_bytes;
             self.router.split(data, |route, run| {
                 let n = match route {
                     Route::Compress => z.take(run, w)?,
+                    Route::Round => {
+                        *round_bytes = round_bytes.saturating_add(run.len());
+                        if *round_bytes < ROUND_LEN {
+                            return Ok(());
+                        }
+                        *round_bytes = 0;
+                        z.round(w)?
+                    }
                     Route::Raw => {
-                        let n = z.flush_chunk(w)?;
+                        let n = z.compress(Cut::All, w)?;
                         w.write_all(run)?;
                         n.saturating_add(run.len() as u64)
                     }
@@ -331,8 +458,8 @@ mod imp {
         }
 
         /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
-        pub(crate) fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
-            self.z.flush_chunk(w)
+        pub(crate) fn flush_chunk(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            self.z.compress(Cut::All, w)
         }
 
         /// [`push`](Self::push) of one whole record of `type_` that is compressed and fits
@@ -341,11 +468,35 @@ mod imp {
         #[inline]
         pub(crate) fn take_whole_record(&mut self, type_: u32, record: &[u8]) -> bool {
             let fits = self.z.input.len().saturating_add(record.len()) < MAX_DECOMPRESSED_CHUNK;
-            if !fits || !self.router.compresses_whole(type_) {
+            let size = u16::try_from(record.len()).unwrap_or(u16::MAX);
+            if !fits || !self.router.compresses_whole(type_, size) {
                 return false;
             }
             self.z.input.extend_from_slice(record);
+            self.z.since_round = self.z.since_round.saturating_add(record.len() as u64);
             true
+        }
+
+        /// [`push`](Self::push) of `record`, of `type_`, when it is one whole FINISHED_ROUND
+        /// the round rule remembers or leaves out (so nothing is written): true when taken;
+        /// false changes nothing.
+        #[inline]
+        pub(crate) fn take_round(&mut self, type_: u32, record: &[u8]) -> bool {
+            let size = record.get(6..8).and_then(|s| s.first_chunk::<2>());
+            let round = type_ == perf_abi::record_type::FINISHED_ROUND
+                && record.len() == ROUND_LEN
+                && size.is_some_and(|s| usize::from(self.z.endian.read_u16(*s)) == ROUND_LEN)
+                && self.router.started
+                && self.round_bytes == 0
+                && self.router.at_boundary();
+            round && self.z.round_unwritten()
+        }
+
+        /// Writes every FINISHED_ROUND where it was (`true`; for events that mix timed and
+        /// untimed records, see the module's documentation) or only where the round rule
+        /// keeps one.
+        pub(crate) fn keep_rounds(&mut self, keep: bool) {
+            self.z.keep_rounds = keep;
         }
 
         /// A perf-form frame is open: another stream may not start before it ends, and
@@ -363,10 +514,7 @@ mod imp {
         /// Goes on with the same stream at `level` (zstd allows it within a frame).
         pub(crate) fn set_level(&mut self, level: i32) -> Result<(), WriterError> {
             Compression::zstd(level).check()?;
-            self.z
-                .cctx
-                .set_parameter(CParameter::CompressionLevel(level))
-                .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))?;
+            set(&mut self.z.cctx, CParameter::CompressionLevel(level))?;
             self.z.setting.level = level;
             self.z.stats.level = level.unsigned_abs();
             Ok(())
@@ -383,98 +531,203 @@ mod imp {
     }
 
     impl Zstd {
-        /// Adds `run` to the waiting bytes, compressing each full chunk.
-        #[inline]
-        fn take<W: Write>(&mut self, mut run: &[u8], w: &mut W) -> io::Result<u64> {
-            let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
-            if run.len() < room {
-                self.input.extend_from_slice(run);
-                return Ok(0);
-            }
+        /// Adds `run` (whole records) to the waiting ones, compressing those first when a
+        /// record does not fit.
+        fn take(&mut self, mut run: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
             let mut written = 0u64;
             while !run.is_empty() {
                 let room = MAX_DECOMPRESSED_CHUNK.saturating_sub(self.input.len());
-                let (now, rest) = run.split_at(room.min(run.len()));
+                let mut n = match run.len() <= room {
+                    true => run.len(),
+                    false => whole_records_within(run, room, self.endian),
+                };
+                if n == 0 && self.input.is_empty() {
+                    // No record is longer than the buffer (sizes are u16): not reached.
+                    n = room.min(run.len());
+                }
+                let (now, rest) = run.split_at(n);
                 self.input.extend_from_slice(now);
+                self.since_round = self.since_round.saturating_add(n as u64);
                 run = rest;
-                if self.input.len() >= MAX_DECOMPRESSED_CHUNK {
-                    written = written.saturating_add(self.flush_chunk(w)?);
+                if !run.is_empty() {
+                    written = written.saturating_add(self.compress(Cut::Full, w)?);
                 }
             }
             Ok(written)
         }
 
-        /// Compresses what waits into COMPRESSED records on `w`; returns their bytes.
-        fn flush_chunk<W: Write>(&mut self, w: &mut W) -> io::Result<u64> {
-            if self.input.is_empty() {
+        /// A FINISHED_ROUND after the waiting records: remembered, to be written where
+        /// they are compressed if the round rule keeps it, or written now.
+        fn round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            if self.round_unwritten() {
                 return Ok(0);
             }
+            // Every round is kept, or the last piece ended right here and enough records
+            // went by since the last round written.
+            let n = self.compress(Cut::All, w)?;
+            Ok(n.saturating_add(self.write_round(w)?))
+        }
+
+        /// [`round`](Self::round) when it writes nothing: the round is remembered (records
+        /// wait) or left out (none wait, and too few went by since the last one written).
+        /// False when it must be written now, changing nothing.
+        #[inline]
+        fn round_unwritten(&mut self) -> bool {
+            if self.keep_rounds {
+                return false;
+            }
+            if self.input.is_empty() {
+                return self.since_round < ROUND_SPACING;
+            }
+            self.round = Some(PendingRound {
+                at: self.input.len(),
+                since: self.since_round,
+            });
+            true
+        }
+
+        /// Writes a FINISHED_ROUND record on `w`.
+        fn write_round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+            self.since_round = 0;
+            let mut out = IoOutput::new(w);
+            out.encode(&FinishedRound, self.endian)?;
+            Ok(out.written())
+        }
+
+        /// Compresses the waiting records into COMPRESSED records on `w`: all of them, or,
+        /// for [`Cut::Full`] with a FINISHED_ROUND kept, those before it (the rest wait).
+        /// The pending FINISHED_ROUND is written where it was when the round rule keeps it:
+        /// enough records since the last one written, or, when the buffer is full, at least
+        /// half the buffer before it. Returns the bytes written.
+        fn compress(&mut self, cut: Cut, w: &mut Vec<u8>) -> io::Result<u64> {
+            let len = self.input.len();
+            let kept = self.round.take().filter(|r| {
+                r.since >= ROUND_SPACING || (cut == Cut::Full && r.at.saturating_mul(2) >= len)
+            });
             let input = std::mem::take(&mut self.input);
-            let result = match self.setting.form {
-                CompressionForm::PerfStream => self.stream_chunk(&input, w),
-                CompressionForm::Aligned => self.aligned_chunk(&input, w),
-            };
-            let len = input.len() as u64;
+            let result = self.pieces(&input, kept, cut, w);
             self.input = input;
-            self.input.clear();
-            let written = result?;
-            let s = &mut self.stats;
-            s.bytes_in = s.bytes_in.saturating_add(len);
-            s.bytes_out = s.bytes_out.saturating_add(written);
+            let (written, consumed) = result?;
+            self.input.drain(..consumed.min(len));
             Ok(written)
         }
 
-        /// perf's form: `input` into the one stream, in records of at most 65,535 bytes.
+        /// [`compress`](Self::compress) of `input`: the bytes written and how many of
+        /// `input` they hold.
+        fn pieces(
+            &mut self,
+            input: &[u8],
+            kept: Option<PendingRound>,
+            cut: Cut,
+            w: &mut Vec<u8>,
+        ) -> io::Result<(u64, usize)> {
+            let Some(round) = kept else {
+                return Ok((self.piece(input, w)?, input.len()));
+            };
+            let (before, after) = input.split_at(round.at.min(input.len()));
+            let mut written = self.piece(before, w)?;
+            written = written.saturating_add(self.write_round(w)?);
+            self.since_round = after.len() as u64;
+            if cut == Cut::Full {
+                return Ok((written, before.len()));
+            }
+            written = written.saturating_add(self.piece(after, w)?);
+            Ok((written, input.len()))
+        }
+
+        /// `input` (whole records, at most [`MAX_DECOMPRESSED_CHUNK`]) as COMPRESSED records
+        /// on `w`; returns their bytes.
+        fn piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            if input.is_empty() {
+                return Ok(0);
+            }
+            let written = match self.setting.form {
+                CompressionForm::PerfStream => self.stream_piece(input, w)?,
+                CompressionForm::Aligned => self.aligned_piece(input, w)?,
+            };
+            Ok(written)
+        }
+
+        /// perf's form: `input` into the one stream, flushed at its end, in records of at
+        /// most 65,535 bytes.
         ///
-        /// perf 6.1 refuses a COMPRESSED record that decompresses to nothing ("failed to
-        /// process type: 81"), which a record cut inside one zstd compressed block does
-        /// (zstd decodes such a block only once it has all of it; stored blocks stream).
-        /// So the stream is flushed every [`STREAM_SLICE`] bytes of input: no block is then
-        /// longer than a record, every full record holds a block's end, and the last record
-        /// of a chunk ends on a flush. Every record holds bytes of this chunk only, so it
-        /// decompresses to at most the chunk.
-        fn stream_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
-            let mut written = 0u64;
-            let mut filled = 0usize;
-            for slice in input.chunks(STREAM_SLICE) {
-                let mut src = InBuffer::around(slice);
-                loop {
-                    let dst = self
-                        .scratch
-                        .get_mut(..MAX_COMPRESSED_DATA)
-                        .unwrap_or_default();
-                    let mut out = OutBuffer::around_pos(dst, filled.min(MAX_COMPRESSED_DATA));
-                    let left = self
-                        .cctx
-                        .compress_stream2(&mut out, &mut src, ZSTD_EndDirective::ZSTD_e_flush)
-                        .map_err(zstd_err)?;
-                    filled = out.pos();
-                    if filled >= MAX_COMPRESSED_DATA {
-                        written = written.saturating_add(self.emit_scratch(filled, w)?);
-                        filled = 0;
-                    }
-                    if left == 0 && src.pos() == slice.len() {
-                        break;
-                    }
+        /// perf 6.1 refuses a COMPRESSED record that decompresses to nothing, which a record
+        /// cut inside one zstd block does (zstd decodes a compressed block only whole). So no
+        /// block may be longer than [`LONGEST_BLOCK`]: then every full record holds a block's
+        /// end, and the last one ends on the flush; every record holds bytes of this piece
+        /// only, so it decompresses to at most the piece. zstd's blocks (128 KiB of input)
+        /// compress that short unless the records hardly compress. When one does not, the
+        /// piece is compressed again, in a new frame of blocks of at most [`STREAM_BLOCK`]
+        /// bytes of input (short enough whatever the bytes, but 5% slower on the bench), and
+        /// the stream keeps them; the old frame ends with an empty last block at the start of
+        /// the new one's first record, which thus decompresses to bytes too.
+        fn stream_piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            let mut packed = std::mem::take(&mut self.packed);
+            packed.clear();
+            let mut result = self.stream_into(input, &mut packed);
+            let fits = self.short_blocks || blocks_fit(&packed, !self.in_frame);
+            if result.is_ok() && !fits {
+                // Abandons the frame, its output not written: the next one starts here.
+                self.cctx
+                    .reset(ResetDirective::SessionOnly)
+                    .map_err(zstd_err)?;
+                set(&mut self.cctx, CParameter::MaxBlockSize(STREAM_BLOCK))?;
+                self.short_blocks = true;
+                packed.clear();
+                if self.in_frame {
+                    packed.extend_from_slice(&END_OF_FRAME);
+                }
+                result = self.stream_into(input, &mut packed);
+            }
+            let written = result.and_then(|()| {
+                let mut written = 0u64;
+                for data in packed.chunks(MAX_COMPRESSED_DATA) {
+                    let mut out = IoOutput::new(w);
+                    out.encode(&Compressed { data, pad: false }, self.endian)?;
+                    written = written.saturating_add(out.written());
+                }
+                Ok(written)
+            });
+            self.packed = packed;
+            let written = written?;
+            self.in_frame = true;
+            self.note_piece(input.len(), written);
+            Ok(written)
+        }
+
+        /// Compresses `input` into the stream, flushed at its end, appending to `packed`.
+        fn stream_into(&mut self, input: &[u8], packed: &mut Vec<u8>) -> io::Result<()> {
+            packed.reserve(zstd_safe::compress_bound(input.len()).saturating_add(64));
+            let mut src = InBuffer::around(input);
+            loop {
+                if packed.len() == packed.capacity() {
+                    packed.reserve(MAX_COMPRESSED_DATA);
+                }
+                let at = packed.len();
+                let mut out = OutBuffer::around_pos(packed, at);
+                let left = self
+                    .cctx
+                    .compress_stream2(&mut out, &mut src, ZSTD_EndDirective::ZSTD_e_flush)
+                    .map_err(zstd_err)?;
+                if left == 0 && src.pos() == input.len() {
+                    return Ok(());
                 }
             }
-            if filled > 0 {
-                written = written.saturating_add(self.emit_scratch(filled, w)?);
-            }
-            self.in_frame = true;
-            self.note_chunk(input.len());
-            Ok(written)
         }
 
-        /// One unpadded record of the first `n` bytes of `scratch`.
-        fn emit_scratch<W: Write>(&self, n: usize, w: &mut W) -> io::Result<u64> {
+        /// One record of the first `n` bytes of `scratch` (padded or not) on `w`.
+        fn emit_scratch(&self, n: usize, pad: bool, w: &mut Vec<u8>) -> io::Result<u64> {
             let data = self.scratch.get(..n).unwrap_or_default();
-            emit(w, self.endian, data, false)
+            let mut out = IoOutput::new(w);
+            out.encode(&Compressed { data, pad }, self.endian)?;
+            Ok(out.written())
         }
 
         /// The aligned form: `input` as complete frames, each in a padded record. A frame
-        /// starts at all the chunk and halves when its bytes do not fit a record.
-        fn aligned_chunk<W: Write>(&mut self, input: &[u8], w: &mut W) -> io::Result<u64> {
+        /// starts at all the piece and halves when its bytes do not fit a record. When the
+        /// records would not be shorter than `input`, `input` is written as it is instead.
+        fn aligned_piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            let start = w.len();
             let mut written = 0u64;
             let mut at = 0usize;
             while at < input.len() {
@@ -483,10 +736,8 @@ mod imp {
                 let dst = self.scratch.get_mut(..MAX_PADDED_DATA).unwrap_or_default();
                 match self.cctx.compress2(dst, src) {
                     Ok(n) => {
-                        let data = self.scratch.get(..n).unwrap_or_default();
-                        written = written.saturating_add(emit(w, self.endian, data, true)?);
+                        written = written.saturating_add(self.emit_scratch(n, true, w)?);
                         at = at.saturating_add(take);
-                        self.note_chunk(take);
                         if n < MAX_PADDED_DATA / 2 {
                             self.frame_hint = self
                                 .frame_hint
@@ -498,20 +749,86 @@ mod imp {
                     Err(_) if take > MIN_FRAME => self.frame_hint = (take / 2).max(MIN_FRAME),
                     Err(code) => return Err(zstd_err(code)),
                 }
+                if written >= input.len() as u64 && self.raw_ok {
+                    // Larger than the records: they go as they are.
+                    w.truncate(start);
+                    w.extend_from_slice(input);
+                    return Ok(input.len() as u64);
+                }
             }
+            self.note_piece(input.len(), written);
             Ok(written)
         }
 
-        fn note_chunk(&mut self, len: usize) {
-            self.stats.max_chunk = self.stats.max_chunk.max(len as u64);
+        /// A piece of `len` bytes of records went out as `written` bytes of COMPRESSED
+        /// records.
+        fn note_piece(&mut self, len: usize, written: u64) {
+            let s = &mut self.stats;
+            s.bytes_in = s.bytes_in.saturating_add(len as u64);
+            s.bytes_out = s.bytes_out.saturating_add(written);
+            s.max_chunk = s.max_chunk.max(len as u64);
         }
     }
 
-    /// Writes one COMPRESSED record around `data`; returns its length.
-    fn emit<W: Write>(w: &mut W, endian: Endian, data: &[u8], pad: bool) -> io::Result<u64> {
-        let mut out = IoOutput::new(w);
-        out.encode(&Compressed { data, pad }, endian)?;
-        Ok(out.written())
+    /// Whether every zstd block in `bytes` (blocks ending on a flush, after a frame header
+    /// when `frame_start`) is at most [`LONGEST_BLOCK`] bytes long; false for bytes that are
+    /// not such blocks.
+    fn blocks_fit(bytes: &[u8], frame_start: bool) -> bool {
+        let mut at = match frame_start {
+            true => match frame_header_len(bytes) {
+                Some(n) => n,
+                None => return false,
+            },
+            false => 0,
+        };
+        while at < bytes.len() {
+            let Some(h) = bytes.get(at..).and_then(|b| b.first_chunk::<3>()) else {
+                return false;
+            };
+            let header = u32::from_le_bytes([h[0], h[1], h[2], 0]);
+            let size = (header >> 3) as usize;
+            // Block type 1 (RLE) holds one byte; raw and compressed blocks `size` bytes.
+            let len = 3 + if (header >> 1) & 3 == 1 { 1 } else { size };
+            if len > LONGEST_BLOCK {
+                return false;
+            }
+            at = at.saturating_add(len);
+        }
+        true
+    }
+
+    /// The length of the zstd frame header at the start of `bytes` (magic, descriptor,
+    /// window, dictionary id, content size), `None` when it is not one.
+    fn frame_header_len(bytes: &[u8]) -> Option<usize> {
+        let (magic, descriptor) = (bytes.get(..4)?, *bytes.get(4)?);
+        if magic != [0x28, 0xb5, 0x2f, 0xfd] {
+            return None;
+        }
+        let single_segment = descriptor & 0x20 != 0;
+        let window = usize::from(!single_segment);
+        let dictionary = [0, 1, 2, 4][usize::from(descriptor & 3)];
+        let content_size = match descriptor >> 6 {
+            0 => usize::from(single_segment),
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        Some(5 + window + dictionary + content_size)
+    }
+
+    /// The length of the longest run of whole records at the start of `records` (whole
+    /// records in `endian`) that is at most `room` bytes.
+    fn whole_records_within(records: &[u8], room: usize, endian: Endian) -> usize {
+        let mut at = 0usize;
+        while let Some(head) = records.get(at..).and_then(|r| r.first_chunk::<8>()) {
+            let size = usize::from(endian.read_u16([head[6], head[7]]));
+            let end = at.saturating_add(size);
+            if size == 0 || end > room {
+                break;
+            }
+            at = end;
+        }
+        at
     }
 }
 
@@ -524,7 +841,7 @@ mod off {
     use super::{Compression, CompressionStats};
     use crate::WriterError;
     use perf_encode::Endian;
-    use std::io::{self, Write};
+    use std::io;
 
     pub(crate) enum Compressor {}
 
@@ -537,14 +854,20 @@ mod off {
         pub(crate) fn stats(&self) -> CompressionStats {
             match *self {}
         }
-        pub(crate) fn push<W: Write>(&mut self, _: &[u8], _: &mut W) -> io::Result<u64> {
+        pub(crate) fn push(&mut self, _: &[u8], _: &mut Vec<u8>) -> io::Result<u64> {
             match *self {}
         }
         pub(crate) fn take_whole_record(&mut self, _: u32, _: &[u8]) -> bool {
             match *self {}
         }
+        pub(crate) fn take_round(&mut self, _: u32, _: &[u8]) -> bool {
+            match *self {}
+        }
 
-        pub(crate) fn flush_chunk<W: Write>(&mut self, _: &mut W) -> io::Result<u64> {
+        pub(crate) fn flush_chunk(&mut self, _: &mut Vec<u8>) -> io::Result<u64> {
+            match *self {}
+        }
+        pub(crate) fn keep_rounds(&mut self, _: bool) {
             match *self {}
         }
         pub(crate) fn open_frame(&self) -> bool {
@@ -656,6 +979,228 @@ mod tests {
             assert_eq!(u64::from(info.mmap_len), 2 * stats.max_chunk);
             assert!(records > 10, "{form:?}: {records} records");
             assert!(info.ratio >= 1, "{form:?}: {info:?}");
+            if form == CompressionForm::PerfStream {
+                // The random samples' blocks were too long for a record: the stream went on
+                // in a new frame of short blocks, the old one ended in the new one's first
+                // record.
+                let frames = split_records(&out)
+                    .iter()
+                    .filter(|r| r[8..].starts_with(&[0x28, 0xb5, 0x2f, 0xfd]))
+                    .count();
+                let restarts = split_records(&out)
+                    .iter()
+                    .filter(|r| r[8..].starts_with(&[1, 0, 0, 0x28, 0xb5, 0x2f, 0xfd]))
+                    .count();
+                assert_eq!((frames, restarts), (1, 1));
+            }
+        }
+    }
+
+    /// The records `out` holds in order, COMPRESSED ones decompressed (one zstd stream
+    /// across them, as perf reads it), each COMPRESSED record giving bytes.
+    fn unpacked(out: &[u8]) -> Vec<u8> {
+        let mut dctx = DCtx::create();
+        let mut plain = Vec::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut at = 0usize;
+        while at < out.len() {
+            let type_ = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+            let size = usize::from(u16::from_le_bytes([out[at + 6], out[at + 7]]));
+            let record = &out[at..at + size];
+            if type_ == rt::COMPRESSED {
+                let mut src = InBuffer::around(&record[8..]);
+                let before = plain.len();
+                while src.pos() < record.len() - 8 {
+                    let mut dst = OutBuffer::around(&mut buf[..]);
+                    dctx.decompress_stream(&mut dst, &mut src).unwrap();
+                    plain.extend_from_slice(dst.as_slice());
+                }
+                assert!(plain.len() > before, "COMPRESSED at {at} gives no bytes");
+            } else {
+                plain.extend_from_slice(record);
+            }
+            at += size;
+        }
+        plain
+    }
+
+    /// The records of `bytes` (whole records, little-endian).
+    fn split_records(mut bytes: &[u8]) -> Vec<&[u8]> {
+        let mut out = Vec::new();
+        while bytes.len() >= 8 {
+            let size = usize::from(u16::from_le_bytes([bytes[6], bytes[7]]));
+            let (r, rest) = bytes.split_at(size);
+            out.push(r);
+            bytes = rest;
+        }
+        out
+    }
+
+    fn round() -> Vec<u8> {
+        let mut r = vec![0u8; 8];
+        r[..4].copy_from_slice(&rt::FINISHED_ROUND.to_le_bytes());
+        r[6..8].copy_from_slice(&8u16.to_le_bytes());
+        r
+    }
+
+    /// Checks that `got` is `given` with some FINISHED_ROUND records left out, each kept one
+    /// where it was; returns the offsets in `given`'s record bytes of the rounds kept.
+    fn rounds_kept(given: &[u8], got: &[u8]) -> Vec<usize> {
+        let (given, got) = (split_records(given), split_records(got));
+        let (mut i, mut kept, mut offset) = (0usize, Vec::new(), 0usize);
+        for r in &given {
+            if got.get(i) == Some(r) {
+                if r[..4] == rt::FINISHED_ROUND.to_le_bytes() {
+                    kept.push(offset);
+                }
+                i += 1;
+            } else {
+                assert_eq!(
+                    r[..4],
+                    rt::FINISHED_ROUND.to_le_bytes(),
+                    "record {i} differs"
+                );
+            }
+            offset += r.len();
+        }
+        assert_eq!(i, got.len(), "records after the last one given");
+        kept
+    }
+
+    /// 64-byte samples, compressible (times and ips vary), `n` of them.
+    fn samples(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| {
+                sample(64, |b| match b {
+                    8..=15 => (i * 7 + b) as u8,
+                    16..=19 => (i >> (8 * (b - 16))) as u8,
+                    _ => (b % 5) as u8,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rounds_are_kept_only_where_pieces_end_and_enough_records_went_by() {
+        let records = samples(40_000); // 2.5 MB
+                                       // (round every k records, flush every j records)
+        for (every, flush) in [
+            (1, None),
+            (20, None),
+            (20, Some(1000)),
+            (3000, None),
+            (7, Some(1)),
+        ] {
+            for form in [CompressionForm::PerfStream, CompressionForm::Aligned] {
+                let what = format!("{form:?}, round every {every}, flush every {flush:?}");
+                let mut c =
+                    imp::Compressor::new(Compression { level: 1, form }, Endian::Little).unwrap();
+                c.start();
+                let (mut given, mut out) = (Vec::new(), Vec::new());
+                for (i, r) in records.iter().enumerate() {
+                    c.push(r, &mut out).unwrap();
+                    given.extend_from_slice(r);
+                    if (i + 1) % every == 0 {
+                        c.push(&round(), &mut out).unwrap();
+                        given.extend_from_slice(&round());
+                    }
+                    if flush.is_some_and(|j| (i + 1) % j == 0) {
+                        c.flush_chunk(&mut out).unwrap();
+                    }
+                }
+                c.flush_chunk(&mut out).unwrap();
+                let kept = rounds_kept(&given, &unpacked(&out));
+                // Rounds kept at least every 2 x 256 KiB of records, at most one per 128 KiB
+                // (a full buffer keeps the last round in its second half).
+                let total = given.len();
+                let rounds = total / (64 * every + 8);
+                let most = rounds.min(total / (MAX_DECOMPRESSED_CHUNK / 2) + 1);
+                assert!(kept.len() <= most, "{what}: {} kept", kept.len());
+                let gaps = kept.windows(2).map(|w| w[1] - w[0]);
+                let widest = gaps.chain(kept.first().copied()).max().unwrap_or(total);
+                if rounds > 0 && every * 64 < MAX_DECOMPRESSED_CHUNK {
+                    assert!(!kept.is_empty(), "{what}");
+                    assert!(
+                        widest <= 2 * MAX_DECOMPRESSED_CHUNK + 64 * every,
+                        "{what}: {widest}"
+                    );
+                }
+                // A flush after every record: each piece one record (the stream still
+                // shrinks them; frames of one record would not, so they stay records).
+                let most = match flush {
+                    Some(1) => given.len(),
+                    _ => given.len() / 3,
+                };
+                assert!(out.len() <= most, "{what}: {} bytes", out.len());
+            }
+        }
+    }
+
+    #[test]
+    fn every_round_stays_when_asked() {
+        let records = samples(5_000);
+        for form in [CompressionForm::PerfStream, CompressionForm::Aligned] {
+            let mut c =
+                imp::Compressor::new(Compression { level: 3, form }, Endian::Little).unwrap();
+            c.keep_rounds(true);
+            let (mut given, mut out) = (Vec::new(), Vec::new());
+            for (i, r) in records.iter().enumerate() {
+                c.push(r, &mut out).unwrap();
+                given.extend_from_slice(r);
+                if i % 50 == 49 {
+                    c.push(&round(), &mut out).unwrap();
+                    given.extend_from_slice(&round());
+                }
+            }
+            c.flush_chunk(&mut out).unwrap();
+            assert!(unpacked(&out) == given, "{form:?}");
+            assert_eq!(rounds_kept(&given, &unpacked(&out)).len(), 100, "{form:?}");
+        }
+    }
+
+    #[test]
+    fn a_piece_that_would_not_shrink_goes_out_uncompressed_in_the_aligned_form() {
+        // One record per piece (a flush after each): a frame of a 64-byte record with a
+        // random body, plus its headers, is longer than the record.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let records: Vec<Vec<u8>> = (0..500)
+            .map(|_| {
+                let body: Vec<u8> = (0..64)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed as u8
+                    })
+                    .collect();
+                sample(64, |b| body[b])
+            })
+            .collect();
+        for form in [CompressionForm::Aligned, CompressionForm::PerfStream] {
+            let mut c =
+                imp::Compressor::new(Compression { level: 1, form }, Endian::Little).unwrap();
+            let (mut given, mut out) = (Vec::new(), Vec::new());
+            for r in &records {
+                c.push(r, &mut out).unwrap();
+                c.flush_chunk(&mut out).unwrap();
+                given.extend_from_slice(r);
+            }
+            assert!(unpacked(&out) == given, "{form:?}");
+            let stats = c.stats();
+            match form {
+                CompressionForm::Aligned => {
+                    assert!(out == given, "{} bytes", out.len());
+                    assert_eq!((stats.bytes_in, stats.bytes_out), (0, 0));
+                }
+                // Stored zstd blocks: each record grows by its block and record headers, the
+                // first by the frame header too (at most 18 bytes).
+                CompressionForm::PerfStream => {
+                    let grown = out.len() - given.len() - 500 * (8 + 3);
+                    assert!(grown <= 18, "{} bytes", out.len());
+                    assert_eq!(stats.bytes_in as usize, given.len());
+                    assert_eq!(stats.bytes_out as usize, out.len());
+                }
+            }
         }
     }
 

@@ -1,10 +1,14 @@
 //! Which of the caller's records the compressor compresses: kernel records from the first
-//! SAMPLE or FINISHED_INIT on, as `perf record -z` does; the rest stays as it is.
+//! SAMPLE or FINISHED_INIT on, as `perf record -z` does; the FINISHED_ROUND records among
+//! them go to the compressor's round rule; the rest stays as it is.
 
 use crate::WriterError;
 use perf_encode::records::{RecordWalker, Step};
 use perf_encode::Endian;
 use std::io;
+
+/// The size of a FINISHED_ROUND record: its header alone.
+const ROUND_SIZE: u16 = 8;
 
 /// Where a record's bytes go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,6 +17,9 @@ pub(crate) enum Route {
     Compress,
     /// Straight to the output, after what the compressor holds.
     Raw,
+    /// A FINISHED_ROUND (header only) among compressed records: the compressor writes it
+    /// where its compressed records end, or leaves it out (see `compression.rs`).
+    Round,
 }
 
 /// Finds the records in the caller's bytes (already checked by the framer, with the same
@@ -36,9 +43,9 @@ impl Router {
         }
     }
 
-    /// Where a record of `type_` goes.
-    fn route(&mut self, type_: u32) -> Route {
-        use perf_abi::record_type::{FINISHED_INIT, HEADER_ATTR, SAMPLE};
+    /// Where a record of `type_` and `size` goes.
+    fn route(&mut self, type_: u32, size: u16) -> Route {
+        use perf_abi::record_type::{FINISHED_INIT, FINISHED_ROUND, HEADER_ATTR, SAMPLE};
         match type_ {
             FINISHED_INIT => {
                 self.started = true;
@@ -49,16 +56,22 @@ impl Router {
                 Route::Compress
             }
             t if t < HEADER_ATTR && self.started => Route::Compress,
+            FINISHED_ROUND if size == ROUND_SIZE && self.started => Route::Round,
             _ => Route::Raw,
         }
     }
 
-    /// Between records, a whole record of `type_` that goes to the compressor (the
-    /// commonest call): true, and the router stays between records; false changes nothing
-    /// [`split`](Self::split) would not.
+    /// Between records, a whole record of `type_` and `size` that goes to the compressor
+    /// (the commonest call): true, and the router stays between records; false changes
+    /// nothing [`split`](Self::split) would not.
     #[inline]
-    pub(crate) fn compresses_whole(&mut self, type_: u32) -> bool {
-        self.walk.at_boundary() && self.route(type_) == Route::Compress
+    pub(crate) fn compresses_whole(&mut self, type_: u32, size: u16) -> bool {
+        self.walk.at_boundary() && self.route(type_, size) == Route::Compress
+    }
+
+    /// Between records: every byte given so far belongs to a whole record.
+    pub(crate) fn at_boundary(&self) -> bool {
+        self.walk.at_boundary()
     }
 
     /// Splits `data` into runs of one route, calling `sink` for each; header bytes wait
@@ -80,7 +93,7 @@ impl Router {
                     n
                 }
                 Step::Record(r) => {
-                    self.current = self.route(r.type_);
+                    self.current = self.route(r.type_, r.size);
                     if r.held != 0 {
                         sink(self.current, self.walk.earlier_bytes(&r))?;
                     }
@@ -115,27 +128,31 @@ mod tests {
         let init = rec(rt::FINISHED_INIT, 8, 2);
         let sample = rec(rt::SAMPLE, 24, 3);
         let round = rec(rt::FINISHED_ROUND, 8, 4);
+        let long_round = rec(rt::FINISHED_ROUND, 16, 8);
         let mut aux = rec(rt::AUXTRACE, 48, 5);
         aux[8..16].copy_from_slice(&13u64.to_le_bytes());
         aux.extend_from_slice(&[6; 13]);
         let compressed = rec(rt::COMPRESSED, 13, 7);
         let order = [
+            &round,
             &comm,
             &init,
             &comm,
             &sample,
             &round,
             &aux,
+            &long_round,
             &compressed,
             &comm,
         ];
         let stream: Vec<u8> = order.iter().flat_map(|r| r.iter().copied()).collect();
-        let want_raw = [&comm[..], &init, &round, &aux, &compressed].concat();
+        // A round before the first SAMPLE, and one with a body, go through as they are.
+        let want_raw = [&round[..], &comm, &init, &aux, &long_round, &compressed].concat();
         let want_compressed = [&comm[..], &sample, &comm].concat();
         for split in 0..=stream.len() {
             for step in [1usize, 7, usize::MAX] {
                 let mut router = Router::new(Endian::Little);
-                let (mut raw, mut comp) = (Vec::new(), Vec::new());
+                let (mut raw, mut comp, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
                 let (first, rest) = stream.split_at(split);
                 for part in std::iter::once(first).chain(rest.chunks(step.min(rest.len().max(1)))) {
                     router
@@ -143,6 +160,7 @@ mod tests {
                             match route {
                                 Route::Raw => raw.extend_from_slice(run),
                                 Route::Compress => comp.extend_from_slice(run),
+                                Route::Round => rounds.extend_from_slice(run),
                             }
                             Ok(())
                         })
@@ -150,6 +168,7 @@ mod tests {
                 }
                 assert_eq!(raw, want_raw, "split {split} step {step}");
                 assert_eq!(comp, want_compressed, "split {split} step {step}");
+                assert_eq!(rounds, round, "split {split} step {step}");
             }
         }
     }

@@ -72,8 +72,13 @@ impl<W: Write + Seek> FileOutput<W> {
 
     /// [`write_records`](OutputMode::write_records) the long way.
     #[inline(never)]
-    fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
+    fn write_records_general(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
         self.reposition()?;
+        // A compressed record taken the short way needs no round rule looked up.
+        if self.stream.compress_whole_record(data, false) {
+            return Ok(());
+        }
+        self.stream.keep_rounds(session.keep_rounds());
         self.stream.write_records_general(data)
     }
 
@@ -220,35 +225,47 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
     }
 
     #[inline]
-    fn write_records(&mut self, _: &Session, data: &[u8]) -> io::Result<()> {
+    fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
         // A held stream keeps its short way closed, so that way never needs to seek.
         if self.stream.write_small_record(data) {
             return Ok(());
         }
-        self.write_records_general(data)
+        self.write_records_general(session, data)
     }
 
     #[inline]
-    fn write_known_record(&mut self, _: &Session, data: &[u8]) -> io::Result<()> {
+    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
         if self.stream.write_small_known_record(data) {
             return Ok(());
         }
-        self.write_records_general(data)
+        self.write_records_general(session, data)
     }
 
-    fn write_known_records(&mut self, _: &Session, bufs: &[IoSlice<'_>], n: u64) -> io::Result<()> {
+    fn write_known_records(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+        n: u64,
+    ) -> io::Result<()> {
         self.reposition()?;
+        self.stream.keep_rounds(session.keep_rounds());
         self.stream.write_known_records(bufs, n)
     }
 
     #[inline]
-    fn write_records_vectored(&mut self, _: &Session, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+    fn write_records_vectored(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+    ) -> io::Result<usize> {
         self.reposition()?;
+        self.stream.keep_rounds(session.keep_rounds());
         self.stream.write_records_vectored(bufs)
     }
 
-    fn write_own_record(&mut self, _: &Session, record: OwnRecord) -> io::Result<()> {
+    fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
         self.reposition()?;
+        self.stream.keep_rounds(session.keep_rounds());
         match record {
             OwnRecord::FinishedRound => self.stream.write_encoded_record(&FinishedRound),
             OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),

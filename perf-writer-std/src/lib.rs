@@ -64,7 +64,7 @@ mod typed_records;
 mod writer;
 mod writer_compression;
 
-pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK};
+pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{
     Contradiction, PartialRecord, PendingSummary, RecordProblem, SharedIoError, WriterError,
 };

@@ -177,6 +177,7 @@ impl<W: Write> PipeOutput<W> {
         if self.is_synced(session) && !placeholder {
             return Ok(());
         }
+        self.stream.keep_rounds(session.keep_rounds());
         let mut batch = Batch::new(self.stream.endian());
         if !self.started {
             batch.pipe_header(session)?;

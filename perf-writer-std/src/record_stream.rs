@@ -109,6 +109,13 @@ impl<W: Write> RecordStream<W> {
         Ok(self.compress.stats())
     }
 
+    /// Keeps every FINISHED_ROUND among compressed records where it was (the events mix
+    /// timed and untimed records), or lets the compressor leave some out (see
+    /// `compression.rs`).
+    pub(crate) fn keep_rounds(&mut self, keep: bool) {
+        self.compress.keep_rounds(keep);
+    }
+
     /// Compressed records, or records to compress, wait (a flush would write).
     pub(crate) fn compression_waiting(&self) -> bool {
         !self.squeezed.is_empty() || self.compress.active.as_ref().is_some_and(|c| c.waiting())
@@ -269,18 +276,18 @@ impl<W: Write> RecordStream<W> {
         }
     }
 
-    /// While compressing, the commonest call: one whole plain record that goes into the
-    /// compressor's chunk without filling it, with nothing held or waiting. It skips the
-    /// framer's walk and the router's split (what [`compress_take`](Self::compress_take)
-    /// does for it comes to the same). False changes nothing.
-    fn compress_whole_record(&mut self, data: &[u8]) -> bool {
+    /// While compressing, the commonest calls: one whole plain record that goes into the
+    /// compressor's chunk without filling it, or (with `rounds`: the round rule is up to date,
+    /// see [`keep_rounds`](Self::keep_rounds)) a FINISHED_ROUND the compressor remembers or
+    /// leaves out, with nothing held or waiting. It skips the framer's walk and the router's
+    /// split (what [`compress_take`](Self::compress_take) does for it comes to the same).
+    /// False changes nothing.
+    #[inline]
+    pub(crate) fn compress_whole_record(&mut self, data: &[u8], rounds: bool) -> bool {
         let Some(c) = self.compress.active.as_mut() else {
             return false;
         };
-        if !self.partial.is_empty()
-            || !self.squeezed.is_empty()
-            || !is_plain_record(self.endian, data)
-        {
+        if !self.partial.is_empty() || !self.squeezed.is_empty() {
             return false;
         }
         let (Some(next), Some(head)) =
@@ -288,7 +295,14 @@ impl<W: Write> RecordStream<W> {
         else {
             return false;
         };
-        if !c.take_whole_record(self.endian.read_u32(*head), data) {
+        let type_ = self.endian.read_u32(*head);
+        let taken = match is_plain_record(self.endian, data) {
+            true => c.take_whole_record(type_, data),
+            // A FINISHED_ROUND is no plain record (its body must be empty): `take_round`
+            // checks that it is one, whole.
+            false => rounds && c.take_round(type_, data),
+        };
+        if !taken {
             return false;
         }
         self.framer = next;
@@ -405,7 +419,7 @@ impl<W: Write> RecordStream<W> {
     /// records, and refusals.
     #[inline(never)]
     pub(crate) fn write_records_general(&mut self, data: &[u8]) -> io::Result<()> {
-        if self.compress_whole_record(data) {
+        if self.compress_whole_record(data, true) {
             return Ok(());
         }
         let next = match self.framer.check(data) {

@@ -122,6 +122,10 @@ pub struct Session {
     tracepoints: BTreeMap<u32, Tracepoint>,
     /// A description was added without ids (then it stays the only one).
     desc_without_ids: bool,
+    /// Descriptions with sample_id_all whose records carry a time (TIME), and those whose
+    /// records do not (see [`Session::keep_rounds`]).
+    timed_descs: usize,
+    untimed_descs: usize,
     /// Feature payloads; `None` is unset (an empty payload is a feature that is present with
     /// no bytes, as BRANCH_STACK and STAT are).
     headers: [Option<Vec<u8>>; FEATURE_SLOTS],
@@ -131,6 +135,11 @@ pub struct Session {
     pub(crate) tracing: TracingSettings,
     /// The writer compresses the records (`PerfWriter::set_compression`).
     pub(crate) compression: Option<crate::Compression>,
+    /// HEADER_COMPRESSED before compression first set it (`None`: not set yet), and the
+    /// feature revision of the value compression last gave it: a file in which compression
+    /// wrote no COMPRESSED record gets the old one back.
+    pub(crate) compressed_before: Option<Option<Vec<u8>>>,
+    pub(crate) compressed_revision: u64,
 }
 
 /// The placeholder event: a software dummy event with no ids.
@@ -159,10 +168,14 @@ impl Session {
             ids: IdIndex::default(),
             tracepoints: BTreeMap::new(),
             desc_without_ids: false,
+            timed_descs: 0,
+            untimed_descs: 0,
             headers: Default::default(),
             derived: 0,
             tracing: TracingSettings::default(),
             compression: None,
+            compressed_before: None,
+            compressed_revision: 0,
         }
     }
 
@@ -217,6 +230,14 @@ impl Session {
             Some(_) if self.ids.is_empty() => Ok(first),
             Some(id) => self.desc_of_id(id).ok_or(WriterError::UnknownEventId(id)),
         }
+    }
+
+    /// FINISHED_ROUND records must stay where the caller wrote them, compressed or not: some
+    /// events' records carry a time and others' do not (under sample_id_all, when perf sorts
+    /// records by time), and perf hands an untimed record on as it reads it, so its place
+    /// among the timed ones depends on the rounds.
+    pub(crate) fn keep_rounds(&self) -> bool {
+        self.timed_descs > 0 && self.untimed_descs > 0
     }
 
     /// Records a change.
@@ -398,6 +419,12 @@ impl Session {
         }
         self.touch();
         self.desc_without_ids |= ids.is_empty();
+        if attr.has_flag(perf_abi::attr_flags::SAMPLE_ID_ALL) {
+            match attr.sample_type & perf_abi::sample_type::TIME {
+                0 => self.untimed_descs = self.untimed_descs.saturating_add(1),
+                _ => self.timed_descs = self.timed_descs.saturating_add(1),
+            }
+        }
         self.descs.push(EventDescData {
             name: self.names.push(name),
             ids: self.id_lists.push(ids),

@@ -13,15 +13,27 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Records keep flowing through [`write_event_data`](Self::write_event_data) and the
     /// typed calls, checked as before. Kernel records (SAMPLE, COMM, MMAP…) are compressed
     /// from the first SAMPLE or FINISHED_INIT on; the records before them (the initial
-    /// state), FINISHED_ROUND, FINISHED_INIT and the other tool records stay uncompressed,
-    /// as perf writes them. Compressed bytes wait in a 256 KiB buffer
+    /// state), FINISHED_INIT and the other tool records stay uncompressed, as perf writes
+    /// them. Compressed records wait, whole, in a 256 KiB buffer
     /// ([`MAX_DECOMPRESSED_CHUNK`](crate::MAX_DECOMPRESSED_CHUNK)) that becomes COMPRESSED
-    /// records of at most 65,535 bytes when full, before an uncompressed record, on
-    /// [`flush`](Self::flush) and on finish; [`file_pos`](Self::file_pos) does not count the
-    /// waiting bytes. HEADER_COMPRESSED is set now (pipe mode sends it before the first
-    /// COMPRESSED record, with `mmap_len` 512 KiB and ratio 0) and rewritten on finish with
-    /// the ratio reached and `mmap_len` twice the largest chunk one record decompresses to
-    /// (the margin perf 6.1's decompression needs).
+    /// records of at most 65,535 bytes when the next record does not fit, before an
+    /// uncompressed record, on [`flush`](Self::flush) and on finish;
+    /// [`file_pos`](Self::file_pos) does not count the waiting bytes. A FINISHED_ROUND among
+    /// them does not end the buffer: it is written where the buffer ends anyway, once 256 KiB
+    /// of records went by since the last one written, and left out otherwise, which perf and
+    /// linux-perf-data read as the same records in the same order (all of them stay when some
+    /// events' records carry a time and others' do not). HEADER_COMPRESSED is set now (pipe
+    /// mode sends it before the first COMPRESSED record, with `mmap_len` 512 KiB and ratio 0)
+    /// and rewritten on finish with the ratio of the records compressed to the COMPRESSED
+    /// records written and `mmap_len` twice the largest piece one record decompresses to (the
+    /// margin perf 6.1's decompression needs); when no COMPRESSED record was written, a file
+    /// gets back the HEADER_COMPRESSED it had before (none, unless the caller set one).
+    ///
+    /// A flush ends a piece: in the aligned form (the default) that ends a zstd frame, so a
+    /// trace flushed every 1,000 records of 64 bytes is about 1% larger than one flushed
+    /// never, and a piece that would not shrink (a flush after every record) is written as
+    /// its records, uncompressed; perf's form keeps zstd's history across flushes (its
+    /// records shrink even one at a time). BENCHMARKS.md ("Compression") has the numbers.
     ///
     /// It may be switched between records. perf reads one zstd stream per output, and a
     /// stream in perf's form ([`CompressionForm::PerfStream`](crate::CompressionForm)) is
@@ -77,8 +89,13 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         self.session.compression = setting;
         if let Some(c) = setting {
-            self.session
-                .set_fixed(FeatureSlot::COMPRESSED, &c.announced());
+            let slot = FeatureSlot::COMPRESSED;
+            if self.session.compressed_before.is_none() {
+                let before = self.session.header_if_set(slot.index()).map(<[u8]>::to_vec);
+                self.session.compressed_before = Some(before);
+            }
+            self.session.set_fixed(slot, &c.announced());
+            self.session.compressed_revision = self.session.feature_revision(slot.index());
         }
         Ok(())
     }
@@ -97,14 +114,24 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Writes what waits for compression and puts the true ratio and `mmap_len` in
-    /// HEADER_COMPRESSED (before finalize writes the features).
+    /// HEADER_COMPRESSED (before finalize writes the features). When no COMPRESSED record
+    /// was written (every piece was left uncompressed, or none came), HEADER_COMPRESSED goes
+    /// back to what it was before compression set it, unless the caller set it since.
     pub(crate) fn finish_compression(&mut self) -> io::Result<()> {
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
-        if let Some(stats) = out.compression_stats()? {
-            self.session
-                .set_fixed(FeatureSlot::COMPRESSED, &stats.info());
+        let Some(stats) = out.compression_stats()? else {
+            return Ok(());
+        };
+        let slot = FeatureSlot::COMPRESSED;
+        if stats.bytes_out > 0 {
+            self.session.set_fixed(slot, &stats.info());
+        } else if self.session.feature_revision(slot.index()) == self.session.compressed_revision {
+            match self.session.compressed_before.clone().flatten() {
+                Some(before) => self.session.set_header(slot.index(), &before)?,
+                None => self.session.clear_header(slot),
+            }
         }
         Ok(())
     }

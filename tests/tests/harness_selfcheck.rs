@@ -12,6 +12,7 @@ const SCHED: &str = "sched_switch.data";
 const CPU: &str = "cpu_clock.data";
 const PIPE: &str = "pipe_sched.data";
 const ZSTD: &str = "zstd_sched.data";
+const ROUNDS: &str = "rounds_getppid.data";
 
 const SAMPLE: u32 = 9;
 const FINISHED_ROUND: u32 = 68;
@@ -31,7 +32,7 @@ fn fixtures_are_listed_and_resolved() {
         .collect();
     assert_eq!(
         names,
-        vec![CPU, PIPE, SCHED, ZSTD],
+        vec![CPU, PIPE, ROUNDS, SCHED, ZSTD],
         "fixtures in {:?}",
         fixtures::fixtures_dir()
     );
