@@ -962,9 +962,10 @@ fn save<O: OutputMode>(
         w.set_nr_cpus_header(n, n);
     }
     summary.stats = total;
+    // A full output is finished all the same: the writer keeps what reached it.
     let finished = match output_error {
-        Some(e) => Err(e),
-        None => through_stream(&mut w, target, |w| {
+        Some(e) if output_stop(&e) != Some(StopReason::OutputFull) => Err(e),
+        _ => through_stream(&mut w, target, |w| {
             w.finish()
                 .map(drop)
                 .map_err(writer_err("finishing the output"))

@@ -261,12 +261,16 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.check.derive() {
             self.set_headers_derived_from_events();
         }
-        self.finish_compression()?;
-        let out = self
-            .out
-            .as_mut()
-            .ok_or_else(|| io_err(WriterError::NotOpen))?;
-        if let Err(e) = out.finalize(&self.session) {
+        // The compressor's last records go out first: a full output then is salvaged as a
+        // full output while finalizing is.
+        let finalized = self.finish_compression().and_then(|()| {
+            let out = self
+                .out
+                .as_mut()
+                .ok_or_else(|| io_err(WriterError::NotOpen))?;
+            out.finalize(&self.session)
+        });
+        if let Err(e) = finalized {
             if !is_full(&e) {
                 return Err(e);
             }

@@ -40,6 +40,11 @@ fn attr() -> PerfEventAttr {
 
 /// The `n`-th sample: its time is `1000 + n`, which the readers give back.
 fn one_sample(n: u64, e: Endian) -> Vec<u8> {
+    one_sample_fields(n).encode(e)
+}
+
+/// The fields of [`one_sample`].
+fn one_sample_fields(n: u64) -> StdSample<'static> {
     StdSample {
         id: 1,
         ip: 0x1000 + n,
@@ -51,7 +56,6 @@ fn one_sample(n: u64, e: Endian) -> Vec<u8> {
         raw: None,
         misc: 2,
     }
-    .encode(e)
 }
 
 fn writer_endian(e: Endian) -> perf_writer_std::Endian {
@@ -833,4 +837,93 @@ fn class_7_a_transient_failure_is_retried_and_a_full_disk_truncates() {
     drop(w);
     let bytes = data.borrow().clone();
     assert_read_back(&bytes, false, &accepted);
+}
+
+/// Samples written compressed until the disk, full from the `every`-th call of the
+/// output on, refuses one (their IPs vary, so that zstd's output takes many writes); then
+/// finish.
+fn run_compressed(every: u64) -> Outcome {
+    let (out, data) = Faulty::new(Fault::DiskFull, every);
+    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
+    w.set_compression(Some(perf_writer_std::Compression::zstd(1)))
+        .unwrap();
+    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    let mut accepted = Vec::new();
+    let mut ip = 0x1234_5678u64;
+    'batches: for batch in 0..400u64 {
+        let mut bytes = Vec::new();
+        let mut times = Vec::new();
+        for i in 0..100 {
+            let n = batch * 100 + i;
+            ip = ip
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let s = StdSample {
+                ip: ip >> 16,
+                ..one_sample_fields(n)
+            };
+            bytes.extend(s.encode(Endian::Little));
+            times.push(1000 + n);
+        }
+        // As a collector writes a ring pass: its records, then a FINISHED_ROUND.
+        match w.write_event_data(&bytes) {
+            Ok(()) => accepted.extend(times),
+            Err(_) => break 'batches,
+        }
+        if w.write_finished_round().is_err() {
+            break 'batches;
+        }
+    }
+    let finish = w.finish().map(drop);
+    drop(w);
+    let bytes = data.borrow().clone();
+    Outcome {
+        bytes,
+        accepted,
+        finish,
+    }
+}
+
+/// A full disk while compressing: finish keeps the samples that reached the file (as
+/// without compression), whenever the disk fills.
+#[test]
+fn class_7_a_full_disk_while_compressing_keeps_what_reached_it() {
+    let mut kept_some = 0;
+    for every in 1..400 {
+        let what = format!("zstd, disk full from the {every}th call");
+        let o = run_compressed(every);
+        eprintln!(
+            "{every}: {} bytes, {} accepted, {:?}",
+            o.bytes.len(),
+            o.accepted.len(),
+            o.finish.as_ref().err().map(|e| e.to_string())
+        );
+        match &o.finish {
+            Ok(()) => {
+                assert_eq!(lpd_times(&o.bytes, false), o.accepted, "{what}");
+                break;
+            }
+            Err(WriterError::Truncated { .. }) => {
+                let times = lpd_times(&o.bytes, false);
+                assert_eq!(times, o.accepted[..times.len()], "{what}");
+                kept_some += usize::from(!times.is_empty());
+                if every % 5 == 1 {
+                    if let Some(n) = perf_samples(&o.bytes, false) {
+                        assert_eq!(n, times.len(), "{what}");
+                    }
+                }
+            }
+            // No room for even an empty file's tail.
+            Err(WriterError::Io(err)) => {
+                assert_eq!(err.get().raw_os_error(), Some(28), "{what}");
+                assert!(
+                    o.bytes.len() < 104 + 8 + 4096,
+                    "{what}: {} bytes",
+                    o.bytes.len()
+                );
+            }
+            Err(other) => panic!("{what}: finish said {other:?}"),
+        }
+    }
+    assert!(kept_some > 0, "no full disk kept part of the data");
 }
