@@ -30,6 +30,7 @@ mod event_header;
 pub mod feature;
 mod feature_payloads;
 mod file_header;
+mod kernel_records;
 pub mod misc;
 mod pipe_records;
 pub mod read_format;
@@ -50,6 +51,7 @@ pub use file_header::{
     PerfFileHeader, PerfFileSection, PerfPipeHeader, FILE_HEADER_SIZE, PERF_MAGIC,
     PERF_MAGIC_SWAPPED, PIPE_HEADER_SIZE,
 };
+pub use kernel_records::{LostRecord, LostSamplesRecord};
 pub use pipe_records::{IdIndexEntry, TimeConv, MAX_FEATURE_PAYLOAD};
 #[cfg(feature = "tracepoint_decode")]
 pub use tracepoint_decode_conv::AttrConversionError;

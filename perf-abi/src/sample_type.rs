@@ -1,6 +1,8 @@
 //! Bits of [`PerfEventAttr::sample_type`](crate::PerfEventAttr::sample_type)
 //! (`PERF_SAMPLE_*`), in bit order. A SAMPLE record holds their fields in another order (the
-//! kernel's: IDENTIFIER first, then IP, TID, …); perf-encode's SAMPLE field table gives it.
+//! kernel's: IDENTIFIER first, then IP, TID, …): [`SAMPLE_PREFIX_ORDER`] gives its fixed
+//! start and [`SAMPLE_ID_ORDER`] the `sample_id` trailer of other records; perf-encode's
+//! SAMPLE field table gives the rest.
 //!
 //! ```
 //! use perf_abi::sample_type::*;
@@ -63,5 +65,81 @@ pub const MAX: u64 = 1 << 25;
 /// `PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT`.
 pub const WEIGHT_TYPE: u64 = WEIGHT | WEIGHT_STRUCT;
 
-/// The bits a `sample_id` trailer can carry (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER).
-pub const SAMPLE_ID_BITS: u64 = TID | TIME | ID | STREAM_ID | CPU | IDENTIFIER;
+/// The fields a SAMPLE record starts with, in the order the kernel writes them
+/// (`perf_output_sample`), each a `u64` (TID and CPU are two `u32`s), each there when its
+/// bit is in `sample_type`. READ, whose size depends on `read_format`, comes next.
+pub const SAMPLE_PREFIX_ORDER: [u64; 9] =
+    [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
+
+/// The fields of a `sample_id` trailer, in the order the kernel writes them
+/// (`perf_event__output_id_sample`), each a `u64`, each there when its bit is in
+/// `sample_type` (and the attr has `sample_id_all`).
+pub const SAMPLE_ID_ORDER: [u64; 6] = [TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER];
+
+/// The bits a `sample_id` trailer can carry: those of [`SAMPLE_ID_ORDER`].
+pub const SAMPLE_ID_BITS: u64 = union(&SAMPLE_ID_ORDER);
+
+/// Where `field` (one bit of [`SAMPLE_PREFIX_ORDER`]) is in a SAMPLE record of
+/// `sample_type`: its byte offset from the record's start, the 8-byte header included.
+/// `None` when `sample_type` lacks it or it is not one of those fields.
+///
+/// ```
+/// use perf_abi::sample_type::*;
+/// assert_eq!(sample_offset(IDENTIFIER | IP | TID | TIME | CPU, TIME), Some(32));
+/// assert_eq!(sample_offset(IP | TIME, CPU), None);
+/// ```
+pub const fn sample_offset(sample_type: u64, field: u64) -> Option<usize> {
+    match offset_in(&SAMPLE_PREFIX_ORDER, sample_type, field) {
+        Some(before) => Some(8 + before),
+        None => None,
+    }
+}
+
+/// Where `field` (one bit of [`SAMPLE_ID_ORDER`]) is in the `sample_id` trailer of a
+/// record of `sample_type`: its byte offset back from the record's end (the field starts
+/// that many bytes before the end). `None` when `sample_type` lacks it.
+///
+/// ```
+/// use perf_abi::sample_type::*;
+/// let st = IDENTIFIER | IP | TID | TIME | CPU;
+/// assert_eq!(trailer_offset_from_end(st, IDENTIFIER), Some(8));
+/// assert_eq!(trailer_offset_from_end(st, TIME), Some(24));
+/// ```
+pub const fn trailer_offset_from_end(sample_type: u64, field: u64) -> Option<usize> {
+    let trailer = (sample_type & SAMPLE_ID_BITS).count_ones() as usize * 8;
+    match offset_in(&SAMPLE_ID_ORDER, sample_type, field) {
+        Some(before) => Some(trailer - before),
+        None => None,
+    }
+}
+
+/// Bytes of the fields of `order` present in `sample_type` before `field`; `None` when
+/// `field` is not in `order` or not in `sample_type`.
+const fn offset_in(order: &[u64], sample_type: u64, field: u64) -> Option<usize> {
+    if sample_type & field == 0 || field.count_ones() != 1 {
+        return None;
+    }
+    let mut before = 0;
+    let mut i = 0;
+    while i < order.len() {
+        if order[i] == field {
+            return Some(before);
+        }
+        if sample_type & order[i] != 0 {
+            before += 8;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The bits of `fields`, or-ed.
+const fn union(fields: &[u64]) -> u64 {
+    let mut all = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        all |= fields[i];
+        i += 1;
+    }
+    all
+}

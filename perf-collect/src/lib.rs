@@ -24,6 +24,8 @@ pub mod cli;
 #[cfg(target_os = "linux")]
 pub mod command;
 #[cfg(target_os = "linux")]
+mod describe;
+#[cfg(target_os = "linux")]
 pub mod error;
 #[cfg(target_os = "linux")]
 pub mod events;
@@ -34,9 +36,15 @@ pub mod record;
 #[cfg(target_os = "linux")]
 pub mod ring_reader;
 #[cfg(target_os = "linux")]
+pub mod rings;
+#[cfg(target_os = "linux")]
+mod save;
+#[cfg(target_os = "linux")]
 pub mod sys;
 #[cfg(target_os = "linux")]
 pub mod tracefs;
+#[cfg(target_os = "linux")]
+mod watch;
 
 #[cfg(target_os = "linux")]
 pub use error::CollectError;

@@ -2,25 +2,24 @@
 //! and copies what the kernel writes there into a [`PerfWriter`] until told to stop.
 
 use crate::command::{Command as RecordedCommand, Ended, GRACE};
-use crate::error::{perf_event_paranoid, CollectError};
+use crate::describe::{describe, synthesize_threads};
+use crate::error::CollectError;
 use crate::events::{self, EventKind, EventSpec};
 use crate::output::{FileOutput, StdoutOutput};
-use crate::ring_reader::{self, FlightWindow, RingStats};
-use crate::sys::{page_size, EventFd, Ring, Snapshot};
+use crate::ring_reader::{FlightWindow, RingStats};
+use crate::rings::{self, online_cpus, Rings};
+use crate::save::save;
 use crate::tracefs::Tracefs;
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use crate::watch::watch;
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
-use perf_writer_std::perf_encode::records::{PidTid, SampleCpu, SampleId};
 use perf_writer_std::{
-    Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
-    WriterError,
+    Compression, OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Write};
-use std::os::fd::AsFd;
+use std::io;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What to record, and how.
 #[derive(Clone, Debug)]
@@ -138,148 +137,6 @@ pub struct Summary {
     pub flight_window: Option<FlightWindow>,
 }
 
-/// Online CPUs, from `/sys/devices/system/cpu/online` (`0-3,5`), or `0..available_parallelism`.
-pub fn online_cpus() -> Vec<u32> {
-    if let Some(list) = std::fs::read_to_string("/sys/devices/system/cpu/online")
-        .ok()
-        .and_then(|t| parse_cpu_list(t.trim()))
-    {
-        return list;
-    }
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (0..n as u32).collect()
-}
-
-/// Parses a kernel CPU list (`0-3,5`).
-pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
-    let mut cpus = Vec::new();
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => cpus.extend(a.parse::<u32>().ok()?..=b.parse::<u32>().ok()?),
-            None => cpus.push(part.parse().ok()?),
-        }
-    }
-    (!cpus.is_empty()).then_some(cpus)
-}
-
-/// The opened events: per CPU, the ring buffer and every event's descriptor.
-struct Opened {
-    /// Per CPU: (cpu, ring, descriptors in `specs` order; the first owns the ring).
-    cpus: Vec<(u32, Ring, Vec<EventFd>)>,
-    /// Per event: the ids of its descriptors (one per CPU).
-    ids: Vec<Vec<u64>>,
-    /// The events were opened with `PERF_FORMAT_LOST`.
-    read_lost: bool,
-}
-
-/// The wakeup watermark: a quarter of the ring (the kernel's default is half).
-fn wakeup_bytes(opts: &Options) -> u32 {
-    let data_size = opts.mmap_pages.saturating_mul(page_size());
-    u32::try_from(data_size / 4).unwrap_or(u32::MAX).max(1)
-}
-
-/// True when this kernel takes `PERF_FORMAT_LOST` (6.0 and later) for `spec` on `cpu`.
-fn kernel_reads_lost(spec: &EventSpec, cpu: u32, opts: &Options) -> bool {
-    let attr = perf_abi::PerfEventAttr::from(&spec.attr(
-        wakeup_bytes(opts),
-        opts.freq.unwrap_or(DEFAULT_FREQ),
-        true,
-        opts.flight_recorder.is_some(),
-    ));
-    match EventFd::open(&attr, -1, cpu as i32) {
-        Ok(_) => true,
-        Err(e) => e.raw_os_error() != Some(nix::libc::EINVAL),
-    }
-}
-
-fn open_events(specs: &[EventSpec], cpus: &[u32], opts: &Options) -> Result<Opened, CollectError> {
-    let data_size = opts.mmap_pages.saturating_mul(page_size());
-    let wakeup = wakeup_bytes(opts);
-    let read_lost = match (specs.first(), cpus.first()) {
-        (Some(spec), Some(&cpu)) => kernel_reads_lost(spec, cpu, opts),
-        _ => false,
-    };
-    let attrs: Vec<perf_abi::PerfEventAttr> = specs
-        .iter()
-        .map(|s| {
-            perf_abi::PerfEventAttr::from(&s.attr(
-                wakeup,
-                opts.freq.unwrap_or(DEFAULT_FREQ),
-                read_lost,
-                opts.flight_recorder.is_some(),
-            ))
-        })
-        .collect();
-    let mut opened = Opened {
-        cpus: Vec::with_capacity(cpus.len()),
-        ids: vec![Vec::with_capacity(cpus.len()); specs.len()],
-        read_lost,
-    };
-    for &cpu in cpus {
-        let mut fds: Vec<EventFd> = Vec::with_capacity(specs.len());
-        let mut ring = None;
-        for (i, (spec, attr)) in specs.iter().zip(&attrs).enumerate() {
-            let fd = EventFd::open(attr, -1, cpu as i32).map_err(|e| open_error(spec, cpu, e))?;
-            match &ring {
-                None => {
-                    let overwrite = opts.flight_recorder.is_some();
-                    let mapped = Ring::map(&fd, opts.mmap_pages, overwrite).map_err(|source| {
-                        CollectError::Mmap {
-                            cpu,
-                            kib: data_size / 1024,
-                            source,
-                        }
-                    })?;
-                    ring = Some(mapped);
-                }
-                Some(_) => {
-                    let owner = fds.first().ok_or_else(|| CollectError::System {
-                        what: "ring buffer owner missing",
-                        source: io::Error::from(io::ErrorKind::Other),
-                    })?;
-                    fd.set_output(owner).map_err(|source| CollectError::Open {
-                        event: spec.name.clone(),
-                        cpu,
-                        source,
-                    })?
-                }
-            }
-            let id = fd.id().map_err(|source| CollectError::Open {
-                event: spec.name.clone(),
-                cpu,
-                source,
-            })?;
-            opened.ids[i].push(id);
-            fds.push(fd);
-        }
-        if let Some(ring) = ring {
-            opened.cpus.push((cpu, ring, fds));
-        }
-    }
-    Ok(opened)
-}
-
-fn open_error(spec: &EventSpec, cpu: u32, source: io::Error) -> CollectError {
-    match source.raw_os_error() {
-        Some(nix::libc::EACCES) | Some(nix::libc::EPERM) => CollectError::Permission {
-            event: spec.name.clone(),
-            paranoid: perf_event_paranoid(),
-            source,
-        },
-        Some(nix::libc::ENOENT) | Some(nix::libc::ENODEV) | Some(nix::libc::EOPNOTSUPP) => {
-            CollectError::NotSupported {
-                event: spec.name.clone(),
-                source,
-            }
-        }
-        _ => CollectError::Open {
-            event: spec.name.clone(),
-            cpu,
-            source,
-        },
-    }
-}
-
 /// Records as `opts` says. Errors in what was asked (events, permissions, tracefs, output)
 /// come before the output is created; a recording that cannot start or keeps nothing
 /// leaves an existing file at the output path as it was.
@@ -335,7 +192,7 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
             source: e.into(),
         })?;
 
-    let opened = open_events(&specs, &cpus, opts)?;
+    let rings = rings::open(&specs, &cpus, opts)?;
     let fs = tracefs.as_ref();
     let output_err = |source: WriterError| CollectError::Output {
         path: opts.output.display().to_string(),
@@ -344,19 +201,11 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
     if pipe {
         let (stream, out) = StdoutOutput::open()?;
         let writer = PerfPipeWriter::from_writer(stream).map_err(output_err)?;
-        run(
-            writer,
-            Target::Stdout(out),
-            &specs,
-            fs,
-            opened,
-            &sigfd,
-            opts,
-        )
+        run(writer, Target::Stdout(out), &specs, fs, rings, &sigfd, opts)
     } else {
         let (file, out) = FileOutput::create(&opts.output)?;
         let writer = PerfDataFileWriter::from_writer(file).map_err(output_err)?;
-        run(writer, Target::File(out), &specs, fs, opened, &sigfd, opts)
+        run(writer, Target::File(out), &specs, fs, rings, &sigfd, opts)
     }
 }
 
@@ -373,7 +222,7 @@ pub fn max_sample_rate() -> Option<u64> {
         .ok()
 }
 
-/// The frequency sampled events are opened with: the one asked for, refused above the
+/// The frequency sampled events are rings with: the one asked for, refused above the
 /// kernel's limit (`perf_event_open` would fail with a bare EINVAL); without one,
 /// [`DEFAULT_FREQ`] lowered to that limit, as `perf record` lowers its default.
 fn sample_frequency(asked: Option<u64>, sampled: bool) -> Result<u64, CollectError> {
@@ -388,120 +237,19 @@ fn sample_frequency(asked: Option<u64>, sampled: bool) -> Result<u64, CollectErr
     }
 }
 
-fn writer_err(what: &'static str) -> impl Fn(WriterError) -> CollectError {
+pub(crate) fn writer_err(what: &'static str) -> impl Fn(WriterError) -> CollectError {
     move |source| CollectError::Writer { what, source }
 }
 
-fn io_writer_err(what: &'static str) -> impl Fn(io::Error) -> CollectError {
+pub(crate) fn io_writer_err(what: &'static str) -> impl Fn(io::Error) -> CollectError {
     move |e| CollectError::Writer {
         what,
         source: WriterError::from(e),
     }
 }
 
-/// Describes the recording to the writer: events, tracing data, host headers.
-fn describe<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    specs: &[EventSpec],
-    tracefs: Option<&Tracefs>,
-    opened: &Opened,
-    opts: &Options,
-    warnings: &mut Vec<String>,
-) -> Result<(), CollectError> {
-    if let Err(e) = w.set_host_headers_from_this_machine() {
-        warnings.push(format!("a host header was left out: {e}"));
-    }
-    if let Some(fs) = tracefs {
-        for (file, what) in [("header_page", 0), ("header_event", 1)] {
-            if let Some(text) = fs.events_file(file) {
-                let set = match what {
-                    0 => w.try_set_tracing_data_header_page(&text),
-                    _ => w.try_set_tracing_data_header_event(&text),
-                };
-                if let Err(e) = set {
-                    warnings.push(format!("tracefs {file} left out: {e}"));
-                }
-            }
-        }
-        if let Some(text) = fs.printk_formats() {
-            if let Err(e) = w.try_set_tracing_data_printk(&text) {
-                warnings.push(format!("tracefs printk_formats left out: {e}"));
-            }
-        }
-    }
-    let wakeup = wakeup_bytes(opts);
-    for (spec, ids) in specs.iter().zip(&opened.ids) {
-        let attr = spec.attr(
-            wakeup,
-            opts.freq.unwrap_or(DEFAULT_FREQ),
-            opened.read_lost,
-            opts.flight_recorder.is_some(),
-        );
-        match &spec.kind {
-            EventKind::Tracepoint(f) => {
-                w.add_tracepoint_event_desc_from_text(ids, &attr, &spec.name, &f.system, &f.text)
-                    .map_err(writer_err("describing a tracepoint"))?;
-            }
-            _ => w
-                .try_add_event_desc(ids, &attr, &spec.name)
-                .map_err(writer_err("describing an event"))?,
-        }
-    }
-    Ok(())
-}
-
-/// COMM records for the threads that exist now (as `perf record` synthesizes them), so
-/// that their samples are named. Time 0: before every record of the recording.
-fn synthesize_threads<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    tracking_id: u64,
-) -> Result<u64, CollectError> {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Ok(0);
-    };
-    let mut n = 0;
-    let mut comm = Vec::with_capacity(16);
-    for entry in procs.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(tasks) = std::fs::read_dir(entry.path().join("task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            let Some(tid) = task
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(text) = std::fs::read(task.path().join("comm")) else {
-                continue;
-            };
-            comm.clear();
-            comm.extend_from_slice(text.strip_suffix(b"\n").unwrap_or(&text));
-            let trailer = SampleId {
-                tid: Some(PidTid { pid, tid }),
-                time: Some(0),
-                cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-                identifier: Some(tracking_id),
-                ..Default::default()
-            };
-            w.write_comm(pid, tid, &comm, false, &trailer)
-                .map_err(writer_err("writing the COMM of a running thread"))?;
-            n += 1;
-        }
-    }
-    Ok(n)
-}
-
 /// Where the recording goes.
-enum Target {
+pub(crate) enum Target {
     /// A file (a new one renamed to its path once finalized, or a device).
     File(FileOutput),
     /// A pipe-mode stream on stdout.
@@ -509,12 +257,12 @@ enum Target {
 }
 
 impl Target {
-    fn is_pipe(&self) -> bool {
+    pub(crate) fn is_pipe(&self) -> bool {
         matches!(self, Target::Stdout(_))
     }
 
     /// Stdout when it is the output, to wait until it takes bytes.
-    fn stdout(&self) -> Option<&StdoutOutput> {
+    pub(crate) fn stdout(&self) -> Option<&StdoutOutput> {
         match self {
             Target::Stdout(s) => Some(s),
             Target::File(_) => None,
@@ -538,25 +286,13 @@ impl Target {
     }
 }
 
-/// Bytes of records moved from one ring to the writer at a time: between two such moves
-/// the signals are looked at, so that a recording stops at once even when its rings hold
-/// hundreds of MB to compress.
-const DRAIN_CHUNK: usize = 1024 * 1024;
-
-/// How long a stream's reader may take nothing, once the recording stopped, before the
-/// stream is given up.
-const STALL: Duration = Duration::from_secs(2);
-
-/// How long saving may take before perf-collect says so (and a second signal cuts it).
-const SAVING_NOTICE: Duration = Duration::from_secs(1);
-
 /// Describes the recording, enables the events and starts the command: everything that,
 /// when it fails, leaves no output behind.
 fn start<O: OutputMode>(
     w: &mut PerfWriter<O>,
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
-    opened: &Opened,
+    rings: &Rings,
     opts: &Options,
     warnings: &mut Vec<String>,
 ) -> Result<Option<RecordedCommand>, CollectError> {
@@ -564,8 +300,8 @@ fn start<O: OutputMode>(
         w.set_compression(Some(Compression::zstd(level)))
             .map_err(writer_err("setting compression (-z)"))?;
     }
-    describe(w, specs, tracefs, opened, opts, warnings)?;
-    let tracking_id = opened
+    describe(w, specs, tracefs, rings, opts, warnings)?;
+    let tracking_id = rings
         .ids
         .last()
         .and_then(|ids| ids.first())
@@ -577,11 +313,11 @@ fn start<O: OutputMode>(
     w.write_finished_init()
         .map_err(io_writer_err("writing FINISHED_INIT"))?;
     w.set_strict(opts.strict);
-    for (cpu, _, fds) in &opened.cpus {
-        for (fd, spec) in fds.iter().zip(specs) {
+    for r in &rings.cpus {
+        for (fd, spec) in r.fds.iter().zip(specs) {
             fd.enable().map_err(|source| CollectError::Open {
                 event: spec.name.clone(),
-                cpu: *cpu,
+                cpu: r.cpu,
                 source,
             })?;
         }
@@ -599,12 +335,12 @@ fn run<O: OutputMode>(
     target: Target,
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
-    mut opened: Opened,
+    mut rings: Rings,
     sigfd: &SignalFd,
     opts: &Options,
 ) -> Result<Summary, CollectError> {
     let mut warnings = Vec::new();
-    let mut command = match start(&mut w, specs, tracefs, &opened, opts, &mut warnings) {
+    let mut command = match start(&mut w, specs, tracefs, &rings, opts, &mut warnings) {
         Ok(command) => command,
         Err(e) => {
             w.close_no_finalize();
@@ -612,12 +348,12 @@ fn run<O: OutputMode>(
             return Err(e);
         }
     };
-    let mut stats = vec![RingStats::default(); opened.cpus.len()];
+    let mut stats = vec![RingStats::default(); rings.cpus.len()];
     // The file is finalized before the command is ended, so that a command slow to exit
     // (or one that ignores SIGTERM) never holds the recording back.
     let saved = match watch(
         &mut w,
-        &mut opened,
+        &mut rings,
         &mut stats,
         sigfd,
         command.as_mut(),
@@ -626,7 +362,7 @@ fn run<O: OutputMode>(
     ) {
         // A save that fails leaves no recording perf reads.
         Ok(stop) => {
-            save(w, &mut opened, &mut stats, stop, &target, sigfd, opts).map_err(|e| (e, false))
+            save(w, &mut rings, &mut stats, stop, &target, sigfd, opts).map_err(|e| (e, false))
         }
         // The recording failed: what the writer holds is kept if it still finalizes.
         Err(e) => match w.finish() {
@@ -663,429 +399,9 @@ fn run<O: OutputMode>(
     Ok(summary)
 }
 
-/// What the rings' drains of one pass did.
-#[derive(Clone, Copy, Debug, Default)]
-struct Pass {
-    /// Records went to the writer.
-    wrote: bool,
-    /// Bytes the rings still held at the end (a ring reached [`DRAIN_CHUNK`]).
-    left: u64,
-}
-
-/// Moves up to [`DRAIN_CHUNK`] bytes of each ring into the writer.
-fn drain_pass<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    opened: &mut Opened,
-    stats: &mut [RingStats],
-) -> Result<Pass, CollectError> {
-    let mut pass = Pass::default();
-    for ((_, ring, _), stats) in opened.cpus.iter_mut().zip(stats) {
-        let d = ring_reader::drain(ring, w, stats, DRAIN_CHUNK)?;
-        pass.wrote |= d.wrote;
-        pass.left += d.left as u64;
-    }
-    Ok(pass)
-}
-
-/// When FINISHED_ROUND records go in: after a pass that left every ring empty, when
-/// records were written since the last one. perf sorts the records up to the latest time
-/// of the round before the last one; a ring left partly unread would break that, so a
-/// round spans passes until one reads everything.
-#[derive(Clone, Copy, Debug, Default)]
-struct Rounds {
-    /// Records went to the writer since the last FINISHED_ROUND.
-    wrote: bool,
-    /// A FINISHED_ROUND is due before the next records (it could not be written yet).
-    due: bool,
-}
-
-impl Rounds {
-    /// Counts a pass.
-    fn after(&mut self, pass: Pass) {
-        self.wrote |= pass.wrote;
-        if pass.left == 0 && self.wrote {
-            self.due = true;
-        }
-    }
-
-    /// Writes the FINISHED_ROUND that is due.
-    fn write<O: OutputMode>(&mut self, w: &mut PerfWriter<O>) -> Result<(), CollectError> {
-        if self.due {
-            w.write_finished_round()
-                .map_err(io_writer_err("writing FINISHED_ROUND"))?;
-            *self = Rounds::default();
-        }
-        Ok(())
-    }
-}
-
-/// The stream would block: stdout is a full pipe whose reader has not taken its bytes.
-fn would_block(e: &CollectError) -> bool {
-    matches!(e, CollectError::Writer { source: WriterError::Io(io), .. } if io.kind() == io::ErrorKind::WouldBlock)
-}
-
-/// Records until the command exits, SIGINT / SIGTERM / SIGHUP, the duration passes, or
-/// the output is closed or full; returns why it stopped.
-fn watch<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    opened: &mut Opened,
-    stats: &mut [RingStats],
-    sigfd: &SignalFd,
-    mut command: Option<&mut RecordedCommand>,
-    target: &Target,
-    opts: &Options,
-) -> Result<StopReason, CollectError> {
-    let pipe = target.is_pipe();
-    let flight = opts.flight_recorder.is_some();
-    // (A flight recorder writes nothing until it stops: no progress to show.)
-    let progress = opts.progress && !flight && io::stderr().is_terminal();
-    let start = Instant::now();
-    // A duration beyond what the clock can add is no deadline.
-    let deadline = opts.duration.and_then(|d| start.checked_add(d));
-    let mut last_progress = start;
-    let mut rounds = Rounds::default();
-    // The stream's pipe is full: wait until it takes bytes, not for the rings.
-    let mut blocked = false;
-    let mut left = 0u64;
-    let stop = loop {
-        // Sleep until a ring passes its watermark (or stdout can take bytes again), a
-        // signal, the deadline, or (for the progress line and a live pipe) a second at
-        // most; not at all while a ring holds more than one pass took.
-        let mut wait: Option<Duration> =
-            deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        if progress || pipe {
-            wait = Some(wait.map_or(Duration::from_secs(1), |w| w.min(Duration::from_secs(1))));
-        }
-        if left > 0 && !blocked {
-            wait = Some(Duration::ZERO);
-        }
-        let timeout = match wait {
-            Some(Duration::ZERO) => PollTimeout::ZERO,
-            Some(d) => PollTimeout::try_from(d.as_millis().max(1)).unwrap_or(PollTimeout::MAX),
-            None => PollTimeout::NONE,
-        };
-        {
-            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(opened.cpus.len() + 1);
-            fds.push(PollFd::new(sigfd.as_fd(), PollFlags::POLLIN));
-            match (blocked, target.stdout()) {
-                (true, Some(out)) => fds.push(PollFd::new(out.as_fd(), PollFlags::POLLOUT)),
-                _ if !flight => {
-                    for (_, _, evs) in &opened.cpus {
-                        if let Some(owner) = evs.first() {
-                            fds.push(PollFd::new(owner.as_fd(), PollFlags::POLLIN));
-                        }
-                    }
-                }
-                _ => {}
-            }
-            match poll(&mut fds, timeout) {
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                Err(e) => {
-                    return Err(CollectError::System {
-                        what: "poll",
-                        source: e.into(),
-                    })
-                }
-            }
-        }
-        if !flight {
-            let moved = rounds.write(w).and_then(|()| {
-                let pass = drain_pass(w, opened, stats)?;
-                rounds.after(pass);
-                left = pass.left;
-                rounds.write(w)?;
-                if pipe {
-                    w.flush().map_err(writer_err("writing the output"))?;
-                }
-                Ok(())
-            });
-            blocked = false;
-            match moved {
-                Ok(()) => {}
-                Err(e) if would_block(&e) => blocked = true,
-                Err(e) => match output_stop(&e) {
-                    Some(stop) => break stop,
-                    None => return Err(e),
-                },
-            }
-        }
-        if progress && last_progress.elapsed() >= Duration::from_secs(1) {
-            last_progress = Instant::now();
-            print_progress(&RingStats::total(stats), start.elapsed());
-        }
-        // A signal that came with the command's end is why it ended (a terminal or
-        // `timeout` signals the whole process group).
-        let mut signal = None;
-        let mut exited = false;
-        while let Ok(Some(info)) = sigfd.read_signal() {
-            let signo = info.ssi_signo as i32;
-            if signo == Signal::SIGCHLD as i32 {
-                exited |= command.as_mut().is_some_and(|c| c.try_ended().is_some());
-            } else if crate::command::is_stop_signal(signo) {
-                signal = signal.or(Some(signo));
-            }
-        }
-        match (signal, exited) {
-            (Some(signo), _) => break StopReason::Signal(signo),
-            (None, true) => break StopReason::CommandExited,
-            (None, false) => {}
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            break StopReason::Duration;
-        }
-    };
-    if progress {
-        crate::say!();
-    }
-    Ok(stop)
-}
-
-/// How saving goes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Saving {
-    /// When saving started.
-    started: Option<Instant>,
-    /// Saving was announced (a second signal now cuts it).
-    announced: bool,
-}
-
-/// Runs `step` until it does not fail for a full stream: between tries, waits until
-/// stdout takes bytes. Gives up (the stream is `Stalled`) when stdout takes nothing for
-/// [`STALL`].
-fn through_stream<T, O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    target: &Target,
-    mut step: impl FnMut(&mut PerfWriter<O>) -> Result<T, CollectError>,
-) -> Result<T, CollectError> {
-    let mut since = Instant::now();
-    let mut taken = target.stdout().map_or(0, |s| s.taken());
-    loop {
-        let e = match step(w) {
-            Err(e) if would_block(&e) => e,
-            other => return other,
-        };
-        let Some(out) = target.stdout() else {
-            return Err(e);
-        };
-        if out.taken() != taken {
-            taken = out.taken();
-            since = Instant::now();
-        }
-        let left = STALL.saturating_sub(since.elapsed());
-        if left.is_zero() {
-            return Err(CollectError::Stalled { taken });
-        }
-        let mut fds = [PollFd::new(out.as_fd(), PollFlags::POLLOUT)];
-        let ms = PollTimeout::try_from(left.as_millis().max(1)).unwrap_or(PollTimeout::MAX);
-        let _ = poll(&mut fds, ms);
-    }
-}
-
-/// Takes what the rings still hold and finalizes the output.
-#[allow(clippy::too_many_arguments)]
-fn save<O: OutputMode>(
-    mut w: PerfWriter<O>,
-    opened: &mut Opened,
-    stats: &mut [RingStats],
-    stop: StopReason,
-    target: &Target,
-    sigfd: &SignalFd,
-    opts: &Options,
-) -> Result<Summary, CollectError> {
-    // Nothing new after this; then take what is left.
-    for (_, _, fds) in &opened.cpus {
-        for fd in fds {
-            let _ = fd.disable();
-        }
-    }
-    let mut summary = Summary {
-        stats: RingStats::default(),
-        cpus: opened.cpus.len(),
-        stop,
-        command: None,
-        warnings: Vec::new(),
-        truncated: None,
-        delivered: None,
-        reader_closed: stop == StopReason::OutputClosed,
-        stalled: false,
-        unsaved_bytes: 0,
-        flight_window: None,
-    };
-    let mut saving = Saving::default();
-    let mut rounds = Rounds::default();
-    let mut output_error = None;
-    // An output closed or full takes nothing more.
-    if !matches!(stop, StopReason::OutputClosed | StopReason::OutputFull) {
-        let taken = match opts.flight_recorder {
-            Some(window) => {
-                let snaps: Vec<Snapshot> =
-                    opened.cpus.iter().map(|(_, r, _)| r.snapshot()).collect();
-                through_stream(&mut w, target, |w| {
-                    summary.flight_window = ring_reader::write_snapshots(&snaps, w, stats, window)?;
-                    Ok(())
-                })
-                .and_then(|()| {
-                    rounds.due = true;
-                    through_stream(&mut w, target, |w| rounds.write(w))
-                })
-            }
-            None => drain_for_save(
-                &mut w,
-                opened,
-                stats,
-                target,
-                sigfd,
-                &mut saving,
-                &mut rounds,
-            )
-            .map(|unsaved| summary.unsaved_bytes = unsaved),
-        };
-        let taken = taken.and_then(|()| {
-            through_stream(&mut w, target, |w| add_unreported_losses(w, opened, stats))
-        });
-        if let Err(e) = taken {
-            output_error = Some(e);
-        }
-    }
-    // SAMPLE_TIME and (when the host description had none) NRCPUS, from the records:
-    // counted on the way, so that the writer's own derivation, which would walk every
-    // record again, stays off.
-    let total = RingStats::total(stats);
-    if let Some((first, last)) = total.sample_time {
-        w.set_sample_time_header(first, last);
-    }
-    if !w.has_header(PerfHeaderIndex::NrCpus) {
-        let n = total
-            .max_cpu
-            .map_or(0, |c| c.saturating_add(1))
-            .max(opened.cpus.iter().map(|(c, ..)| c + 1).max().unwrap_or(1));
-        w.set_nr_cpus_header(n, n);
-    }
-    summary.stats = total;
-    // A full output is finished all the same: the writer keeps what reached it.
-    let finished = match output_error {
-        Some(e) if output_stop(&e) != Some(StopReason::OutputFull) => Err(e),
-        _ => through_stream(&mut w, target, |w| {
-            w.finish()
-                .map(drop)
-                .map_err(writer_err("finishing the output"))
-        }),
-    };
-    summary.delivered = target.stdout().map(|s| s.taken());
-    let failure = match finished {
-        Ok(()) => return Ok(summary),
-        Err(e) => e,
-    };
-    match failure {
-        CollectError::Writer {
-            source:
-                WriterError::Truncated {
-                    kept_records,
-                    kept_bytes,
-                    error,
-                },
-            ..
-        } => {
-            summary.truncated = Some(Truncation {
-                kept_records: Some(kept_records),
-                kept_bytes,
-                error: error.to_string(),
-            });
-            Ok(summary)
-        }
-        CollectError::Stalled { .. } => {
-            w.close_no_finalize();
-            summary.stalled = true;
-            Ok(summary)
-        }
-        e => match (output_stop(&e), target) {
-            (Some(StopReason::OutputClosed), _) => {
-                w.close_no_finalize();
-                summary.reader_closed = true;
-                Ok(summary)
-            }
-            (Some(StopReason::OutputFull), Target::Stdout(out)) => {
-                w.close_no_finalize();
-                summary.truncated = Some(Truncation {
-                    kept_records: None,
-                    kept_bytes: out.taken(),
-                    error: full_error(&e),
-                });
-                Ok(summary)
-            }
-            (Some(StopReason::OutputFull), Target::File(_)) => {
-                // Not even an empty recording fits what the output took.
-                w.close_no_finalize();
-                let CollectError::Writer { source, .. } = e else {
-                    return Err(e);
-                };
-                Err(CollectError::OutputFull {
-                    path: opts.output.display().to_string(),
-                    source,
-                })
-            }
-            _ => {
-                // The output failed otherwise: the writer, dropped, keeps what it can.
-                drop(w);
-                Err(e)
-            }
-        },
-    }
-}
-
-/// The output's error of a full output, for the report.
-fn full_error(e: &CollectError) -> String {
-    match e {
-        CollectError::Writer { source, .. } => source.to_string(),
-        other => other.to_string(),
-    }
-}
-
-/// The rings' last records into the writer, a chunk at a time. Saving that takes longer
-/// than [`SAVING_NOTICE`] is announced, and a stop signal after that leaves the rest out;
-/// returns the bytes left out.
-fn drain_for_save<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    opened: &mut Opened,
-    stats: &mut [RingStats],
-    target: &Target,
-    sigfd: &SignalFd,
-    saving: &mut Saving,
-    rounds: &mut Rounds,
-) -> Result<u64, CollectError> {
-    let started = *saving.started.get_or_insert_with(Instant::now);
-    loop {
-        let pass = through_stream(w, target, |w| {
-            rounds.write(w)?;
-            drain_pass(w, opened, stats)
-        })?;
-        rounds.after(pass);
-        if pass.left == 0 {
-            rounds.due |= rounds.wrote;
-            through_stream(w, target, |w| rounds.write(w))?;
-            return Ok(0);
-        }
-        let mut cut = false;
-        while let Ok(Some(info)) = sigfd.read_signal() {
-            cut |= saving.announced && crate::command::is_stop_signal(info.ssi_signo as i32);
-        }
-        if cut {
-            through_stream(w, target, |w| rounds.write(w))?;
-            return Ok(pass.left);
-        }
-        if !saving.announced && started.elapsed() >= SAVING_NOTICE {
-            saving.announced = true;
-            crate::say!(
-                "perf-collect: saving the {:.1} MB the ring buffers still hold; Ctrl-C or SIGTERM again leaves it out",
-                pass.left as f64 / 1e6
-            );
-        }
-    }
-}
-
 /// The stop an output failure means: a pipe whose reader went away, a full device (the
 /// file or stream keeps what reached it); `None` for any other failure.
-fn output_stop(e: &CollectError) -> Option<StopReason> {
+pub(crate) fn output_stop(e: &CollectError) -> Option<StopReason> {
     let CollectError::Writer {
         source: WriterError::Io(io),
         ..
@@ -1099,77 +415,5 @@ fn output_stop(e: &CollectError) -> Option<StopReason> {
             Some(StopReason::OutputFull)
         }
         _ => None,
-    }
-}
-
-/// The kernel writes a LOST record only when a record fits again: records dropped just
-/// before the events were disabled are never reported that way. Their count is in each
-/// event's `PERF_FORMAT_LOST` value: what it adds up to beyond the LOST records of a ring
-/// goes into the file as one more LOST record of that ring (timed after its last record).
-fn add_unreported_losses<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    opened: &Opened,
-    stats: &mut [RingStats],
-) -> Result<(), CollectError> {
-    if !opened.read_lost {
-        return Ok(());
-    }
-    let last_time = stats.iter().map(|s| s.last_time).max().unwrap_or(0);
-    for ((cpu, _, fds), stats) in opened.cpus.iter().zip(stats) {
-        let lost: u64 = fds.iter().filter_map(|fd| fd.read_lost().ok()).sum();
-        let missing = lost.saturating_sub(stats.lost_events);
-        let Some(owner) = fds.first() else { continue };
-        if missing == 0 {
-            continue;
-        }
-        let id = owner.id().map_err(|source| CollectError::System {
-            what: "reading an event id",
-            source,
-        })?;
-        let trailer = SampleId {
-            tid: Some(PidTid {
-                pid: u32::MAX,
-                tid: u32::MAX,
-            }),
-            time: Some(last_time),
-            cpu: Some(SampleCpu { cpu: *cpu, res: 0 }),
-            identifier: Some(id),
-            ..Default::default()
-        };
-        w.write_lost(id, missing, &trailer)
-            .map_err(writer_err("writing a LOST record"))?;
-        stats.lost_events += missing;
-        stats.lost_records += 1;
-        stats.lost_added += missing;
-    }
-    w.write_finished_round()
-        .map_err(io_writer_err("writing FINISHED_ROUND"))?;
-    Ok(())
-}
-
-fn print_progress(stats: &RingStats, elapsed: Duration) {
-    let mut err = io::stderr().lock();
-    let _ = write!(
-        err,
-        "\rperf-collect: {:.0} s, {} events, {:.1} MB, {} lost   ",
-        elapsed.as_secs_f64(),
-        stats.samples,
-        stats.bytes as f64 / 1e6,
-        stats.lost_events
-    );
-    let _ = err.flush();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(parse_cpu_list("0"), Some(vec![0]));
-        assert_eq!(parse_cpu_list("0-3,5,7-8"), Some(vec![0, 1, 2, 3, 5, 7, 8]));
-        assert_eq!(parse_cpu_list(""), None);
-        assert_eq!(parse_cpu_list("x"), None);
-        assert!(!online_cpus().is_empty());
     }
 }

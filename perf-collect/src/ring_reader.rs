@@ -9,12 +9,39 @@ use perf_writer_std::{OutputMode, PerfWriter, WriterError};
 use std::io::{self, IoSlice};
 use std::time::Duration;
 
-/// PERF_RECORD_LOST: `{header, u64 id, u64 lost, sample_id}`.
-const RECORD_LOST: u32 = 2;
-/// PERF_RECORD_SAMPLE.
-const RECORD_SAMPLE: u32 = 9;
-/// PERF_RECORD_LOST_SAMPLES: `{header, u64 lost, sample_id}`.
-const RECORD_LOST_SAMPLES: u32 = 13;
+use perf_abi::record_type::{LOST, LOST_SAMPLES, SAMPLE};
+use perf_abi::sample_type::{sample_offset, trailer_offset_from_end, CPU, TIME};
+use perf_abi::{LostRecord, LostSamplesRecord, PerfEventHeader};
+use zerocopy::FromBytes;
+
+/// The `sample_type` of every event recorded ([`crate::events::SAMPLE_TYPE`]), whose
+/// fields these offsets are read from.
+const SAMPLE_TYPE: u64 = crate::events::SAMPLE_TYPE.0;
+/// TIME in a SAMPLE.
+const SAMPLE_TIME_AT: usize = present(sample_offset(SAMPLE_TYPE, TIME));
+/// CPU in a SAMPLE: `{u32 cpu, u32 reserved}`.
+const SAMPLE_CPU_AT: usize = present(sample_offset(SAMPLE_TYPE, CPU));
+/// TIME in the `sample_id` trailer of the other records, back from their end.
+const TRAILER_TIME_FROM_END: usize = present(trailer_offset_from_end(SAMPLE_TYPE, TIME));
+/// The count of a LOST record.
+const LOST_COUNT_AT: usize = std::mem::offset_of!(LostRecord, lost);
+/// The count of a LOST_SAMPLES record.
+const LOST_SAMPLES_COUNT_AT: usize = std::mem::offset_of!(LostSamplesRecord, lost);
+
+/// An offset `SAMPLE_TYPE` must have (checked when this compiles).
+const fn present(offset: Option<usize>) -> usize {
+    match offset {
+        Some(at) => at,
+        None => panic!("the events' sample_type lacks a field the ring reader reads"),
+    }
+}
+
+/// A record header as the kernel wrote it (this machine's byte order): type and size.
+#[inline(always)]
+fn header(bytes: &[u8; 8]) -> (u32, usize) {
+    let h = PerfEventHeader::read_from_bytes(bytes).unwrap_or_default();
+    (h.type_, usize::from(h.size))
+}
 
 /// What the rings held.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,9 +168,7 @@ impl<'a> Records<'a> {
             None => first.get(pos..)?,
             Some(at) => second.get(at..)?,
         };
-        let h = head.first_chunk::<8>()?;
-        let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
-        let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
+        let (rtype, size) = header(head.first_chunk::<8>()?);
         let end = pos + size;
         if size < 8 || end > first.len() + second.len() {
             return None;
@@ -171,8 +196,7 @@ impl<'a> Iterator for Records<'a> {
             .get(self.pos..)
             .and_then(|r| r.first_chunk::<8>())
         {
-            let rtype = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
-            let size = usize::from(u16::from_ne_bytes([h[6], h[7]]));
+            let (rtype, size) = header(h);
             if let Some(a) = self.first.get(self.pos..self.pos + size) {
                 if size < 8 {
                     return None;
@@ -190,10 +214,10 @@ impl<'a> Iterator for Records<'a> {
 #[inline(always)]
 fn record_time(r: &RecordView<'_>) -> Option<u64> {
     match r.rtype {
-        RECORD_SAMPLE => r.u64_at(32),
+        SAMPLE => r.u64_at(SAMPLE_TIME_AT),
         _ => r
             .len()
-            .checked_sub(24)
+            .checked_sub(TRAILER_TIME_FROM_END)
             .filter(|&at| at >= 8)
             .and_then(|at| r.u64_at(at)),
     }
@@ -253,7 +277,7 @@ pub fn write_snapshots<O: OutputMode>(
     let cutoff = latest.saturating_sub(window_ns);
     for (recs, stats) in records.iter().zip(stats) {
         for (r, time) in recs.iter().rev() {
-            if r.rtype == RECORD_SAMPLE && time.is_some_and(|t| t < cutoff) {
+            if r.rtype == SAMPLE && time.is_some_and(|t| t < cutoff) {
                 continue;
             }
             write_one(w, r, stats).map_err(|e| CollectError::Writer {
@@ -331,15 +355,14 @@ impl Tally {
         self.records += 1;
         self.bytes += r.len() as u64;
         match r.rtype {
-            RECORD_SAMPLE => {
+            SAMPLE => {
                 self.samples += 1;
                 if let Some(t) = record_time(r) {
                     self.last_time = self.last_time.max(t);
                     self.first_sample = self.first_sample.min(t);
                     self.last_sample = self.last_sample.max(t);
                 }
-                // CPU: after TIME, `{u32 cpu, u32 reserved}`.
-                if let Some(v) = r.u64_at(40) {
+                if let Some(v) = r.u64_at(SAMPLE_CPU_AT) {
                     let cpu = match cfg!(target_endian = "little") {
                         true => v as u32,
                         false => (v >> 32) as u32,
@@ -352,11 +375,13 @@ impl Tally {
                     self.last_time = self.last_time.max(t);
                 }
                 match r.rtype {
-                    RECORD_LOST => {
+                    LOST => {
                         self.lost_records += 1;
-                        self.lost_events += r.u64_at(16).unwrap_or(0);
+                        self.lost_events += r.u64_at(LOST_COUNT_AT).unwrap_or(0);
                     }
-                    RECORD_LOST_SAMPLES => self.lost_samples += r.u64_at(8).unwrap_or(0),
+                    LOST_SAMPLES => {
+                        self.lost_samples += r.u64_at(LOST_SAMPLES_COUNT_AT).unwrap_or(0)
+                    }
                     _ => {}
                 }
             }
@@ -545,22 +570,22 @@ pub fn drain<O: OutputMode>(
 mod tests {
     use super::*;
 
-    /// A record of `rtype` and `size` bytes: a SAMPLE's time at 32 and CPU at 40, the
-    /// others' time 24 bytes from the end; LOST's count at 16.
+    /// A record of `rtype` and `size` bytes, its time, CPU and LOST count where the
+    /// reader looks for them.
     fn record(rtype: u32, size: u16, time: u64, cpu: u32) -> Vec<u8> {
         let mut r = vec![0u8; usize::from(size)];
         r[..4].copy_from_slice(&rtype.to_ne_bytes());
         r[6..8].copy_from_slice(&size.to_ne_bytes());
         let at = match rtype {
-            RECORD_SAMPLE => 32,
-            _ => usize::from(size) - 24,
+            SAMPLE => SAMPLE_TIME_AT,
+            _ => usize::from(size) - TRAILER_TIME_FROM_END,
         };
         r[at..at + 8].copy_from_slice(&time.to_ne_bytes());
-        if rtype == RECORD_SAMPLE {
-            r[40..44].copy_from_slice(&cpu.to_ne_bytes());
+        if rtype == SAMPLE {
+            r[SAMPLE_CPU_AT..SAMPLE_CPU_AT + 4].copy_from_slice(&cpu.to_ne_bytes());
         }
-        if rtype == RECORD_LOST {
-            r[16..24].copy_from_slice(&7u64.to_ne_bytes());
+        if rtype == LOST {
+            r[LOST_COUNT_AT..LOST_COUNT_AT + 8].copy_from_slice(&7u64.to_ne_bytes());
         }
         r
     }
@@ -581,19 +606,19 @@ mod tests {
     #[test]
     fn records_are_read_across_the_ring_end_and_counted() {
         let bytes = [
-            record(RECORD_SAMPLE, 80, 30, 1),
+            record(SAMPLE, 80, 30, 1),
             record(3, 40, 10, 0),
-            record(RECORD_SAMPLE, 80, 20, 3),
-            record(RECORD_LOST, 48, 40, 0),
-            record(RECORD_SAMPLE, 48, 50, 0),
+            record(SAMPLE, 80, 20, 3),
+            record(LOST, 48, 40, 0),
+            record(SAMPLE, 48, 50, 0),
         ]
         .concat();
         let all = [
-            (RECORD_SAMPLE, 80),
+            (SAMPLE, 80),
             (3, 40),
-            (RECORD_SAMPLE, 80),
-            (RECORD_LOST, 48),
-            (RECORD_SAMPLE, 48),
+            (SAMPLE, 80),
+            (LOST, 48),
+            (SAMPLE, 48),
         ];
         // Every place the ring's end can fall, on an 8-byte boundary.
         for cut in (0..=bytes.len()).step_by(8) {
@@ -622,11 +647,7 @@ mod tests {
 
     #[test]
     fn records_end_at_one_that_is_not_whole() {
-        let mut bytes = [
-            record(RECORD_SAMPLE, 80, 1, 0),
-            record(RECORD_SAMPLE, 80, 2, 0),
-        ]
-        .concat();
+        let mut bytes = [record(SAMPLE, 80, 1, 0), record(SAMPLE, 80, 2, 0)].concat();
         bytes.truncate(120);
         for cut in [40, 80, 96, 120] {
             let p = Pending {

@@ -638,8 +638,16 @@ fn read_number<T: std::str::FromStr>(path: &Path) -> Option<T> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-/// Parses a CPU list (`0-3,8,10-11`); `None` for malformed text.
-fn parse_cpu_list(list: &str) -> Option<BTreeSet<u32>> {
+/// Parses a kernel CPU list (`0-3,8,10-11`, as in `/sys/devices/system/cpu/online`);
+/// `None` for malformed text (a range whose end is below its start included).
+///
+/// ```
+/// use perf_writer_std::parse_cpu_list;
+/// let cpus = parse_cpu_list("0-2,5\n").unwrap();
+/// assert_eq!(cpus.into_iter().collect::<Vec<_>>(), [0, 1, 2, 5]);
+/// assert!(parse_cpu_list("5-3").is_none());
+/// ```
+pub fn parse_cpu_list(list: &str) -> Option<BTreeSet<u32>> {
     let mut cpus = BTreeSet::new();
     for part in list.trim().split(',').filter(|p| !p.is_empty()) {
         match part.split_once('-') {

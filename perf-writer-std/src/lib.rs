@@ -71,8 +71,8 @@ pub use error::{
 pub use file_output::FileOutput;
 pub use header_index::PerfHeaderIndex;
 pub use host_description::{
-    CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo, MemoryNodeInfo,
-    NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
+    parse_cpu_list, CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo,
+    MemoryNodeInfo, NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
 };
 pub use output_mode::OutputMode;
 pub use pending_records::MAX_PENDING_IDS;
