@@ -6,7 +6,7 @@
 //! (the kernel's highest sampling rate, the events tracefs has) is judged when the recording
 //! starts ([`crate::record()`]).
 
-use crate::record::Options;
+use crate::options::Options;
 use clap::Parser;
 use perf_writer_std::Compression;
 use std::ffi::OsString;

@@ -1,9 +1,10 @@
 //! What the file says besides the kernel's records: the events, the tracing data, the
 //! host, and the threads that already run when the recording starts.
 
+use crate::error::writer_err;
 use crate::error::CollectError;
 use crate::events::{EventKind, EventSpec};
-use crate::record::{writer_err, Options};
+use crate::options::Options;
 use crate::rings::{attr_of, Rings};
 use crate::tracefs::Tracefs;
 use perf_writer_std::perf_encode::records::{PidTid, SampleCpu, SampleId};

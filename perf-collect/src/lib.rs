@@ -30,6 +30,8 @@ pub mod error;
 #[cfg(target_os = "linux")]
 pub mod events;
 #[cfg(target_os = "linux")]
+pub mod options;
+#[cfg(target_os = "linux")]
 pub mod output;
 #[cfg(target_os = "linux")]
 pub mod record;
@@ -40,6 +42,8 @@ pub mod rings;
 #[cfg(target_os = "linux")]
 mod save;
 #[cfg(target_os = "linux")]
+pub mod summary;
+#[cfg(target_os = "linux")]
 pub mod sys;
 #[cfg(target_os = "linux")]
 pub mod tracefs;
@@ -49,4 +53,8 @@ mod watch;
 #[cfg(target_os = "linux")]
 pub use error::CollectError;
 #[cfg(target_os = "linux")]
-pub use record::{record, Options, StopReason, Summary, Truncation};
+pub use options::Options;
+#[cfg(target_os = "linux")]
+pub use record::record;
+#[cfg(target_os = "linux")]
+pub use summary::{StopReason, Summary, Truncation};

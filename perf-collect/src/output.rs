@@ -12,7 +12,9 @@
 //!   says it can. The bytes stdout took are counted.
 
 use crate::error::CollectError;
+use crate::summary::StopReason;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use perf_writer_std::WriterError;
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, Write};
@@ -202,5 +204,62 @@ impl Drop for StdoutOutput {
         if let Some(flags) = self.restore {
             let _ = fcntl(self.fd.as_raw_fd(), FcntlArg::F_SETFL(flags));
         }
+    }
+}
+
+/// Where the recording goes.
+pub(crate) enum Target {
+    /// A file (a new one renamed to its path once finalized, or a device).
+    File(FileOutput),
+    /// A pipe-mode stream on stdout.
+    Stdout(StdoutOutput),
+}
+
+impl Target {
+    pub(crate) fn is_pipe(&self) -> bool {
+        matches!(self, Target::Stdout(_))
+    }
+
+    /// Stdout when it is the output, to wait until it takes bytes.
+    pub(crate) fn stdout(&self) -> Option<&StdoutOutput> {
+        match self {
+            Target::Stdout(s) => Some(s),
+            Target::File(_) => None,
+        }
+    }
+
+    /// Drops an output that holds no recording perf reads: a new file is removed (the path
+    /// keeps what it held), a device or stdout is left as it is.
+    pub(crate) fn discard(self) {
+        if let Target::File(f) = self {
+            f.discard();
+        }
+    }
+
+    /// Puts a finalized recording at its path.
+    pub(crate) fn keep(self) -> Result<(), CollectError> {
+        match self {
+            Target::File(f) => f.keep(),
+            Target::Stdout(_) => Ok(()),
+        }
+    }
+}
+
+/// The stop an output failure means: a pipe whose reader went away, a full device (the
+/// file or stream keeps what reached it); `None` for any other failure.
+pub(crate) fn output_stop(e: &CollectError) -> Option<StopReason> {
+    let CollectError::Writer {
+        source: WriterError::Io(io),
+        ..
+    } = e
+    else {
+        return None;
+    };
+    match io.kind() {
+        io::ErrorKind::BrokenPipe => Some(StopReason::OutputClosed),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+            Some(StopReason::OutputFull)
+        }
+        _ => None,
     }
 }

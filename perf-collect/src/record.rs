@@ -1,14 +1,16 @@
 //! The recording: opens the events on every online CPU, maps one ring buffer per CPU,
 //! and copies what the kernel writes there into a [`PerfWriter`] until told to stop.
 
-use crate::command::{Command as RecordedCommand, Ended, GRACE};
+use crate::command::{Command as RecordedCommand, GRACE};
 use crate::describe::{describe, synthesize_threads};
-use crate::error::CollectError;
+use crate::error::{io_writer_err, writer_err, CollectError};
 use crate::events::{self, EventKind, EventSpec};
-use crate::output::{FileOutput, StdoutOutput};
-use crate::ring_reader::{FlightWindow, RingStats};
+use crate::options::{Options, DEFAULT_FREQ};
+use crate::output::{FileOutput, StdoutOutput, Target};
+use crate::ring_reader::RingStats;
 use crate::rings::{self, online_cpus, Rings};
 use crate::save::save;
+use crate::summary::Summary;
 use crate::tracefs::Tracefs;
 use crate::watch::watch;
 use nix::sys::signal::{SigSet, Signal};
@@ -16,126 +18,6 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 use perf_writer_std::{
     Compression, OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, WriterError,
 };
-use std::ffi::OsString;
-use std::io;
-use std::path::PathBuf;
-use std::time::Duration;
-
-/// What to record, and how.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Event names (`-e`), each possibly a comma-separated list.
-    pub events: Vec<String>,
-    /// Files of event names, one or more per line.
-    pub event_files: Vec<PathBuf>,
-    /// The output path; `-` writes a pipe-mode stream to stdout.
-    pub output: PathBuf,
-    /// Sampling frequency of counters such as cpu-clock (Hz); `None`: [`DEFAULT_FREQ`],
-    /// or the kernel's limit when that is lower.
-    pub freq: Option<u64>,
-    /// Data pages of each CPU's ring buffer (a power of two).
-    pub mmap_pages: usize,
-    /// Stop after this long.
-    pub duration: Option<Duration>,
-    /// The command to run and record until it exits (empty: none).
-    pub command: Vec<OsString>,
-    /// Where tracefs is (default: the usual places).
-    pub tracefs: Option<PathBuf>,
-    /// Print a progress line on stderr (when it is a terminal).
-    pub progress: bool,
-    /// Name the threads that exist when the recording starts (COMM records from `/proc`).
-    pub synthesize_threads: bool,
-    /// The writer's strict mode for the kernel's records (the default): every record checked
-    /// against its event's attr, a refused one left out and reported. Off (`--unchecked`),
-    /// the records go in as the kernel wrote them. Either way a ring's pending bytes go to
-    /// the writer in one call (record by record only after a refusal), and the descriptions
-    /// and the records the collector makes itself are checked.
-    pub strict: bool,
-    /// Flight-recorder mode: the rings overwrite their oldest records, nothing is read
-    /// while recording, and when it stops the records of this last stretch of time are
-    /// saved.
-    pub flight_recorder: Option<Duration>,
-    /// Compress the records with zstd at this level (1 to 22) into COMPRESSED records, as
-    /// `perf record -z` does.
-    pub compression_level: Option<i32>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            events: Vec::new(),
-            event_files: Vec::new(),
-            output: PathBuf::from("perf.data"),
-            freq: None,
-            mmap_pages: 128,
-            duration: None,
-            command: Vec::new(),
-            tracefs: None,
-            progress: false,
-            synthesize_threads: true,
-            strict: true,
-            flight_recorder: None,
-            compression_level: None,
-        }
-    }
-}
-
-/// Why the recording stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// The command exited.
-    CommandExited,
-    /// SIGINT or SIGTERM.
-    Signal(i32),
-    /// The duration (`-d`) passed.
-    Duration,
-    /// The reader of the pipe went away.
-    OutputClosed,
-    /// The output's device is full (or its quota or file size limit reached): the file
-    /// keeps the records that reached it ([`Summary::truncated`]).
-    OutputFull,
-}
-
-/// An output that ends before the recording did: it filled up. A file keeps the whole
-/// records that reached it (perf reads it); a stream keeps the bytes stdout took.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Truncation {
-    /// Records in the file's data section as stored (a COMPRESSED record counts as one);
-    /// `None` for a stream.
-    pub kept_records: Option<u64>,
-    /// Bytes kept: the file's data section, or the stream's bytes.
-    pub kept_bytes: u64,
-    /// The output's error.
-    pub error: String,
-}
-
-/// What a recording wrote.
-#[derive(Clone, Debug)]
-pub struct Summary {
-    /// Counts over all rings: what was read from the kernel and given to the writer.
-    pub stats: RingStats,
-    /// Online CPUs recorded.
-    pub cpus: usize,
-    /// Why the recording stopped.
-    pub stop: StopReason,
-    /// How the command ended, when one was run.
-    pub command: Option<Ended>,
-    /// Warnings (headers that could not be set, …), one line each.
-    pub warnings: Vec<String>,
-    /// The output holds only the first part of the recording: it filled up.
-    pub truncated: Option<Truncation>,
-    /// Pipe mode: the bytes of the stream stdout took.
-    pub delivered: Option<u64>,
-    /// Pipe mode: the reader closed the pipe before the stream's end.
-    pub reader_closed: bool,
-    /// Pipe mode: once the recording stopped, the reader took nothing for a while and the
-    /// rest of the stream was given up.
-    pub stalled: bool,
-    /// Bytes of records the rings still held when a second signal cut saving short.
-    pub unsaved_bytes: u64,
-    /// Flight-recorder mode: the rings held less time than asked (`-c`), and what they held.
-    pub flight_window: Option<FlightWindow>,
-}
 
 /// Records as `opts` says. Errors in what was asked (events, permissions, tracefs, output)
 /// come before the output is created; a recording that cannot start or keeps nothing
@@ -209,9 +91,6 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
     }
 }
 
-/// The sampling frequency when none is given (`-F`).
-pub const DEFAULT_FREQ: u64 = 4000;
-
 /// `kernel.perf_event_max_sample_rate`, when readable: the highest frequency the kernel
 /// takes for a sampled event (it lowers it on its own when sampling takes too long).
 pub fn max_sample_rate() -> Option<u64> {
@@ -234,55 +113,6 @@ fn sample_frequency(asked: Option<u64>, sampled: bool) -> Result<u64, CollectErr
         (Some(freq), _) => Ok(freq),
         (None, Some(max)) => Ok(DEFAULT_FREQ.min(max.max(1))),
         (None, None) => Ok(DEFAULT_FREQ),
-    }
-}
-
-pub(crate) fn writer_err(what: &'static str) -> impl Fn(WriterError) -> CollectError {
-    move |source| CollectError::Writer { what, source }
-}
-
-pub(crate) fn io_writer_err(what: &'static str) -> impl Fn(io::Error) -> CollectError {
-    move |e| CollectError::Writer {
-        what,
-        source: WriterError::from(e),
-    }
-}
-
-/// Where the recording goes.
-pub(crate) enum Target {
-    /// A file (a new one renamed to its path once finalized, or a device).
-    File(FileOutput),
-    /// A pipe-mode stream on stdout.
-    Stdout(StdoutOutput),
-}
-
-impl Target {
-    pub(crate) fn is_pipe(&self) -> bool {
-        matches!(self, Target::Stdout(_))
-    }
-
-    /// Stdout when it is the output, to wait until it takes bytes.
-    pub(crate) fn stdout(&self) -> Option<&StdoutOutput> {
-        match self {
-            Target::Stdout(s) => Some(s),
-            Target::File(_) => None,
-        }
-    }
-
-    /// Drops an output that holds no recording perf reads: a new file is removed (the path
-    /// keeps what it held), a device or stdout is left as it is.
-    fn discard(self) {
-        if let Target::File(f) = self {
-            f.discard();
-        }
-    }
-
-    /// Puts a finalized recording at its path.
-    fn keep(self) -> Result<(), CollectError> {
-        match self {
-            Target::File(f) => f.keep(),
-            Target::Stdout(_) => Ok(()),
-        }
     }
 }
 
@@ -397,23 +227,4 @@ fn run<O: OutputMode>(
     summary.command = command;
     summary.warnings.splice(0..0, warnings);
     Ok(summary)
-}
-
-/// The stop an output failure means: a pipe whose reader went away, a full device (the
-/// file or stream keeps what reached it); `None` for any other failure.
-pub(crate) fn output_stop(e: &CollectError) -> Option<StopReason> {
-    let CollectError::Writer {
-        source: WriterError::Io(io),
-        ..
-    } = e
-    else {
-        return None;
-    };
-    match io.kind() {
-        io::ErrorKind::BrokenPipe => Some(StopReason::OutputClosed),
-        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
-            Some(StopReason::OutputFull)
-        }
-        _ => None,
-    }
 }

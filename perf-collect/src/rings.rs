@@ -2,7 +2,7 @@
 
 use crate::error::{perf_event_paranoid, CollectError};
 use crate::events::EventSpec;
-use crate::record::{Options, DEFAULT_FREQ};
+use crate::options::{Options, DEFAULT_FREQ};
 use crate::sys::{page_size, EventFd, Ring};
 use std::io;
 

@@ -2,11 +2,12 @@
 //! and the output finalized, with what became of it (complete, cut short, closed).
 
 use crate::error::CollectError;
-use crate::record::{
-    io_writer_err, output_stop, writer_err, Options, StopReason, Summary, Target, Truncation,
-};
+use crate::error::{io_writer_err, writer_err};
+use crate::options::Options;
+use crate::output::{output_stop, Target};
 use crate::ring_reader::{self, RingStats};
 use crate::rings::Rings;
+use crate::summary::{StopReason, Summary, Truncation};
 use crate::sys::Snapshot;
 use crate::watch::{drain_pass, would_block, Rounds};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};

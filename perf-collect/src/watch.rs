@@ -4,9 +4,12 @@
 
 use crate::command::Command as RecordedCommand;
 use crate::error::CollectError;
-use crate::record::{io_writer_err, output_stop, writer_err, Options, StopReason, Target};
+use crate::error::{io_writer_err, writer_err};
+use crate::options::Options;
+use crate::output::{output_stop, Target};
 use crate::ring_reader::{self, RingStats};
 use crate::rings::Rings;
+use crate::summary::StopReason;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::sys::signalfd::SignalFd;
