@@ -1,6 +1,5 @@
 //! What an attr says SAMPLE records and `sample_id` trailers hold.
 
-use crate::records::sample::sample_id::TRAILER_ORDER;
 use perf_abi::record_fields::BRANCH_SAMPLE_HW_INDEX;
 use perf_abi::sample_type::{self, SAMPLE_ID_BITS};
 use perf_abi::{attr_flags, PerfEventAttr};
@@ -94,16 +93,18 @@ impl SampleLayout {
     /// ```
     pub const fn id_offsets(&self) -> Option<(usize, usize)> {
         let st = self.sample_type;
-        if st & sample_type::IDENTIFIER != 0 {
-            return Some((8, 8));
+        let id = if st & sample_type::IDENTIFIER != 0 {
+            sample_type::IDENTIFIER
+        } else {
+            sample_type::ID
+        };
+        match (
+            sample_type::sample_offset(st, id),
+            sample_type::trailer_offset_from_end(st, id),
+        ) {
+            (Some(from_start), Some(from_end)) => Some((from_start, from_end)),
+            _ => None,
         }
-        if st & sample_type::ID == 0 {
-            return None;
-        }
-        let before =
-            st & (sample_type::IP | sample_type::TID | sample_type::TIME | sample_type::ADDR);
-        let after = st & TRAILER_AFTER_ID;
-        Some((bytes_past(before), bytes_past(after)))
     }
 
     /// Offset of the event id (IDENTIFIER, else ID) in this attr's SAMPLE records: the first
@@ -136,30 +137,6 @@ pub(crate) fn each_subset(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
             .filter(|&(i, _)| set & 1 << i != 0)
             .fold(0, |acc, (_, &b)| acc | b)
     })
-}
-
-/// The trailer's fields after ID ([`TRAILER_ORDER`]).
-const TRAILER_AFTER_ID: u64 = {
-    let mut rest: &[u64] = &TRAILER_ORDER;
-    let mut seen = false;
-    let mut after = 0;
-    while let [bit, tail @ ..] = rest {
-        if seen {
-            after |= *bit;
-        }
-        seen = seen || *bit == sample_type::ID;
-        rest = tail;
-    }
-    after
-};
-
-/// Bytes from a record's start to an id that follows the header and the 8-byte fields
-/// `bits`, or from a record's end back to an id followed by them: 8 per field, plus the
-/// header or the id itself.
-const fn bytes_past(bits: u64) -> usize {
-    (bits.count_ones() as usize)
-        .saturating_add(1)
-        .saturating_mul(8)
 }
 
 #[allow(clippy::arithmetic_side_effects)] // test arithmetic on small known values

@@ -83,13 +83,29 @@ impl<T: U32Pair> TrailerWord for T {
     }
 }
 
-/// Generates, from the trailer's fields in kernel order (`perf_event__output_id_sample`),
-/// [`TRAILER_ORDER`], [`SampleId::masked`], its check and writer, and the reader of
+/// Generates, from the trailer's fields in perf-abi's [`SAMPLE_ID_ORDER`], which the build
+/// checks, [`SampleId::masked`], its check and writer, and the reader of
 /// [`id_of_non_sample`].
+///
+/// [`SAMPLE_ID_ORDER`]: perf_abi::sample_type::SAMPLE_ID_ORDER
+/// Whether `a` and `b` hold the same bits in the same order (for a build-time check).
+const fn same_bits(a: &[u64], b: &[u64]) -> bool {
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a, b) {
+            ([], []) => return true,
+            ([x, a_rest @ ..], [y, b_rest @ ..]) if *x == *y => (a, b) = (a_rest, b_rest),
+            _ => return false,
+        }
+    }
+}
+
 macro_rules! trailer_table {
     ($($field:ident: $bit:ident, $name:literal;)*) => {
-        /// The `sample_type` bits of the trailer's fields, in the order they are written.
-        pub(crate) const TRAILER_ORDER: [u64; 6] = [$(sample_type::$bit),*];
+        const _: () = assert!(
+            same_bits(&[$(sample_type::$bit),*], &sample_type::SAMPLE_ID_ORDER),
+            "the trailer's fields are listed in an order other than SAMPLE_ID_ORDER",
+        );
 
         impl SampleId {
             /// This trailer with only the fields `layout`'s trailer has.
@@ -242,7 +258,7 @@ mod tests {
     /// where the trailer's writer puts it, for every set of the trailer's fields.
     #[test]
     fn trailer_id_offset_follows_the_writer() {
-        for sample_type in each_subset(&TRAILER_ORDER) {
+        for sample_type in each_subset(&sample_type::SAMPLE_ID_ORDER) {
             let layout = SampleLayout {
                 sample_type,
                 sample_id_all: true,
