@@ -80,55 +80,117 @@ pub const LAST_FEATURE: u8 = 32;
 /// Number of bits in the file header's feature bitmap.
 pub const BITMAP_BITS: usize = 256;
 
-const NAMES: [&str; 33] = [
-    "RESERVED",
-    "TRACING_DATA",
-    "BUILD_ID",
-    "HOSTNAME",
-    "OSRELEASE",
-    "VERSION",
-    "ARCH",
-    "NRCPUS",
-    "CPUDESC",
-    "CPUID",
-    "TOTAL_MEM",
-    "CMDLINE",
-    "EVENT_DESC",
-    "CPU_TOPOLOGY",
-    "NUMA_TOPOLOGY",
-    "BRANCH_STACK",
-    "PMU_MAPPINGS",
-    "GROUP_DESC",
-    "AUXTRACE",
-    "STAT",
-    "CACHE",
-    "SAMPLE_TIME",
-    "MEM_TOPOLOGY",
-    "CLOCKID",
-    "DIR_FORMAT",
-    "BPF_PROG_INFO",
-    "BPF_BTF",
-    "COMPRESSED",
-    "CPU_PMU_CAPS",
-    "CLOCK_DATA",
-    "HYBRID_TOPOLOGY",
-    "PMU_CAPS",
-    "CPU_DOMAIN_INFO",
+/// What a feature's payload is, as perf 6.1 reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// One perf string: a `u32` length, then that many bytes ending in NUL.
+    String,
+    /// A `u32` count, then that many perf strings.
+    StringList,
+    /// Exactly this many bytes of fixed-size fields.
+    Fixed(usize),
+    /// Nothing: perf reads no payload, the feature bit alone says it.
+    Flag,
+    /// A structure of its own (lists of records, a version, nested lists).
+    Structured,
+}
+
+/// What perf 6.1 knows of one feature: see [`info`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Info {
+    /// perf's name without the `HEADER_` prefix.
+    pub name: &'static str,
+    /// What its payload is.
+    pub payload: Payload,
+    /// Whether `perf record -o -` sends it as a HEADER_FEATURE record in a pipe stream. The
+    /// others have a record of their own there (TRACING_DATA) or are of no use to a reader
+    /// of a stream.
+    pub in_pipe: bool,
+}
+
+const fn row(name: &'static str, payload: Payload, in_pipe: bool) -> Info {
+    Info {
+        name,
+        payload,
+        in_pipe,
+    }
+}
+
+use Payload::{Fixed, Flag, String as Str, StringList, Structured};
+
+/// One row per feature perf 6.1 knows (and CPU_DOMAIN_INFO), by index.
+const INFO: [Info; 33] = [
+    row("RESERVED", Flag, false),
+    row("TRACING_DATA", Structured, false),
+    row("BUILD_ID", Structured, false),
+    row("HOSTNAME", Str, true),
+    row("OSRELEASE", Str, true),
+    row("VERSION", Str, true),
+    row("ARCH", Str, true),
+    row("NRCPUS", Fixed(8), true),
+    row("CPUDESC", Str, true),
+    row("CPUID", Str, true),
+    row("TOTAL_MEM", Fixed(8), true),
+    row("CMDLINE", StringList, true),
+    row("EVENT_DESC", Structured, true),
+    row("CPU_TOPOLOGY", Structured, true),
+    row("NUMA_TOPOLOGY", Structured, true),
+    row("BRANCH_STACK", Flag, false),
+    row("PMU_MAPPINGS", Structured, true),
+    row("GROUP_DESC", Structured, true),
+    row("AUXTRACE", Structured, false),
+    row("STAT", Flag, false),
+    row("CACHE", Structured, false),
+    row("SAMPLE_TIME", Fixed(16), true),
+    row("MEM_TOPOLOGY", Structured, true),
+    row("CLOCKID", Fixed(8), true),
+    row("DIR_FORMAT", Structured, false),
+    row("BPF_PROG_INFO", Structured, true),
+    row("BPF_BTF", Structured, true),
+    row("COMPRESSED", Fixed(20), true),
+    row("CPU_PMU_CAPS", Structured, true),
+    row("CLOCK_DATA", Structured, true),
+    row("HYBRID_TOPOLOGY", Structured, false),
+    row("PMU_CAPS", Structured, true),
+    row("CPU_DOMAIN_INFO", Structured, true),
 ];
+
+/// What perf knows of feature `index`, or `None` when it knows no such feature.
+///
+/// ```
+/// use perf_abi::feature::{self, Payload};
+/// let f = feature::info(feature::CMDLINE).unwrap();
+/// assert_eq!((f.name, f.payload, f.in_pipe), ("CMDLINE", Payload::StringList, true));
+/// assert_eq!(feature::info(feature::NRCPUS).unwrap().payload, Payload::Fixed(8));
+/// assert!(!feature::info(feature::BUILD_ID).unwrap().in_pipe);
+/// assert_eq!(feature::info(200), None);
+/// ```
+pub const fn info(index: u8) -> Option<Info> {
+    let i = index as usize;
+    if i < INFO.len() {
+        Some(INFO[i])
+    } else {
+        None
+    }
+}
 
 /// perf's name of feature `index` without the `HEADER_` prefix, or `None` when unknown.
 pub fn name(index: u8) -> Option<&'static str> {
-    NAMES.get(usize::from(index)).copied()
+    info(index).map(|f| f.name)
 }
 
 /// The index of the feature perf calls `HEADER_<name>` (or `<name>`).
 pub fn by_name(name: &str) -> Option<u8> {
     let name = name.strip_prefix("HEADER_").unwrap_or(name);
-    NAMES
-        .iter()
-        .position(|n| *n == name)
+    INFO.iter()
+        .position(|f| f.name == name)
         .and_then(|i| u8::try_from(i).ok())
 }
+
+/// The feature a byte-swapped file must carry for perf to read any of its features: perf
+/// swaps the feature bitmap word by word and takes it as right only when this bit is set;
+/// otherwise it tries other readings and keeps no feature but BUILD_ID.
+pub const SWAPPED_FILE_NEEDS: u8 = HOSTNAME;
 
 #[cfg(test)]
 mod tests {

@@ -32,20 +32,10 @@ pub struct PipeOutput<W: Write> {
     features_sent: [u64; FEATURE_SLOTS],
 }
 
-/// Features perf 6.1 does not send in pipe mode, either because they have their own record
-/// (TRACING_DATA) or because perf cannot use them there.
+/// Whether perf 6.1 sends feature `index` in a pipe stream (features it does not know are
+/// sent: their reader decides).
 pub(crate) fn sent_in_pipe(index: u8) -> bool {
-    !matches!(
-        index,
-        feature::TRACING_DATA
-            | feature::BUILD_ID
-            | feature::BRANCH_STACK
-            | feature::AUXTRACE
-            | feature::STAT
-            | feature::CACHE
-            | feature::DIR_FORMAT
-            | feature::HYBRID_TOPOLOGY
-    )
+    feature::info(index).is_none_or(|f| f.in_pipe)
 }
 
 /// The records one sync sends, gathered so that they go out in one write.

@@ -674,7 +674,7 @@ impl Session {
                 Some(Payload::Bytes(Cow::Borrowed(data.as_slice())))
             } else if index == feature::EVENT_DESC {
                 Some(Payload::EventDesc(EventDescFeature::new(events)))
-            } else if index == feature::HOSTNAME && self.endian == Endian::Big {
+            } else if index == feature::SWAPPED_FILE_NEEDS && self.endian == Endian::Big {
                 let name = host::hostname().unwrap_or_default();
                 let bytes =
                     perf_encode::to_vec(&perf_encode::HeaderString::new(&name), self.endian)?;

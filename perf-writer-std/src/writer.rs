@@ -8,7 +8,8 @@ use crate::output_mode::{OutputMode, OwnRecord};
 use crate::record_check::RecordCheck;
 use crate::session::Session;
 use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, SharedIoError, WriterError};
-use perf_abi::{feature, ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
+use perf_abi::feature::{self, Payload};
+use perf_abi::{ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
 use perf_encode::features::{
     check_format_text, check_header_event, check_header_page, check_kallsyms, check_printk,
     check_saved_cmdlines, ClockResolution, FormatTextError, TotalMem, TracepointRawRule,
@@ -639,15 +640,12 @@ impl<O: OutputMode> PerfWriter<O> {
         index: PerfHeaderIndex,
         data: &[u8],
     ) -> Result<(), WriterError> {
-        match index.0 {
-            feature::CMDLINE => self.session.set_encoded(index.0, &StringList::new(&[data])),
-            feature::HOSTNAME
-            | feature::OSRELEASE
-            | feature::VERSION
-            | feature::ARCH
-            | feature::CPUDESC
-            | feature::CPUID => self.session.set_encoded(index.0, &HeaderString::new(data)),
-            other => Err(WriterError::NotAStringFeature(other)),
+        match feature::info(index.0).map(|f| f.payload) {
+            Some(Payload::StringList) => {
+                self.session.set_encoded(index.0, &StringList::new(&[data]))
+            }
+            Some(Payload::String) => self.session.set_encoded(index.0, &HeaderString::new(data)),
+            _ => Err(WriterError::NotAStringFeature(index.0)),
         }
     }
 

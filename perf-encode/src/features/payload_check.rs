@@ -13,7 +13,7 @@
 
 use crate::Endian;
 use core::fmt;
-use perf_abi::feature;
+use perf_abi::feature::{self, Payload};
 
 /// Why a feature payload is not one perf reads.
 ///
@@ -57,15 +57,13 @@ pub fn check_feature_payload(
         endian,
         feature: index,
     };
+    match feature::info(index).map(|f| f.payload) {
+        Some(Payload::String) => return r.string(),
+        Some(Payload::StringList) => return r.string_list(),
+        Some(Payload::Fixed(len)) => return r.skip(len, "the feature's fixed-size fields"),
+        _ => {}
+    }
     match index {
-        feature::HOSTNAME
-        | feature::OSRELEASE
-        | feature::VERSION
-        | feature::ARCH
-        | feature::CPUDESC
-        | feature::CPUID => r.string(),
-        feature::NRCPUS => r.skip(8, "two u32 (available, online)"),
-        feature::TOTAL_MEM | feature::CLOCKID => r.skip(8, "a u64"),
         // perf writes it in a directory recording's `data` file (`perf record --threads`);
         // in a plain file perf 6.1 warns and drops the features after it, which the
         // caller must know (see `set_dir_format_header`).
@@ -73,9 +71,6 @@ pub fn check_feature_payload(
             perf_abi::DIR_FORMAT_VERSION => Ok(()),
             _ => Err(r.error("version 1")),
         },
-        feature::SAMPLE_TIME => r.skip(16, "two u64 (first and last time)"),
-        feature::COMPRESSED => r.skip(20, "five u32"),
-        feature::CMDLINE => r.string_list(),
         feature::CPU_TOPOLOGY => r.string_list().and_then(|()| r.string_list()),
         feature::NUMA_TOPOLOGY => r.list(|r| {
             r.skip(20, "node (u32), total and free memory (u64)")?;
