@@ -4,6 +4,7 @@
 use crate::error::RecordProblem;
 use crate::session::Session;
 use perf_abi::{feature, COMPRESSION_ZSTD};
+use perf_encode::features::read_compressed_info;
 use perf_encode::Endian;
 
 /// A COMPRESSED record may be written now: perf can decompress it (HEADER_COMPRESSED says
@@ -22,11 +23,6 @@ pub(crate) fn check_compressed(session: &Session) -> Result<(), RecordProblem> {
 /// A HEADER_COMPRESSED payload perf decompresses COMPRESSED records by: zstd, and a
 /// buffer size (`mmap_len`) above 0.
 pub(crate) fn readable_header(endian: Endian, payload: &[u8]) -> bool {
-    let word = |at: usize| {
-        payload
-            .get(at..at.saturating_add(4))
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(|b| endian.read_u32(b))
-    };
-    matches!((word(4), word(16)), (Some(COMPRESSION_ZSTD), Some(mmap_len)) if mmap_len > 0)
+    read_compressed_info(payload, endian)
+        .is_some_and(|c| c.type_ == COMPRESSION_ZSTD && c.mmap_len > 0)
 }

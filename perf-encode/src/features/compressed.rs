@@ -1,7 +1,8 @@
 //! `HEADER_COMPRESSED`.
 
-use crate::{Encode, EncodeError, Encoder, Output};
+use crate::{Encode, EncodeError, Encoder, Endian, Output};
 use perf_abi::CompressedInfo;
+use zerocopy::FromBytes;
 
 /// `{u32 version, u32 type, u32 level, u32 ratio, u32 mmap_len}`: how the data section's
 /// PERF_RECORD_COMPRESSED records are compressed. perf needs it to decompress them. perf
@@ -27,4 +28,32 @@ impl Encode for CompressedInfo {
     fn encoded_len(&self) -> Result<usize, EncodeError> {
         Ok(20)
     }
+}
+
+/// Reads a HEADER_COMPRESSED payload of byte order `endian`: its first 20 bytes as a
+/// [`CompressedInfo`], or `None` when it is shorter (bytes after them are ignored, as perf
+/// does).
+///
+/// ```
+/// use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
+/// use perf_encode::{features::read_compressed_info, Endian};
+/// let c = CompressedInfo { version: 1, type_: COMPRESSION_ZSTD, level: 3, ratio: 4, mmap_len: 1 << 19 };
+/// let bytes = perf_encode::to_vec(&c, Endian::Big).unwrap();
+/// assert_eq!(read_compressed_info(&bytes, Endian::Big), Some(c));
+/// assert_eq!(read_compressed_info(&bytes[..19], Endian::Big), None);
+/// let bytes = perf_encode::to_vec(&c, Endian::Little).unwrap();
+/// assert_eq!(read_compressed_info(&bytes, Endian::Little), Some(c));
+/// ```
+pub fn read_compressed_info(payload: &[u8], endian: Endian) -> Option<CompressedInfo> {
+    let (info, _) = CompressedInfo::read_from_prefix(payload).ok()?;
+    if endian.is_native() {
+        return Some(info);
+    }
+    Some(CompressedInfo {
+        version: info.version.swap_bytes(),
+        type_: info.type_.swap_bytes(),
+        level: info.level.swap_bytes(),
+        ratio: info.ratio.swap_bytes(),
+        mmap_len: info.mmap_len.swap_bytes(),
+    })
 }

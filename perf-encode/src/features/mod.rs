@@ -31,6 +31,7 @@ pub mod tracing_data;
 pub use build_id::{BuildIdEntry, BuildIdFeature};
 pub use cache::{CacheLevel, CpuCaches};
 pub use clock_resolution::ClockResolution;
+pub use compressed::read_compressed_info;
 pub use cpu_topology::{CpuTopology, CpuTopologyEntry};
 pub use dir_format::DirFormat;
 pub use empty::{EmptyBpfList, EmptyFeature};
