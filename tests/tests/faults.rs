@@ -1,4 +1,4 @@
-//! Nothing accepted is lost (issue 17, classes 1, 6 and 7): a record begun and not finished
+//! Nothing accepted is lost: a record begun and not finished
 //! can be dropped and never wedges the writer; a dropped writer leaves a file perf reads; a
 //! failed write takes nothing, and the same writer retries and ends with every accepted
 //! event, or, when the output stays full, finalizes with the records that reached it. Every
@@ -110,12 +110,12 @@ fn io_kind(e: &io::Error) -> Option<&WriterError> {
 }
 
 // ---------------------------------------------------------------------------------------
-// Class 1: a record begun and not finished.
+// A record begun and not finished.
 
 /// Samples, a record cut short and dropped, more samples, one cut short and left: in both
 /// modes, both byte orders, strict or not, the output holds exactly the whole samples.
 #[test]
-fn class_1_an_unfinished_record_is_dropped_and_the_writer_goes_on() {
+fn an_unfinished_record_is_dropped_and_the_writer_goes_on() {
     for pipe in [false, true] {
         for e in [Endian::Little, Endian::Big] {
             for strict in [false, true] {
@@ -195,7 +195,7 @@ fn finish_dropping<S>(mut finish: impl FnMut() -> Result<S, WriterError>, given:
 /// knows no such type); unchecked, it waits for the rest and can be dropped, and the file
 /// is whole.
 #[test]
-fn class_1_a_record_in_the_wrong_byte_order_can_be_dropped() {
+fn a_record_in_the_wrong_byte_order_can_be_dropped() {
     for strict in [false, true] {
         let mut w = PerfDataFileWriter::from_writer_with_endian(
             io::Cursor::new(Vec::new()),
@@ -249,7 +249,7 @@ fn auxtrace(e: Endian, payload: u64) -> Vec<u8> {
 /// have to hold it back), file mode takes it and drops it at finish, or when asked, also
 /// after a part of it larger than the buffer went to the file.
 #[test]
-fn class_1_a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
+fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
     let e = Endian::Little;
     // Strict mode passes the payload through unchecked; the same rules hold either way.
     for strict in [false, true] {
@@ -323,10 +323,10 @@ fn w_refusing_too_long(strict: bool, e: Endian) -> io::Error {
 }
 
 // ---------------------------------------------------------------------------------------
-// Class 6: dropping an open writer.
+// Dropping an open writer.
 
 #[test]
-fn class_6_a_dropped_writer_leaves_a_file_perf_reads() {
+fn a_dropped_writer_leaves_a_file_perf_reads() {
     let dir = tempfile::tempdir().unwrap();
     let e = Endian::NATIVE_FOR_TESTS;
     for pipe in [false, true] {
@@ -386,7 +386,7 @@ impl NativeForTests for Endian {
 }
 
 // ---------------------------------------------------------------------------------------
-// Class 7: write failures, and the fault-injecting output.
+// Write failures, and the fault-injecting output.
 
 /// What [`Faulty`] does at its failing calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -741,7 +741,7 @@ fn check(o: &Outcome, pipe: bool, fault: Fault, what: &str) -> usize {
 /// accepted sample; a full disk with the samples that reached it. Read by linux-perf-data;
 /// perf reads one point of each kind below.
 #[test]
-fn class_7_every_nth_call_fails_and_nothing_accepted_is_lost() {
+fn every_nth_call_fails_and_nothing_accepted_is_lost() {
     let mut truncated_with_samples = 0;
     for pipe in [false, true] {
         for e in [Endian::Little, Endian::Big] {
@@ -774,7 +774,7 @@ fn class_7_every_nth_call_fails_and_nothing_accepted_is_lost() {
 /// perf itself on points of the sweep: a transient fault (file and pipe), a full disk
 /// (file: finalized with the samples that reached it).
 #[test]
-fn class_7_perf_reads_what_the_faulty_runs_left() {
+fn perf_reads_what_the_faulty_runs_left() {
     let e = Endian::Little;
     for (pipe, fault, every) in [
         (false, Fault::Eio, 3),
@@ -807,7 +807,7 @@ fn class_7_perf_reads_what_the_faulty_runs_left() {
 /// One transient failure, then a full disk, on a real writer API path: the same writer
 /// retries (EIO), and `finish` on a full disk says how many records were kept.
 #[test]
-fn class_7_a_transient_failure_is_retried_and_a_full_disk_truncates() {
+fn a_transient_failure_is_retried_and_a_full_disk_truncates() {
     let e = Endian::Little;
     let (out, data) = Faulty::new(Fault::Eio, 2);
     let mut w = PerfDataFileWriter::from_writer(out).unwrap();
@@ -887,7 +887,7 @@ fn run_compressed(every: u64) -> Outcome {
 /// A full disk while compressing: finish keeps the samples that reached the file (as
 /// without compression), whenever the disk fills.
 #[test]
-fn class_7_a_full_disk_while_compressing_keeps_what_reached_it() {
+fn a_full_disk_while_compressing_keeps_what_reached_it() {
     let mut kept_some = 0;
     for every in 1..400 {
         let what = format!("zstd, disk full from the {every}th call");

@@ -1,4 +1,4 @@
-//! Issue 17, items 3 to 5: every input is judged at the call that introduces it. Each test
+//! Every input is judged at the call that introduces it. Each test
 //! makes the refused call between two accepted samples, asserts the typed error, then
 //! finalizes and reads the file (or stream) back with perf 6.1 and linux-perf-data: both
 //! samples are there, so the refusal left the writer usable and damaged nothing.
@@ -338,8 +338,7 @@ fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
     }
 }
 
-// Format texts a hostile probe found perf 6.1 crashing or hanging on, though the checks
-// of the time let them through.
+// Format texts perf 6.1 crashes or hangs on, each refused by the format check.
 
 /// `__print_flags` over a field the format has not: perf script, evlist and report
 /// --header-only segfault.
@@ -390,8 +389,7 @@ fn field_references_perf_reads_and_quotes_it_never_closes_are_refused() {
 }
 
 /// A 1-byte `struct` field: tracepoint_decode 0.5's parser fails a debug assertion on it,
-/// so a debug build of the writer would panic in the parse after the check (found by the
-/// format_text fuzz target).
+/// so a debug build of the writer would panic in the parse after the check.
 #[test]
 fn a_one_byte_struct_field_is_refused_before_the_parser() {
     format_refused(

@@ -1012,8 +1012,8 @@ fn a_tracepoint_sample_whose_raw_is_not_its_formats_is_refused() {
 }
 
 /// Turning strict mode on or off between two pieces of one record changes nothing for that
-/// record: it is completed, checked or not, and the writer goes on, in both modes (issue 17,
-/// class 4: turning it on in the middle used to leave the rest refused and finalize failing).
+/// record: it is completed, checked or not, and the writer goes on, in both modes; nothing
+/// after it is refused and finalize succeeds.
 #[test]
 fn strict_mode_toggled_inside_a_record_keeps_the_record() {
     let e = Endian::Little;

@@ -1070,10 +1070,10 @@ mod tests {
         ] {
             bases.push(String::from_utf8(with(from, to)).unwrap());
         }
-        // Found by the fuzz target: a declaration that is only `__data_loc ` (no name; the
-        // parsed format keeps the space, the text's reading drops it).
+        // A declaration that is only `__data_loc ` (no name; the parsed format keeps the
+        // space, the text's reading drops it).
         bases.push(String::from_utf8(with("char prev_comm[16]", "__data_loc ")).unwrap());
-        // Found by a hostile probe: tracepoint_decode reads a quoted name across lines.
+        // tracepoint_decode reads a quoted name across lines.
         bases.push(String::from(
             "name: a\"\n\"b\nID: 1\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:int x\x01;\toffset:4;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n",
         ));
@@ -1260,8 +1260,7 @@ mod tests {
         assert_eq!(problem(&with("sched_switch\n", "sched\0switch\n")), Nul);
         assert_eq!(problem(b"name: x\nID: 7\n"), MissingFormat);
         assert_eq!(problem(b""), MissingName);
-        // Found by a hostile probe: perf 6.1 crashes in `__print_flags` over a field the
-        // format has not, hangs on an unclosed `'`, crashes on a garbled `common_type`.
+        // perf 6.1 crashes in `__print_flags` over a field the format has not, hangs on an unclosed `'`, crashes on a garbled `common_type`.
         assert_eq!(problem(&with("REC->prev_comm", "REC->nope")), UnknownField);
         let flags = with(
             "REC->prev_comm",
@@ -1280,7 +1279,7 @@ mod tests {
             )),
             CommonFieldDeclaration
         );
-        // Found by the fuzz target: tracepoint_decode debug-asserts on a 1-byte struct.
+        // tracepoint_decode debug-asserts on a 1-byte struct.
         let one_byte = |decl: &str| {
             with(
                 "int common_pid;\toffset:4;\tsize:4;",
@@ -1309,8 +1308,7 @@ mod tests {
             .collect();
         let many = with("\n\nprint fmt:", &format!("\n{many}\nprint fmt:"));
         assert_eq!(problem(&many), DynamicField);
-        // Found by a second probe: `REC ->` (perf reads white space around `->`), a
-        // `__get_str` of a field that is not dynamic, a quote after an escaped `\`.
+        // `REC ->` (perf reads white space around `->`), a `__get_str` of a field that is not dynamic, a quote after an escaped `\`.
         assert_eq!(problem(&with("REC->prev_comm", "REC ->nope")), UnknownField);
         assert_eq!(
             problem(&with("REC->prev_comm", "REC\t-> nope")),
@@ -1423,12 +1421,10 @@ mod tests {
             problem(&with("name: sched_switch", "name: a b")),
             MissingName
         );
-        // Found by the format_text fuzz target: tracepoint_decode panics on a multi-byte
-        // character in a declaration.
+        // tracepoint_decode panics on a multi-byte character in a declaration.
         let non_ascii = with("prev_comm[16]", "prev\u{58f}comm[16]");
         assert_eq!(problem(&non_ascii), BadField);
-        // Found by it too: a line of white space ends a block for perf, not for
-        // tracepoint_decode, which then reads the print format as fields.
+        // A line of white space ends a block for perf, not for tracepoint_decode, which then reads the print format as fields.
         let spaces = with("signed:1;\n\n", "signed:1;\n\t\n");
         assert_eq!(problem(&spaces), FieldBlocks);
         // And: tracepoint_decode drops a field whose last number has no `;` after it.

@@ -336,7 +336,7 @@ mod tests {
         }
     }
 
-    /// What a hostile probe found perf 6.1 stopping at or losing later features over.
+    /// Payloads perf 6.1 stops at, or loses the later features over.
     #[test]
     fn versions_directory_features_and_impossible_counts_are_refused() {
         let e = Endian::Little;
