@@ -5,6 +5,14 @@ use crate::{CountingOutput, EncodeError, Endian, Output, SliceOutput};
 
 /// Writes primitive fields in one byte order to an [`Output`].
 ///
+/// # Errors
+///
+/// Every writer ([`u8`](Self::u8) … [`zeros`](Self::zeros)) fails only as the output's
+/// [`Output::put`] or [`Output::put_zeros`] does, and passes that error on: a
+/// [`SliceOutput`] refuses a field that would pass its end
+/// ([`EncodeError::BufferTooSmall`], nothing of the field written), a [`CountingOutput`] a
+/// count past `usize::MAX` ([`EncodeError::Overflow`]); a `Vec<u8>` takes any field.
+///
 /// ```
 /// use perf_encode::{Encoder, Endian};
 /// let mut out = Vec::new();
@@ -38,36 +46,60 @@ impl<'o, O: Output + ?Sized> Encoder<'o, O> {
     }
 
     /// A `u8`.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn u8(&mut self, v: u8) -> Result<(), EncodeError> {
         self.out.put(&[v])
     }
 
     /// A `u16` in the byte order.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn u16(&mut self, v: u16) -> Result<(), EncodeError> {
         self.out.put(&self.endian.u16_bytes(v))
     }
 
     /// A `u32` in the byte order.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn u32(&mut self, v: u32) -> Result<(), EncodeError> {
         self.out.put(&self.endian.u32_bytes(v))
     }
 
     /// An `i32` in the byte order.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn i32(&mut self, v: i32) -> Result<(), EncodeError> {
         self.u32(u32::from_ne_bytes(v.to_ne_bytes()))
     }
 
     /// A `u64` in the byte order.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn u64(&mut self, v: u64) -> Result<(), EncodeError> {
         self.out.put(&self.endian.u64_bytes(v))
     }
 
     /// Each `u64` of `values` in the byte order.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn u64s(&mut self, values: &[u64]) -> Result<(), EncodeError> {
         if self.endian.is_native() {
@@ -77,18 +109,31 @@ impl<'o, O: Output + ?Sized> Encoder<'o, O> {
     }
 
     /// Bytes as they are.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn bytes(&mut self, b: &[u8]) -> Result<(), EncodeError> {
         self.out.put(b)
     }
 
     /// `n` zero bytes.
+    ///
+    /// # Errors
+    ///
+    /// The output's error, as for every writer (see [`Encoder`](Encoder#errors)).
     #[inline]
     pub fn zeros(&mut self, n: usize) -> Result<(), EncodeError> {
         self.out.put_zeros(n)
     }
 
     /// Encodes `value` here.
+    ///
+    /// # Errors
+    ///
+    /// What `value`'s [`Encode::encode`] returns: its own checks' errors, and the output's.
+    /// The bytes written before the error stay in the output.
     #[inline]
     pub fn encode<E: Encode + ?Sized>(&mut self, value: &E) -> Result<(), EncodeError> {
         value.encode(self)
@@ -115,21 +160,39 @@ impl<'o, O: Output + ?Sized> Encoder<'o, O> {
 /// ```
 pub trait Encode {
     /// Writes the encoding through `enc`.
+    ///
+    /// # Errors
+    ///
+    /// An [`EncodeError`] when the value breaks a limit of the format (each type's docs say
+    /// which), or the output's error (see [`Encoder`](Encoder#errors)). The bytes written
+    /// before the error stay in the output; [`to_slice`] and [`append_to_vec`] take care of
+    /// them.
     fn encode<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError>;
 
     /// Exact number of bytes [`Encode::encode`] writes.
+    ///
+    /// # Errors
+    ///
+    /// The errors of the value's checks, as [`Encode::encode`] would return them. The
+    /// default counts what [`Encode::encode`] writes, so it returns that method's errors,
+    /// and [`EncodeError::Overflow`] when the count passes `usize::MAX`.
     fn encoded_len(&self) -> Result<usize, EncodeError> {
         let mut counter = CountingOutput::new();
         self.encode(&mut Encoder::new(&mut counter, Endian::NATIVE))?;
         Ok(counter.len())
     }
 
-    /// Writes the encoding through `enc` once [`Encode::encoded_len`] gave `len` and accepted
-    /// the value: what [`to_slice`], [`append_to_vec`] and
-    /// [`PipeStream`](crate::stream::PipeStream) call after sizing, so that an encoder whose
-    /// bytes hold their own length (a record's header) does not compute it a second time. With
-    /// another `len` the bytes may be wrong (never a panic); those callers check that exactly
-    /// `len` bytes were written. By default [`Encode::encode`].
+    /// Writes the encoding through `enc`, given the `len` that [`Encode::encoded_len`] returned.
+    ///
+    /// [`to_slice`], [`append_to_vec`] and [`PipeStream`](crate::stream::PipeStream) call it
+    /// after sizing, so that an encoder whose bytes hold their own length (a record's header)
+    /// does not compute it a second time. With another `len` the bytes may be wrong (never a
+    /// panic); those callers check that exactly `len` bytes were written. By default
+    /// [`Encode::encode`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Encode::encode`], less the checks [`Encode::encoded_len`] already made.
     #[inline]
     fn encode_with_len<O: Output + ?Sized>(
         &self,
@@ -164,6 +227,11 @@ impl<T: Encode + ?Sized> Encode for &T {
 
 /// Exact encoded length of `value`.
 ///
+/// # Errors
+///
+/// The errors of `value`'s [`Encode::encoded_len`]: its checks of the value, before
+/// anything is written anywhere.
+///
 /// ```
 /// assert_eq!(perf_encode::encoded_len(&perf_encode::HeaderString::new(b"x86_64")), Ok(68));
 /// ```
@@ -174,14 +242,30 @@ pub fn encoded_len<E: Encode + ?Sized>(value: &E) -> Result<usize, EncodeError> 
 
 /// Encodes `value` at the start of `buf` and returns the written part.
 ///
-/// The length is computed first: a short buffer is [`EncodeError::BufferTooSmall`] with the
-/// length needed, and not a byte of `buf` is touched.
+/// The length is computed first, so a buffer too short is refused before anything is written.
+///
+/// # Errors
+///
+/// - The errors of `value`'s [`Encode::encoded_len`] (its checks of the value); `buf` is
+///   untouched.
+/// - [`EncodeError::BufferTooSmall`] `{ needed, available }` when `buf` (`available` bytes)
+///   is shorter than the encoding (`needed` bytes); `buf` is untouched.
+/// - Then, writing: the errors of `value`'s [`Encode::encode_with_len`];
+///   [`EncodeError::LengthMismatch`] `{ announced, written }` when the encoder wrote fewer
+///   bytes than its `encoded_len` announced; and [`EncodeError::BufferTooSmall`] with
+///   `available` equal to that length when it wrote more. Both are bugs of the encoder, not
+///   of the value. On these errors the first `needed` bytes of `buf` may hold part of the
+///   encoding.
 ///
 /// ```
-/// use perf_encode::{to_slice, Endian, records::FinishedRound};
+/// use perf_encode::{to_slice, Endian, EncodeError, records::FinishedRound};
 /// let mut buf = [0xffu8; 16];
 /// let used = to_slice(&FinishedRound, Endian::Little, &mut buf).unwrap();
 /// assert_eq!(used, &[68, 0, 0, 0, 0, 0, 8, 0]);
+/// let mut short = [0xffu8; 4];
+/// let err = to_slice(&FinishedRound, Endian::Little, &mut short).unwrap_err();
+/// assert_eq!(err, EncodeError::BufferTooSmall { needed: 8, available: 4 });
+/// assert_eq!(short, [0xff; 4]);
 /// ```
 #[inline]
 pub fn to_slice<'b, E: Encode + ?Sized>(
@@ -207,6 +291,17 @@ pub fn to_slice<'b, E: Encode + ?Sized>(
 }
 
 /// Appends the encoding of `value` to `vec`; on error `vec` is left as it was.
+///
+/// # Errors
+///
+/// - The errors of `value`'s [`Encode::encoded_len`] (its checks of the value).
+/// - [`EncodeError::OutOfMemory`] `{ needed }` when `vec` cannot grow by the encoding's
+///   `needed` bytes (the allocator refused, or more than a `Vec` holds).
+/// - Then, writing: the errors of `value`'s [`Encode::encode_with_len`], and
+///   [`EncodeError::LengthMismatch`] `{ announced, written }` when the encoder wrote other
+///   than the length it announced (a bug of the encoder, not of the value).
+///
+/// In every case `vec` is cut back to its length before the call.
 ///
 /// ```
 /// use perf_encode::{append_to_vec, Endian, HeaderString};
@@ -242,6 +337,11 @@ pub fn append_to_vec<E: Encode + ?Sized>(
 }
 
 /// The encoding of `value` in a new `Vec<u8>`.
+///
+/// # Errors
+///
+/// Those of [`append_to_vec`]: the value's checks, [`EncodeError::OutOfMemory`] and
+/// [`EncodeError::LengthMismatch`].
 ///
 /// ```
 /// let v = perf_encode::to_vec(&perf_encode::records::FinishedInit, perf_encode::Endian::Big).unwrap();

@@ -27,6 +27,23 @@ pub struct EventEntry<'a> {
 
 impl EventEntry<'_> {
     /// Checks the limits of the format: name length, no NUL in the name, id count.
+    ///
+    /// # Errors
+    ///
+    /// - [`EncodeError::TooLong`] `{ what: "event name", .. }` when the name is longer than
+    ///   [`MAX_EVENT_NAME_LEN`] bytes;
+    /// - [`EncodeError::InvalidValue`] when the name holds a NUL byte;
+    /// - [`EncodeError::TooLong`] `{ what: "event ids", .. }` when there are more than
+    ///   `u32::MAX` ids.
+    ///
+    /// ```
+    /// use perf_encode::{EncodeError, EventEntry, MAX_EVENT_NAME_LEN};
+    /// let e = EventEntry { attr: Default::default(), name: "a\0b", ids: &[] };
+    /// assert!(matches!(e.check(), Err(EncodeError::InvalidValue { .. })));
+    /// let long = "x".repeat(MAX_EVENT_NAME_LEN + 1);
+    /// let e = EventEntry { name: &long, ..e };
+    /// assert!(matches!(e.check(), Err(EncodeError::TooLong { what: "event name", .. })));
+    /// ```
     pub fn check(&self) -> Result<(), EncodeError> {
         if self.name.len() > MAX_EVENT_NAME_LEN {
             return Err(EncodeError::TooLong {

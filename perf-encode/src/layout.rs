@@ -77,8 +77,17 @@ fn len64(n: usize, what: &'static str) -> Result<u64, EncodeError> {
 }
 
 impl<'a> FileLayout<'a> {
-    /// Plans the file. Errors: features not strictly ascending or using bit 0, an event over
-    /// the format's limits, or sizes whose sum overflows `u64`.
+    /// Plans the file: the offset and size of every section.
+    ///
+    /// # Errors
+    ///
+    /// - [`EncodeError::InvalidFeature`] `{ index: 0 }` when a feature uses the reserved
+    ///   bit 0;
+    /// - [`EncodeError::Unordered`] when the feature indexes are not strictly ascending (a
+    ///   repeated index included);
+    /// - the errors of [`EventEntry::check`] for an event over the format's limits;
+    /// - [`EncodeError::Overflow`] when the sections' sizes, or the offsets they add up to,
+    ///   pass `u64::MAX` (`what` names the section).
     pub fn plan(input: LayoutInput<'a>) -> Result<Self, EncodeError> {
         let mut prev: Option<u8> = None;
         let mut payload_len = 0u64;

@@ -14,9 +14,25 @@ use crate::EncodeError;
 /// ```
 pub trait Output {
     /// Appends `bytes`, or fails without writing any of them.
+    ///
+    /// # Errors
+    ///
+    /// When the output cannot take the bytes. The outputs of this crate:
+    /// - [`SliceOutput`]: [`EncodeError::BufferTooSmall`] `{ needed, available }` when the
+    ///   bytes would pass the end of the slice (`needed` is the position after them,
+    ///   `available` the slice's length), or [`EncodeError::Overflow`] when that position
+    ///   passes `usize::MAX`;
+    /// - [`CountingOutput`]: [`EncodeError::Overflow`] when the count passes `usize::MAX`;
+    /// - `Vec<u8>`: never.
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError>;
 
     /// Appends `n` zero bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Output::put`] of `n` bytes; a `Vec<u8>` fails with [`EncodeError::Overflow`]
+    /// when its length would pass `usize::MAX`. The default writes the zeros in pieces of
+    /// 64 bytes through [`Output::put`], so on an error some of them may be written.
     #[inline]
     fn put_zeros(&mut self, n: usize) -> Result<(), EncodeError> {
         const ZEROS: [u8; 64] = [0; 64];

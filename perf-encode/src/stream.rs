@@ -27,6 +27,9 @@ enum Phase {
 /// record, is [`EncodeError::Unordered`]; the first record after features writes the end
 /// marker first (both or neither).
 ///
+/// Every append is all or nothing: on any error the pending bytes, the free space and the
+/// place in the order are as they were (the bytes past the pending ones may have changed).
+///
 /// The largest record must fit the buffer. For tracepoints that is usually
 /// HEADER_TRACING_DATA; [`HeaderTracingDataOf`](crate::records::HeaderTracingDataOf) encodes
 /// it straight into the buffer, with no second buffer for the blob
@@ -67,6 +70,11 @@ pub struct PipeStream<'b> {
 
 impl<'b> PipeStream<'b> {
     /// A stream in `buf`, which must hold at least the 16-byte pipe header (written now).
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::BufferTooSmall`] `{ needed: 16, available }` when `buf` is shorter
+    /// than the pipe header; `buf` is untouched.
     pub fn new(buf: &'b mut [u8], endian: Endian) -> Result<Self, EncodeError> {
         let header = PerfPipeHeader {
             magic: PERF_MAGIC,
@@ -106,8 +114,15 @@ impl<'b> PipeStream<'b> {
         }
     }
 
-    /// Hands the pending bytes to `sink` until they are all consumed or `sink` takes none;
-    /// `sink` returns how many bytes of the chunk it took. Returns the bytes drained.
+    /// Hands the pending bytes to `sink` until all are consumed or `sink` takes none.
+    ///
+    /// `sink` returns how many bytes of the chunk it took (more than the chunk counts as
+    /// all of it). Returns the bytes drained.
+    ///
+    /// # Errors
+    ///
+    /// The first error `sink` returns, as it is. The bytes it took in earlier calls stay
+    /// consumed; the rest stay pending.
     pub fn drain_to<E>(
         &mut self,
         mut sink: impl FnMut(&[u8]) -> Result<usize, E>,
@@ -133,6 +148,17 @@ impl<'b> PipeStream<'b> {
     }
 
     /// Appends a HEADER_ATTR record: `attr` (written with its `size`) and its ids.
+    ///
+    /// # Errors
+    ///
+    /// - [`EncodeError::Unordered`] after a feature or a record;
+    /// - [`EncodeError::InvalidAttrSize`] when `attr.size` is not a published
+    ///   `PERF_ATTR_SIZE_VER*` or cuts off a non-zero field;
+    /// - [`EncodeError::TooLong`] `{ what: "HEADER_ATTR", .. }` when the record (header, attr,
+    ///   ids) is longer than a record can be (see
+    ///   [`HeaderAttr::max_ids`](crate::records::HeaderAttr::max_ids));
+    /// - [`EncodeError::BufferTooSmall`] `{ needed, available }` when the record (`needed`
+    ///   bytes) does not fit the [`free`](Self::free) space (`available`): drain and retry.
     pub fn add_attr(&mut self, attr: &PerfEventAttr, ids: &[u64]) -> Result<(), EncodeError> {
         if self.phase != Phase::Attrs {
             return Err(EncodeError::Unordered {
@@ -142,8 +168,19 @@ impl<'b> PipeStream<'b> {
         self.append(&HeaderAttr { attr, ids }, false, Phase::Attrs)
     }
 
-    /// Appends a HEADER_FEATURE record with feature `index`'s payload (the bytes its
-    /// file-mode section would hold).
+    /// Appends a HEADER_FEATURE record with feature `index`'s payload.
+    ///
+    /// `payload` is the bytes the feature's file-mode section would hold.
+    ///
+    /// # Errors
+    ///
+    /// - [`EncodeError::InvalidFeature`] when `index` is 0 (reserved) or not below
+    ///   `HEADER_LAST_FEATURE`;
+    /// - [`EncodeError::Unordered`] after a record or [`end_features`](Self::end_features);
+    /// - [`EncodeError::TooLong`] `{ what: "HEADER_FEATURE payload", .. }` when `payload` is
+    ///   longer than [`MAX_FEATURE_PAYLOAD`](perf_abi::MAX_FEATURE_PAYLOAD);
+    /// - [`EncodeError::BufferTooSmall`] `{ needed, available }` when the record does not fit
+    ///   the [`free`](Self::free) space: drain and retry.
     pub fn add_feature(&mut self, index: u8, payload: &[u8]) -> Result<(), EncodeError> {
         if index == feature::RESERVED || index >= feature::LAST_FEATURE {
             return Err(EncodeError::InvalidFeature {
@@ -153,15 +190,50 @@ impl<'b> PipeStream<'b> {
         self.append_feature(&HeaderFeature { index, payload }, Phase::Features)
     }
 
-    /// Appends the end marker of the features (`feat_id = HEADER_LAST_FEATURE`). Optional:
-    /// the first record after features writes it; after it, features are refused.
+    /// Appends the end marker of the features (`feat_id = HEADER_LAST_FEATURE`).
+    ///
+    /// Optional: the first record after features writes it; after it, features are refused.
+    ///
+    /// # Errors
+    ///
+    /// - [`EncodeError::Unordered`] after a record or an earlier end marker;
+    /// - [`EncodeError::BufferTooSmall`] `{ needed: 16, available }` when the marker does not
+    ///   fit the [`free`](Self::free) space: drain and retry.
+    ///
+    /// ```
+    /// use perf_encode::{stream::PipeStream, EncodeError, Endian};
+    /// let mut buf = [0u8; 64];
+    /// let mut s = PipeStream::new(&mut buf, Endian::Little)?;
+    /// s.end_features()?;
+    /// assert!(matches!(s.end_features(), Err(EncodeError::Unordered { .. })));
+    /// assert!(matches!(s.add_feature(perf_abi::feature::HOSTNAME, &[]), Err(EncodeError::Unordered { .. })));
+    /// assert_eq!(s.pending().len(), 16 + 16);
+    /// # Ok::<(), EncodeError>(())
+    /// ```
     pub fn end_features(&mut self) -> Result<(), EncodeError> {
         self.append_feature(&HeaderFeature::END, Phase::Records)
     }
 
-    /// Appends `record` (SAMPLE, COMM, TIME_CONV, HEADER_TRACING_DATA, …: any record but
-    /// HEADER_ATTR and HEADER_FEATURE, which go through [`add_attr`](Self::add_attr) and
-    /// [`add_feature`](Self::add_feature)), ending the features first if they are open.
+    /// Appends `record`, after the features' end marker if features are open.
+    ///
+    /// Any record goes here (SAMPLE, COMM, TIME_CONV, HEADER_TRACING_DATA, …) but HEADER_ATTR
+    /// and HEADER_FEATURE, which go through [`add_attr`](Self::add_attr) and
+    /// [`add_feature`](Self::add_feature).
+    ///
+    /// # Errors
+    ///
+    /// - [`EncodeError::Unordered`] when `record` is a HEADER_ATTR or HEADER_FEATURE record;
+    /// - the errors of `record`'s [`Encode`] (its checks of its fields);
+    /// - [`EncodeError::BufferTooSmall`] `{ needed, available }` when the record, and the end
+    ///   marker's 16 bytes if it is due, do not fit the [`free`](Self::free) space (neither
+    ///   is written): drain and retry;
+    /// - [`EncodeError::InvalidRecordSize`] `{ size }`, `size` the length `record`
+    ///   announced, when it wrote fewer bytes, or bytes that are not whole records as a
+    ///   reader frames them (a raw [`Record`](crate::records::Record) of a type followed by
+    ///   a payload, HEADER_TRACING_DATA or AUXTRACE, that does not carry the payload it
+    ///   announces);
+    /// - [`EncodeError::Overflow`] when the record's and the marker's lengths together pass
+    ///   `usize::MAX`.
     pub fn push<R: RecordBody + Encode + ?Sized>(&mut self, record: &R) -> Result<(), EncodeError> {
         match record.record_type() {
             record_type::HEADER_ATTR | record_type::HEADER_FEATURE => {

@@ -43,8 +43,17 @@ impl<'a> HeaderString<'a> {
         }
     }
 
-    /// The string of `value`; a NUL inside it is [`EncodeError::InvalidValue`] rather than
-    /// a silent cut.
+    /// The string of `value`, refusing a NUL inside it rather than cutting the string there.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::InvalidValue`] when `value` holds a NUL byte.
+    ///
+    /// ```
+    /// use perf_encode::{EncodeError, HeaderString};
+    /// assert_eq!(HeaderString::from_str_strict("vm").map(|s| s.content()), Ok(&b"vm"[..]));
+    /// assert!(matches!(HeaderString::from_str_strict("v\0m"), Err(EncodeError::InvalidValue { .. })));
+    /// ```
     pub fn from_str_strict(value: &'a str) -> Result<Self, EncodeError> {
         if value.as_bytes().contains(&0) {
             return Err(EncodeError::InvalidValue {
@@ -62,6 +71,17 @@ impl<'a> HeaderString<'a> {
     }
 
     /// The `len` field: content and NUL rounded up to [`STRING_ALIGN`].
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::TooLong`] `{ what: "string", .. }` when the content is longer than
+    /// [`MAX_STRING_LEN`] bytes.
+    ///
+    /// ```
+    /// use perf_encode::HeaderString;
+    /// assert_eq!(HeaderString::new(b"x86_64").padded_len(), Ok(64));
+    /// assert_eq!(HeaderString::new(&[b'a'; 64]).padded_len(), Ok(128));
+    /// ```
     pub fn padded_len(&self) -> Result<u32, EncodeError> {
         let len = self.content.len();
         if len > MAX_STRING_LEN {

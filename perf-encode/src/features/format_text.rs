@@ -167,12 +167,31 @@ pub struct FormatSummary<'a> {
     pub dynamic: DynamicFields,
 }
 
-/// Checks an event's tracefs `format` text as perf 6.1 and `tracepoint_decode` 0.5 will
-/// read it: `name:`, an `ID:` from 0 to 65535 and `format:` on the first three lines, then
-/// two blocks of field lines each ended by an empty line (the common fields, with a 2-byte
-/// `common_type`; the event's own, possibly none), with decimal numbers that fit, array
-/// lengths that divide their field, every field within the largest RAW payload, then
-/// `print fmt:` last (its strings may span lines). No NUL or control byte but tab and newline. Never panics.
+/// Checks an event's tracefs `format` text as perf 6.1 and `tracepoint_decode` 0.5 read it.
+///
+/// The rules are in the [module docs](crate::features#tracefs-texts). Never panics.
+///
+/// # Errors
+///
+/// A [`FormatTextError`] for the first rule broken, on its 1-based line (0 when the text
+/// ends before the part the problem names, or for a missing `common_type`):
+/// - [`Nul`](FormatTextProblem::Nul), [`ControlByte`](FormatTextProblem::ControlByte)
+///   anywhere in the text (checked first);
+/// - [`MissingName`](FormatTextProblem::MissingName),
+///   [`MissingId`](FormatTextProblem::MissingId),
+///   [`IdOutOfRange`](FormatTextProblem::IdOutOfRange),
+///   [`MissingFormat`](FormatTextProblem::MissingFormat) on the first three lines;
+/// - [`BadField`](FormatTextProblem::BadField), [`BadNumber`](FormatTextProblem::BadNumber),
+///   [`ArrayLength`](FormatTextProblem::ArrayLength),
+///   [`FieldOutsideRecord`](FormatTextProblem::FieldOutsideRecord),
+///   [`CommonFieldDeclaration`](FormatTextProblem::CommonFieldDeclaration),
+///   [`DynamicField`](FormatTextProblem::DynamicField) on a field line;
+/// - [`FieldBlocks`](FormatTextProblem::FieldBlocks),
+///   [`MissingCommonType`](FormatTextProblem::MissingCommonType) for the blocks of fields;
+/// - [`MissingPrintFmt`](FormatTextProblem::MissingPrintFmt),
+///   [`PrintFmtQuote`](FormatTextProblem::PrintFmtQuote),
+///   [`UnknownField`](FormatTextProblem::UnknownField),
+///   [`AfterPrintFmt`](FormatTextProblem::AfterPrintFmt) for the `print fmt:` value.
 ///
 /// ```
 /// use perf_encode::features::check_format_text;
@@ -273,9 +292,16 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
     fields.summary(name, id).map_err(whole)
 }
 
-/// Checks a parsed tracepoint format as [`check_format_text`] checks the text
-/// `PerfEventFormat::write_to` renders of it, without rendering it: the same rules, applied
-/// to its name, id, fields and print format. The error's line is a line of that text.
+/// Checks a parsed tracepoint format as [`check_format_text`] checks its rendered text.
+///
+/// The text is the one `PerfEventFormat::write_to` renders; it is not rendered: the same
+/// rules apply to the format's name, id, fields and print format.
+///
+/// # Errors
+///
+/// The [`FormatTextError`] [`check_format_text`] returns for the rendered text, its line a
+/// line of that text; a format without common fields is
+/// [`FieldBlocks`](FormatTextProblem::FieldBlocks).
 ///
 /// ```
 /// use perf_encode::features::{check_format_text, check_parsed_format};
@@ -712,10 +738,19 @@ fn field_end(field: &FormatField<'_>) -> Result<u32, FormatTextProblem> {
         .ok_or(FormatTextProblem::FieldOutsideRecord)
 }
 
-/// Checks a `header_page` text (the ring buffer page header perf decodes the data with) as
-/// perf 6.1 reads it: field lines only, with decimal numbers that fit, for `timestamp`,
-/// `commit`, optionally `overwrite`, then `data`. perf 6.1 loops forever on some texts that
-/// are not.
+/// Checks a `header_page` text, the ring buffer page header perf decodes the data with.
+///
+/// The rules are in the [module docs](crate::features#tracefs-texts).
+///
+/// # Errors
+///
+/// A [`FormatTextError`] for the first rule broken:
+/// - [`Nul`](FormatTextProblem::Nul), [`ControlByte`](FormatTextProblem::ControlByte) on
+///   the line of the first such byte;
+/// - [`BadField`](FormatTextProblem::BadField), [`BadNumber`](FormatTextProblem::BadNumber),
+///   [`ArrayLength`](FormatTextProblem::ArrayLength) on a line that is not a field line;
+/// - [`HeaderPageFields`](FormatTextProblem::HeaderPageFields) on the first field out of
+///   order, or on line 0 when `data` (or a field before it) is missing.
 ///
 /// ```
 /// use perf_encode::features::{check_header_page, tracing_data::DEFAULT_HEADER_PAGE};

@@ -28,6 +28,10 @@ pub struct MemoryNode<'a> {
 
 impl MemoryNode<'_> {
     /// Checks that the bitmap has exactly the words `nbits` needs.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::InvalidValue`] when `bitmap` is not `ceil(nbits / 64)` words long.
     pub fn check(&self) -> Result<(), EncodeError> {
         let words = self.nbits.div_ceil(64);
         if count_u64("memory bitmap", self.bitmap.len())? != words {

@@ -2,6 +2,20 @@
 //!
 //! String features (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID) are a
 //! [`HeaderString`](crate::HeaderString); CMDLINE is a [`StringList`](crate::StringList).
+//!
+//! # Tracefs texts
+//!
+//! An event's `format` text, as [`check_format_text`] accepts it: `name:` (letters, digits
+//! and `_`), an `ID:` from 0 to 65535 and `format:` on the first three lines; then two
+//! blocks of field lines each ended by an empty line (the common fields, with a 2-byte
+//! `common_type`; the event's own, possibly none), with decimal numbers that fit, array
+//! lengths that divide their field, and every field within the largest RAW payload; then
+//! `print fmt:` last (its strings may span lines). No NUL, and no control byte but tab and
+//! newline. [`FormatTextProblem`] names each rule.
+//!
+//! A `header_page` text, as [`check_header_page`] accepts it: field lines only, with
+//! decimal numbers that fit, for `timestamp`, `commit`, optionally `overwrite`, then `data`.
+//! perf 6.1 loops forever on some texts that are not.
 
 mod build_id;
 mod cache;

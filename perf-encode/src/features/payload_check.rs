@@ -44,8 +44,28 @@ impl fmt::Display for FeaturePayloadError {
     }
 }
 
-/// Checks `payload`, in byte order `endian`, against the shape perf 6.1 reads for feature
-/// `index` (see the module docs for which features are checked).
+/// Checks `payload`, in byte order `endian`, against what perf 6.1 reads for feature `index`.
+///
+/// The module docs say which features are checked; the others pass as given.
+///
+/// # Errors
+///
+/// A [`FeaturePayloadError`] `{ feature: index, at, what }` for the first offset `at` where
+/// the payload does not hold what perf reads there, `what` saying what that is: a field or
+/// string that passes the end of the payload, a string without a NUL within its length, a
+/// count of more items than bytes are left, a version other than 1 (CACHE, MEM_TOPOLOGY,
+/// CLOCK_DATA, DIR_FORMAT), a MEM_TOPOLOGY bitmap length other than its node's size, a
+/// BUILD_ID entry below 36 bytes, an EVENT_DESC attr size below 64, or a BPF_PROG_INFO or
+/// BPF_BTF count of 0 followed by bytes or larger than their 8-byte entry headers fit.
+///
+/// ```
+/// use perf_encode::features::{check_feature_payload, FeaturePayloadError};
+/// use perf_encode::{to_vec, Endian, HeaderString};
+/// let host = to_vec(&HeaderString::new(b"vm"), Endian::Little).unwrap();
+/// assert_eq!(check_feature_payload(perf_abi::feature::HOSTNAME, Endian::Little, &host), Ok(()));
+/// let err = check_feature_payload(perf_abi::feature::HOSTNAME, Endian::Little, &host[..10]).unwrap_err();
+/// assert_eq!((err.feature, err.at), (perf_abi::feature::HOSTNAME, 4));
+/// ```
 pub fn check_feature_payload(
     index: u8,
     endian: Endian,

@@ -158,6 +158,15 @@ impl TracepointRawRule {
     }
 
     /// Checks a RAW payload written in `endian`.
+    ///
+    /// # Errors
+    ///
+    /// The first of:
+    /// - [`TracepointRawProblem::TooShort`] `{ len, min }` when the payload is shorter than
+    ///   `min_len`, or than the `u16` at `common_type_offset`;
+    /// - [`TracepointRawProblem::CommonType`] `{ found, expected }` when that `u16` is not
+    ///   `common_type`;
+    /// - the errors of [`check_dynamic_fields`](Self::check_dynamic_fields).
     #[inline]
     pub fn check(&self, raw: &[u8], endian: Endian) -> Result<(), TracepointRawProblem> {
         let too_short = TracepointRawProblem::TooShort {
@@ -179,9 +188,17 @@ impl TracepointRawRule {
         self.check_dynamic_fields(raw, endian)
     }
 
-    /// The part of [`check`](Self::check) that reads the dynamic fields' words, for a
-    /// caller that knows the rest holds (a payload as long as one that passed, with the same
-    /// `common_type`).
+    /// The part of [`check`](Self::check) that reads the dynamic fields' words.
+    ///
+    /// For a caller that knows the rest holds: a payload as long as one that passed, with
+    /// the same `common_type`.
+    ///
+    /// # Errors
+    ///
+    /// - [`TracepointRawProblem::TooShort`] when a dynamic field's `u32` is not within the
+    ///   payload;
+    /// - [`TracepointRawProblem::DynamicData`] `{ field, end, len }` when the data it points
+    ///   at ends at `end`, past the payload's `len` bytes.
     #[inline]
     pub fn check_dynamic_fields(
         &self,

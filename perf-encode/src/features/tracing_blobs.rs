@@ -7,8 +7,12 @@
 use crate::features::format_text::{decimal, plain_bytes};
 use crate::features::{FormatTextError, FormatTextProblem};
 
-/// Checks an `events/header_event` text: perf 6.1 reads it and skips it, so only its bytes
-/// are judged (no NUL, no control byte but tab and newline).
+/// Checks an `events/header_event` text: only its bytes, as perf 6.1 reads it and skips it.
+///
+/// # Errors
+///
+/// [`FormatTextProblem::Nul`] or [`FormatTextProblem::ControlByte`] on the line of the
+/// first NUL or control byte other than tab and newline.
 ///
 /// ```
 /// use perf_encode::features::{check_header_event, tracing_data::DEFAULT_HEADER_EVENT};
@@ -20,6 +24,13 @@ pub fn check_header_event(text: &[u8]) -> Result<(), FormatTextError> {
 }
 
 /// Checks a `/proc/kallsyms` text: lines `ADDR TYPE NAME[\t[MODULE]]`, `ADDR` hexadecimal.
+///
+/// # Errors
+///
+/// - [`FormatTextProblem::Nul`] or [`FormatTextProblem::ControlByte`] on the line of the
+///   first NUL or control byte other than tab and newline;
+/// - else [`FormatTextProblem::BadLine`] on the first non-empty line that is not one
+///   to 16 hexadecimal digits, a space, one printable character, a space and a name.
 ///
 /// ```
 /// use perf_encode::features::check_kallsyms;
@@ -36,8 +47,14 @@ pub fn check_kallsyms(text: &[u8]) -> Result<(), FormatTextError> {
     })
 }
 
-/// Checks a `printk_formats` text: lines `ADDR : "FORMAT"`, `ADDR` hexadecimal (with or
-/// without `0x`), something after the colon.
+/// Checks a `printk_formats` text: lines `ADDR : "FORMAT"`, `ADDR` hexadecimal.
+///
+/// # Errors
+///
+/// - [`FormatTextProblem::Nul`] or [`FormatTextProblem::ControlByte`] on the line of the
+///   first NUL or control byte other than tab and newline;
+/// - else [`FormatTextProblem::BadLine`] on the first non-empty line that is not 1 to 16
+///   hexadecimal digits (after an optional `0x`), a colon and something after it.
 ///
 /// ```
 /// use perf_encode::features::check_printk;
@@ -57,6 +74,13 @@ pub fn check_printk(text: &[u8]) -> Result<(), FormatTextError> {
 }
 
 /// Checks a `saved_cmdlines` text: lines `PID COMM`, `PID` a decimal below 2^31.
+///
+/// # Errors
+///
+/// - [`FormatTextProblem::Nul`] or [`FormatTextProblem::ControlByte`] on the line of the
+///   first NUL or control byte other than tab and newline;
+/// - else [`FormatTextProblem::BadLine`] on the first non-empty line that is not a
+///   decimal below 2^31, a space and a name.
 ///
 /// ```
 /// use perf_encode::features::check_saved_cmdlines;

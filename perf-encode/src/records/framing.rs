@@ -248,9 +248,16 @@ impl RecordWalker {
         self.header.get(..record.held).unwrap_or(&self.header)
     }
 
-    /// Walks the start of `data` (the continuation of the stream): what its first bytes
-    /// are, and how many of them that covers (at least 1 when `data` is not empty). On
-    /// error the walker is as it was.
+    /// Walks the start of `data`, the continuation of the stream: what its first bytes are.
+    ///
+    /// The [`Step`] says how many bytes it covers (at least 1 when `data` is not empty).
+    ///
+    /// # Errors
+    ///
+    /// A [`RecordFault`] when the record header that becomes whole in this step has a size
+    /// its type does not allow ([`record_extent`]'s [`SizeFault`]), or announces a payload
+    /// that makes the record longer than [`MAX_RECORD_LEN`] ([`SizeFault::TooLong`]). The
+    /// walker is then as it was.
     #[inline]
     pub fn step(&mut self, data: &[u8]) -> Result<Step, RecordFault> {
         if self.have == 0 {
@@ -541,6 +548,10 @@ impl RecordFramer {
     }
 
     /// Validates `data` as the continuation of the stream; returns the state after it.
+    ///
+    /// # Errors
+    ///
+    /// As [`feed`](Self::feed); `self` does not change either way.
     #[inline]
     pub fn check(&self, data: &[u8]) -> Result<RecordFramer, FramingError> {
         let mut s = *self;
@@ -549,6 +560,18 @@ impl RecordFramer {
     }
 
     /// Validates `data` and advances past it; on error nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// The [`FramingError`] of the first record of `data` that breaks the framing rule
+    /// ([`record_extent`]), with its offset in `data` (0 when its header began in an earlier
+    /// call):
+    /// - [`FramingError::BadSize`] for a size below 8, or not a multiple of 8 for a type
+    ///   that must be aligned;
+    /// - [`FramingError::ShortHeader`] for a record followed by a payload (HEADER_TRACING_DATA,
+    ///   AUXTRACE) whose size is below 16, too short to say the payload's length;
+    /// - [`FramingError::TooLong`] for one whose payload makes it longer than
+    ///   [`MAX_RECORD_LEN`].
     #[inline]
     pub fn feed(&mut self, data: &[u8]) -> Result<(), FramingError> {
         // The common calls (one whole record, or a piece of one) are checked inline and in
@@ -560,12 +583,15 @@ impl RecordFramer {
         Ok(())
     }
 
-    /// Validates `data`, then calls `write` (which writes `data` somewhere), and stays
-    /// advanced past `data` only when both succeed: a refused chunk and a failed write both
-    /// leave the framer as it was, without the caller keeping a copy of it.
+    /// Validates `data`, then calls `write` (which writes it somewhere); advances if both succeed.
     ///
-    /// Returns `Err` when `data` is refused (`write` is not called), else what `write`
-    /// returned.
+    /// A refused chunk and a failed write both leave the framer as it was, without the
+    /// caller keeping a copy of it. Returns what `write` returned.
+    ///
+    /// # Errors
+    ///
+    /// As [`feed`](Self::feed) when `data` is refused; `write` is then not called. An error
+    /// of `write` is not an error of this call: it is the `Ok(Err(_))` returned.
     ///
     /// ```
     /// use perf_encode::{records::RecordFramer, Endian};
@@ -664,9 +690,12 @@ impl RecordFramer {
         })
     }
 
-    /// Validates the concatenation of `chunks` (as [`feed`](Self::feed) of each in turn
-    /// would: an error's offset is within its chunk) and advances past all of them; on error
-    /// nothing changes.
+    /// Validates the concatenation of `chunks` and advances past all of them.
+    ///
+    /// # Errors
+    ///
+    /// The error [`feed`](Self::feed) of each chunk in turn would return first (its offset
+    /// is within its chunk). Nothing changes then: the chunks before it are not taken either.
     ///
     /// ```
     /// use perf_encode::{records::RecordFramer, Endian};
@@ -688,9 +717,15 @@ impl RecordFramer {
         Ok(())
     }
 
-    /// [`feed_all`](Self::feed_all), then `write` (which writes the chunks somewhere), as
-    /// [`feed_then`](Self::feed_then) does for one chunk: the framer advances only when both
-    /// succeed, and `write` is not called when the chunks are refused.
+    /// [`feed_all`](Self::feed_all), then `write`, advancing only when both succeed.
+    ///
+    /// As [`feed_then`](Self::feed_then) does for one chunk; `write` writes the chunks
+    /// somewhere.
+    ///
+    /// # Errors
+    ///
+    /// As [`feed_all`](Self::feed_all) when the chunks are refused; `write` is then not
+    /// called. An error of `write` is the `Ok(Err(_))` returned.
     ///
     /// ```
     /// use perf_encode::{records::RecordFramer, Endian};
@@ -913,9 +948,19 @@ impl SizeFault {
     }
 }
 
-/// The framing rule, in one place: how the record whose header says `type_` and `size`
-/// is delimited in a stream (`perf_abi::record_type::info`'s framing of the type; a type
-/// perf does not know is framed as aligned).
+/// The framing rule: how the record whose header says `type_` and `size` is delimited.
+///
+/// The rule is `perf_abi::record_type::info`'s framing of the type; a type perf does not
+/// know is framed as aligned.
+///
+/// # Errors
+///
+/// - [`SizeFault::BadSize`] when `size` is below 8, or not a multiple of 8 for a type other
+///   than the unpadded ones (HEADER_FEATURE, COMPRESSED);
+/// - [`SizeFault::ShortHeader`] when a record followed by a payload (HEADER_TRACING_DATA,
+///   AUXTRACE) is below 16 bytes, too short to say the payload's length.
+///
+/// The third fault, [`SizeFault::TooLong`], needs the payload's length: the walk reports it.
 ///
 /// ```
 /// use perf_abi::record_type;

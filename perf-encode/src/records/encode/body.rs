@@ -32,8 +32,14 @@ pub trait RecordBody {
         0
     }
 
-    /// Bytes [`RecordBody::write_body`] writes; checks every field first. The default is
-    /// the type's exact body length (`perf_abi::record_type::BodyLen::Exact`).
+    /// Bytes [`RecordBody::write_body`] writes, after checking every field.
+    ///
+    /// The default is the type's exact body length (`perf_abi::record_type::BodyLen::Exact`).
+    ///
+    /// # Errors
+    ///
+    /// The type's checks of its fields (each type's docs say which). The default returns
+    /// [`EncodeError::InvalidValue`] when the type has no exact body length.
     fn body_len(&self) -> Result<usize, EncodeError> {
         match record_type::info(self.record_type()).map(|i| i.body) {
             Some(record_type::BodyLen::Exact(n)) => Ok(usize::from(n)),
@@ -44,6 +50,11 @@ pub trait RecordBody {
     }
 
     /// Writes the body, exactly [`RecordBody::body_len`] bytes.
+    ///
+    /// # Errors
+    ///
+    /// The output's error (see [`Encoder`](crate::Encoder#errors)), or an error of a check
+    /// the type makes as it writes.
     fn write_body<O: Output + ?Sized>(&self, enc: &mut Encoder<'_, O>) -> Result<(), EncodeError>;
 
     /// Where the values of the `sample_id` trailer are: the attr's layout and the fields.

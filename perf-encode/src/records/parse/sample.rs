@@ -10,10 +10,21 @@ use perf_abi::record_type;
 
 const RECORD: &str = "SAMPLE";
 
-/// Reads the SAMPLE record at the start of `record` by `layout`: checks its type, reads
-/// every field within `header.size`, and checks that the layout's length equals
-/// `header.size` ([`ParseError::SizeMismatch`] otherwise). `record` may continue past the
-/// record. Never panics, whatever the bytes.
+/// Reads the SAMPLE record at the start of `record` by `layout`, every field of it.
+///
+/// `record` may continue past the record. Never panics, whatever the bytes.
+///
+/// # Errors
+///
+/// - [`ParseError::Truncated`] `{ field: "header", .. }` when `record` is shorter than the
+///   8-byte header, and `{ field: "header.size", .. }` when it is shorter than the header's
+///   `size`;
+/// - [`ParseError::WrongType`] `{ expected: SAMPLE, found }` when the header's type is not
+///   SAMPLE;
+/// - [`ParseError::SizeMismatch`] `{ header_size, implied, .. }` when the layout's fields
+///   end at `implied`, before the header's `size` or past it but within `record`;
+/// - [`ParseError::Truncated`] naming the field when a field the layout has passes both the
+///   header's `size` (its `available`) and the end of `record`.
 ///
 /// ```
 /// use perf_abi::sample_type::*;
@@ -71,11 +82,18 @@ pub fn parse_sample<'a>(
 }
 
 impl SampleLayout {
-    /// The length in bytes (header included) this layout implies for the SAMPLE record at the
-    /// start of `record`, found by walking its variable-length fields (READ groups,
-    /// CALLCHAIN, RAW, BRANCH_STACK, register dumps, STACK_USER, AUX). Compare it with the
-    /// record's `header.size`. `record` may be longer than the record; the walk never reads
-    /// past its end, and never panics.
+    /// The length (header included) this layout implies for the SAMPLE record in `record`.
+    ///
+    /// The length is found by walking the record's variable-length fields (READ groups,
+    /// CALLCHAIN, RAW, BRANCH_STACK, register dumps, STACK_USER, AUX): compare it with the
+    /// record's `header.size`, which is not read. `record` may be longer than the record;
+    /// the walk never reads past its end, and never panics.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Truncated`] naming the field (`"header"` for the first 8 bytes) when
+    /// `record` ends inside a field the layout has, or a count in it announces more bytes
+    /// than `record` holds.
     ///
     /// ```
     /// use perf_abi::sample_type;
