@@ -21,10 +21,14 @@
 //! where a piece ends: when the buffer is full, the last round in its second half (the
 //! records after it wait for the next piece), and at any other end of a piece once
 //! [`MAX_DECOMPRESSED_CHUNK`] bytes of records went by since the last round written (bounding
-//! the reader's queue as perf's own ring passes do); the others are left out. One exception
-//! keeps every round: when some events carry a time and others do not, perf delivers the
-//! untimed records as it reads them, and their place among the timed ones depends on where
-//! the rounds are.
+//! the reader's queue as perf's own ring passes do). The aligned form leaves the others out;
+//! perf's form compresses them in their place, so perf sees every round where it was (it reads
+//! a record inside a COMPRESSED record as one outside) and zstd the bytes the caller wrote
+//! (perf's traces can compress 14% better with perf's rounds in them); linux-perf-data 0.13
+//! takes only the rounds outside COMPRESSED records as rounds and returns the others as user
+//! records. One exception keeps every round outside: when some events carry a time and
+//! others do not, perf delivers the untimed records as it reads them, and their place among
+//! the timed ones depends on where the rounds are.
 
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
@@ -284,7 +288,7 @@ mod imp {
     use crate::compression_router::{Route, Router};
     use crate::record_stream::IoOutput;
     use crate::WriterError;
-    use perf_encode::records::{Compressed, FinishedRound, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
+    use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
     use perf_encode::Endian;
     use std::io::{self, Write};
     use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter, ResetDirective};
@@ -328,8 +332,9 @@ mod imp {
         /// Which bytes are compressed.
         router: Router,
         z: Zstd,
-        /// Bytes of a FINISHED_ROUND seen so far (the router may give one in pieces).
-        round_bytes: usize,
+        /// The FINISHED_ROUND seen so far (the router may give one in pieces) and how many
+        /// of its bytes came.
+        round_head: ([u8; ROUND_LEN], usize),
     }
 
     /// Why the waiting records are compressed now.
@@ -347,8 +352,14 @@ mod imp {
     struct PendingRound {
         /// It came after `input[..at]`.
         at: usize,
+        /// Its bytes in `input` from `at` on: [`ROUND_LEN`] in perf's form, which compresses
+        /// the rounds it does not write (see [`Zstd::round_unwritten`]), 0 in the aligned
+        /// form, which leaves them out.
+        len: usize,
         /// Bytes of records taken between the last round written and it.
         since: u64,
+        /// Its bytes.
+        record: [u8; ROUND_LEN],
     }
 
     /// The compressing half of [`Compressor`].
@@ -414,7 +425,7 @@ mod imp {
             Ok(Compressor {
                 router: Router::new(endian),
                 z,
-                round_bytes: 0,
+                round_head: ([0; ROUND_LEN], 0),
             })
         }
 
@@ -433,17 +444,23 @@ mod imp {
             }
             let mut written = 0u64;
             let z = &mut self.z;
-            let round_bytes = &mut self.round_bytes;
+            let (head, have) = &mut self.round_head;
             self.router.split(data, |route, run| {
                 let n = match route {
                     Route::Compress => z.take(run, w)?,
                     Route::Round => {
-                        *round_bytes = round_bytes.saturating_add(run.len());
-                        if *round_bytes < ROUND_LEN {
+                        // The router gives a FINISHED_ROUND of ROUND_LEN bytes.
+                        for &b in run {
+                            if let Some(slot) = head.get_mut(*have) {
+                                *slot = b;
+                                *have = have.saturating_add(1);
+                            }
+                        }
+                        if *have < ROUND_LEN {
                             return Ok(());
                         }
-                        *round_bytes = 0;
-                        z.round(w)?
+                        *have = 0;
+                        z.round(head, w)?
                     }
                     Route::Raw => {
                         let n = z.compress(Cut::All, w)?;
@@ -487,9 +504,9 @@ mod imp {
                 && record.len() == ROUND_LEN
                 && size.is_some_and(|s| usize::from(self.z.endian.read_u16(*s)) == ROUND_LEN)
                 && self.router.started
-                && self.round_bytes == 0
+                && self.round_head.1 == 0
                 && self.router.at_boundary();
-            round && self.z.round_unwritten()
+            round && self.z.round_unwritten(record)
         }
 
         /// Writes every FINISHED_ROUND where it was (`true`; for events that mix timed and
@@ -556,42 +573,76 @@ mod imp {
             Ok(written)
         }
 
-        /// A FINISHED_ROUND after the waiting records: remembered, to be written where
-        /// they are compressed if the round rule keeps it, or written now.
-        fn round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
-            if self.round_unwritten() {
-                return Ok(0);
+        /// A FINISHED_ROUND (`record`) after the waiting records: remembered, to be
+        /// written where they are compressed if the round rule keeps it, or written now.
+        fn round(&mut self, record: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            let mut written = 0u64;
+            if self.inline_rounds()
+                && self.input.len().saturating_add(ROUND_LEN) > MAX_DECOMPRESSED_CHUNK
+            {
+                // No room for it among the waiting records.
+                written = self.compress(Cut::Full, w)?;
+            }
+            if self.round_unwritten(record) {
+                return Ok(written);
             }
             // Every round is kept, or the last piece ended right here and enough records
             // went by since the last round written.
-            let n = self.compress(Cut::All, w)?;
-            Ok(n.saturating_add(self.write_round(w)?))
+            written = written.saturating_add(self.compress(Cut::All, w)?);
+            Ok(written.saturating_add(self.write_round(record, w)?))
         }
 
-        /// [`round`](Self::round) when it writes nothing: the round is remembered (records
-        /// wait) or left out (none wait, and too few went by since the last one written).
-        /// False when it must be written now, changing nothing.
+        /// perf's form compresses the FINISHED_ROUND records it does not write as they are,
+        /// in their place: perf 6.1 reads a record inside a COMPRESSED record as one outside
+        /// (so it sees every round where the caller wrote it), and zstd gets the bytes the
+        /// caller wrote (its fast match finders compress perf's traces up to 14% better with
+        /// perf's rounds in them). linux-perf-data 0.13 takes only a round outside COMPRESSED
+        /// records as one; it returns those inside as user records.
         #[inline]
-        fn round_unwritten(&mut self) -> bool {
+        fn inline_rounds(&self) -> bool {
+            self.setting.form == CompressionForm::PerfStream
+        }
+
+        /// [`round`](Self::round) of `record` when it writes nothing: the round is
+        /// remembered (records wait; in perf's form its bytes wait with them), or, when none
+        /// wait and too few records went by since the last one written, left out (in perf's
+        /// form: the first to wait). False when it must be written now, changing nothing.
+        #[inline]
+        fn round_unwritten(&mut self, record: &[u8]) -> bool {
             if self.keep_rounds {
                 return false;
             }
-            if self.input.is_empty() {
+            let inline = self.inline_rounds();
+            if self.input.is_empty() && (!inline || self.since_round >= ROUND_SPACING) {
                 return self.since_round < ROUND_SPACING;
+            }
+            let len = match inline {
+                true => ROUND_LEN,
+                false => 0,
+            };
+            let Some(&bytes) = record.first_chunk::<ROUND_LEN>() else {
+                return false; // the callers give ROUND_LEN bytes
+            };
+            if self.input.len().saturating_add(len) > MAX_DECOMPRESSED_CHUNK {
+                return false;
             }
             self.round = Some(PendingRound {
                 at: self.input.len(),
+                len,
                 since: self.since_round,
+                record: bytes,
             });
+            if inline {
+                self.input.extend_from_slice(record);
+            }
             true
         }
 
-        /// Writes a FINISHED_ROUND record on `w`.
-        fn write_round(&mut self, w: &mut Vec<u8>) -> io::Result<u64> {
+        /// Writes a FINISHED_ROUND record (`record`) on `w`.
+        fn write_round(&mut self, record: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
             self.since_round = 0;
-            let mut out = IoOutput::new(w);
-            out.encode(&FinishedRound, self.endian)?;
-            Ok(out.written())
+            w.write_all(record)?;
+            Ok(record.len() as u64)
         }
 
         /// Compresses the waiting records into COMPRESSED records on `w`: all of them, or,
@@ -624,12 +675,13 @@ mod imp {
             let Some(round) = kept else {
                 return Ok((self.piece(input, w)?, input.len()));
             };
-            let (before, after) = input.split_at(round.at.min(input.len()));
+            let (before, rest) = input.split_at(round.at.min(input.len()));
+            let after = rest.get(round.len..).unwrap_or_default();
             let mut written = self.piece(before, w)?;
-            written = written.saturating_add(self.write_round(w)?);
+            written = written.saturating_add(self.write_round(&round.record, w)?);
             self.since_round = after.len() as u64;
             if cut == Cut::Full {
-                return Ok((written, before.len()));
+                return Ok((written, input.len().saturating_sub(after.len())));
             }
             written = written.saturating_add(self.piece(after, w)?);
             Ok((written, input.len()))
@@ -999,6 +1051,13 @@ mod tests {
     /// The records `out` holds in order, COMPRESSED ones decompressed (one zstd stream
     /// across them, as perf reads it), each COMPRESSED record giving bytes.
     fn unpacked(out: &[u8]) -> Vec<u8> {
+        unpacked_with_rounds(out).0
+    }
+
+    /// [`unpacked`], and the offsets in it of the FINISHED_ROUND records outside COMPRESSED
+    /// records (the rounds linux-perf-data takes as rounds).
+    fn unpacked_with_rounds(out: &[u8]) -> (Vec<u8>, Vec<usize>) {
+        let mut outside = Vec::new();
         let mut dctx = DCtx::create();
         let mut plain = Vec::new();
         let mut buf = vec![0u8; 1 << 20];
@@ -1017,11 +1076,14 @@ mod tests {
                 }
                 assert!(plain.len() > before, "COMPRESSED at {at} gives no bytes");
             } else {
+                if type_ == rt::FINISHED_ROUND {
+                    outside.push(plain.len());
+                }
                 plain.extend_from_slice(record);
             }
             at += size;
         }
-        plain
+        (plain, outside)
     }
 
     /// The records of `bytes` (whole records, little-endian).
@@ -1043,8 +1105,9 @@ mod tests {
         r
     }
 
-    /// Checks that `got` is `given` with some FINISHED_ROUND records left out, each kept one
-    /// where it was; returns the offsets in `given`'s record bytes of the rounds kept.
+    /// Checks that `got` is `given` with some FINISHED_ROUND records left out (the aligned
+    /// form), each kept one where it was; returns the offsets in `given`'s record bytes of
+    /// the rounds kept.
     fn rounds_kept(given: &[u8], got: &[u8]) -> Vec<usize> {
         let (given, got) = (split_records(given), split_records(got));
         let (mut i, mut kept, mut offset) = (0usize, Vec::new(), 0usize);
@@ -1109,8 +1172,16 @@ mod tests {
                     }
                 }
                 c.flush_chunk(&mut out).unwrap();
-                let kept = rounds_kept(&given, &unpacked(&out));
-                // Rounds kept at least every 2 x 256 KiB of records, at most one per 128 KiB
+                let (plain, outside) = unpacked_with_rounds(&out);
+                let kept = match form {
+                    // Every round, those not kept compressed in their place.
+                    CompressionForm::PerfStream => {
+                        assert!(plain == given, "{what}");
+                        outside
+                    }
+                    CompressionForm::Aligned => rounds_kept(&given, &plain),
+                };
+                // Rounds kept (outside COMPRESSED records) at least every 2 x 256 KiB of records, at most one per 128 KiB
                 // (a full buffer keeps the last round in its second half).
                 let total = given.len();
                 let rounds = total / (64 * every + 8);
@@ -1153,8 +1224,9 @@ mod tests {
                 }
             }
             c.flush_chunk(&mut out).unwrap();
-            assert!(unpacked(&out) == given, "{form:?}");
-            assert_eq!(rounds_kept(&given, &unpacked(&out)).len(), 100, "{form:?}");
+            let (plain, outside) = unpacked_with_rounds(&out);
+            assert!(plain == given, "{form:?}");
+            assert_eq!(outside.len(), 100, "{form:?}");
         }
     }
 
