@@ -390,6 +390,11 @@ mod imp {
         /// The perf-form stream has bytes since its frame began (it must end before another
         /// stream starts).
         in_frame: bool,
+        /// Bytes of records in the perf-form stream's current frame.
+        frame_in: usize,
+        /// A new perf-form frame was started and has no bytes yet: the next piece ends the
+        /// open one first.
+        fresh_frame: bool,
         stats: CompressionStats,
     }
 
@@ -400,8 +405,13 @@ mod imp {
             set(&mut cctx, CParameter::CompressionLevel(setting.level))?;
             if setting.form == CompressionForm::PerfStream {
                 // Parameters for a stream of about STREAM_WINDOW bytes: zstd's window and
-                // tables no larger than that needs.
+                // tables no larger than that needs; the window that size at every level (a
+                // frame holds that much, see `stream_piece`).
                 set(&mut cctx, CParameter::SrcSizeHint(STREAM_WINDOW))?;
+                set(
+                    &mut cctx,
+                    CParameter::WindowLog(STREAM_WINDOW.trailing_zeros()),
+                )?;
             }
             let z = Zstd {
                 setting,
@@ -417,6 +427,8 @@ mod imp {
                 short_blocks: false,
                 frame_hint: MAX_DECOMPRESSED_CHUNK,
                 in_frame: false,
+                frame_in: 0,
+                fresh_frame: false,
                 stats: CompressionStats {
                     level: setting.level.unsigned_abs(),
                     ..CompressionStats::default()
@@ -713,23 +725,30 @@ mod imp {
         /// bytes of input (short enough whatever the bytes, but 5% slower on the bench), and
         /// the stream keeps them; the old frame ends with an empty last block at the start of
         /// the new one's first record, which thus decompresses to bytes too.
+        ///
+        /// A frame holds at most [`STREAM_WINDOW`] bytes of records: a piece that would take
+        /// it past that starts a new one, the old ending the same way. zstd's streaming keeps
+        /// its input in a ring of a window and a block; once the ring wraps around, it
+        /// matches with its slower "extDict" match finders, on most blocks. A frame that fits
+        /// the window never wraps, so zstd matches the fast way throughout: at level 1 it
+        /// takes 10–14% fewer instructions than zstd's own endless stream (flushed or not),
+        /// for history lost once per MiB.
         fn stream_piece(&mut self, input: &[u8], w: &mut Vec<u8>) -> io::Result<u64> {
+            if self.in_frame
+                && !self.fresh_frame
+                && self.frame_in.saturating_add(input.len()) > STREAM_WINDOW as usize
+            {
+                self.new_frame()?;
+            }
             let mut packed = std::mem::take(&mut self.packed);
-            packed.clear();
-            let mut result = self.stream_into(input, &mut packed);
-            let fits = self.short_blocks || blocks_fit(&packed, !self.in_frame);
-            if result.is_ok() && !fits {
+            let mut result = self.stream_frame(input, &mut packed);
+            let blocks = packed.get(self.frame_end_len()..).unwrap_or_default();
+            if result.is_ok() && !self.short_blocks && !blocks_fit(blocks, self.frame_start()) {
                 // Abandons the frame, its output not written: the next one starts here.
-                self.cctx
-                    .reset(ResetDirective::SessionOnly)
-                    .map_err(zstd_err)?;
+                self.new_frame()?;
                 set(&mut self.cctx, CParameter::MaxBlockSize(STREAM_BLOCK))?;
                 self.short_blocks = true;
-                packed.clear();
-                if self.in_frame {
-                    packed.extend_from_slice(&END_OF_FRAME);
-                }
-                result = self.stream_into(input, &mut packed);
+                result = self.stream_frame(input, &mut packed);
             }
             let written = result.and_then(|()| {
                 let mut written = 0u64;
@@ -742,9 +761,46 @@ mod imp {
             });
             self.packed = packed;
             let written = written?;
+            self.frame_in = match self.fresh_frame || !self.in_frame {
+                true => input.len(),
+                false => self.frame_in.saturating_add(input.len()),
+            };
             self.in_frame = true;
+            self.fresh_frame = false;
             self.note_piece(input.len(), written);
             Ok(written)
+        }
+
+        /// Starts a new frame of perf's form: the next piece ends the open one first.
+        fn new_frame(&mut self) -> io::Result<()> {
+            self.cctx
+                .reset(ResetDirective::SessionOnly)
+                .map_err(zstd_err)?;
+            self.fresh_frame = true;
+            Ok(())
+        }
+
+        /// The next bytes of the stream begin a frame (the first, or one after
+        /// [`new_frame`](Self::new_frame)).
+        fn frame_start(&self) -> bool {
+            !self.in_frame || self.fresh_frame
+        }
+
+        /// The bytes that end the open frame before the next piece's: [`END_OF_FRAME`] when
+        /// a new frame starts there after one, else none.
+        fn frame_end_len(&self) -> usize {
+            match self.in_frame && self.fresh_frame {
+                true => END_OF_FRAME.len(),
+                false => 0,
+            }
+        }
+
+        /// `packed` becomes `input` compressed into the stream: after the end of the open
+        /// frame when a new one starts here.
+        fn stream_frame(&mut self, input: &[u8], packed: &mut Vec<u8>) -> io::Result<()> {
+            packed.clear();
+            packed.extend_from_slice(END_OF_FRAME.get(..self.frame_end_len()).unwrap_or_default());
+            self.stream_into(input, packed)
         }
 
         /// Compresses `input` into the stream, flushed at its end, appending to `packed`.
@@ -1032,9 +1088,9 @@ mod tests {
             assert!(records > 10, "{form:?}: {records} records");
             assert!(info.ratio >= 1, "{form:?}: {info:?}");
             if form == CompressionForm::PerfStream {
-                // The random samples' blocks were too long for a record: the stream went on
-                // in a new frame of short blocks, the old one ended in the new one's first
-                // record.
+                // A frame per STREAM_WINDOW of records at most, and one more when the random
+                // samples' blocks were too long for a record: each new frame in a new piece,
+                // the old one ended in the new one's first record.
                 let frames = split_records(&out)
                     .iter()
                     .filter(|r| r[8..].starts_with(&[0x28, 0xb5, 0x2f, 0xfd]))
@@ -1043,7 +1099,12 @@ mod tests {
                     .iter()
                     .filter(|r| r[8..].starts_with(&[1, 0, 0, 0x28, 0xb5, 0x2f, 0xfd]))
                     .count();
-                assert_eq!((frames, restarts), (1, 1));
+                let least = input.len() / STREAM_WINDOW as usize;
+                assert_eq!(frames, 1);
+                assert!(
+                    (least..=2 * least + 1).contains(&restarts),
+                    "{restarts} new frames"
+                );
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::session::{Session, FEATURE_SLOTS};
 use crate::WriterError;
 use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HEADER_SIZE};
 use perf_encode::records::{
-    EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature, HeaderTracingData,
+    EventUpdateName, FinishedInit, HeaderAttr, HeaderFeature, HeaderTracingData,
 };
 use perf_encode::{append_to_vec, Encode, Endian, EventEntry};
 use std::io::{self, IoSlice, Write};
@@ -289,7 +289,7 @@ impl<W: Write> OutputMode for PipeOutput<W> {
     fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
         self.sync_at_boundary(session)?;
         match record {
-            OwnRecord::FinishedRound => self.stream.write_encoded_record(&FinishedRound),
+            OwnRecord::FinishedRound => self.stream.write_finished_round(),
             OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
         }
     }

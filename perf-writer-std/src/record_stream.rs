@@ -563,6 +563,18 @@ impl<W: Write> RecordStream<W> {
         }
     }
 
+    /// Appends a FINISHED_ROUND written by the writer itself: while compressing, straight to
+    /// the compressor's round rule when it can take it (no encoding, no framer walk).
+    pub(crate) fn write_finished_round(&mut self) -> io::Result<()> {
+        let mut round = [0u8; 8];
+        round[..4].copy_from_slice(&self.endian.u32_bytes(perf_abi::record_type::FINISHED_ROUND));
+        round[6..].copy_from_slice(&self.endian.u16_bytes(8));
+        if self.compress_whole_record(&round, true) {
+            return Ok(());
+        }
+        self.write_encoded_record(&perf_encode::records::FinishedRound)
+    }
+
     /// Appends one encoded record written by the writer itself (FINISHED_ROUND, …). Refused
     /// inside a caller's record, whose body it would otherwise become.
     pub(crate) fn write_encoded_record<E: Encode>(&mut self, value: &E) -> io::Result<()> {

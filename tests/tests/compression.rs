@@ -865,6 +865,15 @@ fn a_perf_recording_with_perfs_rounds_rewritten_compressed() {
             }
             CompressionForm::PerfStream => {
                 assert!(unpacked == plain_data, "{what}: not the plain data section");
+                // 1.6 MB of records: a second frame (one per MiB), the first ended at the
+                // start of its first record.
+                let new_frames = stored
+                    .records
+                    .iter()
+                    .filter(|r| r.record_type == COMPRESSED)
+                    .filter(|r| r.full_bytes()[8..].starts_with(&[1, 0, 0, 0x28, 0xb5, 0x2f, 0xfd]))
+                    .count();
+                assert_eq!(new_frames, 1, "{what}");
                 rounds_before
             }
         };
