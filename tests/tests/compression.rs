@@ -288,6 +288,52 @@ fn random_bytes_that_compress_a_little() {
     }
 }
 
+#[test]
+fn a_zstd_block_split_across_two_compressed_records() {
+    // Bytes from 16 values: about 2:1, so a piece of 256 KiB takes two records in perf's
+    // form, the second cut inside a zstd block (perf and linux-perf-data feed every record to
+    // one decompression stream; each record still ends a block, so gives bytes).
+    for (c, len, plain) in raw_samples(16) {
+        assert!(len * 100 < plain * 60, "{c:?}: {len} bytes");
+    }
+}
+
+/// The offsets in the COMPRESSED records' payloads, taken as one zstd stream, where a
+/// COMPRESSED record ends inside a zstd block (perf's form; panics on bytes that are not
+/// zstd frames back to back).
+fn records_cut_inside_a_block(c: &FixtureContent) -> Vec<usize> {
+    let mut stream = Vec::new();
+    let mut record_ends = Vec::new();
+    for r in c.records.iter().filter(|r| r.record_type == COMPRESSED) {
+        stream.extend_from_slice(&r.full_bytes()[8..]);
+        record_ends.push(stream.len());
+    }
+    let mut block_ends = std::collections::BTreeSet::new();
+    let mut at = 0usize;
+    let mut in_frame = false;
+    while at < stream.len() {
+        if !in_frame {
+            assert_eq!(stream[at..at + 4], ZSTD_MAGIC, "a frame at {at}");
+            let descriptor = stream[at + 4];
+            let single_segment = descriptor & 0x20 != 0;
+            let dictionary = [0, 1, 2, 4][usize::from(descriptor & 3)];
+            let content_size = [usize::from(single_segment), 2, 4, 8][usize::from(descriptor >> 6)];
+            at += 5 + usize::from(!single_segment) + dictionary + content_size;
+            in_frame = true;
+        }
+        let h = u32::from_le_bytes([stream[at], stream[at + 1], stream[at + 2], 0]);
+        let size = (h >> 3) as usize;
+        at += 3 + if (h >> 1) & 3 == 1 { 1 } else { size };
+        block_ends.insert(at);
+        in_frame = h & 1 == 0;
+    }
+    assert_eq!(at, stream.len());
+    record_ends
+        .into_iter()
+        .filter(|end| !block_ends.contains(end))
+        .collect()
+}
+
 /// SAMPLEs with 2 KiB of RAW bytes drawn from `alphabet` values, written plain and
 /// compressed (both forms) and read back by linux-perf-data and perf: each compressed
 /// output's form, length and the plain one's length.
@@ -340,6 +386,14 @@ fn raw_samples(alphabet: u64) -> Vec<(Compression, usize, usize)> {
         let largest = stored.records.iter().map(|r| r.size).max().unwrap();
         assert!(largest > 32_768, "{c:?}: {largest}");
         assert!(count(&stored, COMPRESSED) >= 10, "{c:?}");
+        if c.form == CompressionForm::PerfStream {
+            // Records cut inside zstd blocks (the aligned form's hold whole frames).
+            let cut = records_cut_inside_a_block(&stored);
+            assert!(
+                !cut.is_empty() || alphabet == 256,
+                "{c:?}, {alphabet} values"
+            );
+        }
         let got: Vec<Vec<u8>> = lpd::read_file(&bytes)
             .unwrap()
             .records
