@@ -298,6 +298,56 @@ fn a_zstd_block_split_across_two_compressed_records() {
     }
 }
 
+/// Why perf's form may not cut its stream into records anywhere: perf 6.1 refuses a
+/// COMPRESSED record that decompresses to nothing ("Couldn't decompress data"), which a
+/// record holding no block's end does (zstd decodes a compressed block only whole).
+/// linux-perf-data 0.13 reads such a file. The writer's own output is recut here into
+/// records of 300 bytes, shorter than its blocks.
+#[test]
+fn perf_refuses_a_compressed_record_that_ends_no_zstd_block() {
+    if !require_perf() {
+        return;
+    }
+    let bytes = write(false, Endian::Little, Some(STREAM), 20_000, false);
+    let mut rec = records(&bytes);
+    assert!(records_cut_inside_a_block(&rec).is_empty());
+    let stream: Vec<u8> = rec
+        .records
+        .iter()
+        .filter(|r| r.record_type == COMPRESSED)
+        .flat_map(|r| r.full_bytes()[8..].to_vec())
+        .collect();
+    let first = rec
+        .records
+        .iter()
+        .position(|r| r.record_type == COMPRESSED)
+        .unwrap();
+    let template = rec.records[first].clone();
+    rec.records.retain(|r| r.record_type != COMPRESSED);
+    let recut = stream.chunks(300).map(|data| {
+        let mut bytes = template.bytes[..8].to_vec();
+        bytes[6..8].copy_from_slice(&(8 + data.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(data);
+        integration_tests::fixtures::RawRecord {
+            size: bytes.len() as u16,
+            bytes,
+            ..template.clone()
+        }
+    });
+    rec.records.splice(first..first, recut);
+    assert!(!records_cut_inside_a_block(&rec).is_empty());
+    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    rewrite(&rec, &mut w);
+    let recut = w.finish().unwrap().into_inner();
+    assert_eq!(lpd_samples(&recut), lpd_samples(&bytes));
+    let out = perf_script_bytes(&recut, &[]);
+    assert!(
+        out.stderr.contains("Couldn't decompress data"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// The offsets in the COMPRESSED records' payloads, taken as one zstd stream, where a
 /// COMPRESSED record ends inside a zstd block (perf's form; panics on bytes that are not
 /// zstd frames back to back).
