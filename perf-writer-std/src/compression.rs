@@ -58,19 +58,27 @@ pub enum CompressionForm {
     Aligned,
     /// What `perf record -z` writes: one zstd stream for the whole output, flushed into
     /// records of `8 + compressed bytes`, unpadded, so the record after one starts wherever
-    /// it ends. The stream's window spans pieces, so flushes cost little. Every record holds
-    /// the end of a zstd block, so that it decompresses to some bytes (perf 6.1 refuses one
-    /// that does not): zstd's blocks are kept while each fits a record, and once one would
-    /// not (records that hardly compress), the stream goes on in a new frame of blocks of at
-    /// most 63 KiB of input. Its window is capped at [`STREAM_WINDOW`] bytes, which bounds
-    /// zstd's memory at every level. Records that do not compress grow by 11 bytes a piece
-    /// (a stored block's and a record's headers): once zstd has them, they are in the stream.
+    /// it ends; the FINISHED_ROUND records not written among them are compressed in their
+    /// place (see the module's documentation). The stream's history spans pieces, so
+    /// flushes cost little. Every record holds the end of a zstd block, so that it
+    /// decompresses to some bytes (perf 6.1 refuses one that does not), and a block may
+    /// start in the record before: zstd's blocks are kept while each fits a record, and once
+    /// one would not (records that hardly compress), the stream goes on in a new frame of
+    /// blocks of at most 63 KiB of input. Its window is [`STREAM_WINDOW`] at every level, which
+    /// bounds zstd's memory, and a frame holds at most that many bytes of records (the next
+    /// one goes on in the same record), so zstd never matches across a wrap of its ring.
+    /// Records that do not compress grow by 11 bytes a piece (a stored block's and a
+    /// record's headers): once zstd has them, they are in the stream, and leaving them out
+    /// would end its history (see BENCHMARKS.md).
     PerfStream,
 }
 
-/// The zstd window of [`CompressionForm::PerfStream`] (1 MiB): the stream is compressed as
-/// one of about this size, which caps zstd's window, hash and chain tables (level 22 then
-/// takes about 18 MB instead of 830 MB), and the memory a reader needs to decompress it.
+/// The zstd window of [`CompressionForm::PerfStream`] (1 MiB), and the most bytes of records
+/// one of its frames holds: the stream is compressed as one of about this size, which caps
+/// zstd's window, hash and chain tables (level 22 then takes about 18 MB instead of 830 MB)
+/// and the memory a reader needs to decompress it; and zstd's streaming keeps its input in
+/// a ring of a window and a block, matching with its slower "extDict" match finders once
+/// the ring has wrapped, which a frame that fits the window never does.
 pub const STREAM_WINDOW: u32 = 1 << 20;
 
 /// How the writer compresses: a zstd level and a [`CompressionForm`]. Set it with
