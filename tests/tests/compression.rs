@@ -369,12 +369,12 @@ fn records_cut_inside_a_block(c: &FixtureContent) -> Vec<usize> {
             let dictionary = [0, 1, 2, 4][usize::from(descriptor & 3)];
             let content_size = [usize::from(single_segment), 2, 4, 8][usize::from(descriptor >> 6)];
             at += 5 + usize::from(!single_segment) + dictionary + content_size;
-            in_frame = true;
         }
         let h = u32::from_le_bytes([stream[at], stream[at + 1], stream[at + 2], 0]);
         let size = (h >> 3) as usize;
         at += 3 + if (h >> 1) & 3 == 1 { 1 } else { size };
         block_ends.insert(at);
+        // A frame goes on until its last block (bit 0 of the block header).
         in_frame = h & 1 == 0;
     }
     assert_eq!(at, stream.len());
