@@ -898,7 +898,11 @@ fn check_file(bytes: &[u8], m: &Model) {
     }
     if m.perf_form {
         let inside = others.remove(&68).unwrap_or(0);
-        assert!(inside <= m.rounds, "{inside} of {} rounds returned", m.rounds);
+        assert!(
+            inside <= m.rounds,
+            "{inside} of {} rounds returned",
+            m.rounds
+        );
     }
     assert_eq!(others, m.others, "other records by type");
 }
