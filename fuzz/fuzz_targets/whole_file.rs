@@ -171,6 +171,11 @@ struct Model {
     /// The writer compresses: `data_len` counts the records before compression, and the
     /// writer fills HEADER_COMPRESSED.
     compressed: bool,
+    /// In perf's form, which compresses the FINISHED_ROUND records it does not write in
+    /// their place: linux-perf-data returns those as user records.
+    perf_form: bool,
+    /// FINISHED_ROUND records written.
+    rounds: u64,
 }
 
 /// The attr the fuzzer asks for, adjusted to what linux-perf-data can represent.
@@ -307,6 +312,8 @@ fuzz_target!(|input: Input| {
         time: 1,
         data_len: 0,
         compressed: compression.is_some(),
+        perf_form: compression.is_some_and(|c| c.form == CompressionForm::PerfStream),
+        rounds: 0,
     };
     for op in &input.ops {
         apply(&mut w, &mut m, op, &input);
@@ -620,6 +627,7 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
         Op::FinishedRound => {
             w.write_finished_round().unwrap();
             m.data_len += 8;
+            m.rounds += 1;
         }
         Op::FinishedInit => {
             w.write_finished_init().unwrap();
@@ -887,6 +895,14 @@ fn check_file(bytes: &[u8], m: &Model) {
     }
     for (i, (got, want)) in samples.iter().zip(&want).enumerate() {
         assert_eq!(got, want, "SAMPLE {i}");
+    }
+    if m.perf_form {
+        let inside = others.remove(&68).unwrap_or(0);
+        assert!(
+            inside <= m.rounds,
+            "{inside} of {} rounds returned",
+            m.rounds
+        );
     }
     assert_eq!(others, m.others, "other records by type");
 }

@@ -10,6 +10,7 @@
 //! cargo bench -p perf-writer-std --features zstd --bench compression -- --quick  # 1/10 of the events
 //! cargo bench -p perf-writer-std --features zstd --bench compression -- --only main,peak
 //! cargo bench -p perf-writer-std --features zstd --bench compression -- --levels 1,9
+//! cargo bench -p perf-writer-std --features zstd --bench compression -- --only cadence --cadences 2,3
 //! ```
 //!
 //! The events are 64-byte SAMPLEs (IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD) whose ips
@@ -250,13 +251,23 @@ fn write_to<O: OutputMode>(
     w.set_compression(c).unwrap();
     assert!(w.add_event_desc(&[ID], &attr(), "cpu-clock"));
     let header_end = w.file_pos().unwrap();
-    for (i, e) in each_record(records).enumerate() {
+    // Countdowns rather than `n % k`: two divisions a record would weigh on the writer's rows
+    // and not on zstd's.
+    let (round_every, flush_every) = (
+        cadence.round_every.unwrap_or(usize::MAX),
+        cadence.flush_every.unwrap_or(usize::MAX),
+    );
+    let (mut to_round, mut to_flush) = (round_every, flush_every);
+    for e in each_record(records) {
         w.write_event_data(e).unwrap();
-        let n = i + 1;
-        if cadence.round_every.is_some_and(|k| n % k == 0) {
+        to_round -= 1;
+        if to_round == 0 {
+            to_round = round_every;
             w.write_finished_round().unwrap();
         }
-        if cadence.flush_every.is_some_and(|k| n % k == 0) {
+        to_flush -= 1;
+        if to_flush == 0 {
+            to_flush = flush_every;
             w.flush().unwrap();
         }
     }
@@ -460,13 +471,13 @@ fn main_table(input: &[u8], levels: &[i32], runs: usize) {
 
 /// The cadence table: each form at each cadence, next to one zstd frame of the plain
 /// output and to zstd's own speed (one call for the aligned form, streaming for perf's).
-fn cadence_table(input: &[u8], levels: &[i32], runs: usize) {
+fn cadence_table(input: &[u8], levels: &[i32], runs: usize, cadences: &[usize]) {
     let records = input;
     println!("| cadence | level | form | output bytes | size ÷ uncompressed | size ÷ one frame | MB/s of input | speed ÷ zstd |");
     println!("|---|---|---|---:|---:|---:|---:|---:|");
     let mut dst = Vec::with_capacity(zstd_safe::compress_bound(input.len() * 2));
     let mut stream_dst = vec![0u8; 1 << 20];
-    for cadence in CADENCES.iter().skip(1) {
+    for cadence in cadences.iter().filter_map(|&i| CADENCES.get(i)) {
         let plain_bytes = cadence.plain(input, EVENT);
         let mb = input.len() as f64 / 1e6;
         for &level in levels {
@@ -575,6 +586,14 @@ fn main() {
         .map_or(vec![1, 3], |v| {
             v.split(',').map(|l| l.parse().unwrap()).collect()
         });
+    // `--cadences 1,3`: those rows of the cadence table (1 to 4, CADENCES' order) alone.
+    let cadences: Vec<usize> = args
+        .iter()
+        .position(|a| a == "--cadences")
+        .and_then(|i| args.get(i + 1))
+        .map_or((1..CADENCES.len()).collect(), |v| {
+            v.split(',').map(|c| c.parse().unwrap()).collect()
+        });
     let input = events(n);
     println!(
         "{n} events x {EVENT} B = {:.0} MB of records, median of {runs} runs",
@@ -586,7 +605,7 @@ fn main() {
     }
     if runs_table("cadence") {
         println!();
-        cadence_table(&input, &levels, runs);
+        cadence_table(&input, &levels, runs, &cadences);
     }
     if runs_table("recording") {
         println!();

@@ -267,7 +267,7 @@ impl<W: Write + Seek> OutputMode for FileOutput<W> {
         self.reposition()?;
         self.stream.keep_rounds(session.keep_rounds());
         match record {
-            OwnRecord::FinishedRound => self.stream.write_encoded_record(&FinishedRound),
+            OwnRecord::FinishedRound => self.stream.write_finished_round(),
             OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
         }
     }

@@ -8,7 +8,7 @@ use crate::session::{Session, FEATURE_SLOTS};
 use crate::WriterError;
 use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HEADER_SIZE};
 use perf_encode::records::{
-    EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature, HeaderTracingData,
+    EventUpdateName, FinishedInit, HeaderAttr, HeaderFeature, HeaderTracingData,
 };
 use perf_encode::{append_to_vec, Encode, Endian, EventEntry};
 use std::io::{self, IoSlice, Write};
@@ -96,14 +96,14 @@ impl Batch {
     }
 
     /// Every feature perf reads from a pipe (with the synthesized EVENT_DESC), then the
-    /// end-of-features record.
-    fn all_features(&mut self, session: &Session) -> io::Result<()> {
+    /// end-of-features record; HEADER_COMPRESSED not when `held`.
+    fn all_features(&mut self, session: &Session, held: bool) -> io::Result<()> {
         if !self.carries_features() {
             return Ok(());
         }
         let events = session.event_entries();
         for (index, payload) in session.feature_payloads(&events).map_err(io_err)? {
-            if !sent_in_pipe(index) {
+            if !sent_in_pipe(index) || (held && index == feature::COMPRESSED) {
                 continue;
             }
             let payload = payload.bytes(self.endian).map_err(io_err)?;
@@ -115,11 +115,13 @@ impl Batch {
         self.push(&HeaderFeature::END)
     }
 
-    /// The features set or changed since `sent` (each feature's revision when it was sent).
+    /// The features set or changed since `sent` (each feature's revision when it was sent);
+    /// HEADER_COMPRESSED not when `held`.
     fn changed_features(
         &mut self,
         session: &Session,
         sent: &[u64; FEATURE_SLOTS],
+        held: bool,
     ) -> io::Result<()> {
         if !self.carries_features() {
             return Ok(());
@@ -130,6 +132,7 @@ impl Batch {
             if session.feature_revision(index) != sent_at
                 && !payload.is_empty()
                 && sent_in_pipe(index)
+                && !(held && index == feature::COMPRESSED)
             {
                 self.feature(index, payload)?;
             }
@@ -168,6 +171,7 @@ impl<W: Write> PipeOutput<W> {
             return Ok(());
         }
         self.stream.keep_rounds(session.keep_rounds());
+        let held = self.compressed_header_held(session);
         let mut batch = Batch::new(self.stream.endian());
         if !self.started {
             batch.pipe_header(session)?;
@@ -177,17 +181,35 @@ impl<W: Write> PipeOutput<W> {
         }
         if self.started {
             batch.attrs(self.new_events(session))?;
-            batch.changed_features(session, &self.features_sent)?;
+            batch.changed_features(session, &self.features_sent, held)?;
         } else {
             batch.attrs(self.new_events(session))?;
-            batch.all_features(session)?;
+            batch.all_features(session, held)?;
             batch.tracing_data(session)?;
         }
         batch.names(self.new_events(session))?;
+        let prelude = match held && batch.carries_features() {
+            true => {
+                let mut header = Batch::new(self.stream.endian());
+                header.feature(feature::COMPRESSED, session.header(feature::COMPRESSED))?;
+                header.bytes
+            }
+            false => Vec::new(),
+        };
         self.stream.write_raw(&batch.bytes)?;
+        self.stream.set_compressed_prelude(prelude);
         self.mark_sent(session);
         self.placeholder_sent |= placeholder;
         Ok(())
+    }
+
+    /// The HEADER_COMPRESSED the writer's compression set waits to go out just before the
+    /// first COMPRESSED record it writes (see [`RecordStream::set_compressed_prelude`]): a
+    /// stream in which nothing ends up compressed carries none, as a file does not.
+    fn compressed_header_held(&self, session: &Session) -> bool {
+        session.compressed_before.is_some()
+            && session.feature_revision(feature::COMPRESSED) == session.compressed_revision
+            && !self.stream.compressed_out()
     }
 
     /// True when the stream has started and nothing changed in the session since.
@@ -279,7 +301,7 @@ impl<W: Write> OutputMode for PipeOutput<W> {
     fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
         self.sync_at_boundary(session)?;
         match record {
-            OwnRecord::FinishedRound => self.stream.write_encoded_record(&FinishedRound),
+            OwnRecord::FinishedRound => self.stream.write_finished_round(),
             OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
         }
     }

@@ -54,6 +54,9 @@ pub(crate) struct RecordStream<W: Write> {
     /// The first bytes (up to 4: its type) of the record begun and not finished, and how
     /// many of them there are.
     partial_head: ([u8; 4], usize),
+    /// Records sent just before the first COMPRESSED record the compressor writes (see
+    /// [`set_compressed_prelude`](Self::set_compressed_prelude)).
+    compressed_prelude: Vec<u8>,
 }
 
 impl<W: Write> RecordStream<W> {
@@ -72,6 +75,7 @@ impl<W: Write> RecordStream<W> {
             squeezed: Vec::new(),
             credit: 0,
             partial_head: ([0; 4], 0),
+            compressed_prelude: Vec::new(),
         }
     }
 
@@ -100,6 +104,18 @@ impl<W: Write> RecordStream<W> {
         let _later: io::Result<()> = self.send_squeezed();
         self.refresh_lane();
         switched.map(drop)
+    }
+
+    /// Holds `records` (whole records; empty: none) back until the compressor writes its
+    /// first COMPRESSED record, and sends them just before it: pipe mode's HEADER_COMPRESSED,
+    /// which a stream in which nothing ends up compressed does without.
+    pub(crate) fn set_compressed_prelude(&mut self, records: Vec<u8>) {
+        self.compressed_prelude = records;
+    }
+
+    /// A compressor of this stream wrote COMPRESSED records.
+    pub(crate) fn compressed_out(&self) -> bool {
+        self.compress.stats().is_some_and(|s| s.bytes_out > 0)
     }
 
     /// Compresses what waits and returns what every compressor of this stream wrote (`None`
@@ -136,13 +152,28 @@ impl<W: Write> RecordStream<W> {
         if self.squeezed.is_empty() {
             return Ok(());
         }
+        let prelude = match !self.compressed_prelude.is_empty() && self.compressed_out() {
+            true => std::mem::take(&mut self.compressed_prelude),
+            false => Vec::new(),
+        };
         // They are whole records in the file: counted as such (2^64 do not happen).
         let records = self
             .w
             .records
+            .wrapping_add(count_records(&prelude, self.endian))
             .wrapping_add(count_records(&self.squeezed, self.endian));
         let hold = self.w.held();
-        self.w.put(&[self.squeezed.as_slice()], hold, records)?;
+        let put = self.w.put(
+            &[prelude.as_slice(), self.squeezed.as_slice()],
+            hold,
+            records,
+        );
+        if let Err(e) = put {
+            if !prelude.is_empty() {
+                self.compressed_prelude = prelude;
+            }
+            return Err(e);
+        }
         self.squeezed.clear();
         self.refresh_lane();
         Ok(())
@@ -561,6 +592,18 @@ impl<W: Write> RecordStream<W> {
             .into(),
             _ => e,
         }
+    }
+
+    /// Appends a FINISHED_ROUND written by the writer itself: while compressing, straight to
+    /// the compressor's round rule when it can take it (no encoding, no framer walk).
+    pub(crate) fn write_finished_round(&mut self) -> io::Result<()> {
+        let mut round = [0u8; 8];
+        round[..4].copy_from_slice(&self.endian.u32_bytes(perf_abi::record_type::FINISHED_ROUND));
+        round[6..].copy_from_slice(&self.endian.u16_bytes(8));
+        if self.compress_whole_record(&round, true) {
+            return Ok(());
+        }
+        self.write_encoded_record(&perf_encode::records::FinishedRound)
     }
 
     /// Appends one encoded record written by the writer itself (FINISHED_ROUND, …). Refused

@@ -20,14 +20,16 @@ impl<O: OutputMode> PerfWriter<O> {
     /// uncompressed record, on [`flush`](Self::flush) and on finish;
     /// [`file_pos`](Self::file_pos) does not count the waiting bytes. A FINISHED_ROUND among
     /// them does not end the buffer: it is written where the buffer ends anyway, once 256 KiB
-    /// of records went by since the last one written, and left out otherwise, which perf and
-    /// linux-perf-data read as the same records in the same order (all of them stay when some
+    /// of records went by since the last one written; the others are left out (the aligned
+    /// form) or compressed in their place (perf's form), which perf and linux-perf-data read
+    /// as the same records in the same order (all of them stay where they were when some
     /// events' records carry a time and others' do not). HEADER_COMPRESSED is set now (pipe
-    /// mode sends it before the first COMPRESSED record, with `mmap_len` 512 KiB and ratio 0)
-    /// and rewritten on finish with the ratio of the records compressed to the COMPRESSED
-    /// records written and `mmap_len` twice the largest piece one record decompresses to (the
-    /// margin perf 6.1's decompression needs); when no COMPRESSED record was written, a file
-    /// gets back the HEADER_COMPRESSED it had before (none, unless the caller set one).
+    /// mode sends it just before the first COMPRESSED record, with `mmap_len` 512 KiB and
+    /// ratio 0) and rewritten on finish with the ratio of the records compressed to the
+    /// COMPRESSED records written and `mmap_len` twice the largest piece one record
+    /// decompresses to (the margin perf 6.1's decompression needs); when no COMPRESSED record
+    /// was written, a file gets back the HEADER_COMPRESSED it had before (none, unless the
+    /// caller set one), and a pipe stream carries none but the caller's.
     ///
     /// A flush ends a piece: in the aligned form (the default) that ends a zstd frame, so a
     /// trace flushed every 1,000 records of 64 bytes is about 1% larger than one flushed
