@@ -440,7 +440,10 @@ impl<const INTR: bool> FieldCodec for RegsDump<INTR> {
     fn length(choice: u8) -> FieldLength {
         match choice {
             0 => FieldLength::Fixed(8),
-            _ => FieldLength::NonZero,
+            n => FieldLength::NonZero {
+                zero: 8,
+                other: 8usize.saturating_add(usize::from(n).saturating_mul(8)),
+            },
         }
     }
 
@@ -499,6 +502,11 @@ impl FieldCodec for Stack {
             }
             return Ok(8);
         }
+        if s.dyn_size > padded as u64 {
+            return Err(EncodeError::InvalidValue {
+                what: "SAMPLE record: stack_user.dyn_size is more than the stack's size",
+            });
+        }
         add_len(padded, 16)
     }
 
@@ -515,6 +523,12 @@ impl FieldCodec for Stack {
             enc.u64(s.dyn_size)?;
         }
         Ok(())
+    }
+
+    /// Its `size`, and whether `dyn_size` is at most it.
+    #[inline]
+    fn length(_: u8) -> FieldLength {
+        FieldLength::SizedDump
     }
 
     #[inline(always)]
@@ -535,6 +549,9 @@ impl FieldCodec for Stack {
             "stack_user.data",
         )?;
         let dyn_size = r.u64("stack_user.dyn_size")?;
+        if dyn_size > size {
+            return Err(ParseError::StackDynSize { dyn_size, size });
+        }
         Ok(StackUser { data, dyn_size })
     }
 }

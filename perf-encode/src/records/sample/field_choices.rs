@@ -20,11 +20,21 @@ pub enum FieldLength {
         /// Bytes of that number.
         word: u8,
     },
-    /// Whether the `u64` the field starts with is 0 (a register dump's `abi`).
-    NonZero,
+    /// The exact value of the `u64` the field starts with (a size in bytes), and, when that
+    /// is not 0, whether the `u64` that ends the field is at most it (STACK_USER's `size`
+    /// and `dyn_size`).
+    SizedDump,
+    /// Whether the `u64` the field starts with is 0 (a register dump's `abi`): `zero` bytes
+    /// when it is, `other` when not.
+    NonZero {
+        /// The field's length when that word is 0.
+        zero: usize,
+        /// Its length otherwise.
+        other: usize,
+    },
 }
 
-/// One field of the SAMPLE table (see the module). [`SAMPLE_FIELDS`] lists them in order.
+/// One field of the SAMPLE table (see the module). [`SAMPLE_FIELDS`](crate::records::SAMPLE_FIELDS) lists them in order.
 ///
 /// ```
 /// use perf_abi::sample_type::*;
@@ -197,7 +207,27 @@ mod tests {
                     }
                     prop_assert_eq!(f.end(choice, Endian::Little, &other, pos), end);
                 }
-                FieldLength::NonZero => {
+                FieldLength::SizedDump => {
+                    let size = r.get(pos..pos + 8).map(|w| u64::from_le_bytes(w.try_into().unwrap()));
+                    if let Some(size) = size {
+                        other[pos..pos + 8].copy_from_slice(&size.to_le_bytes());
+                        let last = (pos + 8).checked_add(size as usize);
+                        if let Some(at) = last.filter(|&a| size != 0 && a + 8 <= r.len()) {
+                            let dyn_size = u64::from_le_bytes(r[at..at + 8].try_into().unwrap());
+                            let keep = u64::from(noise as u8) % (size + 1);
+                            let new = if dyn_size <= size { keep } else { size + 1 + keep };
+                            other[at..at + 8].copy_from_slice(&new.to_le_bytes());
+                        }
+                    }
+                    prop_assert_eq!(f.end(choice, Endian::Little, &other, pos), end);
+                }
+                FieldLength::NonZero { zero: z, other: o } => {
+                    let want = match r.get(pos..pos + 8) {
+                        Some(w) if w.iter().all(|&b| b == 0) => Some(pos + z),
+                        Some(_) => Some(pos + o),
+                        None => None,
+                    };
+                    prop_assert_eq!(end, want.filter(|&e| e <= r.len()));
                     if pos + 8 <= r.len() {
                         let zero = r[pos..pos + 8].iter().all(|&b| b == 0);
                         if zero {
