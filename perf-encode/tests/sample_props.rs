@@ -72,7 +72,8 @@ struct Pool {
 fn pool() -> impl Strategy<Value = Pool> {
     (
         proptest::collection::vec(any::<u64>(), 24),
-        proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u64>()), 0..5),
+        // A READ group has its leader at least (perf refuses one of no counter).
+        proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u64>()), 1..5),
         proptest::collection::vec(any::<u64>(), 0..8),
         proptest::collection::vec(any::<u8>(), 0..40),
         proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u64>()), 0..5),
@@ -117,7 +118,8 @@ fn pool() -> impl Strategy<Value = Pool> {
                     regs_intr: ri,
                     abi_user,
                     abi_intr,
-                    dyn_size: if stack.is_empty() { 0 } else { dyn_size },
+                    // At most the stack's size as written (padded to 8): perf refuses more.
+                    dyn_size: dyn_size % (stack.len().div_ceil(8) as u64 * 8 + 1),
                     stack,
                     aux,
                 }
@@ -431,4 +433,74 @@ fn regs_count_and_abi_are_checked() {
         })
     );
     assert!(enc(&s(0, 1)).is_err());
+}
+
+/// Counts perf refuses a SAMPLE for (it stops processing the file there): a READ group of no
+/// counter, a user stack whose `dyn_size` is more than its size. The encoder refuses them, and
+/// the parser refuses the bytes.
+#[test]
+fn counts_perf_refuses_are_refused() {
+    let group = SampleLayout {
+        sample_type: sample_type::IDENTIFIER | sample_type::READ,
+        read_format: read_format::GROUP,
+        ..SampleLayout::default()
+    };
+    let read = ReadValues {
+        time_enabled: None,
+        time_running: None,
+        counters: ReadCounters::Group(&[]),
+    };
+    let s = Sample {
+        identifier: Some(1),
+        read: Some(read),
+        ..Sample::default()
+    };
+    let encoded = to_vec(
+        &SampleRecord {
+            layout: &group,
+            sample: &s,
+            misc: 0,
+        },
+        Endian::Little,
+    );
+    assert!(
+        matches!(encoded, Err(EncodeError::InvalidValue { .. })),
+        "{encoded:?}"
+    );
+    // IDENTIFIER 1, nr 0.
+    let mut bytes = vec![9, 0, 0, 0, 0, 0, 24, 0];
+    bytes.extend_from_slice(&1u64.to_le_bytes());
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    assert!(parse_sample(&group, Endian::Little, &bytes).is_err());
+
+    let stack = SampleLayout {
+        sample_type: sample_type::IDENTIFIER | sample_type::STACK_USER,
+        ..SampleLayout::default()
+    };
+    let data = [0u8; 8];
+    for (dyn_size, ok) in [(8, true), (9, false)] {
+        let s = Sample {
+            identifier: Some(1),
+            stack_user: Some(StackUser {
+                data: &data,
+                dyn_size,
+            }),
+            ..Sample::default()
+        };
+        let encoded = to_vec(
+            &SampleRecord {
+                layout: &stack,
+                sample: &s,
+                misc: 0,
+            },
+            Endian::Little,
+        );
+        assert_eq!(encoded.is_ok(), ok, "{encoded:?}");
+        // IDENTIFIER 1, size 8, 8 bytes, dyn_size.
+        let mut bytes = vec![9, 0, 0, 0, 0, 0, 40, 0];
+        for w in [1u64, 8, 0, dyn_size] {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        assert_eq!(parse_sample(&stack, Endian::Little, &bytes).is_ok(), ok);
+    }
 }

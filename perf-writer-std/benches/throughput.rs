@@ -15,7 +15,7 @@
 //! the workspace root explains each row.
 //!
 //! Options: `--quick`, `--runs N`, `--only NAME[,NAME]` (small64, big4k, vectored, tp64,
-//! tpalt, mixed, sideband, finalize, encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
+//! tpalt, mixed, sideband, first, finalize, encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
 //! without `--bench` (as `cargo test --benches` does) it only makes a tiny smoke run.
 
 use perf_abi::{attr_flags, misc, record_type, sample_type};
@@ -516,6 +516,9 @@ enum EventLoad {
     Mixed,
     /// Tracepoint SAMPLEs of two CPUs with COMM, FORK and MMAP2 records among them.
     SideBand,
+    /// The records of `Mixed`, written before the descriptions (as a converter that reads a
+    /// recording writes them).
+    MixedFirst,
 }
 
 struct Inputs {
@@ -549,7 +552,7 @@ impl Inputs {
             | EventLoad::Vectored16
             | EventLoad::Tp64
             | EventLoad::TpAlternating => n * SMALL,
-            EventLoad::Mixed => self.mixed.len_of(n),
+            EventLoad::Mixed | EventLoad::MixedFirst => self.mixed.len_of(n),
             EventLoad::SideBand => self.side_band.len_of(n),
         }
     }
@@ -579,7 +582,7 @@ fn stream<O: EventOut>(out: &mut O, load: EventLoad, n: usize, inp: &Inputs) -> 
                 out.event(inp.tick_alternating.get(i))?;
             }
         }
-        EventLoad::Mixed => {
+        EventLoad::Mixed | EventLoad::MixedFirst => {
             for i in 0..n {
                 out.event(inp.mixed.get(i))?;
             }
@@ -722,26 +725,42 @@ fn run_stream(
     inp: &Inputs,
 ) -> io::Result<Sample> {
     let path = inp.scratch.join(format!("{}.data", imp.name()));
+    let first = load == EventLoad::MixedFirst;
     let s = timed(|| match (imp, target) {
         (Imp::Ours, Target::File) => {
             let mut w = PerfDataFileWriter::new();
             w.create_file(path.to_str().expect("utf-8"))?;
-            add_stream_descs_ours(&mut w);
+            if !first {
+                add_stream_descs_ours(&mut w);
+            }
             stream(&mut w, load, n, inp)?;
+            if first {
+                add_stream_descs_ours(&mut w);
+            }
             w.finalize_and_close()
         }
         (Imp::Ours, Target::Sink) => {
             let mut w = PerfDataFileWriter::from_writer(SinkSeek::default())?;
-            add_stream_descs_ours(&mut w);
+            if !first {
+                add_stream_descs_ours(&mut w);
+            }
             stream(&mut w, load, n, inp)?;
+            if first {
+                add_stream_descs_ours(&mut w);
+            }
             black_box(w.finish()?);
             Ok(())
         }
         (Imp::Seed, _) => {
             let mut w = tracepoint_perf::PerfDataFileWriter::new();
             w.create_file(&seed_path(target, &path))?;
-            add_stream_descs_seed(&mut w);
+            if !first {
+                add_stream_descs_seed(&mut w);
+            }
             stream(&mut w, load, n, inp)?;
+            if first {
+                add_stream_descs_seed(&mut w);
+            }
             w.finalize_and_close()
         }
         (Imp::Buf, Target::File) => buf_stream(BufWriter::new(File::create(&path)?), load, n, inp),
@@ -1224,6 +1243,7 @@ fn main() -> io::Result<()> {
         ("tpalt", EventLoad::TpAlternating, n_small),
         ("mixed", EventLoad::Mixed, n_small),
         ("sideband", EventLoad::SideBand, n_small),
+        ("first", EventLoad::MixedFirst, n_small),
     ];
     let mut rows: Vec<Row> = Vec::new();
     let fi = o.wants("finalize").then(finalize_inputs);
@@ -1246,6 +1266,9 @@ fn main() -> io::Result<()> {
                         format!("{n} × 64 B tracepoint (RAW), 2 ids alternating")
                     }
                     EventLoad::Mixed => format!("{n} × 64/112 B, 3 events on 2 CPUs interleaved"),
+                    EventLoad::MixedFirst => {
+                        format!("{n} × 64/112 B, 3 events, records before descriptions")
+                    }
                     EventLoad::SideBand => {
                         format!("{n} × tracepoint + COMM/FORK/MMAP2 (3 in 8)")
                     }

@@ -327,7 +327,10 @@ impl CheckedEvents {
             },
             None => &self.first,
         };
-        facts.revision == revision && check_body(info.body, record.len(), facts.trailer).is_ok()
+        // Facts at revision 0 were never learned (the session had no description then).
+        facts.revision != 0
+            && facts.revision == revision
+            && check_body(info.body, record.len(), facts.trailer).is_ok()
     }
 
     /// The slot that would hold the event named by `key`, whatever it holds.

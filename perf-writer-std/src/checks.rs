@@ -40,10 +40,11 @@ impl<O: OutputMode> PerfWriter<O> {
     /// **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
     /// headers may come in any order before finalize: a record whose description (its
     /// event id's), tracepoint format or HEADER_COMPRESSED is not there yet is written, and
-    /// what the check needs of it is kept in a summary per event id (a few hundred bytes,
-    /// however many records; at most [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) ids wait at
-    /// a time, a record of one more is refused, `TooManyPendingIds`). The description
-    /// checks them when it is added, and is refused when they contradict it
+    /// what the check needs of it is kept in a summary per event id, not the records: the
+    /// layouts its SAMPLEs all fit (every field of varying length among them) and what
+    /// their RAW payloads say to any tracepoint format, or the lengths of its other records.
+    /// The description checks them when it is added, as it would have checked each record
+    /// had it come first, and is refused when they contradict it
     /// ([`WriterError::ContradictsRecords`](crate::WriterError::ContradictsRecords), naming
     /// how many, the first's offset and id, and what is wrong); a HEADER_COMPRESSED perf
     /// could not decompress them with is refused by `set_header` the same way. Finalize
@@ -51,14 +52,19 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ([`WriterError::UndescribedRecords`](crate::WriterError::UndescribedRecords)): add
     /// what they need and finalize again. A writer dropped (or
     /// [salvaged](Self::finish_truncated)) while records wait ends the data before the first
-    /// of them, so perf reads the file: the records from there on are lost. The summaries
-    /// check every layout whose fields of varying length are none, RAW, CALLCHAIN, or
-    /// CALLCHAIN then RAW, and a tracepoint's RAW rule (its dynamic fields within the first
-    /// 512 bytes of RAW); SAMPLEs of other layouts (BRANCH_STACK, register dumps,
-    /// STACK_USER, READ, AUX) written before their description are not checked against it.
-    /// Before the first description records are told apart by IDENTIFIER (every perf file
-    /// with several events has it); with ID and no IDENTIFIER, the first description must
-    /// own all of them.
+    /// of them, so perf reads the file: the records from there on are lost.
+    ///
+    /// The memory this takes is bounded. A record past a bound is refused at its call
+    /// ([`WriterError::RecordRefused`](crate::WriterError::RecordRefused), nothing of it
+    /// written) until descriptions are added: more than
+    /// [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) event ids waiting (`TooManyPendingIds`),
+    /// summaries taking [`MAX_PENDING_BYTES`](crate::MAX_PENDING_BYTES) (`TooManyPendingBytes`),
+    /// or a SAMPLE that, with the SAMPLEs of its id before it, fits more layouts than are
+    /// kept track of (`TooManyLayouts`: SAMPLEs of one layout stay far below that). Before
+    /// the first description the place of the id in a SAMPLE is not known: records are
+    /// grouped by the word at each place a layout can put it, and a place where more than
+    /// `MAX_PENDING_IDS` words, or 4 MiB of SAMPLEs each alone in its group, were written is
+    /// no longer kept; a first description that puts its id there is refused, naming them.
     ///
     /// Pipe mode keeps the stream's order (perf reads it in order): a record whose
     /// description is not there yet is refused

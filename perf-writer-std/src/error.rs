@@ -281,6 +281,13 @@ pub enum RecordProblem {
     /// [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) ids whose records wait for their
     /// description.
     TooManyPendingIds,
+    /// A record of an event whose records wait for their description, when they take
+    /// [`MAX_PENDING_BYTES`](crate::MAX_PENDING_BYTES) of memory already.
+    TooManyPendingBytes,
+    /// A SAMPLE written before its event's description that, with the SAMPLEs of its event
+    /// written before it, fits more layouts than strict mode keeps track of (see
+    /// `set_strict`): the description must come first.
+    TooManyLayouts,
     /// Pipe mode: the record's event has no description yet (`Some`: its id). perf reads a
     /// pipe stream in order, so a description must come before its records there.
     DescribeFirstInPipeMode(Option<u64>),
@@ -322,6 +329,14 @@ impl fmt::Display for RecordProblem {
                 f,
                 "{} event ids already wait for their descriptions: add them before records of more",
                 crate::MAX_PENDING_IDS
+            ),
+            Self::TooManyPendingBytes => write!(
+                f,
+                "the records that wait for their descriptions take {} MiB already: add those descriptions before more such records",
+                crate::MAX_PENDING_BYTES >> 20
+            ),
+            Self::TooManyLayouts => f.write_str(
+                "with the SAMPLEs of its event written before it, it fits more sample layouts than strict mode keeps track of (records written before their description are checked against every layout they fit): add the description before its records",
             ),
             Self::DescribeFirstInPipeMode(id) => write!(
                 f,
@@ -490,10 +505,14 @@ impl fmt::Display for WriterError {
             }
             Self::UndescribedRecords(p) => {
                 let name = perf_abi::record_type::name(p.type_).unwrap_or("unknown");
+                match p.ids {
+                    0 => write!(f, "{} records written before any event description", p.records)?,
+                    ids => write!(f, "{} records of {ids} event ids", p.records)?,
+                }
                 write!(
                     f,
-                    "{} records ({} event ids) wait for their event descriptions or HEADER_COMPRESSED, the first a {name} record at file offset {}: add them and finalize again (nothing was finalized)",
-                    p.records, p.ids, p.offset
+                    " wait for their event descriptions or HEADER_COMPRESSED, the first a {name} record at file offset {}: add them and finalize again (nothing was finalized)",
+                    p.offset
                 )
             }
             Self::InsidePartialRecord {

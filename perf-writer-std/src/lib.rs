@@ -47,6 +47,7 @@ mod compression_router;
 mod error;
 mod feature_slot;
 mod file_output;
+mod fitting_layouts;
 mod header_index;
 mod host;
 mod host_description;
@@ -75,7 +76,7 @@ pub use host_description::{
     MemoryNodeInfo, NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
 };
 pub use output_mode::OutputMode;
-pub use pending_records::MAX_PENDING_IDS;
+pub use pending_records::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 pub use perf_encode::records::MAX_RECORD_LEN;
 pub use perf_encode::Endian;
 pub use pipe_output::PipeOutput;

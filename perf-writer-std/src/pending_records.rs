@@ -3,104 +3,140 @@
 //! in any order before finalize, and a converter that reads a recording hands the records
 //! first. File mode keeps that contract: such a record is written, and what strict mode
 //! needs of it is kept in a [`RecordSummary`] of its event id, checked when the description
-//! with that id arrives (a description that contradicts them is refused). Finalize refuses
-//! while records wait for a description, which can be added and finalize made again.
+//! with that id arrives exactly as the record would have been checked after it (a
+//! description that contradicts them is refused, naming them). Finalize refuses while records
+//! wait for a description, which can be added and finalize made again.
 //!
-//! The ids: once a description exists, its layout says where every record's id is. Before
-//! the first one, records are summarized as a whole, by the word where IDENTIFIER is (a
-//! SAMPLE's first after the header, a `sample_id` trailer's last: the layout of every perf
-//! file with several events), and, for the layouts with ID and no IDENTIFIER, the ids found
-//! at each place that could hold it are kept (not their summaries: the first description
-//! must then own all of them).
+//! The ids: once a description exists, its layout says where every record's id is (every
+//! description must put it there). Before the first one, the place is not known: records are
+//! summarized as a whole (for a first description without ids), and by the word at each
+//! place a layout can put the id (a SAMPLE's IDENTIFIER or ID: 8 to 40 bytes from its start;
+//! a `sample_id` trailer's: 8 to 24 bytes back from the end). The first description picks its
+//! place; the groups there whose ids it does not own wait for theirs, the other places go.
+//! A place with more distinct words than [`MAX_PENDING_IDS`], or than fit in its share of
+//! memory, holds no ids and is given up; a first description that puts its id there is
+//! refused, naming the records.
 //!
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
-//! limit), each a summary of a few hundred bytes (at most about 4 KiB); before the first
-//! description, the same number of values where IDENTIFIER is (past them that place cannot
-//! be the id's: it is given up, and only a first description that puts ids elsewhere, or
-//! none, can own those records) and of ids at each of the six other places. Nothing grows
+//! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
+//! refused); a summary holds one SAMPLE as written, or the layouts several fit (see
+//! [`FittingLayouts`](crate::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
 //! with the number of records.
 
+use crate::fitting_layouts::{Scratch, TooManyLayouts};
 use crate::record_check::EventStats;
-use crate::record_summary::{Contradiction, FirstRecord, RawSummary, RecordSummary, Verdict};
+use crate::record_summary::{
+    Contradiction, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
+};
 use crate::session::Session;
+use crate::RecordProblem;
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
 use perf_encode::records::SampleLayout;
 use perf_encode::Endian;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// The most event ids whose records wait for a description at one time.
 pub const MAX_PENDING_IDS: usize = 4096;
 
-/// Where ID without IDENTIFIER can be: in a SAMPLE (offsets after IP, TID, TIME, ADDR),
-/// and in a `sample_id` trailer (bytes back from the end, before STREAM_ID and CPU).
-/// IDENTIFIER's places (8 and 8) are kept apart, with summaries.
-const SAMPLE_ID_PLACES: [usize; 4] = [16, 24, 32, 40];
-const TRAILER_ID_PLACES: [usize; 2] = [16, 24];
+/// The most bytes of memory what waits for descriptions may take.
+pub const MAX_PENDING_BYTES: usize = 256 << 20;
 
-/// Ids found at one place, until there are too many to be ids.
+/// Where a SAMPLE's id can be (IDENTIFIER at 8; ID after the header and IP, TID, TIME,
+/// ADDR), and a `sample_id` trailer's, back from the end (IDENTIFIER, or ID, before
+/// STREAM_ID and CPU).
+const SAMPLE_PLACES: [usize; 5] = [8, 16, 24, 32, 40];
+const TRAILER_PLACES: [usize; 3] = [8, 16, 24];
+
+/// Bytes of single SAMPLEs the groups of one place may keep before the place is given up
+/// (the words of a place that holds no id, a time or an address, make a group per record).
+const PLACE_SINGLE_BYTES: usize = 4 << 20;
+
+/// Records grouped by the word at one place.
 #[derive(Debug, Default)]
-struct IdsAt {
-    ids: FxHashSet<u64>,
+struct Place {
+    /// By that word; `None`: records too short to have one there (perf gives those to the
+    /// first event).
+    groups: FxHashMap<Option<u64>, RecordSummary>,
+    /// Bytes of the groups that hold one SAMPLE as written.
+    single_bytes: usize,
     given_up: bool,
 }
 
-impl IdsAt {
-    fn add(&mut self, id: Option<u64>) {
-        let Some(id) = id else { return };
-        if !self.given_up && self.ids.insert(id) && self.ids.len() > MAX_PENDING_IDS {
-            self.ids = FxHashSet::default();
-            self.given_up = true;
-        }
+impl Place {
+    fn give_up(&mut self) {
+        *self = Place {
+            given_up: true,
+            ..Place::default()
+        };
     }
-}
 
-/// Records summarized by the word where IDENTIFIER would be, until there are too many
-/// values there to be ids.
-#[derive(Debug, Default)]
-struct ByIdentifier {
-    summaries: FxHashMap<u64, RecordSummary>,
-    given_up: bool,
-}
-
-impl ByIdentifier {
-    fn add(
-        &mut self,
-        key: Option<u64>,
-        record: &[u8],
-        endian: Endian,
-        first: FirstRecord,
-        derive: bool,
-    ) {
-        let Some(key) = key else { return };
-        if self.given_up {
-            return;
-        }
-        let full = self.summaries.len() >= MAX_PENDING_IDS;
-        match self.summaries.get_mut(&key) {
-            Some(s) => s.add(record, endian, derive),
-            None if full => {
-                self.summaries = FxHashMap::default();
-                self.given_up = true;
-            }
-            None => {
-                self.summaries
-                    .insert(key, RecordSummary::of(record, endian, first, derive));
-            }
-        }
+    fn heap_bytes(&self) -> usize {
+        self.groups.values().map(RecordSummary::heap_bytes).sum()
     }
 }
 
 /// The records written while no description existed.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct BeforeAny {
     samples: Option<RecordSummary>,
     side_band: Option<RecordSummary>,
-    samples_by_identifier: ByIdentifier,
-    side_band_by_identifier: ByIdentifier,
-    sample_ids: [IdsAt; SAMPLE_ID_PLACES.len()],
-    trailer_ids: [IdsAt; TRAILER_ID_PLACES.len()],
+    sample_places: [Place; SAMPLE_PLACES.len()],
+    trailer_places: [Place; TRAILER_PLACES.len()],
+}
+
+impl BeforeAny {
+    fn heap_bytes(&self) -> usize {
+        let all = [&self.samples, &self.side_band]
+            .into_iter()
+            .flatten()
+            .map(RecordSummary::heap_bytes)
+            .sum::<usize>();
+        let places = self.sample_places.iter().chain(&self.trailer_places);
+        all + places.map(Place::heap_bytes).sum::<usize>()
+    }
+}
+
+/// A group of SAMPLEs that a record goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Group {
+    /// Every SAMPLE written before any description.
+    All,
+    /// Before any description, by the word at `SAMPLE_PLACES[.0]`.
+    Place(usize, Option<u64>),
+    /// After the first description, by event id.
+    Id(u64),
+}
+
+/// What admitting a record found to do in its groups, done once its call is written.
+#[derive(Debug)]
+enum Action {
+    Add(Group, Prepared),
+    /// Give up `SAMPLE_PLACES[.0]`.
+    GiveUp(usize),
+    /// The record's actions end.
+    End,
+}
+
+/// A group's SAMPLEs as the call's records admitted so far leave them: one record, or the
+/// layouts of the action at this index of [`CallStage::actions`].
+#[derive(Debug)]
+enum Staged {
+    One(Vec<u8>),
+    Layouts(usize),
+}
+
+/// What the call being checked will change (see [`PendingRecords::admit`]).
+#[derive(Debug, Default)]
+struct CallStage {
+    actions: Vec<Action>,
+    next: usize,
+    groups: Vec<(Group, Staged)>,
+    /// Sample places this call gives up (bits).
+    given_up: u8,
+    /// Event ids this call adds.
+    new_ids: Vec<u64>,
 }
 
 /// A group of records counted, not summarized.
@@ -119,19 +155,18 @@ impl Counted {
     }
 }
 
-/// SAMPLEs of a tracepoint whose format is not known yet, and what their RAW payloads say
-/// (`None`: the layout puts RAW where a summary cannot follow it).
-#[derive(Clone, Copy, Debug)]
+/// SAMPLEs of a tracepoint whose format is not known yet, and what their RAW payloads say.
+#[derive(Clone, Debug)]
 struct FormatPending {
     first: FirstRecord,
     records: u64,
-    raw: Option<RawSummary>,
+    raw: Option<RawFacts>,
 }
 
 /// What strict mode took before the descriptions (see the module).
 #[derive(Debug, Default)]
 pub(crate) struct PendingRecords {
-    before: Option<BeforeAny>,
+    before: Option<Box<BeforeAny>>,
     /// After the first description: by event id, where its layout puts it.
     by_id: FxHashMap<u64, RecordSummary>,
     /// COMPRESSED records written while no HEADER_COMPRESSED was set.
@@ -140,9 +175,13 @@ pub(crate) struct PendingRecords {
     compressed_written: Option<Counted>,
     /// By `attr.config` (the format's id).
     formats: BTreeMap<u32, FormatPending>,
+    /// Bytes the summaries take (about).
+    bytes: usize,
+    stage: CallStage,
+    scratch: Scratch,
 }
 
-/// Why a record went to [`PendingRecords`] (see [`PendingRecords::add`]).
+/// Why a record went to [`PendingRecords`] (see [`PendingRecords::commit`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Deferral {
     /// No description owns it yet (a SAMPLE, or a kernel record with a trailer).
@@ -175,9 +214,7 @@ pub(crate) struct NewDesc<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct Resolution {
     /// The records written before any description are attributed.
-    before: bool,
-    /// Their records not owned by the new description, to wait by id.
-    keep: Vec<(u64, RecordSummary)>,
+    before: Option<Attributed>,
     /// Ids whose records the new description owns.
     ids: Vec<u64>,
     /// The format the new description brings, whose SAMPLEs waited for it.
@@ -186,6 +223,16 @@ pub(crate) struct Resolution {
     to_format: Option<(u32, FormatPending)>,
     /// What the derived headers get from the records attributed.
     pub(crate) stats: EventStats,
+}
+
+/// How the first description attributes the records written before any description: by
+/// the places (indexes in `SAMPLE_PLACES`, `TRAILER_PLACES`) its layout puts the id at, to
+/// its ids.
+#[derive(Debug)]
+struct Attributed {
+    sample_place: Option<usize>,
+    trailer_place: Option<usize>,
+    ids: Vec<u64>,
 }
 
 /// What waits, for an error that names it.
@@ -201,42 +248,191 @@ pub struct PendingSummary {
     pub type_: u32,
 }
 
+/// Given up places hold no ids: a first description that puts its ids there cannot own
+/// the records.
+const GIVEN_UP: &str = "more distinct values than ids can be (or than strict mode keeps) were written, before any description, where this description puts the sample id: describe the events before their records (or set_strict(false) to take these unchecked)";
+
 impl PendingRecords {
     /// Forgets everything (strict mode turned off, or the output closed).
     pub(crate) fn clear(&mut self) {
         *self = PendingRecords::default();
     }
 
-    /// Refuses, before the call's records are written, a record of an event id that would
-    /// be the `MAX_PENDING_IDS + 1`-th to wait (`new` holds the ids the call adds).
-    pub(crate) fn has_room(&self, session: &Session, record: &[u8], new: &mut Vec<u64>) -> bool {
-        let Some(id) = self.key_after_first(session, record) else {
-            return true;
-        };
-        if self.by_id.contains_key(&id) || new.contains(&id) {
-            return true;
+    /// A call starts: nothing of it is admitted yet.
+    pub(crate) fn start_call(&mut self) {
+        let s = &mut self.stage;
+        s.actions.clear();
+        s.next = 0;
+        s.groups.clear();
+        s.given_up = 0;
+        s.new_ids.clear();
+    }
+
+    /// Admits `record`, deferred for `why`, before its call is written: does what may fail
+    /// of adding it (narrowing its groups' layouts, the id and memory bounds) without
+    /// changing what waits; [`commit`](Self::commit) adds it once the call is written.
+    pub(crate) fn admit(
+        &mut self,
+        session: &Session,
+        record: &[u8],
+        why: Deferral,
+    ) -> Result<(), RecordProblem> {
+        if why != Deferral::Owner {
+            return Ok(());
         }
-        new.push(id);
-        self.by_id.len().saturating_add(new.len()) <= MAX_PENDING_IDS
-    }
-
-    /// The id of a record where the first description's layout puts it (`None` before any
-    /// description, or for a record that carries none).
-    fn key_after_first(&self, session: &Session, record: &[u8]) -> Option<u64> {
-        let layout = &session.descs().first()?.layout;
         let endian = session.endian();
-        let type_ = endian.read_u32(*record.first_chunk::<4>()?);
-        let at = match type_ {
-            record_type::SAMPLE => layout.sample_id_offset()?,
-            _ => record
-                .len()
-                .checked_sub(layout.trailer_id_offset_from_end()?)?,
-        };
-        word(record, at, endian)
+        let sample = is_sample(record, endian);
+        if !session.descs().is_empty() {
+            let Some(id) = key_after_first(session, record) else {
+                return Ok(());
+            };
+            if !self.by_id.contains_key(&id) && !self.stage.new_ids.contains(&id) {
+                self.stage.new_ids.push(id);
+                if self.by_id.len().saturating_add(self.stage.new_ids.len()) > MAX_PENDING_IDS {
+                    return Err(RecordProblem::TooManyPendingIds);
+                }
+            }
+            if !sample {
+                return Ok(());
+            }
+            self.within_memory()?;
+            self.prepare(Group::Id(id), id_place(session), record, endian)
+                .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
+            self.stage.actions.push(Action::End);
+            return Ok(());
+        }
+        if !sample {
+            return Ok(());
+        }
+        self.within_memory()?;
+        self.prepare(Group::All, None, record, endian)
+            .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
+        for (k, &place) in SAMPLE_PLACES.iter().enumerate() {
+            if self.place_given_up(k) {
+                continue;
+            }
+            let key = word(record, place, endian);
+            if self.place_would_overflow(k, key, record.len()) {
+                self.give_up_staged(k);
+                continue;
+            }
+            if self
+                .prepare(Group::Place(k, key), None, record, endian)
+                .is_err()
+            {
+                self.give_up_staged(k);
+            }
+        }
+        self.stage.actions.push(Action::End);
+        Ok(())
     }
 
-    /// Takes `record` (written at `first`) for the check its description will make.
-    pub(crate) fn add(
+    /// Past the memory bound: a record that would add to what waits is refused.
+    fn within_memory(&self) -> Result<(), RecordProblem> {
+        match self.bytes > MAX_PENDING_BYTES {
+            true => Err(RecordProblem::TooManyPendingBytes),
+            false => Ok(()),
+        }
+    }
+
+    fn place_given_up(&self, k: usize) -> bool {
+        self.stage.given_up >> k & 1 != 0
+            || self
+                .before
+                .as_ref()
+                .and_then(|b| b.sample_places.get(k))
+                .is_some_and(|p| p.given_up)
+    }
+
+    /// Adding a group `key` at sample place `k` would take it past its bounds.
+    fn place_would_overflow(&self, k: usize, key: Option<u64>, len: usize) -> bool {
+        let place = self.before.as_ref().and_then(|b| b.sample_places.get(k));
+        let known = |key: &Option<u64>| place.is_some_and(|p| p.groups.contains_key(key));
+        let staged_known = self
+            .stage
+            .groups
+            .iter()
+            .any(|(g, _)| *g == Group::Place(k, key));
+        if known(&key) || staged_known {
+            return false;
+        }
+        let staged_new = self
+            .stage
+            .groups
+            .iter()
+            .filter(|(g, _)| matches!(g, Group::Place(j, key) if *j == k && !known(key)))
+            .count();
+        let groups = place.map_or(0, |p| p.groups.len());
+        let single = place.map_or(0, |p| p.single_bytes);
+        groups.saturating_add(staged_new) >= MAX_PENDING_IDS
+            || single.saturating_add(len) > PLACE_SINGLE_BYTES
+    }
+
+    fn give_up_staged(&mut self, k: usize) {
+        self.stage.given_up |= 1 << k;
+        self.stage.actions.push(Action::GiveUp(k));
+    }
+
+    /// Prepares adding the SAMPLE `record` to `group` (as the call's records so far leave
+    /// it), and notes it.
+    fn prepare(
+        &mut self,
+        group: Group,
+        id_place: Option<usize>,
+        record: &[u8],
+        endian: Endian,
+    ) -> Result<(), TooManyLayouts> {
+        let mut sc = std::mem::take(&mut self.scratch);
+        let staged = self.stage.groups.iter().position(|(g, _)| *g == group);
+        let summary = self.group(group).and_then(|s| s.samples.as_ref());
+        let traces = summary.map_or((0, &[][..]), SampleSummary::traces);
+        let staged_layouts = |a: usize| match self.stage.actions.get(a) {
+            Some(Action::Add(_, Prepared::Narrowed(l, _))) => Some(&**l),
+            _ => None,
+        };
+        let state = match staged.and_then(|i| self.stage.groups.get(i)) {
+            Some((_, Staged::One(r))) => SampleState::One(r),
+            Some((_, Staged::Layouts(a))) => match staged_layouts(*a) {
+                Some(l) => SampleState::Layouts(l),
+                None => summary.map_or(SampleState::Absent, SampleSummary::state),
+            },
+            None => summary.map_or(SampleState::Absent, SampleSummary::state),
+        };
+        let place = match group {
+            Group::All => None,
+            Group::Place(k, _) => SAMPLE_PLACES.get(k).copied(),
+            Group::Id(_) => id_place,
+        };
+        let prepared = SampleSummary::prepare(state, place, traces, record, endian, &mut sc);
+        self.scratch = sc;
+        let prepared = prepared?;
+        let next = match &prepared {
+            Prepared::First => Some(Staged::One(record.to_vec())),
+            Prepared::Same(_) => None,
+            Prepared::Narrowed(..) => Some(Staged::Layouts(self.stage.actions.len())),
+        };
+        if let Some(next) = next {
+            match staged.and_then(|i| self.stage.groups.get_mut(i)) {
+                Some(slot) => slot.1 = next,
+                None => self.stage.groups.push((group, next)),
+            }
+        }
+        self.stage.actions.push(Action::Add(group, prepared));
+        Ok(())
+    }
+
+    /// The summary of `group`, if it has one.
+    fn group(&self, group: Group) -> Option<&RecordSummary> {
+        match group {
+            Group::Id(id) => self.by_id.get(&id),
+            Group::All => self.before.as_ref()?.samples.as_ref(),
+            Group::Place(k, key) => self.before.as_ref()?.sample_places.get(k)?.groups.get(&key),
+        }
+    }
+
+    /// Takes `record` (written at `first`, admitted by [`admit`](Self::admit) for `why`)
+    /// for the check its description will make, once its call is written.
+    pub(crate) fn commit(
         &mut self,
         session: &Session,
         record: &[u8],
@@ -265,7 +461,7 @@ impl PendingRecords {
                         }
                     }
                     None => {
-                        let raw = Some(RawSummary::of(raw, endian));
+                        let raw = Some(RawFacts::of(raw, endian));
                         self.formats.insert(
                             config,
                             FormatPending {
@@ -277,28 +473,113 @@ impl PendingRecords {
                     }
                 }
             }
+            Deferral::Owner if is_sample(record, endian) => {
+                self.commit_sample(session, record, first, derive);
+            }
             Deferral::Owner if session.descs().is_empty() => {
-                let b = self.before.get_or_insert_with(|| BeforeAny {
-                    samples: None,
-                    side_band: None,
-                    samples_by_identifier: ByIdentifier::default(),
-                    side_band_by_identifier: ByIdentifier::default(),
-                    sample_ids: Default::default(),
-                    trailer_ids: Default::default(),
-                });
-                b.add(record, endian, first, derive);
+                let b = self.before.get_or_insert_with(Box::default);
+                b.side_band
+                    .get_or_insert_with(|| RecordSummary::new(first))
+                    .add_side_band(record, endian, derive);
+                for (place, &back) in b.trailer_places.iter_mut().zip(&TRAILER_PLACES) {
+                    if place.given_up {
+                        continue;
+                    }
+                    let key = record
+                        .len()
+                        .checked_sub(back)
+                        .and_then(|at| word(record, at, endian));
+                    if !place.groups.contains_key(&key) && place.groups.len() >= MAX_PENDING_IDS {
+                        place.give_up();
+                        continue;
+                    }
+                    place
+                        .groups
+                        .entry(key)
+                        .or_insert_with(|| RecordSummary::new(first))
+                        .add_side_band(record, endian, derive);
+                }
             }
             Deferral::Owner => {
-                let Some(id) = self.key_after_first(session, record) else {
+                let Some(id) = key_after_first(session, record) else {
                     return;
                 };
-                match self.by_id.get_mut(&id) {
-                    Some(s) => s.add(record, endian, derive),
-                    None => {
-                        self.by_id
-                            .insert(id, RecordSummary::of(record, endian, first, derive));
+                self.by_id
+                    .entry(id)
+                    .or_insert_with(|| RecordSummary::new(first))
+                    .add_side_band(record, endian, derive);
+            }
+        }
+    }
+
+    /// [`commit`](Self::commit) of a SAMPLE: what [`admit`](Self::admit) prepared.
+    fn commit_sample(
+        &mut self,
+        session: &Session,
+        record: &[u8],
+        first: FirstRecord,
+        derive: bool,
+    ) {
+        let endian = session.endian();
+        while let Some(action) = self.stage.actions.get_mut(self.stage.next) {
+            self.stage.next = self.stage.next.saturating_add(1);
+            let action = std::mem::replace(action, Action::End);
+            let (group, prepared) = match action {
+                Action::End => break,
+                Action::GiveUp(k) => {
+                    if let Some(p) = self
+                        .before
+                        .as_mut()
+                        .and_then(|b| b.sample_places.get_mut(k))
+                    {
+                        self.bytes = self.bytes.saturating_sub(p.heap_bytes());
+                        p.give_up();
                     }
+                    continue;
                 }
+                Action::Add(group, prepared) => (group, prepared),
+            };
+            let (summary, single) = match group {
+                Group::Id(id) => (
+                    self.by_id
+                        .entry(id)
+                        .or_insert_with(|| RecordSummary::new(first)),
+                    None,
+                ),
+                Group::All => {
+                    let b = self.before.get_or_insert_with(Box::default);
+                    (
+                        b.samples.get_or_insert_with(|| RecordSummary::new(first)),
+                        None,
+                    )
+                }
+                Group::Place(k, key) => {
+                    let b = self.before.get_or_insert_with(Box::default);
+                    let Some(place) = b.sample_places.get_mut(k) else {
+                        continue;
+                    };
+                    let s = place
+                        .groups
+                        .entry(key)
+                        .or_insert_with(|| RecordSummary::new(first));
+                    (s, Some(&mut place.single_bytes))
+                }
+            };
+            let single_before = one_len(summary);
+            // A record like one before it adds nothing that takes room (about).
+            let counted = !matches!(prepared, Prepared::Same(_));
+            let before = if counted { summary.heap_bytes() } else { 0 };
+            summary.add_sample(record, endian, prepared, derive);
+            if counted {
+                self.bytes = self
+                    .bytes
+                    .saturating_sub(before)
+                    .saturating_add(summary.heap_bytes());
+            }
+            if let Some(single) = single {
+                *single = single
+                    .saturating_sub(single_before)
+                    .saturating_add(one_len(summary));
             }
         }
     }
@@ -315,8 +596,7 @@ impl PendingRecords {
         let mut owned: Vec<(Option<u64>, &RecordSummary)> = Vec::new();
         if session.descs().is_empty() {
             if let Some(b) = &self.before {
-                res.before = true;
-                b.attribute(new, &mut owned, &mut res.keep)?;
+                res.before = Some(attribute(b, new, &mut owned)?);
             }
         } else {
             for id in new.ids {
@@ -326,18 +606,19 @@ impl PendingRecords {
                 }
             }
         }
+        // The earliest records first: an error names them.
+        owned.sort_by_key(|(_, s)| s.first.pos);
         for (id, summary) in &owned {
-            let verdict = summary.check(new.layout, new.rule, endian, &mut res.stats);
-            if let Verdict::Wrong(problem) = verdict {
-                return Err(contradiction(summary.first, summary.records, *id, problem));
-            }
+            summary
+                .check(new.layout, new.rule, endian, &mut res.stats)
+                .map_err(|problem| contradiction(summary.first, summary.records, *id, problem))?;
             if let Some(config) = new.format_pending {
                 let pending = FormatPending {
                     first: summary.first,
                     records: summary.records,
-                    raw: summary.raw_under(new.layout),
+                    raw: summary.raw_under(new.layout, endian),
                 };
-                res.to_format = Some(match res.to_format {
+                res.to_format = Some(match res.to_format.take() {
                     Some((_, f)) => (config, f.merge(pending)),
                     None => (config, pending),
                 });
@@ -346,7 +627,7 @@ impl PendingRecords {
         if let Some(rule) = new.rule {
             let config = u32::from(rule.common_type);
             if let Some(f) = self.formats.get(&config) {
-                if let Some(Verdict::Wrong(problem)) = f.raw.map(|r| r.check_rule(rule, endian)) {
+                if let Some(Err(problem)) = f.raw.as_ref().map(|r| r.check_rule(rule, endian)) {
                     return Err(contradiction(f.first, f.records, None, problem));
                 }
                 res.format = Some(config);
@@ -358,14 +639,36 @@ impl PendingRecords {
     /// Applies what [`check_description`](Self::check_description) found, once the
     /// description is added.
     pub(crate) fn apply(&mut self, res: Resolution) {
-        if res.before {
-            self.before = None;
-        }
-        for (id, summary) in res.keep {
-            match self.by_id.get_mut(&id) {
-                Some(s) => s.absorb(summary),
-                None => {
-                    self.by_id.insert(id, summary);
+        if let Some(Attributed {
+            sample_place,
+            trailer_place,
+            ids,
+        }) = res.before
+        {
+            if let Some(mut b) = self.before.take() {
+                let owns = |key: &Option<u64>| match key {
+                    None | Some(0) => true,
+                    Some(id) => ids.contains(id),
+                };
+                let take = |place: Option<&mut Place>| -> Vec<(u64, RecordSummary)> {
+                    let Some(place) = place else {
+                        return Vec::new();
+                    };
+                    std::mem::take(&mut place.groups)
+                        .into_iter()
+                        .filter_map(|(key, s)| match (owns(&key), key) {
+                            (false, Some(id)) => Some((id, s)),
+                            _ => None,
+                        })
+                        .collect()
+                };
+                let samples = take(sample_place.and_then(|k| b.sample_places.get_mut(k)));
+                let side_band = take(trailer_place.and_then(|k| b.trailer_places.get_mut(k)));
+                for (id, s) in samples.into_iter().chain(side_band) {
+                    let joined = RecordSummary::joined(self.by_id.remove(&id), Some(s));
+                    if let Some(j) = joined {
+                        self.by_id.insert(id, j);
+                    }
                 }
             }
         }
@@ -382,6 +685,12 @@ impl PendingRecords {
             };
             self.formats.insert(config, merged);
         }
+        self.bytes = self
+            .by_id
+            .values()
+            .map(RecordSummary::heap_bytes)
+            .sum::<usize>()
+            + self.before.as_ref().map_or(0, |b| b.heap_bytes());
     }
 
     /// The caller set TRACING_DATA: its formats are trusted, and nothing waits for one.
@@ -455,106 +764,110 @@ impl PendingRecords {
     }
 }
 
-impl BeforeAny {
-    fn add(&mut self, record: &[u8], endian: Endian, first: FirstRecord, derive: bool) {
-        let sample = record
-            .first_chunk::<4>()
-            .is_some_and(|t| endian.read_u32(*t) == record_type::SAMPLE);
-        let (all, by_identifier) = match sample {
-            true => (&mut self.samples, &mut self.samples_by_identifier),
-            false => (&mut self.side_band, &mut self.side_band_by_identifier),
+/// The records written before any description that the first description `new` owns
+/// (pushed to `owned`, by id when grouped by one), and the places its layout reads ids at
+/// (their other groups wait for their own descriptions), or why they cannot be told apart.
+fn attribute<'b>(
+    b: &'b BeforeAny,
+    new: &NewDesc<'_>,
+    owned: &mut Vec<(Option<u64>, &'b RecordSummary)>,
+) -> Result<Attributed, crate::WriterError> {
+    let with_ids = !new.ids.is_empty();
+    let sample_at = new.layout.sample_id_offset().filter(|_| with_ids);
+    let trailer_at = new.layout.trailer_id_offset_from_end().filter(|_| with_ids);
+    let parts = [
+        (
+            &b.samples,
+            &b.sample_places[..],
+            &SAMPLE_PLACES[..],
+            sample_at,
+        ),
+        (
+            &b.side_band,
+            &b.trailer_places[..],
+            &TRAILER_PLACES[..],
+            trailer_at,
+        ),
+    ];
+    let mut chosen = [None, None];
+    for ((all, places, at, place), chosen) in parts.into_iter().zip(&mut chosen) {
+        let Some(all) = all else { continue };
+        let Some(place) = place else {
+            // No id in these records: the first description owns them all.
+            owned.push((None, all));
+            continue;
         };
-        match all {
-            Some(s) => s.add(record, endian, derive),
-            None => *all = Some(RecordSummary::of(record, endian, first, derive)),
+        let found = at.iter().position(|p| *p == place);
+        let Some((k, groups)) = found.and_then(|k| Some((k, places.get(k)?))) else {
+            return Err(contradiction(
+                all.first,
+                all.records,
+                None,
+                Contradiction::Unattributable(GIVEN_UP),
+            ));
+        };
+        if groups.given_up {
+            return Err(contradiction(
+                all.first,
+                all.records,
+                None,
+                Contradiction::Unattributable(GIVEN_UP),
+            ));
         }
-        let at_place = |place: usize| match sample {
-            true => word(record, place, endian),
-            false => word(record, record.len().checked_sub(place)?, endian),
-        };
-        by_identifier.add(at_place(8), record, endian, first, derive);
-        if sample {
-            for (ids, place) in self.sample_ids.iter_mut().zip(SAMPLE_ID_PLACES) {
-                ids.add(at_place(place));
-            }
-        } else {
-            for (ids, place) in self.trailer_ids.iter_mut().zip(TRAILER_ID_PLACES) {
-                ids.add(at_place(place));
+        *chosen = Some(k);
+        for (key, s) in &groups.groups {
+            match key {
+                None | Some(0) => owned.push((None, s)),
+                Some(id) if new.ids.contains(id) => owned.push((Some(*id), s)),
+                Some(_) => {}
             }
         }
     }
+    Ok(Attributed {
+        sample_place: chosen[0],
+        trailer_place: chosen[1],
+        ids: new.ids.to_vec(),
+    })
+}
 
-    /// The records the first description `new` owns (pushed to `owned`, by id when the
-    /// layout attributes them by IDENTIFIER) and those it does not (`keep`, by id), or why
-    /// they cannot be told apart.
-    fn attribute<'s>(
-        &'s self,
-        new: &NewDesc<'_>,
-        owned: &mut Vec<(Option<u64>, &'s RecordSummary)>,
-        keep: &mut Vec<(u64, RecordSummary)>,
-    ) -> Result<(), crate::WriterError> {
-        let ids = (!new.ids.is_empty()).then_some(new.ids);
-        let parts = [
-            (
-                &self.samples,
-                &self.samples_by_identifier,
-                ids.and(new.layout.sample_id_offset()),
-                &SAMPLE_ID_PLACES[..],
-                &self.sample_ids[..],
-            ),
-            (
-                &self.side_band,
-                &self.side_band_by_identifier,
-                ids.and(new.layout.trailer_id_offset_from_end()),
-                &TRAILER_ID_PLACES[..],
-                &self.trailer_ids[..],
-            ),
-        ];
-        for (all, by_identifier, place, places, found) in parts {
-            let Some(all) = all else { continue };
-            match place {
-                // No id in these records: the first description owns them all.
-                None => owned.push((None, all)),
-                Some(8) => {
-                    if by_identifier.given_up {
-                        return Err(contradiction(all.first, all.records, None, Contradiction::Unattributable(
-                            "more distinct values than ids can be were written where IDENTIFIER is, before any description: describe the events before their records",
-                        )));
-                    }
-                    for (id, s) in &by_identifier.summaries {
-                        if *id == 0 || new.ids.contains(id) {
-                            owned.push((Some(*id), s));
-                        } else {
-                            keep.push((*id, s.clone()));
-                        }
-                    }
-                }
-                Some(place) => {
-                    let found = places
-                        .iter()
-                        .position(|p| *p == place)
-                        .and_then(|i| found.get(i));
-                    let all_owned = found.is_some_and(|f| {
-                        !f.given_up && f.ids.iter().all(|id| *id == 0 || new.ids.contains(id))
-                    });
-                    if !all_owned {
-                        return Err(contradiction(all.first, all.records, None, Contradiction::Unattributable(
-                            "records written before any description name events this one does not own, by ID without IDENTIFIER: strict mode keeps such records apart only by IDENTIFIER; describe the events before their records, or add IDENTIFIER",
-                        )));
-                    }
-                    owned.push((None, all));
-                }
-            }
-        }
-        Ok(())
+/// The bytes of a group's SAMPLE kept as written, if that is what it holds.
+fn one_len(s: &RecordSummary) -> usize {
+    match &s.samples {
+        Some(SampleSummary::One(r)) => r.len(),
+        _ => 0,
     }
+}
+
+fn is_sample(record: &[u8], endian: Endian) -> bool {
+    record
+        .first_chunk::<4>()
+        .is_some_and(|t| endian.read_u32(*t) == record_type::SAMPLE)
+}
+
+/// Where the first description's layout puts a SAMPLE's event id.
+fn id_place(session: &Session) -> Option<usize> {
+    session.descs().first()?.layout.sample_id_offset()
+}
+
+/// The id of a record where the first description's layout puts it (`None` before any
+/// description, or for a record that carries none).
+fn key_after_first(session: &Session, record: &[u8]) -> Option<u64> {
+    let layout = &session.descs().first()?.layout;
+    let endian = session.endian();
+    let at = match is_sample(record, endian) {
+        true => layout.sample_id_offset()?,
+        false => record
+            .len()
+            .checked_sub(layout.trailer_id_offset_from_end()?)?,
+    };
+    word(record, at, endian)
 }
 
 impl FormatPending {
     fn merge(self, other: FormatPending) -> FormatPending {
-        let (first, _) = match self.first.pos <= other.first.pos {
-            true => (self.first, other.first),
-            false => (other.first, self.first),
+        let first = match self.first.pos <= other.first.pos {
+            true => self.first,
+            false => other.first,
         };
         FormatPending {
             first,
@@ -564,7 +877,7 @@ impl FormatPending {
                     a.merge(&b);
                     Some(a)
                 }
-                _ => None,
+                (a, b) => a.or(b),
             },
         }
     }

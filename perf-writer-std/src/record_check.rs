@@ -79,8 +79,6 @@ pub(crate) struct RecordCheck {
     undescribed: PendingRecords,
     /// The records of the call being checked that go to `undescribed` once it is written.
     deferred: Vec<DeferredRecord>,
-    /// The event ids the call being checked adds to `undescribed`.
-    new_ids: Vec<u64>,
     /// The record begun in a call and not finished, held back or passing through.
     partial: Option<PartialRecord>,
 }
@@ -403,7 +401,7 @@ impl RecordCheck {
     /// Starts checking a call: nothing of it is deferred yet.
     fn start_call(&mut self) {
         self.deferred.clear();
-        self.new_ids.clear();
+        self.undescribed.start_call();
     }
 
     /// The call was written: its deferred records go to what waits for descriptions.
@@ -425,7 +423,7 @@ impl RecordCheck {
                 }
             };
             self.undescribed
-                .add(session, record, d.why, d.first, derive);
+                .commit(session, record, d.why, d.first, derive);
         }
     }
 
@@ -818,13 +816,7 @@ impl RecordCheck {
             Outcome::Owned(desc) if learning => self.events.learn(session, desc, record),
             Outcome::Owned(_) | Outcome::Free => {}
             Outcome::Deferred(why) => {
-                if why == Deferral::Owner
-                    && !self
-                        .undescribed
-                        .has_room(session, record, &mut self.new_ids)
-                {
-                    return Err(RecordProblem::TooManyPendingIds);
-                }
+                self.undescribed.admit(session, record, why)?;
                 let type_ = session.endian().read_u32(first_bytes(record));
                 self.deferred.push(DeferredRecord {
                     at: place.at,
@@ -1087,7 +1079,7 @@ pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<()
 /// A SAMPLE's `header.size` is the length its layout gives its fields (found without
 /// reading them when the layout has no variable-length field), or that rounded up to 8.
 #[inline]
-fn check_sample_len(
+pub(crate) fn check_sample_len(
     layout: &SampleLayout,
     endian: Endian,
     record: &[u8],
@@ -1124,7 +1116,7 @@ fn time_and_cpu(
 /// `f` of the SAMPLE `record` parsed by its layout, and of the bytes parsed (`record`, or a
 /// copy of it as long), also when `header.size` counts padding after the last field that
 /// the layout does not (see [`time_and_cpu`]).
-fn with_parsed<T>(
+pub(crate) fn with_parsed<T>(
     layout: &SampleLayout,
     endian: Endian,
     record: &[u8],

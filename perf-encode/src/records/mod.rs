@@ -25,6 +25,7 @@ pub use framing::{
     Step, MAX_RECORD_LEN,
 };
 pub use parse::sample::parse_sample;
+pub use sample::field_choices::{FieldLength, SampleField};
 pub use sample::fields::{
     BranchEntry, BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
@@ -33,7 +34,7 @@ pub use sample::read_values::{
     ParsedReadCounters, ParsedReadValues, ReadCounters, ReadGroup, ReadValue, ReadValues,
 };
 pub use sample::sample_id::{id_of_non_sample, SampleId, SampleIdTrailer};
-pub use sample::table::{CallchainPlace, ParsedSample, RawPlace, Sample};
+pub use sample::table::{CallchainPlace, ParsedSample, RawPlace, Sample, SAMPLE_FIELDS};
 pub use wire::error::ParseError;
 pub use wire::pair::{PidTid, SampleCpu};
 pub use wire::reader::U64Array;

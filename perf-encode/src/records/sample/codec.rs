@@ -2,6 +2,7 @@
 //! it is read back, each by the attr's layout. The table (`table.rs`) gives every field
 //! one of these.
 
+use crate::records::sample::field_choices::FieldLength;
 use crate::records::sample::fields::{
     branch_flags_to_file, BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
@@ -13,9 +14,17 @@ use crate::records::wire::pair::U32Pair;
 use crate::records::wire::presence::{field, present};
 use crate::records::wire::reader::{Reader, U64Array};
 use crate::{EncodeError, Encoder, Output};
+use perf_abi::read_format;
 use perf_abi::record_fields::MAX_RECORD_SIZE;
 
 const RECORD: &str = "SAMPLE";
+
+/// The `read_format` bits that lay READ values out.
+const READ_FORMAT_BITS: u64 = read_format::TOTAL_TIME_ENABLED
+    | read_format::TOTAL_TIME_RUNNING
+    | read_format::ID
+    | read_format::GROUP
+    | read_format::LOST;
 
 /// One kind of SAMPLE field.
 ///
@@ -41,6 +50,37 @@ pub(crate) trait FieldCodec {
 
     /// CALLCHAIN: `u64 nr` then that many `u64` (its length follows from that word alone).
     const IS_CALLCHAIN: bool = false;
+
+    /// The ways a present field can be laid out: what of the layout its codec reads besides
+    /// its presence (READ: the `read_format`; a register dump: how many registers;
+    /// BRANCH_STACK: whether `hw_idx` is there). 1 for the others.
+    const CHOICES: u8 = 1;
+
+    /// Which of those ways `layout` lays the field out in (below [`FieldCodec::CHOICES`]).
+    #[inline]
+    fn choice_of(layout: &SampleLayout) -> u8 {
+        let _ = layout;
+        0
+    }
+
+    /// A layout that lays the field out in way `choice` (what [`FieldCodec::read`] reads of
+    /// a layout; the rest default).
+    #[inline]
+    fn layout_of(choice: u8) -> SampleLayout {
+        let _ = choice;
+        SampleLayout::default()
+    }
+
+    /// What the field's length follows from when laid out in way `choice`
+    /// ([`FieldCodec::FIXED_LEN`], else the `u64` it starts with, by default).
+    #[inline]
+    fn length(choice: u8) -> FieldLength {
+        let _ = choice;
+        match Self::FIXED_LEN {
+            Some(n) => FieldLength::Fixed(n),
+            None => FieldLength::Counted { word: 8 },
+        }
+    }
 
     /// Bytes `v` takes in a record of `layout`, after checking it against the layout
     /// ([`FieldCodec::FIXED_LEN`] by default).
@@ -119,6 +159,34 @@ pub(crate) struct Read;
 impl FieldCodec for Read {
     type Value<'a> = ReadValues<'a>;
     type Parsed<'a> = ParsedReadValues<'a>;
+
+    /// The `read_format` bits `parse_read` reads.
+    const CHOICES: u8 = 32;
+
+    #[inline]
+    fn choice_of(layout: &SampleLayout) -> u8 {
+        (layout.read_format & READ_FORMAT_BITS) as u8
+    }
+
+    #[inline]
+    fn layout_of(choice: u8) -> SampleLayout {
+        SampleLayout {
+            read_format: u64::from(choice) & READ_FORMAT_BITS,
+            ..SampleLayout::default()
+        }
+    }
+
+    /// A group's length follows from its `nr`; one counter's from `read_format` alone.
+    #[inline]
+    fn length(choice: u8) -> FieldLength {
+        let rf = u64::from(choice);
+        if rf & read_format::GROUP != 0 {
+            return FieldLength::Counted { word: 8 };
+        }
+        let words = 1usize
+            .saturating_add((rf & !read_format::GROUP & READ_FORMAT_BITS).count_ones() as usize);
+        FieldLength::Fixed(words.saturating_mul(8))
+    }
 
     #[inline]
     fn len(v: &ReadValues<'_>, layout: &SampleLayout) -> Result<usize, EncodeError> {
@@ -202,6 +270,12 @@ impl FieldCodec for Raw {
 
     const IS_RAW: bool = true;
 
+    /// Its `u32 size`.
+    #[inline]
+    fn length(_: u8) -> FieldLength {
+        FieldLength::Counted { word: 4 }
+    }
+
     #[inline]
     fn len(raw: &&[u8], _: &SampleLayout) -> Result<usize, EncodeError> {
         let size = usize::try_from(Self::size(raw)?).unwrap_or(usize::MAX);
@@ -237,6 +311,22 @@ pub(crate) struct Branches;
 impl FieldCodec for Branches {
     type Value<'a> = BranchStack<'a>;
     type Parsed<'a> = ParsedBranchStack<'a>;
+
+    /// With `hw_idx` or without.
+    const CHOICES: u8 = 2;
+
+    #[inline]
+    fn choice_of(layout: &SampleLayout) -> u8 {
+        u8::from(layout.branch_hw_index)
+    }
+
+    #[inline]
+    fn layout_of(choice: u8) -> SampleLayout {
+        SampleLayout {
+            branch_hw_index: choice != 0,
+            ..SampleLayout::default()
+        }
+    }
 
     #[inline]
     fn len(b: &BranchStack<'_>, layout: &SampleLayout) -> Result<usize, EncodeError> {
@@ -321,6 +411,42 @@ impl<const INTR: bool> FieldCodec for RegsDump<INTR> {
     type Value<'a> = Regs<'a>;
     type Parsed<'a> = ParsedRegs<'a>;
 
+    /// 0 to 64 registers (bits of the mask).
+    const CHOICES: u8 = 65;
+
+    #[inline]
+    fn choice_of(layout: &SampleLayout) -> u8 {
+        let n = if INTR {
+            layout.regs_intr
+        } else {
+            layout.regs_user
+        };
+        u8::try_from(n).unwrap_or(u8::MAX)
+    }
+
+    #[inline]
+    fn layout_of(choice: u8) -> SampleLayout {
+        let n = u32::from(choice);
+        SampleLayout {
+            regs_user: if INTR { 0 } else { n },
+            regs_intr: if INTR { n } else { 0 },
+            ..SampleLayout::default()
+        }
+    }
+
+    /// No register: the `abi` word alone. Else the values follow when `abi` is not
+    /// `REGS_ABI_NONE` (0).
+    #[inline]
+    fn length(choice: u8) -> FieldLength {
+        match choice {
+            0 => FieldLength::Fixed(8),
+            n => FieldLength::NonZero {
+                zero: 8,
+                other: 8usize.saturating_add(usize::from(n).saturating_mul(8)),
+            },
+        }
+    }
+
     #[inline]
     fn len(regs: &Regs<'_>, layout: &SampleLayout) -> Result<usize, EncodeError> {
         let expected = u64::from(Self::count(regs.abi, layout));
@@ -376,6 +502,11 @@ impl FieldCodec for Stack {
             }
             return Ok(8);
         }
+        if s.dyn_size > padded as u64 {
+            return Err(EncodeError::InvalidValue {
+                what: "SAMPLE record: stack_user.dyn_size is more than the stack's size",
+            });
+        }
         add_len(padded, 16)
     }
 
@@ -392,6 +523,12 @@ impl FieldCodec for Stack {
             enc.u64(s.dyn_size)?;
         }
         Ok(())
+    }
+
+    /// Its `size`, and whether `dyn_size` is at most it.
+    #[inline]
+    fn length(_: u8) -> FieldLength {
+        FieldLength::SizedDump
     }
 
     #[inline(always)]
@@ -412,6 +549,9 @@ impl FieldCodec for Stack {
             "stack_user.data",
         )?;
         let dyn_size = r.u64("stack_user.dyn_size")?;
+        if dyn_size > size {
+            return Err(ParseError::StackDynSize { dyn_size, size });
+        }
         Ok(StackUser { data, dyn_size })
     }
 }

@@ -123,6 +123,11 @@ impl ReadValues<'_> {
                 check_id_lost(rf, &v, record)?;
                 value_words(rf).saturating_sub(1)
             }
+            (true, ReadCounters::Group([])) => {
+                return Err(EncodeError::InvalidValue {
+                    what: "read: a group of no counter (a group has its leader at least)",
+                })
+            }
             (true, ReadCounters::Group(values)) => {
                 values
                     .iter()
@@ -306,6 +311,9 @@ pub(crate) fn parse_read<'a>(
     };
     let has_id = rf & read_format::ID != 0;
     let has_lost = rf & read_format::LOST != 0;
+    if group && first == 0 {
+        return Err(ParseError::EmptyReadGroup);
+    }
     let counters = if group {
         let stride = 1u64
             .saturating_add(u64::from(has_id))

@@ -7,6 +7,7 @@
 use crate::records::sample::codec::{
     Aux, Branches, Callchain, FieldCodec, Pair, Raw, Read, RegsDump, Stack, Weight, U64,
 };
+use crate::records::sample::field_choices::SampleField;
 use crate::records::sample::fields::{
     BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
@@ -43,6 +44,18 @@ impl WeightSlot {
     fn word(s: &Sample<'_>) -> Option<u64> {
         s.weight_struct.map(WeightStruct::to_u64).or(s.weight)
     }
+}
+
+/// Where a field of codec `C` that starts at `pos` in `record` ends, laid out by `layout`.
+#[inline]
+fn read_end<C: FieldCodec>(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+    pos: usize,
+) -> Option<usize> {
+    let mut r = Reader::new(record, pos, endian, RECORD);
+    C::read(&mut r, layout, "").ok().map(|_| r.pos())
 }
 
 /// Keeps `v` when the layout has the field.
@@ -316,6 +329,23 @@ macro_rules! sample_table {
                 $($field,)*
             })
         }
+
+        /// The table's fields, in order, as every layout may have them (see
+        /// [`SampleField`]).
+        pub static SAMPLE_FIELDS: [SampleField; [$(stringify!($field)),*].len()] = [
+            $(
+                SampleField {
+                    name: stringify!($field),
+                    ways: <$codec as FieldCodec>::CHOICES,
+                    is_raw: <$codec as FieldCodec>::IS_RAW,
+                    present: |$l: &SampleLayout| -> bool { $present },
+                    way_of: <$codec as FieldCodec>::choice_of,
+                    layout_of: <$codec as FieldCodec>::layout_of,
+                    read_end: read_end::<$codec>,
+                    length: <$codec as FieldCodec>::length,
+                },
+            )*
+        ];
     };
     (@mask $out:ident, $self:ident, $has:ident, $field:ident) => {
         if !$has {

@@ -34,6 +34,17 @@ pub enum ParseError {
         /// Length implied by the layout and the record's counts.
         implied: usize,
     },
+    /// STACK_USER says more of its stack is valid (`dyn_size`) than it holds (`size`): perf
+    /// refuses the sample (and stops processing the file).
+    StackDynSize {
+        /// The valid bytes it says.
+        dyn_size: u64,
+        /// The bytes it holds.
+        size: u64,
+    },
+    /// A READ group of no counter: perf refuses the sample (and stops processing the file);
+    /// a group has its leader at least.
+    EmptyReadGroup,
     /// The record's type is not the one the parser reads.
     WrongType {
         /// Type the parser reads.
@@ -63,6 +74,13 @@ impl fmt::Display for ParseError {
                 f,
                 "{record} record: header.size is {header_size} but the attr's layout implies {implied}"
             ),
+            Self::StackDynSize { dyn_size, size } => write!(
+                f,
+                "SAMPLE record: stack_user.dyn_size {dyn_size} is more than its size {size}"
+            ),
+            Self::EmptyReadGroup => {
+                f.write_str("SAMPLE record: its READ group has no counter (nr is 0)")
+            }
             Self::WrongType { expected, found } => {
                 write!(f, "record type {found} where type {expected} was expected")
             }
