@@ -20,6 +20,10 @@
 mod say;
 
 #[cfg(target_os = "linux")]
+pub mod build_ids;
+#[cfg(target_os = "linux")]
+pub mod call_graph;
+#[cfg(target_os = "linux")]
 pub mod cli;
 #[cfg(target_os = "linux")]
 pub mod command;
@@ -30,9 +34,13 @@ pub mod error;
 #[cfg(target_os = "linux")]
 pub mod events;
 #[cfg(target_os = "linux")]
+pub mod kernel_maps;
+#[cfg(target_os = "linux")]
 pub mod options;
 #[cfg(target_os = "linux")]
 pub mod output;
+#[cfg(target_os = "linux")]
+pub mod proc_maps;
 #[cfg(target_os = "linux")]
 pub mod record;
 #[cfg(target_os = "linux")]
@@ -42,7 +50,11 @@ pub mod rings;
 #[cfg(target_os = "linux")]
 mod save;
 #[cfg(target_os = "linux")]
+pub mod scope;
+#[cfg(target_os = "linux")]
 pub mod summary;
+#[cfg(target_os = "linux")]
+pub mod synthesize;
 #[cfg(target_os = "linux")]
 pub mod sys;
 #[cfg(target_os = "linux")]
