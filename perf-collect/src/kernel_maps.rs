@@ -63,23 +63,26 @@ impl KernelMaps {
 }
 
 /// `_text` and `_etext` from a `/proc/kallsyms` text (`ADDRESS TYPE NAME [MODULE]` lines);
-/// `None` when `_text` is missing or hidden (address 0).
-pub fn kernel_text(kallsyms: impl BufRead) -> Option<KernelText> {
+/// `None` when `_text` is missing or hidden (address 0). The text is long (a line per
+/// kernel symbol): each line is looked at only for its end.
+pub fn kernel_text(mut kallsyms: impl BufRead) -> Option<KernelText> {
     let (mut start, mut end) = (None, None);
-    for line in kallsyms.lines() {
-        let Ok(line) = line else { break };
-        let mut words = line.split_ascii_whitespace();
-        let (Some(addr), Some(_), Some(name)) = (words.next(), words.next(), words.next()) else {
-            continue;
-        };
-        let slot = match name {
-            "_text" => &mut start,
-            "_etext" => &mut end,
-            _ => continue,
-        };
-        *slot = u64::from_str_radix(addr, 16).ok();
-        if start.is_some() && end.is_some() {
-            break;
+    let mut line = Vec::with_capacity(128);
+    let address = |line: &[u8]| {
+        let hex = line.split(|&b| b == b' ').next()?;
+        u64::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    while start.is_none() || end.is_none() {
+        line.clear();
+        match kallsyms.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let name = line.strip_suffix(b"\n").unwrap_or(&line);
+        if name.ends_with(b" _text") {
+            start = address(name);
+        } else if name.ends_with(b" _etext") {
+            end = address(name);
         }
     }
     let start = start.filter(|&a| a != 0)?;

@@ -211,7 +211,8 @@ fn stopped_by(
             c
         }
     };
-    cmd.args(["-e", "sched:sched_switch", "-o", path_str(&path)]);
+    // Every CPU's switches (-a): the recorded command alone may have none.
+    cmd.args(["-a", "-e", "sched:sched_switch", "-o", path_str(&path)]);
     if !command.is_empty() {
         cmd.arg("--").args(command);
     }
@@ -882,6 +883,7 @@ fn a_recording_that_cannot_start_leaves_an_existing_file_as_it_was() {
     let link = dir.path().join("link.data");
     std::os::unix::fs::symlink(&path, &link).unwrap();
     let out = collect(&[
+        "-a",
         "-e",
         "sched:sched_switch",
         "-o",
@@ -984,6 +986,7 @@ fn stderr_or_stdout_that_cannot_be_written_changes_nothing() {
             .code()
     };
     let record = [
+        "-a",
         "-e",
         "sched:sched_switch",
         "-o",
