@@ -7,10 +7,11 @@
 //! `/sys/module/NAME/notes`.
 
 use crate::kernel_maps::{KernelMaps, KERNEL_NAME};
-use object::read::elf::NoteIterator;
-use object::{elf, NativeEndian, Object};
+use object::read::elf::{FileHeader, NoteIterator, ProgramHeader, SectionHeader};
+use object::{elf, Endianness, FileKind, NativeEndian, ReadRef};
 use perf_abi::misc;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -31,7 +32,7 @@ pub struct Hits {
     on: bool,
     /// The place noted last: consecutive samples of one loop are noted once.
     last: Option<Place>,
-    places: HashSet<Place>,
+    places: FxHashSet<Place>,
     /// Each process's mappings of files, in the order they came (a later one wins).
     user: HashMap<u32, Vec<MappedFile>>,
     kernel: KernelMaps,
@@ -166,15 +167,46 @@ pub fn notes_build_id(data: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// The GNU build id of the ELF file at `path`, read from its notes without reading the
-/// whole file.
+/// The GNU build id of the ELF file at `path`, read from its note sections (or note
+/// segments) without reading the rest of the file.
 pub fn file_build_id(path: &[u8]) -> Option<Vec<u8>> {
     use std::os::unix::ffi::OsStrExt;
     let file = std::fs::File::open(std::ffi::OsStr::from_bytes(path)).ok()?;
     let cache = object::ReadCache::new(file);
-    let parsed = object::File::parse(&cache).ok()?;
-    let id = parsed.build_id().ok()??;
-    Some(id.to_vec())
+    match FileKind::parse(&cache).ok()? {
+        FileKind::Elf64 => elf_build_id::<elf::FileHeader64<Endianness>, _>(&cache),
+        FileKind::Elf32 => elf_build_id::<elf::FileHeader32<Endianness>, _>(&cache),
+        _ => None,
+    }
+}
+
+/// The GNU build id of the ELF file in `data`, of header type `Elf`.
+fn elf_build_id<'data, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
+    data: R,
+) -> Option<Vec<u8>> {
+    let header = Elf::parse(data).ok()?;
+    let endian = header.endian().ok()?;
+    let gnu_id = |mut notes: NoteIterator<'data, Elf>| {
+        while let Ok(Some(note)) = notes.next() {
+            if note.name() == elf::ELF_NOTE_GNU && note.n_type(endian) == elf::NT_GNU_BUILD_ID {
+                return Some(note.desc().to_vec());
+            }
+        }
+        None
+    };
+    let sections = header.section_headers(endian, data).ok()?;
+    let in_sections = sections
+        .iter()
+        .filter_map(|s| s.notes(endian, data).ok().flatten())
+        .find_map(gnu_id);
+    in_sections.or_else(|| {
+        header
+            .program_headers(endian, data)
+            .ok()?
+            .iter()
+            .filter_map(|p| p.notes(endian, data).ok().flatten())
+            .find_map(gnu_id)
+    })
 }
 
 #[cfg(test)]
@@ -236,11 +268,18 @@ mod tests {
         note.extend_from_slice(b"GNU\0\x01\x02\x03\x04");
         assert_eq!(notes_build_id(&note), Some(vec![1, 2, 3, 4]));
         assert_eq!(notes_build_id(&note[..12]), None);
-        // This test program, as the kernel's notes say nothing portable.
-        let exe = std::env::current_exe().unwrap();
+        // This test program: the notes found as `object`'s whole-file parse finds them.
+        use object::Object;
         use std::os::unix::ffi::OsStrExt;
-        let id = file_build_id(exe.as_os_str().as_bytes());
-        assert!(id.is_none_or(|id| !id.is_empty()));
+        let exe = std::env::current_exe().unwrap();
+        let bytes = std::fs::read(&exe).unwrap();
+        let parsed = object::File::parse(&*bytes).unwrap();
+        let expected = parsed.build_id().unwrap().map(<[u8]>::to_vec);
+        assert!(
+            expected.is_some(),
+            "the test program has no build id to compare"
+        );
+        assert_eq!(file_build_id(exe.as_os_str().as_bytes()), expected);
         assert_eq!(file_build_id(b"/nonexistent"), None);
         assert_eq!(file_build_id(b"/proc/self/status"), None);
     }

@@ -198,7 +198,7 @@ pub fn open(specs: &[EventSpec], plan: &Plan, opts: &Options) -> Result<Rings, C
                         gone.extend(task);
                         break;
                     }
-                    Err(e) => return Err(open_error(spec, cpu, e)),
+                    Err(e) => return Err(open_error(spec, cpu, task.is_none(), e)),
                 };
                 match fds.first() {
                     None => {
@@ -248,10 +248,11 @@ pub fn open(specs: &[EventSpec], plan: &Plan, opts: &Options) -> Result<Rings, C
     Ok(rings)
 }
 
-fn open_error(spec: &EventSpec, cpu: u32, source: io::Error) -> CollectError {
+fn open_error(spec: &EventSpec, cpu: u32, every_task: bool, source: io::Error) -> CollectError {
     match source.raw_os_error() {
         Some(nix::libc::EACCES) | Some(nix::libc::EPERM) => CollectError::Permission {
             event: spec.name.clone(),
+            every_task,
             paranoid: perf_event_paranoid(),
             source,
         },

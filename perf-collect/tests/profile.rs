@@ -10,6 +10,7 @@
 
 mod support;
 
+use integration_tests::fixtures::{FixtureContent, RawRecord};
 use integration_tests::lpd;
 use integration_tests::perf_tool::{
     require_perf_record, run_perf, run_perf_with_host, skip, HostSymbols, PerfOutput,
@@ -21,7 +22,7 @@ use std::process::{Child, Command, Stdio};
 use support::*;
 
 /// The profiled program. Each hot function calls `sink`, so that it has a frame of its
-/// own (gcc omits the frame pointer of leaf functions); `spin_long` does three times the
+/// own (compilers omit the frame pointer of leaf functions); `spin_long` does three times the
 /// work of `spin_short`, both called from `work`, called from `main`.
 const PROGRAM: &str = r#"
 #include <stdio.h>
@@ -122,7 +123,8 @@ impl Program {
     }
 }
 
-/// Root, perf 6.1, `perf record` and gcc; builds the program with frame pointers.
+/// Root, perf 6.1, `perf record` and a C compiler (`cc`, the one Rust links with); builds
+/// the program with frame pointers.
 fn program() -> Option<Program> {
     if !is_root() {
         skip("perf-collect's profiles of every CPU need root: run the tests as root");
@@ -135,16 +137,16 @@ fn program() -> Option<Program> {
     let source = dir.path().join("prog.c");
     let path = dir.path().join("prog");
     std::fs::write(&source, PROGRAM).unwrap();
-    let gcc = Command::new("gcc")
+    let cc = Command::new("cc")
         .args(["-O1", "-fno-omit-frame-pointer", "-Wl,--build-id", "-o"])
         .arg(&path)
         .arg(&source)
         .output();
-    match gcc {
+    match cc {
         Ok(out) if out.status.success() => {}
-        Ok(out) => panic!("gcc failed: {}", String::from_utf8_lossy(&out.stderr)),
+        Ok(out) => panic!("cc failed: {}", String::from_utf8_lossy(&out.stderr)),
         Err(e) => {
-            skip(&format!("gcc cannot run ({e}): the profiled program is C"));
+            skip(&format!("cc cannot run ({e}): the profiled program is C"));
             return None;
         }
     }
@@ -317,6 +319,48 @@ fn kernel_map(data: &Path) -> Option<(u64, u64, u64)> {
         })
 }
 
+/// Record types, as perf numbers them.
+const MMAP: u32 = 1;
+const COMM: u32 = 3;
+const EXIT: u32 = 4;
+const FORK: u32 = 7;
+const MMAP2: u32 = 10;
+const FINISHED_INIT: u32 = 82;
+/// `misc` of a COMM record written at an exec.
+const MISC_COMM_EXEC: u16 = 0x2000;
+
+/// The records of a file in stored order, split at its one FINISHED_INIT: what was
+/// synthesized before it and what came after.
+fn split_at_finished_init(data: &Path) -> (Vec<RawRecord>, Vec<RawRecord>) {
+    let content = FixtureContent::from_path(data).unwrap();
+    let records = content.records;
+    let at: Vec<usize> = (0..records.len())
+        .filter(|&i| records[i].record_type == FINISHED_INIT)
+        .collect();
+    assert_eq!(at.len(), 1, "FINISHED_INIT records at {at:?}");
+    let mut before = records;
+    let after = before.split_off(at[0] + 1);
+    before.pop();
+    (before, after)
+}
+
+/// A record's `u32` at `at` of its body (after the 8-byte header).
+fn u32_at(body: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes(body[at..at + 4].try_into().unwrap())
+}
+
+/// The NUL-terminated string at `at` of a record's body.
+fn c_str_at(body: &[u8], at: usize) -> &[u8] {
+    let s = &body[at..];
+    &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())]
+}
+
+/// The path of an MMAP2 record's body (after pid, tid, addr, len, pgoff, the 24 bytes of
+/// device and inode or build id, prot and flags).
+fn mmap2_path(body: &[u8]) -> &[u8] {
+    c_str_at(body, 64)
+}
+
 #[test]
 fn a_profile_names_the_functions_perf_record_names() {
     let Some(program) = program() else { return };
@@ -384,6 +428,112 @@ fn a_profile_names_the_functions_perf_record_names() {
         .filter(|c| c.len() >= 3)
         .count();
     assert!(chains > 100, "{chains} call chains");
+}
+
+#[test]
+fn the_state_comes_before_finished_init_and_the_kernel_tells_the_rest() {
+    let Some(program) = program() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("collect.data");
+    // A shell that starts the program in a child: the kernel's FORK, COMM (the exec) and
+    // EXIT records of the child are what names it.
+    let script = format!("{} rounds 300 & wait", program.path());
+    let err = collect_ok(&[
+        "-q",
+        "-F",
+        FREQ,
+        "-o",
+        path_str(&data),
+        "--",
+        "/bin/sh",
+        "-c",
+        &script,
+    ]);
+    let pid = workload_pid(&err);
+
+    // Stored order: the kernel's map, synthesized, then FINISHED_INIT, then what the kernel
+    // wrote.
+    let (before, after) = split_at_finished_init(&data);
+    let types: BTreeSet<u32> = before.iter().map(|r| r.record_type).collect();
+    assert!(
+        types.is_subset(&BTreeSet::from([MMAP, COMM, MMAP2])),
+        "before FINISHED_INIT: {types:?}"
+    );
+    let kernel_map = |r: &&RawRecord| {
+        r.record_type == MMAP
+            && u32_at(r.payload(), 0) == u32::MAX
+            && c_str_at(r.payload(), 32) == b"[kernel.kallsyms]_text"
+    };
+    assert_eq!(before.iter().filter(kernel_map).count(), 1);
+    assert_eq!(after.iter().filter(kernel_map).count(), 0);
+    let fork = after
+        .iter()
+        .find(|r| r.record_type == FORK && u32_at(r.payload(), 0) == pid)
+        .expect("the kernel's FORK of the program");
+    let shell = u32_at(fork.payload(), 4);
+    assert_ne!(shell, pid);
+    let exec = |of: u32, name: &[u8]| {
+        after.iter().any(|r| {
+            r.record_type == COMM
+                && r.misc & MISC_COMM_EXEC != 0
+                && u32_at(r.payload(), 0) == of
+                && c_str_at(r.payload(), 8) == name
+        })
+    };
+    assert!(exec(shell, b"sh") && exec(pid, b"prog"));
+    assert!(after.iter().any(|r| r.record_type == MMAP2
+        && u32_at(r.payload(), 0) == pid
+        && mmap2_path(r.payload()) == program.path().as_bytes()));
+    for of in [pid, shell] {
+        assert!(
+            after
+                .iter()
+                .any(|r| r.record_type == EXIT && u32_at(r.payload(), 0) == of),
+            "no EXIT of {of}"
+        );
+    }
+
+    // linux-perf-data reads them, in time order: the fork, the exec, the exit.
+    let summary = lpd::read_file(&std::fs::read(&data).unwrap()).unwrap();
+    assert!(summary.records_with_parse_errors().is_empty());
+    let time_of = |record_type: u32| {
+        let found: Vec<u64> = summary
+            .records
+            .iter()
+            .filter(|r| r.record_type == record_type && u32_at(&r.payload, 0) == pid)
+            .filter(|r| record_type != COMM || c_str_at(&r.payload, 8) == b"prog")
+            .filter_map(|r| r.timestamp)
+            .collect();
+        assert_eq!(found.len(), 1, "type {record_type} of {pid}: {found:?}");
+        found[0]
+    };
+    let (forked, named, exited) = (time_of(FORK), time_of(COMM), time_of(EXIT));
+    assert!(
+        forked <= named && named <= exited,
+        "{forked} {named} {exited}"
+    );
+
+    // perf reads them: the program's thread is named, and its samples too.
+    let tasks = program.perf(&[
+        "script",
+        "--force",
+        "--show-task-events",
+        "-F",
+        "comm,pid",
+        "-i",
+        path_str(&data),
+    ]);
+    tasks.assert_clean();
+    for line in [
+        format!("PERF_RECORD_FORK({pid}:{pid}):({shell}:{shell})"),
+        format!("PERF_RECORD_COMM exec: prog:{pid}/{pid}"),
+        format!("PERF_RECORD_EXIT({pid}:{pid}):({shell}:{shell})"),
+    ] {
+        assert!(tasks.stdout.contains(&line), "{line}\n{}", tasks.describe());
+    }
+    assert!(shares(&program, &data)
+        .get("spin_long")
+        .is_some_and(|&p| p > 50.0));
 }
 
 #[test]
@@ -491,6 +641,14 @@ fn a_process_started_before_the_recording_is_named_too() {
         build_ids(&program, &theirs).get(program.path())
     );
     assert!(kernel_map(&ours).is_some());
+    // Its name and mappings were synthesized from /proc, before FINISHED_INIT.
+    let (before, _) = split_at_finished_init(&ours);
+    assert!(before.iter().any(|r| r.record_type == COMM
+        && u32_at(r.payload(), 0) == pid
+        && c_str_at(r.payload(), 8) == b"prog"));
+    assert!(before.iter().any(|r| r.record_type == MMAP2
+        && u32_at(r.payload(), 0) == pid
+        && mmap2_path(r.payload()) == program.path().as_bytes()));
 
     let tids = program.perf(&[
         "script",
@@ -549,7 +707,9 @@ fn recording_processes_that_exit_stops_and_a_missing_one_is_refused() {
     let Some(program) = program() else { return };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("collect.data");
-    let (mut child, pid) = program.start_for(1);
+    // Three seconds: time enough for perf-collect to start on a busy machine before the
+    // program exits (it then refuses a process that is gone, as below).
+    let (mut child, pid) = program.start_for(3);
     let err = collect_ok(&["-F", FREQ, "-p", &pid.to_string(), "-o", path_str(&data)]);
     child.wait().unwrap();
     assert!(err.contains("stopped: the recorded tasks exited"), "{err}");
