@@ -136,6 +136,26 @@ fn run_for(recorder: &[String], out: &Path, window: Duration) -> (Duration, u64,
     (cpu, samples, lost)
 }
 
+/// One round of one recorder in the profile comparison.
+#[derive(Clone, Copy)]
+struct ProfileRound {
+    /// CPU per sample, in ns.
+    per_sample_ns: f64,
+    /// Samples per second between the short and the long run.
+    samples_per_second: f64,
+    /// Lost samples of the long run.
+    lost: u64,
+    /// CPU of the long run.
+    cpu: Duration,
+}
+
+/// The median of `f` over `rounds`.
+fn median(rounds: &[ProfileRound], f: impl Fn(&ProfileRound) -> f64) -> f64 {
+    let mut v: Vec<f64> = rounds.iter().map(f).collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 /// The profile comparison (see the module's documentation).
 fn profile(args: &[String], collect: &Path, loop_bin: &Path) {
     let seconds: u64 = args.first().map_or(5, |a| a.parse().expect("SECONDS"));
@@ -173,8 +193,7 @@ fn profile(args: &[String], collect: &Path, loop_bin: &Path) {
             ("perf record -a -g -B", record_b),
             ("perf-collect -a -g", ours),
         ];
-        // Per recorder and round: (CPU per sample in ns, samples per second, lost, CPU).
-        let mut results: Vec<Vec<(f64, f64, u64, Duration)>> = vec![Vec::new(); recorders.len()];
+        let mut results: Vec<Vec<ProfileRound>> = vec![Vec::new(); recorders.len()];
         for _ in 0..rounds {
             for ((_, cmd), results) in recorders.iter().zip(&mut results) {
                 let short = Duration::from_secs(1);
@@ -182,23 +201,22 @@ fn profile(args: &[String], collect: &Path, loop_bin: &Path) {
                 let (cpu_s, samples_s, _) = run_for(cmd, &out, short);
                 let (cpu_l, samples_l, lost_l) = run_for(cmd, &out, long);
                 let samples = samples_l.saturating_sub(samples_s).max(1);
-                let per_sample = cpu_l.saturating_sub(cpu_s).as_secs_f64() * 1e9 / samples as f64;
-                results.push((per_sample, samples as f64 / seconds as f64, lost_l, cpu_l));
+                results.push(ProfileRound {
+                    per_sample_ns: cpu_l.saturating_sub(cpu_s).as_secs_f64() * 1e9 / samples as f64,
+                    samples_per_second: samples as f64 / seconds as f64,
+                    lost: lost_l,
+                    cpu: cpu_l,
+                });
             }
         }
         for ((name, _), results) in recorders.iter().zip(&results) {
-            let mut per: Vec<f64> = results.iter().map(|r| r.0).collect();
+            let mut per: Vec<f64> = results.iter().map(|r| r.per_sample_ns).collect();
             per.sort_by(f64::total_cmp);
-            let median = |f: &dyn Fn(&(f64, f64, u64, Duration)) -> f64| {
-                let mut v: Vec<f64> = results.iter().map(f).collect();
-                v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
-            };
             println!(
                 "| {name} | {freq} | {:.0} | {:.0} | {:.0} ms | {:.2} µs ({:.2}–{:.2}) |",
-                median(&|r| r.1),
-                median(&|r| r.2 as f64),
-                median(&|r| r.3.as_secs_f64() * 1e3),
+                median(results, |r| r.samples_per_second),
+                median(results, |r| r.lost as f64),
+                median(results, |r| r.cpu.as_secs_f64() * 1e3),
                 per[per.len() / 2] / 1e3,
                 per[0] / 1e3,
                 per[per.len() - 1] / 1e3,

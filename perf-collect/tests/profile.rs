@@ -162,18 +162,22 @@ fn program() -> Option<Program> {
     })
 }
 
-/// `perf-collect ARGS`, which must succeed; returns its stderr.
+/// `perf-collect -m RING_PAGES ARGS`, which must succeed; returns its stderr. Both
+/// recorders get rings of 4 MiB per CPU: with `--call-graph dwarf` a sample is about 4 KiB,
+/// and a busy machine must not make either lose any (perf report would warn of it).
 fn collect_ok(args: &[&str]) -> String {
-    let out = collect(args);
+    let mut all = vec!["-m", RING_PAGES];
+    all.extend_from_slice(args);
+    let out = collect(&all);
     let err = stderr(&out);
     assert!(out.status.success(), "perf-collect {args:?}:\n{err}");
     assert!(!err.contains("refused"), "{err}");
     err
 }
 
-/// `perf record -q ARGS`, which must succeed.
+/// `perf record -q -m RING_PAGES ARGS`, which must succeed.
 fn record_ok(args: &[&str]) {
-    let mut all = vec!["record", "-q"];
+    let mut all = vec!["record", "-q", "-m", RING_PAGES];
     all.extend_from_slice(args);
     run_perf(&all, None).assert_success();
 }
