@@ -6,7 +6,9 @@
 //! (the kernel's highest sampling rate, the events tracefs has) is judged when the recording
 //! starts ([`crate::record()`]).
 
+use crate::call_graph::CallGraph;
 use crate::options::Options;
+use crate::scope::{check_combination, MAX_CPU};
 use clap::Parser;
 use perf_writer_std::Compression;
 use std::ffi::OsString;
@@ -19,9 +21,10 @@ pub const MAX_SECONDS: u64 = 1_000_000_000;
 /// The largest ring buffer `-m` takes, in pages (4 GiB per CPU with 4 KiB pages).
 pub const MAX_MMAP_PAGES: usize = 1 << 20;
 
-/// Record tracepoints and software events into perf.data, without perf.
+/// Record tracepoints and profiles into perf.data, without perf.
 ///
-/// Records every online CPU until COMMAND exits, SIGINT / SIGTERM, or -d SECONDS.
+/// Records COMMAND and what it starts (or -p / -t tasks, or every task with -a / -C, the
+/// default without a command) until COMMAND exits, SIGINT / SIGTERM, or -d SECONDS.
 /// Needs root (or CAP_PERFMON, or kernel.perf_event_paranoid <= -1) and, for
 /// tracepoints, a readable tracefs.
 ///
@@ -33,13 +36,40 @@ pub const MAX_MMAP_PAGES: usize = 1 << 20;
 struct Args {
     /// Event to record: a tracepoint SYSTEM:EVENT (sched:sched_switch,
     /// user_events:my_event), or a software event (cpu-clock, task-clock, page-faults,
-    /// context-switches, cpu-migrations); several -e, or names separated by commas.
+    /// context-switches, cpu-migrations); several -e, or names separated by commas
+    /// [default: cpu-clock].
     #[arg(short = 'e', long = "event", value_name = "EVENT")]
     events: Vec<String>,
 
     /// A file of event names (one or more per line, # starts a comment; at most 1 MiB).
     #[arg(long = "events-file", value_name = "FILE")]
     event_files: Vec<PathBuf>,
+
+    /// Every task on every online CPU (with a command, until it exits).
+    #[arg(short = 'a', long = "all-cpus")]
+    all_cpus: bool,
+
+    /// Every task on these CPUs (0-3,8).
+    #[arg(short = 'C', long = "cpu", value_name = "CPUS", value_parser = cpu_list, allow_hyphen_values = true)]
+    cpu_list: Option<CpuList>,
+
+    /// Processes already running (every thread), and what they start; stops when they
+    /// have exited.
+    #[arg(short = 'p', long = "pid", value_name = "PID", value_delimiter = ',', value_parser = task_id, allow_hyphen_values = true)]
+    pids: Vec<u32>,
+
+    /// Threads already running, and what they start; stops when they have exited.
+    #[arg(short = 't', long = "tid", value_name = "TID", value_delimiter = ',', value_parser = task_id, allow_hyphen_values = true)]
+    tids: Vec<u32>,
+
+    /// A call stack in each sample, from the frame pointers (--call-graph fp).
+    #[arg(short = 'g')]
+    call_graph_fp: bool,
+
+    /// A call stack in each sample: fp (frame pointers), or dwarf[,SIZE] (the user
+    /// registers and SIZE bytes of user stack, default 8192, which perf unwinds).
+    #[arg(long = "call-graph", value_name = "MODE", value_parser = call_graph)]
+    call_graph: Option<CallGraph>,
 
     /// Output file; - writes a pipe-mode stream to stdout (for perf script -i -).
     #[arg(short = 'o', long, default_value = "perf.data")]
@@ -88,7 +118,8 @@ struct Args {
     #[arg(long)]
     unchecked: bool,
 
-    /// Command to run; recording stops when it exits. It starts with no signal blocked and
+    /// Command to record with what it starts (or, with -a, -C, -p or -t, to run); recording
+    /// stops when it exits. It starts with no signal blocked and
     /// the default signal handlers, as from a shell; when the recording stops first it is
     /// sent SIGTERM (a second SIGINT or SIGTERM to perf-collect then kills it).
     #[arg(last = true, value_name = "COMMAND")]
@@ -108,7 +139,7 @@ pub struct Cli {
 #[derive(Clone, Debug)]
 pub enum Parsed {
     /// Record.
-    Record(Cli),
+    Record(Box<Cli>),
     /// Print this text on stdout and exit 0 (`--help`, `--version`).
     Print(String),
 }
@@ -155,7 +186,16 @@ where
             };
         }
     };
-    Ok(Parsed::Record(Cli {
+    check_combination(
+        args.all_cpus,
+        args.cpu_list.is_some(),
+        !args.pids.is_empty() || !args.tids.is_empty(),
+    )
+    .map_err(|why| ArgError(why.to_string()))?;
+    let call_graph = args
+        .call_graph
+        .or(args.call_graph_fp.then_some(CallGraph::FramePointer));
+    Ok(Parsed::Record(Box::new(Cli {
         quiet: args.quiet,
         options: Options {
             flight_recorder: args.flight_recorder,
@@ -166,13 +206,18 @@ where
             mmap_pages: args.mmap_pages,
             duration: args.duration,
             command: args.command,
+            all_cpus: args.all_cpus,
+            cpu_list: args.cpu_list.map(|l| l.0),
+            pids: args.pids,
+            tids: args.tids,
+            call_graph,
             tracefs: args.tracefs,
             progress: !args.quiet,
             strict: !args.unchecked,
             compression_level: args.compression_level,
             ..Options::default()
         },
-    }))
+    })))
 }
 
 /// clap's message in one line: its first line, without the `error: ` prefix.
@@ -185,6 +230,40 @@ fn first_line(rendered: &str) -> String {
         .unwrap_or(line)
         .trim()
         .to_string()
+}
+
+/// A process or thread id: a positive number.
+fn task_id(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(id) if id > 0 && i32::try_from(id).is_ok() => Ok(id),
+        _ => Err("give process or thread ids: positive numbers separated by commas".to_string()),
+    }
+}
+
+/// `-C`'s CPUs (a type of its own: clap takes a `Vec` option for a list of values).
+#[derive(Clone, Debug)]
+struct CpuList(Vec<u32>);
+
+/// A CPU list (`0-3,8`) of CPUs up to [`MAX_CPU`].
+fn cpu_list(text: &str) -> Result<CpuList, String> {
+    let refuse = || format!("give a list of CPUs such as 0-3,8 (CPUs 0 to {MAX_CPU})");
+    // Every number is bounded before the list is expanded: 0-4000000000 is no list to build.
+    let numbers = text
+        .split([',', '-'])
+        .map(|n| n.trim().parse::<u32>().ok().filter(|&c| c <= MAX_CPU));
+    if text.trim().is_empty() || numbers.clone().any(|n| n.is_none()) {
+        return Err(refuse());
+    }
+    perf_writer_std::parse_cpu_list(text)
+        .map(|cpus| cpus.into_iter().collect::<Vec<u32>>())
+        .filter(|cpus| !cpus.is_empty())
+        .map(CpuList)
+        .ok_or_else(refuse)
+}
+
+/// `--call-graph`'s mode.
+fn call_graph(text: &str) -> Result<CallGraph, String> {
+    CallGraph::parse(text)
 }
 
 /// A positive number of seconds, fractions allowed, at most [`MAX_SECONDS`].
@@ -338,6 +417,33 @@ mod tests {
                 "-z={bad}"
             );
         }
+    }
+
+    #[test]
+    fn targets_and_call_graphs() {
+        let o = options(&["-p", "12,34", "-p", "5", "-t", "7"]);
+        assert_eq!((o.pids, o.tids), (vec![12, 34, 5], vec![7]));
+        let o = options(&["-a", "-C", "0-2,5"]);
+        assert!(o.all_cpus);
+        assert_eq!(o.cpu_list, Some(vec![0, 1, 2, 5]));
+        for bad in ["0", "-1", "x", "1,,2", "4294967295"] {
+            assert!(
+                err(&["-p", bad]).contains("process or thread ids"),
+                "-p {bad}"
+            );
+        }
+        for bad in ["", "3-1", "0-4000000000", "8192", "a", "1,", "-1"] {
+            assert!(err(&["-C", bad]).contains("list of CPUs"), "-C {bad:?}");
+        }
+        assert!(err(&["-p", "1", "-a"]).contains("do not combine"));
+        assert!(err(&["-t", "1", "-C", "0"]).contains("do not combine"));
+        assert_eq!(options(&["-g"]).call_graph, Some(CallGraph::FramePointer));
+        assert_eq!(
+            options(&["-g", "--call-graph", "dwarf,512"]).call_graph,
+            Some(CallGraph::Dwarf { stack_bytes: 512 })
+        );
+        assert_eq!(options(&[]).call_graph, None);
+        assert!(err(&["--call-graph", "lbr"]).contains("fp, dwarf"));
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! The command being recorded: started as a shell would start it, and ended when the
 //! recording stops before it does.
 //!
+//! A command whose process is recorded is started held ([`HeldCommand`]): forked, and
+//! stopped before its exec until the events are opened on it, so that they start at its
+//! exec (`enable_on_exec`) and miss nothing of it ([`sys::hold_before_exec`]).
+//!
 //! perf-collect blocks SIGINT, SIGTERM and SIGCHLD to read them from a signalfd; a child
 //! inherits that mask, so it is reset between fork and exec
 //! ([`sys::start_with_default_signals`]): the command starts with no signal blocked and
@@ -21,8 +25,9 @@ use nix::sys::signalfd::SignalFd;
 use nix::unistd::Pid;
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::process::{Child, ExitStatus, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How long a command has to exit after SIGTERM before perf-collect says it is waiting.
@@ -46,6 +51,145 @@ pub struct Command {
     ended: Option<Ended>,
 }
 
+/// The `std::process::Command` for `program` with `args`, started as a shell would start
+/// it; with `stdout_to_stderr` its stdout goes to stderr (a pipe-mode stream is on stdout).
+fn prepare(program: &OsString, args: &[OsString], stdout_to_stderr: bool) -> std::process::Command {
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args);
+    if stdout_to_stderr {
+        if let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() {
+            cmd.stdout(Stdio::from(fd));
+        }
+    }
+    sys::start_with_default_signals(&mut cmd);
+    cmd
+}
+
+fn command_error(program: &OsString, source: io::Error) -> CollectError {
+    CollectError::Command {
+        program: program.to_string_lossy().into_owned(),
+        source,
+    }
+}
+
+/// A command forked and held before its exec ([`HeldCommand::spawn`]), until
+/// [`HeldCommand::release`]. Dropped without a release, its process exits without exec.
+#[derive(Debug)]
+pub struct HeldCommand {
+    program: OsString,
+    pid: u32,
+    /// The go pipe's write end.
+    go: Option<OwnedFd>,
+    /// The thread in `spawn`, which returns once the process has exec'd (or failed to).
+    spawned: Option<JoinHandle<io::Result<Child>>>,
+}
+
+impl HeldCommand {
+    /// Forks the command (as [`Command::spawn`] starts it) and holds it before its exec.
+    ///
+    /// # Errors
+    /// [`CollectError::Command`] when it cannot be forked; [`CollectError::System`] when
+    /// the pipes or the thread cannot be made.
+    pub fn spawn(
+        program: &OsString,
+        args: &[OsString],
+        stdout_to_stderr: bool,
+    ) -> Result<HeldCommand, CollectError> {
+        let system = |what| {
+            move |e: nix::errno::Errno| CollectError::System {
+                what,
+                source: e.into(),
+            }
+        };
+        let flags = nix::fcntl::OFlag::O_CLOEXEC;
+        let (pid_from, pid_to) =
+            nix::unistd::pipe2(flags).map_err(system("making the command's pid pipe"))?;
+        let (go_from, go) =
+            nix::unistd::pipe2(flags).map_err(system("making the command's go pipe"))?;
+        let mut cmd = prepare(program, args, stdout_to_stderr);
+        sys::hold_before_exec(
+            &mut cmd,
+            pid_to.as_raw_fd(),
+            go_from.as_raw_fd(),
+            go.as_raw_fd(),
+        );
+        let spawned = std::thread::Builder::new()
+            .spawn(move || {
+                let child = cmd.spawn();
+                // The child has its own copies; these close so that the reader of the pid
+                // sees the end when the child fails before writing it.
+                drop((pid_to, go_from));
+                child
+            })
+            .map_err(|source| CollectError::System {
+                what: "starting the thread that spawns the command",
+                source,
+            })?;
+        let mut held = HeldCommand {
+            program: program.clone(),
+            pid: 0,
+            go: Some(go),
+            spawned: Some(spawned),
+        };
+        let mut bytes = [0u8; 4];
+        let mut got = 0;
+        while got < bytes.len() {
+            match nix::unistd::read(pid_from.as_raw_fd(), &mut bytes[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(e) => return Err(command_error(program, e.into())),
+            }
+        }
+        if got < bytes.len() {
+            // The child ended before it could say its pid: spawn says why.
+            held.go = None;
+            let why = match held.spawned.take().map(JoinHandle::join) {
+                Some(Ok(Err(e))) => e,
+                _ => io::Error::other("the command's process ended before its exec"),
+            };
+            return Err(command_error(program, why));
+        }
+        held.pid = u32::from_ne_bytes(bytes);
+        Ok(held)
+    }
+
+    /// The held process's id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Lets the process exec; returns the command once it has.
+    ///
+    /// # Errors
+    /// [`CollectError::Command`] when the exec fails (the process has then exited and is
+    /// reaped).
+    pub fn release(mut self) -> Result<Command, CollectError> {
+        if let Some(go) = self.go.take() {
+            let _ = nix::unistd::write(&go, &[1]);
+        }
+        let joined = self.spawned.take().map(JoinHandle::join);
+        match joined {
+            Some(Ok(Ok(child))) => Ok(Command { child, ended: None }),
+            Some(Ok(Err(e))) => Err(command_error(&self.program, e)),
+            _ => Err(command_error(
+                &self.program,
+                io::Error::other("the thread that spawned it panicked"),
+            )),
+        }
+    }
+}
+
+impl Drop for HeldCommand {
+    /// A command never released exits before its exec (its go pipe closes) and is reaped.
+    fn drop(&mut self) {
+        self.go = None;
+        if let Some(spawned) = self.spawned.take() {
+            let _ = spawned.join();
+        }
+    }
+}
+
 impl Command {
     /// Starts `program` with `args`; with `stdout_to_stderr` its stdout goes to stderr (a
     /// pipe-mode stream is on stdout).
@@ -57,18 +201,9 @@ impl Command {
         args: &[OsString],
         stdout_to_stderr: bool,
     ) -> Result<Command, CollectError> {
-        let mut cmd = std::process::Command::new(program);
-        cmd.args(args);
-        if stdout_to_stderr {
-            if let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() {
-                cmd.stdout(Stdio::from(fd));
-            }
-        }
-        sys::start_with_default_signals(&mut cmd);
-        let child = cmd.spawn().map_err(|source| CollectError::Command {
-            program: program.to_string_lossy().into_owned(),
-            source,
-        })?;
+        let child = prepare(program, args, stdout_to_stderr)
+            .spawn()
+            .map_err(|source| command_error(program, source))?;
         Ok(Command { child, ended: None })
     }
 

@@ -1,13 +1,11 @@
-//! What the file says besides the kernel's records: the events, the tracing data, the
-//! host, and the threads that already run when the recording starts.
+//! What the file says of the recording besides its records: the events, the tracing
+//! data, the host.
 
 use crate::error::writer_err;
 use crate::error::CollectError;
 use crate::events::{EventKind, EventSpec};
-use crate::options::Options;
 use crate::rings::{attr_of, Rings};
 use crate::tracefs::Tracefs;
-use perf_writer_std::perf_encode::records::{PidTid, SampleCpu, SampleId};
 use perf_writer_std::{OutputMode, PerfWriter};
 
 /// Describes the recording to the writer: events, tracing data, host headers.
@@ -16,7 +14,6 @@ pub fn describe<O: OutputMode>(
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
     rings: &Rings,
-    opts: &Options,
     warnings: &mut Vec<String>,
 ) -> Result<(), CollectError> {
     if let Err(e) = w.set_host_headers_from_this_machine() {
@@ -41,7 +38,7 @@ pub fn describe<O: OutputMode>(
         }
     }
     for (spec, ids) in specs.iter().zip(&rings.ids) {
-        let attr = attr_of(spec, opts, rings.read_lost);
+        let attr = attr_of(spec, rings);
         match &spec.kind {
             EventKind::Tracepoint(f) => {
                 w.add_tracepoint_event_desc_from_text(ids, &attr, &spec.name, &f.system, &f.text)
@@ -53,54 +50,4 @@ pub fn describe<O: OutputMode>(
         }
     }
     Ok(())
-}
-
-/// COMM records for the threads that exist now (as `perf record` synthesizes them), so
-/// that their samples are named. Time 0: before every record of the recording.
-pub fn synthesize_threads<O: OutputMode>(
-    w: &mut PerfWriter<O>,
-    tracking_id: u64,
-) -> Result<u64, CollectError> {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Ok(0);
-    };
-    let mut n = 0;
-    let mut comm = Vec::with_capacity(16);
-    for entry in procs.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(tasks) = std::fs::read_dir(entry.path().join("task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            let Some(tid) = task
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(text) = std::fs::read(task.path().join("comm")) else {
-                continue;
-            };
-            comm.clear();
-            comm.extend_from_slice(text.strip_suffix(b"\n").unwrap_or(&text));
-            let trailer = SampleId {
-                tid: Some(PidTid { pid, tid }),
-                time: Some(0),
-                cpu: Some(SampleCpu { cpu: 0, res: 0 }),
-                identifier: Some(tracking_id),
-                ..Default::default()
-            };
-            w.write_comm(pid, tid, &comm, false, &trailer)
-                .map_err(writer_err("writing the COMM of a running thread"))?;
-            n += 1;
-        }
-    }
-    Ok(n)
 }

@@ -41,6 +41,8 @@ pub enum CollectError {
     Permission {
         /// The event.
         event: String,
+        /// It was to record every task of the CPUs (not the recorded processes alone).
+        every_task: bool,
         /// `kernel.perf_event_paranoid`, when readable.
         paranoid: Option<i32>,
         /// The error.
@@ -141,13 +143,18 @@ impl fmt::Display for CollectError {
             }
             CollectError::Permission {
                 event,
+                every_task,
                 paranoid,
                 source,
             } => {
                 let now = paranoid.map_or_else(|| "unreadable".to_string(), |p| p.to_string());
+                let what = match every_task {
+                    true => "on all CPUs",
+                    false => "for the recorded processes",
+                };
                 write!(
                     f,
-                    "no permission to record '{event}' on all CPUs ({source}): kernel.perf_event_paranoid is {now}; run as root (or with CAP_PERFMON), or set it to -1: sysctl -w kernel.perf_event_paranoid=-1"
+                    "no permission to record '{event}' {what} ({source}): kernel.perf_event_paranoid is {now}; run as root (or with CAP_PERFMON), or set it to -1: sysctl -w kernel.perf_event_paranoid=-1"
                 )
             }
             CollectError::NotSupported { event, source } => {

@@ -1,5 +1,6 @@
 //! Event names (`sched:sched_switch`, `cpu-clock`, …) and the attrs they are opened with.
 
+use crate::call_graph::CallGraph;
 use crate::error::CollectError;
 use crate::tracefs::{Tracefs, TracepointFormat};
 use std::path::Path;
@@ -60,7 +61,8 @@ pub struct EventSpec {
 
 /// The `sample_type` of every event: the fields `perf record` gives tracepoints, and
 /// IDENTIFIER so each record names its event. Every event has the same `sample_id`
-/// fields (TID, TIME, CPU, IDENTIFIER), as perf needs.
+/// fields (TID, TIME, CPU, IDENTIFIER), as perf needs. Tracepoints add RAW, and a call
+/// graph adds its fields ([`CallGraph::sample_bits`]): [`SAMPLE_EXTRAS`], all after these.
 pub const SAMPLE_TYPE: S = S::Identifier
     .or(S::IP)
     .or(S::Tid)
@@ -68,24 +70,47 @@ pub const SAMPLE_TYPE: S = S::Identifier
     .or(S::Cpu)
     .or(S::Period);
 
+/// The fields a SAMPLE may have besides [`SAMPLE_TYPE`]'s.
+pub const SAMPLE_EXTRAS: S = S::Raw.or(S::Callchain).or(S::RegsUser).or(S::StackUser);
+
 /// Name of the tracking event in the file.
 pub const TRACKING_EVENT_NAME: &str = "dummy:HG";
 
+/// How the events of a recording are opened, besides what each is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AttrSettings {
+    /// The ring's wakeup watermark, in bytes.
+    pub wakeup_bytes: u32,
+    /// The sampling frequency of counters, in Hz.
+    pub freq: u64,
+    /// Ask for `PERF_FORMAT_LOST` (kernels since 6.0: `read` tells how many records were
+    /// dropped).
+    pub read_lost: bool,
+    /// Write the ring backward (`write_backward`, for an overwrite ring).
+    pub backward: bool,
+    /// Inherited by the threads and processes the recorded tasks start.
+    pub inherit: bool,
+    /// Enabled by the recorded task's exec.
+    pub enable_on_exec: bool,
+    /// A call stack in each sample.
+    pub call_graph: Option<CallGraph>,
+}
+
 impl EventSpec {
-    /// The attr this event is opened with and described by. `wakeup_bytes` is the ring's
-    /// wakeup watermark; `freq` the sampling frequency of counters; `read_lost` asks for
-    /// `PERF_FORMAT_LOST` (kernels since 6.0: `read` tells how many records were dropped).
-    /// `backward` writes the ring backward (`write_backward`, for an overwrite ring).
-    pub fn attr(
-        &self,
-        wakeup_bytes: u32,
-        freq: u64,
-        read_lost: bool,
-        backward: bool,
-    ) -> PerfEventAttr {
+    /// The attr this event is opened with and described by. The tracking event asks for
+    /// the task records (COMM, FORK, EXIT) and the executable mappings (MMAP2) that name
+    /// the code of the samples; sampled events (tracepoints, counters) get the call graph's
+    /// fields.
+    pub fn attr(&self, settings: &AttrSettings) -> PerfEventAttr {
         let mut common = O::SampleIdAll.or(O::Watermark).or(O::Disabled);
-        if backward {
+        if settings.backward {
             common = common.or(O::WriteBackward);
+        }
+        if settings.inherit {
+            common = common.or(O::Inherit);
+        }
+        if settings.enable_on_exec {
+            common = common.or(O::EnableOnExec);
         }
         let (attr_type, config, sample_type, options, sample_time) = match &self.kind {
             EventKind::Tracepoint(f) => (
@@ -100,29 +125,54 @@ impl EventSpec {
                 *config,
                 SAMPLE_TYPE,
                 common.or(O::Freq),
-                freq,
+                settings.freq,
             ),
             EventKind::Tracking => (
                 PerfEventAttrType::Software,
                 perf_abi::attr::SW_DUMMY,
                 SAMPLE_TYPE,
-                common.or(O::Comm).or(O::Task).or(O::CommExec),
+                common
+                    .or(O::Comm)
+                    .or(O::Task)
+                    .or(O::CommExec)
+                    .or(O::Mmap)
+                    .or(O::Mmap2),
                 1,
             ),
         };
-        PerfEventAttr {
+        let mut attr = PerfEventAttr {
             attr_type,
             config,
             sample_time,
             sample_type,
-            read_format: match read_lost {
+            read_format: match settings.read_lost {
                 true => PerfEventAttrReadFormat::Lost,
                 false => PerfEventAttrReadFormat::None,
             },
             options,
-            wakeup_value: wakeup_bytes,
+            wakeup_value: settings.wakeup_bytes,
             ..Default::default()
+        };
+        match (settings.call_graph, self.is_tracking()) {
+            (Some(graph), false) => {
+                attr.sample_type = attr.sample_type.or(graph.sample_bits());
+                (attr.sample_regs_user, attr.sample_stack_user) = graph.user_dump();
+                if graph.excludes_user_chain() {
+                    attr.options = attr.options.or(O::ExcludeCallchainUser);
+                }
+            }
+            // perf's unwinder reads the CFI (`.eh_frame`) from the data mappings.
+            (Some(graph), true) if graph.needs_data_mappings() => {
+                attr.options = attr.options.or(O::MmapData);
+            }
+            _ => {}
         }
+        attr
+    }
+
+    /// True for the tracking event.
+    pub fn is_tracking(&self) -> bool {
+        matches!(self.kind, EventKind::Tracking)
     }
 
     /// The tracking event.
@@ -134,8 +184,14 @@ impl EventSpec {
     }
 }
 
+/// The event recorded when none is named: a profile of where the CPU time goes, sampled
+/// by the kernel's clock (`perf record` samples `cycles` where the machine has a PMU to
+/// count them, and `cpu-clock` where it has none, as in most virtual machines).
+pub const DEFAULT_EVENT: &str = "cpu-clock";
+
 /// Splits the `-e` values (each may hold several names separated by commas) and the lines
-/// of the event files (`#` starts a comment) into event names, in order, without repeats.
+/// of the event files (`#` starts a comment) into event names, in order, without repeats;
+/// [`DEFAULT_EVENT`] when neither names one.
 pub fn collect_names(
     values: &[String],
     files: &[impl AsRef<Path>],
@@ -157,6 +213,9 @@ pub fn collect_names(
             let line = line.split('#').next().unwrap_or("");
             line.split([',', ' ', '\t']).for_each(&mut add);
         }
+    }
+    if names.is_empty() && values.is_empty() && files.is_empty() {
+        names.push(DEFAULT_EVENT.to_string());
     }
     Ok(names)
 }
@@ -247,6 +306,10 @@ mod tests {
             collect_names(&[], &[dir.join("missing")]),
             Err(CollectError::EventFile { .. })
         ));
+        let none: [&Path; 0] = [];
+        assert_eq!(collect_names(&[], &none).unwrap(), [DEFAULT_EVENT]);
+        // An -e or a file that names nothing is not taken for no -e at all.
+        assert!(collect_names(&[" ".to_string()], &none).unwrap().is_empty());
     }
 
     #[test]
@@ -258,8 +321,38 @@ mod tests {
         .unwrap();
         assert!(fs.is_none());
         assert_eq!(specs.len(), 2);
-        let attr = specs[0].attr(4096, 999, true, false);
+        let settings = AttrSettings {
+            wakeup_bytes: 4096,
+            freq: 999,
+            read_lost: true,
+            ..AttrSettings::default()
+        };
+        let attr = specs[0].attr(&settings);
         assert_eq!(attr.sample_time, 999);
+        assert_eq!(attr.sample_type, SAMPLE_TYPE);
+        let profiling = AttrSettings {
+            inherit: true,
+            enable_on_exec: true,
+            call_graph: Some(CallGraph::Dwarf { stack_bytes: 4096 }),
+            ..settings
+        };
+        let attr = specs[0].attr(&profiling);
+        assert_eq!(
+            attr.sample_type,
+            SAMPLE_TYPE
+                .or(S::Callchain)
+                .or(S::RegsUser)
+                .or(S::StackUser)
+        );
+        assert_eq!(attr.sample_stack_user, 4096);
+        for bit in [O::Inherit, O::EnableOnExec, O::ExcludeCallchainUser] {
+            assert_eq!(attr.options.0 & bit.0, bit.0);
+        }
+        // The tracking event samples nothing: no call graph, but the mappings.
+        let tracking = EventSpec::tracking().attr(&profiling);
+        assert_eq!(tracking.sample_type, SAMPLE_TYPE);
+        assert_eq!(tracking.options.0 & O::Mmap2.0, O::Mmap2.0);
+        assert_eq!(tracking.options.0 & O::MmapData.0, O::MmapData.0);
         assert!(matches!(
             resolve(&["bogus".into()], None),
             Err(CollectError::UnknownEvent { name, .. }) if name == "bogus"

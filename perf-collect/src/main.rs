@@ -62,6 +62,7 @@ mod cli {
                 StopReason::CommandExited => "the command exited".to_string(),
                 StopReason::Signal(n) => format!("signal {n}"),
                 StopReason::Duration => "the duration passed".to_string(),
+                StopReason::TasksExited => "the recorded tasks exited".to_string(),
                 StopReason::OutputClosed => "the output was closed".to_string(),
                 StopReason::OutputFull => "the output is full".to_string(),
             };

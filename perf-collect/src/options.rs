@@ -1,5 +1,6 @@
 //! [`Options`]: what to record, and how.
 
+use crate::call_graph::CallGraph;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,13 +21,26 @@ pub struct Options {
     pub mmap_pages: usize,
     /// Stop after this long.
     pub duration: Option<Duration>,
-    /// The command to run and record until it exits (empty: none).
+    /// The command to run until it exits (empty: none). Unless a target below is given,
+    /// it is what is recorded, with what it starts ([`crate::scope::Scope`]).
     pub command: Vec<OsString>,
+    /// `-a`: every task on every CPU (or those of `cpu_list`).
+    pub all_cpus: bool,
+    /// `-C`: every task on these CPUs.
+    pub cpu_list: Option<Vec<u32>>,
+    /// `-p`: these processes (every thread), and what they start.
+    pub pids: Vec<u32>,
+    /// `-t`: these threads, and what they start.
+    pub tids: Vec<u32>,
+    /// `-g` / `--call-graph`: a call stack in each sample.
+    pub call_graph: Option<CallGraph>,
     /// Where tracefs is (default: the usual places).
     pub tracefs: Option<PathBuf>,
     /// Print a progress line on stderr (when it is a terminal).
     pub progress: bool,
-    /// Name the threads that exist when the recording starts (COMM records from `/proc`).
+    /// Describe the tasks that exist when the recording starts, from `/proc` (COMM
+    /// records naming their threads, MMAP2 records of their executable mappings), and the
+    /// kernel's map.
     pub synthesize_threads: bool,
     /// The writer's strict mode for the kernel's records (the default): every record checked
     /// against its event's attr, a refused one left out and reported. Off (`--unchecked`),
@@ -53,6 +67,11 @@ impl Default for Options {
             mmap_pages: 128,
             duration: None,
             command: Vec::new(),
+            all_cpus: false,
+            cpu_list: None,
+            pids: Vec::new(),
+            tids: Vec::new(),
+            call_graph: None,
             tracefs: None,
             progress: false,
             synthesize_threads: true,

@@ -1,8 +1,11 @@
-//! The recording: opens the events on every online CPU, maps one ring buffer per CPU,
-//! and copies what the kernel writes there into a [`PerfWriter`] until told to stop.
+//! The recording: opens the events on each recorded CPU for what it covers
+//! ([`Scope`]), maps one ring buffer per CPU, and copies what the kernel writes there into
+//! a [`PerfWriter`] until told to stop.
 
-use crate::command::{Command as RecordedCommand, GRACE};
-use crate::describe::{describe, synthesize_threads};
+use crate::build_ids::Hits;
+use crate::call_graph::CallGraph;
+use crate::command::{Command as RecordedCommand, HeldCommand, GRACE};
+use crate::describe::describe;
 use crate::error::{io_writer_err, writer_err, CollectError};
 use crate::events::{self, EventKind, EventSpec};
 use crate::options::{Options, DEFAULT_FREQ};
@@ -10,18 +13,20 @@ use crate::output::{FileOutput, StdoutOutput, Target};
 use crate::ring_reader::RingStats;
 use crate::rings::{self, online_cpus, Rings};
 use crate::save::save;
+use crate::scope::{Plan, Scope};
 use crate::summary::Summary;
+use crate::synthesize::{synthesize, Synthesis};
 use crate::tracefs::Tracefs;
-use crate::watch::watch;
+use crate::watch::{watch, Watched};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use perf_writer_std::{
     Compression, OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, WriterError,
 };
 
-/// Records as `opts` says. Errors in what was asked (events, permissions, tracefs, output)
-/// come before the output is created; a recording that cannot start or keeps nothing
-/// leaves an existing file at the output path as it was.
+/// Records as `opts` says. Errors in what was asked (events, targets, permissions,
+/// tracefs, output) come before the output is created; a recording that cannot start or
+/// keeps nothing leaves an existing file at the output path as it was.
 pub fn record(opts: &Options) -> Result<Summary, CollectError> {
     crate::cli::check_mmap_pages(opts.mmap_pages)
         .map_err(|why| CollectError::BadArgument(format!("-m {}: {why}", opts.mmap_pages)))?;
@@ -42,8 +47,16 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
     if let Some(program) = opts.command.first() {
         crate::command::check_program(program)?;
     }
+    if matches!(opts.call_graph, Some(CallGraph::Dwarf { .. }))
+        && crate::call_graph::USER_REGS.is_none()
+    {
+        return Err(CollectError::BadArgument(
+            "--call-graph dwarf: perf-collect does not know this architecture's registers; use -g (frame pointers)".to_string(),
+        ));
+    }
+    let scope = Scope::of(opts)?;
     let pipe = opts.output.as_os_str() == "-";
-    let cpus = online_cpus();
+    let cpus = crate::scope::cpus(opts, &online_cpus())?;
 
     // The stop signals and SIGCHLD arrive through a signalfd that poll watches (the
     // command gets them unblocked: `sys::start_with_default_signals`). SIGXFSZ is ignored:
@@ -74,7 +87,19 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
             source: e.into(),
         })?;
 
-    let rings = rings::open(&specs, &cpus, opts)?;
+    // A command recorded with what it starts is forked and held before its exec, so that
+    // the events are opened on it first and start at its exec.
+    let held = match (&scope, opts.command.split_first()) {
+        (Scope::Command, Some((program, args))) => Some(HeldCommand::spawn(program, args, pipe)?),
+        _ => None,
+    };
+    let plan = scope.plan(cpus, held.as_ref().map(HeldCommand::pid));
+    let rings = rings::open(&specs, &plan, opts)?;
+    let started = Started {
+        scope: &scope,
+        plan: &plan,
+        held,
+    };
     let fs = tracefs.as_ref();
     let output_err = |source: WriterError| CollectError::Output {
         path: opts.output.display().to_string(),
@@ -83,12 +108,38 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
     if pipe {
         let (stream, out) = StdoutOutput::open()?;
         let writer = PerfPipeWriter::from_writer(stream).map_err(output_err)?;
-        run(writer, Target::Stdout(out), &specs, fs, rings, &sigfd, opts)
+        run(
+            writer,
+            Target::Stdout(out),
+            &specs,
+            fs,
+            rings,
+            started,
+            &sigfd,
+            opts,
+        )
     } else {
         let (file, out) = FileOutput::create(&opts.output)?;
         let writer = PerfDataFileWriter::from_writer(file).map_err(output_err)?;
-        run(writer, Target::File(out), &specs, fs, rings, &sigfd, opts)
+        run(
+            writer,
+            Target::File(out),
+            &specs,
+            fs,
+            rings,
+            started,
+            &sigfd,
+            opts,
+        )
     }
+}
+
+/// What the recording covers, once its events are open.
+struct Started<'a> {
+    scope: &'a Scope,
+    plan: &'a Plan,
+    /// The command held before its exec ([`Scope::Command`]).
+    held: Option<HeldCommand>,
 }
 
 /// `kernel.perf_event_max_sample_rate`, when readable: the highest frequency the kernel
@@ -116,13 +167,17 @@ fn sample_frequency(asked: Option<u64>, sampled: bool) -> Result<u64, CollectErr
     }
 }
 
-/// Describes the recording, enables the events and starts the command: everything that,
-/// when it fails, leaves no output behind.
+/// Describes the recording and the state it starts from, enables the events and starts
+/// the command (or lets the held one exec): everything that, when it fails, leaves no
+/// output behind.
+#[allow(clippy::too_many_arguments)]
 fn start<O: OutputMode>(
     w: &mut PerfWriter<O>,
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
     rings: &Rings,
+    started: &mut Started<'_>,
+    hits: &mut Hits,
     opts: &Options,
     warnings: &mut Vec<String>,
 ) -> Result<Option<RecordedCommand>, CollectError> {
@@ -130,7 +185,7 @@ fn start<O: OutputMode>(
         w.set_compression(Some(Compression::zstd(level)))
             .map_err(writer_err("setting compression (-z)"))?;
     }
-    describe(w, specs, tracefs, rings, opts, warnings)?;
+    describe(w, specs, tracefs, rings, warnings)?;
     let tracking_id = rings
         .ids
         .last()
@@ -138,39 +193,63 @@ fn start<O: OutputMode>(
         .copied()
         .unwrap_or(0);
     if opts.synthesize_threads {
-        synthesize_threads(w, tracking_id)?;
+        let what = Synthesis {
+            tasks: started.plan.tasks.as_deref(),
+            mappings: !matches!(started.scope, Scope::Command),
+            data_mappings: opts.call_graph.is_some_and(CallGraph::needs_data_mappings),
+        };
+        synthesize(w, tracking_id, what, hits, warnings)?;
     }
     w.write_finished_init()
         .map_err(io_writer_err("writing FINISHED_INIT"))?;
     w.set_strict(opts.strict);
-    for r in &rings.cpus {
-        for (fd, spec) in r.fds.iter().zip(specs) {
-            fd.enable().map_err(|source| CollectError::Open {
-                event: spec.name.clone(),
-                cpu: r.cpu,
-                source,
-            })?;
+    // Events opened with enable_on_exec start at the held command's exec.
+    if !started.plan.enable_on_exec {
+        for r in &rings.cpus {
+            for e in &r.fds {
+                let name = specs.get(e.event).map_or("?", |s| s.name.as_str());
+                e.fd.enable().map_err(|source| CollectError::Open {
+                    event: name.to_string(),
+                    cpu: r.cpu,
+                    source,
+                })?;
+            }
         }
     }
-    match opts.command.split_first() {
-        None => Ok(None),
-        Some((program, args)) => {
+    match (started.held.take(), opts.command.split_first()) {
+        (Some(held), _) => held.release().map(Some),
+        (None, None) => Ok(None),
+        (None, Some((program, args))) => {
             RecordedCommand::spawn(program, args, opts.output.as_os_str() == "-").map(Some)
         }
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run<O: OutputMode>(
     mut w: PerfWriter<O>,
     target: Target,
     specs: &[EventSpec],
     tracefs: Option<&Tracefs>,
     mut rings: Rings,
+    mut started: Started<'_>,
     sigfd: &SignalFd,
     opts: &Options,
 ) -> Result<Summary, CollectError> {
     let mut warnings = Vec::new();
-    let mut command = match start(&mut w, specs, tracefs, &rings, opts, &mut warnings) {
+    // A stream carries no build ids (as with perf): nothing to note for them.
+    let mut hits = Hits::new(!target.is_pipe());
+    let begun = start(
+        &mut w,
+        specs,
+        tracefs,
+        &rings,
+        &mut started,
+        &mut hits,
+        opts,
+        &mut warnings,
+    );
+    let mut command = match begun {
         Ok(command) => command,
         Err(e) => {
             w.close_no_finalize();
@@ -181,19 +260,18 @@ fn run<O: OutputMode>(
     let mut stats = vec![RingStats::default(); rings.cpus.len()];
     // The file is finalized before the command is ended, so that a command slow to exit
     // (or one that ignores SIGTERM) never holds the recording back.
-    let saved = match watch(
-        &mut w,
-        &mut rings,
-        &mut stats,
+    let watched = Watched {
+        stats: &mut stats,
+        hits: &mut hits,
         sigfd,
-        command.as_mut(),
-        &target,
-        opts,
-    ) {
+        stop_when_tasks_exit: matches!(started.scope, Scope::Tasks(_)),
+    };
+    let saved = match watch(&mut w, &mut rings, watched, command.as_mut(), &target, opts) {
         // A save that fails leaves no recording perf reads.
-        Ok(stop) => {
-            save(w, &mut rings, &mut stats, stop, &target, sigfd, opts).map_err(|e| (e, false))
-        }
+        Ok(stop) => save(
+            w, &mut rings, &mut stats, &mut hits, stop, &target, sigfd, opts,
+        )
+        .map_err(|e| (e, false)),
         // The recording failed: what the writer holds is kept if it still finalizes.
         Err(e) => match w.finish() {
             Ok(_) | Err(WriterError::Truncated { .. }) => Err((e, true)),

@@ -2,6 +2,7 @@
 //! slices when they wrap around the ring's end), counted on the way, and the kernel's tail
 //! advanced only once the writer holds them.
 
+use crate::build_ids::Hits;
 use crate::cli::MAX_MMAP_PAGES;
 use crate::error::CollectError;
 use crate::sys::{page_size, Pending, Ring, Snapshot};
@@ -9,14 +10,19 @@ use perf_writer_std::{OutputMode, PerfWriter, WriterError};
 use std::io::{self, IoSlice};
 use std::time::Duration;
 
-use perf_abi::record_type::{LOST, LOST_SAMPLES, SAMPLE};
-use perf_abi::sample_type::{sample_offset, trailer_offset_from_end, CPU, TIME};
+use perf_abi::record_type::{LOST, LOST_SAMPLES, MMAP, MMAP2, SAMPLE};
+use perf_abi::sample_type::{sample_offset, trailer_offset_from_end, CPU, IP, TID, TIME};
 use perf_abi::{LostRecord, LostSamplesRecord, PerfEventHeader};
 use zerocopy::FromBytes;
 
 /// The `sample_type` of every event recorded ([`crate::events::SAMPLE_TYPE`]), whose
-/// fields these offsets are read from.
+/// fields these offsets are read from. The fields an event may add
+/// ([`crate::events::SAMPLE_EXTRAS`]) all come after them (checked below).
 const SAMPLE_TYPE: u64 = crate::events::SAMPLE_TYPE.0;
+/// IP in a SAMPLE.
+const SAMPLE_IP_AT: usize = present(sample_offset(SAMPLE_TYPE, IP));
+/// TID in a SAMPLE: `{u32 pid, u32 tid}`.
+const SAMPLE_PID_AT: usize = present(sample_offset(SAMPLE_TYPE, TID));
 /// TIME in a SAMPLE.
 const SAMPLE_TIME_AT: usize = present(sample_offset(SAMPLE_TYPE, TIME));
 /// CPU in a SAMPLE: `{u32 cpu, u32 reserved}`.
@@ -27,6 +33,40 @@ const TRAILER_TIME_FROM_END: usize = present(trailer_offset_from_end(SAMPLE_TYPE
 const LOST_COUNT_AT: usize = std::mem::offset_of!(LostRecord, lost);
 /// The count of a LOST_SAMPLES record.
 const LOST_SAMPLES_COUNT_AT: usize = std::mem::offset_of!(LostSamplesRecord, lost);
+
+/// The process id of an MMAP or MMAP2 record: `{header, u32 pid, u32 tid, u64 addr, u64
+/// len, u64 pgoff, ...}`.
+const MAP_PID_AT: usize = 8;
+/// Its first address.
+const MAP_ADDR_AT: usize = 16;
+/// Its length.
+const MAP_LEN_AT: usize = 24;
+/// MMAP's file name, after `pgoff`.
+const MMAP_FILENAME_AT: usize = 40;
+/// MMAP2's file name, after `pgoff`, the file's identity (24 bytes), `u32 prot` and `u32
+/// flags`.
+const MMAP2_FILENAME_AT: usize = 72;
+
+/// True when `offset` is `Some(expected)`.
+const fn is_at(offset: Option<usize>, expected: usize) -> bool {
+    match offset {
+        Some(at) => at == expected,
+        None => false,
+    }
+}
+
+// The fields read here are where they are whatever fields an event adds.
+const _: () = {
+    let all = SAMPLE_TYPE | crate::events::SAMPLE_EXTRAS.0;
+    assert!(is_at(sample_offset(all, TIME), SAMPLE_TIME_AT));
+    assert!(is_at(sample_offset(all, CPU), SAMPLE_CPU_AT));
+    assert!(is_at(sample_offset(all, IP), SAMPLE_IP_AT));
+    assert!(is_at(sample_offset(all, TID), SAMPLE_PID_AT));
+    assert!(is_at(
+        trailer_offset_from_end(all, TIME),
+        TRAILER_TIME_FROM_END
+    ));
+};
 
 /// An offset `SAMPLE_TYPE` must have (checked when this compiles).
 const fn present(offset: Option<usize>) -> usize {
@@ -116,6 +156,23 @@ struct RecordView<'a> {
 impl RecordView<'_> {
     fn len(&self) -> usize {
         self.a.len() + self.b.len()
+    }
+
+    /// The header's `misc` (a header is never split: records are 8-aligned in the ring).
+    #[inline(always)]
+    fn misc(&self) -> u16 {
+        match self.a.get(4..6) {
+            Some(&[lo, hi]) => u16::from_ne_bytes([lo, hi]),
+            _ => 0,
+        }
+    }
+
+    /// The native-endian u32 at `off` in the record.
+    #[inline(always)]
+    fn u32_at(&self, off: usize) -> Option<u32> {
+        // (The u32s read are followed by another in the record: the 8 bytes are there.)
+        let [a, b, c, d, ..] = self.u64_at(off)?.to_ne_bytes();
+        Some(u32::from_ne_bytes([a, b, c, d]))
     }
 
     /// The native-endian u64 at `off` in the record.
@@ -209,6 +266,45 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
+/// Notes where a SAMPLE's code was, and the files an MMAP or MMAP2 record maps, for the
+/// build ids of the objects the samples hit.
+#[inline(always)]
+fn note_hit(hits: &mut Hits, r: &RecordView<'_>) {
+    if !hits.is_on() {
+        return;
+    }
+    match r.rtype {
+        SAMPLE => {
+            if let (Some(ip), Some(pid)) = (r.u64_at(SAMPLE_IP_AT), r.u32_at(SAMPLE_PID_AT)) {
+                hits.note_sample(r.misc(), pid, ip);
+            }
+        }
+        // Data mappings (`--call-graph dwarf`) hold no code.
+        MMAP | MMAP2 if r.misc() & perf_abi::misc::MMAP_DATA == 0 => note_mapping(hits, r),
+        _ => {}
+    }
+}
+
+/// The mapping of an MMAP or MMAP2 record (they are few: the record is copied whole).
+#[inline(never)]
+fn note_mapping(hits: &mut Hits, r: &RecordView<'_>) {
+    let bytes = [r.a, r.b].concat();
+    let name_at = match r.rtype {
+        MMAP => MMAP_FILENAME_AT,
+        _ => MMAP2_FILENAME_AT,
+    };
+    let (Some(pid), Some(addr), Some(len), Some(name)) = (
+        r.u32_at(MAP_PID_AT),
+        r.u64_at(MAP_ADDR_AT),
+        r.u64_at(MAP_LEN_AT),
+        bytes.get(name_at..),
+    ) else {
+        return;
+    };
+    let name = name.split(|&b| b == 0).next().unwrap_or(&[]);
+    hits.note_mapping(pid, addr, len, name);
+}
+
 /// The record's time: in a SAMPLE after IDENTIFIER, IP and TID; in the others' sample_id
 /// trailer before CPU and IDENTIFIER (the layout every event here has).
 #[inline(always)]
@@ -264,6 +360,7 @@ pub fn write_snapshots<O: OutputMode>(
     snaps: &[Snapshot],
     w: &mut PerfWriter<O>,
     stats: &mut [RingStats],
+    hits: &mut Hits,
     window: Duration,
 ) -> Result<Option<FlightWindow>, CollectError> {
     let window_ns = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
@@ -280,7 +377,7 @@ pub fn write_snapshots<O: OutputMode>(
             if r.rtype == SAMPLE && time.is_some_and(|t| t < cutoff) {
                 continue;
             }
-            write_one(w, r, stats).map_err(|e| CollectError::Writer {
+            write_one(w, r, stats, hits).map_err(|e| CollectError::Writer {
                 what: "writing records",
                 source: WriterError::from(e),
             })?;
@@ -413,13 +510,14 @@ fn count(r: &RecordView<'_>, stats: &mut RingStats) {
     t.into_stats(stats);
 }
 
-/// Writes one record (as two slices when it wraps) and counts it; a record the writer
-/// refuses is left out and counted as refused (the first named). `Err` only for a failure
-/// of the output.
+/// Writes one record (as two slices when it wraps), counts it and notes where its code
+/// was; a record the writer refuses is left out and counted as refused (the first named).
+/// `Err` only for a failure of the output.
 fn write_one<O: OutputMode>(
     w: &mut PerfWriter<O>,
     r: &RecordView<'_>,
     stats: &mut RingStats,
+    hits: &mut Hits,
 ) -> io::Result<()> {
     let result = if r.b.is_empty() {
         w.write_event_data(r.a)
@@ -428,7 +526,10 @@ fn write_one<O: OutputMode>(
             .map(drop)
     };
     match result {
-        Ok(()) => count(r, stats),
+        Ok(()) => {
+            count(r, stats);
+            note_hit(hits, r);
+        }
         Err(e) => match refusal(&e) {
             Some(why) => {
                 stats.refused += 1;
@@ -464,7 +565,7 @@ pub struct Drained {
 }
 
 /// Copies the ring's pending records, up to `limit` bytes of whole records (at least one),
-/// into `w` and counts them; then gives the ring's bytes back to the kernel up to the last
+/// into `w`, counts them and notes where their code was (`hits`); then gives the ring's bytes back to the kernel up to the last
 /// record the writer holds.
 ///
 /// The bytes go in one call: `write_event_data`, or `write_event_data_vectored` with two
@@ -480,6 +581,7 @@ pub fn drain<O: OutputMode>(
     ring: &mut Ring,
     w: &mut PerfWriter<O>,
     stats: &mut RingStats,
+    hits: &mut Hits,
     limit: usize,
 ) -> Result<Drained, CollectError> {
     let all = ring.pending();
@@ -524,6 +626,7 @@ pub fn drain<O: OutputMode>(
             let mut records = Records::new(&p);
             for r in records.by_ref() {
                 tally.add(&r);
+                note_hit(hits, &r);
             }
             tally.into_stats(stats);
             let (tail, taken) = (p.tail, records.taken());
@@ -546,7 +649,7 @@ pub fn drain<O: OutputMode>(
     let mut records = Records::new(&p);
     let mut done = 0;
     while let Some(r) = records.next() {
-        if let Err(e) = write_one(w, &r, stats) {
+        if let Err(e) = write_one(w, &r, stats, hits) {
             failure = Some(e);
             break;
         }

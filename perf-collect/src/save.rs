@@ -1,6 +1,7 @@
 //! Once the recording stops: the rings' last records, the losses the kernel did not report,
 //! and the output finalized, with what became of it (complete, cut short, closed).
 
+use crate::build_ids::Hits;
 use crate::error::CollectError;
 use crate::error::{io_writer_err, writer_err};
 use crate::options::Options;
@@ -12,6 +13,7 @@ use crate::sys::Snapshot;
 use crate::watch::{drain_pass, would_block, Rounds};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signalfd::SignalFd;
+use perf_writer_std::perf_encode::features::BuildIdEntry;
 use perf_writer_std::perf_encode::records::{PidTid, SampleCpu, SampleId};
 use perf_writer_std::{OutputMode, PerfHeaderIndex, PerfWriter, WriterError};
 use std::time::{Duration, Instant};
@@ -64,12 +66,14 @@ fn through_stream<T, O: OutputMode>(
     }
 }
 
-/// Takes what the rings still hold and finalizes the output.
+/// Takes what the rings still hold, adds the build ids of the objects the samples hit,
+/// and finalizes the output.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn save<O: OutputMode>(
     mut w: PerfWriter<O>,
     rings: &mut Rings,
     stats: &mut [RingStats],
+    hits: &mut Hits,
     stop: StopReason,
     target: &Target,
     sigfd: &SignalFd,
@@ -101,7 +105,8 @@ pub(crate) fn save<O: OutputMode>(
             Some(window) => {
                 let snaps: Vec<Snapshot> = rings.cpus.iter().map(|r| r.ring.snapshot()).collect();
                 through_stream(&mut w, target, |w| {
-                    summary.flight_window = ring_reader::write_snapshots(&snaps, w, stats, window)?;
+                    summary.flight_window =
+                        ring_reader::write_snapshots(&snaps, w, stats, hits, window)?;
                     Ok(())
                 })
                 .and_then(|()| {
@@ -113,6 +118,7 @@ pub(crate) fn save<O: OutputMode>(
                 &mut w,
                 rings,
                 stats,
+                hits,
                 target,
                 sigfd,
                 &mut saving,
@@ -142,6 +148,9 @@ pub(crate) fn save<O: OutputMode>(
         w.set_nr_cpus_header(n, n);
     }
     summary.stats = total;
+    if hits.is_on() {
+        add_build_ids(&mut w, hits, &mut summary.warnings);
+    }
     // A full output is finished all the same: the writer keeps what reached it.
     let finished = match output_error {
         Some(e) if output_stop(&e) != Some(StopReason::OutputFull) => Err(e),
@@ -221,13 +230,36 @@ fn full_error(e: &CollectError) -> String {
     }
 }
 
+/// HEADER_BUILD_ID: the build ids of the objects the samples hit (what cannot be read is
+/// left out; a header the writer refuses is a warning).
+fn add_build_ids<O: OutputMode>(w: &mut PerfWriter<O>, hits: &Hits, warnings: &mut Vec<String>) {
+    let ids = hits.build_ids();
+    if ids.is_empty() {
+        return;
+    }
+    let entries: Vec<BuildIdEntry<'_>> = ids
+        .iter()
+        .map(|o| BuildIdEntry {
+            misc: o.cpumode,
+            pid: -1,
+            build_id: &o.build_id,
+            filename: &o.path,
+        })
+        .collect();
+    if let Err(e) = w.set_build_id_header(&entries) {
+        warnings.push(format!("the build ids were left out: {e}"));
+    }
+}
+
 /// The rings' last records into the writer, a chunk at a time. Saving that takes longer
 /// than [`SAVING_NOTICE`] is announced, and a stop signal after that leaves the rest out;
 /// returns the bytes left out.
+#[allow(clippy::too_many_arguments)]
 fn drain_for_save<O: OutputMode>(
     w: &mut PerfWriter<O>,
     rings: &mut Rings,
     stats: &mut [RingStats],
+    hits: &mut Hits,
     target: &Target,
     sigfd: &SignalFd,
     saving: &mut Saving,
@@ -237,7 +269,7 @@ fn drain_for_save<O: OutputMode>(
     loop {
         let pass = through_stream(w, target, |w| {
             rounds.write(w)?;
-            drain_pass(w, rings, stats)
+            drain_pass(w, rings, stats, hits)
         })?;
         rounds.after(pass);
         if pass.left == 0 {
@@ -272,7 +304,7 @@ fn add_unreported_losses<O: OutputMode>(
     rings: &Rings,
     stats: &mut [RingStats],
 ) -> Result<(), CollectError> {
-    if !rings.read_lost {
+    if !rings.read_lost() {
         return Ok(());
     }
     let last_time = stats.iter().map(|s| s.last_time).max().unwrap_or(0);

@@ -12,6 +12,8 @@ pub enum StopReason {
     Signal(i32),
     /// The duration (`-d`) passed.
     Duration,
+    /// The processes and threads recorded (`-p`, `-t`) and what they started have exited.
+    TasksExited,
     /// The reader of the pipe went away.
     OutputClosed,
     /// The output's device is full (or its quota or file size limit reached): the file

@@ -180,6 +180,59 @@ pub fn start_with_default_signals(cmd: &mut std::process::Command) {
     }
 }
 
+/// Holds `cmd`'s child between fork and exec until its parent says go: the child closes
+/// its copy of `go_writer` (the parent's end of the go pipe, so that the parent closing
+/// it is seen), writes its pid (4 bytes, this machine's byte order) to `pid_to`, and
+/// reads one byte from `go_from`; it goes on to exec once the byte came, and exits
+/// without exec (spawn then fails) when the pipe is closed without one.
+///
+/// The caller spawns `cmd` on another thread (`spawn` returns only after the exec), reads
+/// the pid, prepares what needs the process to exist before its exec (perf events opened
+/// with `enable_on_exec`), and then writes the byte.
+pub fn hold_before_exec(
+    cmd: &mut std::process::Command,
+    pid_to: std::os::fd::RawFd,
+    go_from: std::os::fd::RawFd,
+    go_writer: std::os::fd::RawFd,
+) {
+    use nix::libc;
+    use std::os::unix::process::CommandExt;
+    let hook = move || -> io::Result<()> {
+        let pid = nix::unistd::getpid().as_raw().to_ne_bytes();
+        let mut go = [0u8; 1];
+        // SAFETY: runs in the forked child before exec, where only async-signal-safe calls
+        // are allowed: `close`, `write` and `read` are (getpid above too), nothing here
+        // allocates or takes a lock, and an `io::Error` made from an errno does not
+        // allocate. The three descriptors were open in the parent when it forked, so they
+        // are open here (`go_writer` is closed once, before the loops); `pid` and `go` are
+        // locals that outlive the calls, and each call is given its buffer's length.
+        unsafe {
+            libc::close(go_writer);
+            let mut sent = 0usize;
+            while sent < pid.len() {
+                let n = libc::write(pid_to, pid.as_ptr().add(sent).cast(), pid.len() - sent);
+                match n {
+                    n if n > 0 => sent += n as usize,
+                    -1 if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+                    _ => return Err(io::Error::from_raw_os_error(libc::EPIPE)),
+                }
+            }
+            loop {
+                match libc::read(go_from, go.as_mut_ptr().cast(), go.len()) {
+                    1 => return Ok(()),
+                    -1 if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+                    _ => return Err(io::Error::from_raw_os_error(libc::ECANCELED)),
+                }
+            }
+        }
+    };
+    // SAFETY: `pre_exec` runs `hook` in the forked child before exec; `hook` makes only
+    // async-signal-safe calls and touches no state shared with the parent (see above).
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+}
+
 /// This machine's page size.
 pub fn page_size() -> usize {
     nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)

@@ -2,6 +2,7 @@
 //! deadline, a stream that can take bytes again), moves what the rings hold into the writer
 //! a chunk at a time, and marks rounds as perf expects them.
 
+use crate::build_ids::Hits;
 use crate::command::Command as RecordedCommand;
 use crate::error::CollectError;
 use crate::error::{io_writer_err, writer_err};
@@ -37,10 +38,11 @@ pub(crate) fn drain_pass<O: OutputMode>(
     w: &mut PerfWriter<O>,
     rings: &mut Rings,
     stats: &mut [RingStats],
+    hits: &mut Hits,
 ) -> Result<Pass, CollectError> {
     let mut pass = Pass::default();
     for (r, stats) in rings.cpus.iter_mut().zip(stats) {
-        let d = ring_reader::drain(&mut r.ring, w, stats, DRAIN_CHUNK)?;
+        let d = ring_reader::drain(&mut r.ring, w, stats, hits, DRAIN_CHUNK)?;
         pass.wrote |= d.wrote;
         pass.left += d.left as u64;
     }
@@ -87,17 +89,35 @@ pub(crate) fn would_block(e: &CollectError) -> bool {
     matches!(e, CollectError::Writer { source: WriterError::Io(io), .. } if io.kind() == io::ErrorKind::WouldBlock)
 }
 
-/// Records until the command exits, SIGINT / SIGTERM / SIGHUP, the duration passes, or
-/// the output is closed or full; returns why it stopped.
+/// What the loop works with besides the writer and the rings.
+pub(crate) struct Watched<'a> {
+    /// Counts per ring.
+    pub(crate) stats: &'a mut [RingStats],
+    /// Where the samples' code was.
+    pub(crate) hits: &'a mut Hits,
+    /// The stop signals and SIGCHLD.
+    pub(crate) sigfd: &'a SignalFd,
+    /// The recorded tasks were listed (`-p`, `-t`): the recording stops once every event
+    /// has hung up (they and what they started have exited).
+    pub(crate) stop_when_tasks_exit: bool,
+}
+
+/// Records until the command exits, SIGINT / SIGTERM / SIGHUP, the duration passes, the
+/// listed tasks exit, or the output is closed or full; returns why it stopped.
 pub(crate) fn watch<O: OutputMode>(
     w: &mut PerfWriter<O>,
     rings: &mut Rings,
-    stats: &mut [RingStats],
-    sigfd: &SignalFd,
+    watched: Watched<'_>,
     mut command: Option<&mut RecordedCommand>,
     target: &Target,
     opts: &Options,
 ) -> Result<StopReason, CollectError> {
+    let Watched {
+        stats,
+        hits,
+        sigfd,
+        stop_when_tasks_exit,
+    } = watched;
     let pipe = target.is_pipe();
     let flight = opts.flight_recorder.is_some();
     // (A flight recorder writes nothing until it stops: no progress to show.)
@@ -127,19 +147,28 @@ pub(crate) fn watch<O: OutputMode>(
             Some(d) => PollTimeout::try_from(d.as_millis().max(1)).unwrap_or(PollTimeout::MAX),
             None => PollTimeout::NONE,
         };
+        // The rings whose polled event hung up (its task exited).
+        let mut hung: Vec<usize> = Vec::new();
         {
             let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(rings.cpus.len() + 1);
             fds.push(PollFd::new(sigfd.as_fd(), PollFlags::POLLIN));
+            // Per entry after the signals: its ring.
+            let mut ring_of: Vec<usize> = Vec::with_capacity(rings.cpus.len());
             match (blocked, target.stdout()) {
                 (true, Some(out)) => fds.push(PollFd::new(out.as_fd(), PollFlags::POLLOUT)),
-                _ if !flight => {
-                    for r in &rings.cpus {
-                        if let Some(owner) = r.owner() {
-                            fds.push(PollFd::new(owner.as_fd(), PollFlags::POLLIN));
+                // A flight recorder reads nothing while recording, but hears of exits.
+                _ => {
+                    let wanted = match flight {
+                        true => PollFlags::empty(),
+                        false => PollFlags::POLLIN,
+                    };
+                    for (i, r) in rings.cpus.iter().enumerate() {
+                        if let Some(fd) = r.poll_fd() {
+                            fds.push(PollFd::new(fd.as_fd(), wanted));
+                            ring_of.push(i);
                         }
                     }
                 }
-                _ => {}
             }
             match poll(&mut fds, timeout) {
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
@@ -150,10 +179,20 @@ pub(crate) fn watch<O: OutputMode>(
                     })
                 }
             }
+            for (fd, &ring) in fds.iter().skip(1).zip(&ring_of) {
+                if fd.revents().is_some_and(|r| r.contains(PollFlags::POLLHUP)) {
+                    hung.push(ring);
+                }
+            }
+        }
+        for ring in hung {
+            if let Some(r) = rings.cpus.get_mut(ring) {
+                r.hung_up();
+            }
         }
         if !flight {
             let moved = rounds.write(w).and_then(|()| {
-                let pass = drain_pass(w, rings, stats)?;
+                let pass = drain_pass(w, rings, stats, hits)?;
                 rounds.after(pass);
                 left = pass.left;
                 rounds.write(w)?;
@@ -195,6 +234,9 @@ pub(crate) fn watch<O: OutputMode>(
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break StopReason::Duration;
+        }
+        if stop_when_tasks_exit && rings.cpus.iter().all(|r| r.poll_fd().is_none()) {
+            break StopReason::TasksExited;
         }
     };
     if progress {

@@ -267,7 +267,14 @@ fn host_headers_as_perf_record_prints_them() {
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("collect.data");
     let theirs = dir.path().join("record.data");
-    collect_workload(path_str(&ours), &["sched:sched_switch"], &["getppid", "1"]);
+    // Every CPU's switches (-a), so that the file has samples to time whatever the
+    // workload does: its own may have none.
+    collect_workload_with(
+        path_str(&ours),
+        &["sched:sched_switch"],
+        &["-a"],
+        &["getppid", "1"],
+    );
     perf_record(&theirs, &["sched:sched_switch"], &["getppid", "1"]);
     let header = |p: &Path| {
         let out = perf_report_header(p, true);
@@ -384,4 +391,67 @@ fn flight_recorder_keeps_the_last_seconds() {
     let script = integration_tests::perf_tool::perf_script_stdin_with(&out.stdout, &SCRIPT_FIELDS);
     script.assert_clean();
     assert_eq!(count_of(&script_events(&script), pid, EVENT), 150);
+}
+
+#[test]
+fn a_tracepoint_recording_follows_its_command_and_every_cpu_with_a() {
+    const EVENT: &str = "syscalls:sys_enter_getppid";
+    if !require_collect(EVENT) {
+        return;
+    }
+    // Another process calls getppid all along the recordings, 100 calls every 10 ms or
+    // so: few enough that no ring overflows (perf script would warn of lost events), and
+    // for a minute at least. It is killed however the test ends.
+    let paced: Vec<&str> = ["getppid", "100", "spin", "10"].repeat(6000);
+    let mut other = KillOnDrop(
+        Command::new(WORKLOAD)
+            .args(paced)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(other.0.stderr.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let other_pid = workload_pid(&line);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("collect.data");
+    let calls = |options: &[&str]| {
+        let (pid, _) = collect_workload_with(
+            path_str(&path),
+            &[EVENT],
+            options,
+            &["getppid", "1000", "spin", "100"],
+        );
+        let script = perf_script(&path, &SCRIPT_FIELDS);
+        script.assert_clean();
+        let events = script_events(&script);
+        (
+            count_of(&events, pid, EVENT),
+            count_of(&events, other_pid, EVENT),
+        )
+    };
+    // By default the command alone (as with perf record), every call of it.
+    let followed = calls(&[]);
+    // With -a every CPU: the other process's calls too.
+    let everyone = calls(&["-a"]);
+    drop(other);
+    assert_eq!(followed, (1000, 0));
+    assert_eq!(everyone.0, 1000);
+    assert!(everyone.1 > 0, "{everyone:?}");
+}
+
+/// A child process killed and reaped when dropped, a panic included.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -69,6 +69,28 @@ fn wait_for_output(path: &Path) {
     std::thread::sleep(Duration::from_millis(300));
 }
 
+/// Waits until the command of the collector `pid` runs: a child of it that has left the
+/// collector's image (perf-collect starts the command, or lets the one it holds exec, once
+/// its events are enabled), so that a signal sent now comes mid-recording.
+fn wait_for_command(pid: u32) {
+    let started = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // "PID (COMM) STATE PPID ...": the comm may hold spaces and parentheses.
+            let Some((head, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+            ppid == Some(pid) && !head.ends_with("(perf-collect")
+        })
+    };
+    let start = Instant::now();
+    while !started() && start.elapsed() < BOUND {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(started(), "the command of perf-collect {pid} did not start");
+}
+
 /// A recording perf 6.1 and linux-perf-data read whole: returns its sched_switch events.
 fn readable(path: &Path) -> usize {
     let script = perf_script(path, &SCRIPT_FIELDS);
@@ -193,13 +215,14 @@ fn duration_ends_a_longer_command() {
     readable(&path);
 }
 
-/// perf-collect recording `command` (none when empty), stopped by `signal` after a moment;
-/// started with SIGINT and SIGTERM ignored when `ignored` (as a shell starts a background
-/// job).
+/// perf-collect recording `command` (none when empty), stopped by `signal` once the
+/// command runs, or `pause` after its output appeared when there is none; started with
+/// SIGINT and SIGTERM ignored when `ignored` (as a shell starts a background job).
 fn stopped_by(
     signal: &str,
     ignored: bool,
     command: &[&str],
+    pause: Duration,
 ) -> (PathBuf, tempfile::TempDir, Output) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("collect.data");
@@ -211,7 +234,8 @@ fn stopped_by(
             c
         }
     };
-    cmd.args(["-e", "sched:sched_switch", "-o", path_str(&path)]);
+    // Every CPU's switches (-a): the recorded command alone may have none.
+    cmd.args(["-a", "-e", "sched:sched_switch", "-o", path_str(&path)]);
     if !command.is_empty() {
         cmd.arg("--").args(command);
     }
@@ -222,6 +246,10 @@ fn stopped_by(
         .spawn()
         .unwrap();
     wait_for_output(&path);
+    match command.is_empty() {
+        true => std::thread::sleep(pause),
+        false => wait_for_command(child.id()),
+    }
     send(signal, child.id());
     let out = wait_bounded(child, &format!("kill -{signal}"));
     (path, dir, out)
@@ -234,14 +262,28 @@ fn sigint_and_sigterm_mid_recording_leave_a_file_perf_reads() {
     }
     for (signal, number, ignored) in [("INT", 2, false), ("TERM", 15, false), ("INT", 2, true)] {
         for command in [&[][..], &["sleep", "600"][..]] {
-            let (path, _dir, out) = stopped_by(signal, ignored, command);
-            let err = stderr(&out);
-            assert!(out.status.success(), "{err}");
-            assert!(err.contains(&format!("stopped: signal {number}")), "{err}");
-            if !command.is_empty() {
-                assert!(err.contains("the command was sent SIGTERM"), "{err}");
+            // With no command nothing outside tells when the events are enabled (after
+            // perf-collect has described what runs, which takes long on a busy machine):
+            // a signal before it leaves a readable file with no switch, and the next try
+            // waits longer.
+            let mut switches = 0;
+            for pause in [300, 1000, 3000].map(Duration::from_millis) {
+                let (path, _dir, out) = stopped_by(signal, ignored, command, pause);
+                let err = stderr(&out);
+                assert!(out.status.success(), "{err}");
+                assert!(err.contains(&format!("stopped: signal {number}")), "{err}");
+                if !command.is_empty() {
+                    assert!(err.contains("the command was sent SIGTERM"), "{err}");
+                }
+                switches = readable(&path);
+                if switches > 0 {
+                    break;
+                }
             }
-            assert!(readable(&path) > 0);
+            assert!(
+                switches > 0,
+                "kill -{signal}, command {command:?}: no switch"
+            );
         }
     }
 }
@@ -314,6 +356,7 @@ fn a_command_that_ignores_sigterm_is_waited_for_after_the_file_is_saved() {
     ]);
     let lines = stderr_lines(&mut child);
     wait_for_output(&path);
+    wait_for_command(child.id());
     send("INT", child.id());
     // The recording is saved and perf-collect says it waits for the command.
     let mut seen = Vec::new();
@@ -507,10 +550,21 @@ fn a_full_output_keeps_a_valid_truncated_file_and_says_so() {
     std::fs::remove_file(&path).unwrap();
 
     // Compressed, the records wait in the compressor: the disk fills as its last ones go
-    // out, at finish, and the file still keeps what reached it.
+    // out, at finish, and the file still keeps what reached it. The tmpfs shrinks to 128
+    // KiB first: getppid samples compress about 40 times, and on a busy machine the
+    // kernel may drop most of the 2,000,000 (once 1.6 M), which left too little to fill a
+    // MiB.
+    let shrunk = Command::new("mount")
+        .args(["-o", "remount,size=128k"])
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(shrunk.success(), "remount the tmpfs at 128 KiB");
     let out = wait_bounded(
         start(&[
             "-z",
+            "-m",
+            RING_PAGES,
             "-e",
             EVENT,
             "-o",
@@ -773,7 +827,7 @@ fn sighup_stops_a_recording_and_a_stopped_command_is_continued() {
     if !require_collect("sched:sched_switch") {
         return;
     }
-    let (path, _dir, out) = stopped_by("HUP", false, &["sleep", "600"]);
+    let (path, _dir, out) = stopped_by("HUP", false, &["sleep", "600"], Duration::ZERO);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("stopped: signal 1"), "{err}");
@@ -882,6 +936,7 @@ fn a_recording_that_cannot_start_leaves_an_existing_file_as_it_was() {
     let link = dir.path().join("link.data");
     std::os::unix::fs::symlink(&path, &link).unwrap();
     let out = collect(&[
+        "-a",
         "-e",
         "sched:sched_switch",
         "-o",
@@ -984,6 +1039,7 @@ fn stderr_or_stdout_that_cannot_be_written_changes_nothing() {
             .code()
     };
     let record = [
+        "-a",
         "-e",
         "sched:sched_switch",
         "-o",

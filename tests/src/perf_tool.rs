@@ -266,6 +266,13 @@ pub enum HostSymbols {
     /// `--symfs` set to an empty directory for the commands that symbolize (see the module
     /// docs). Output does not depend on the machine.
     Hidden,
+    /// As [`HostSymbols::Hidden`], with `--symfs` pointing at `dir` instead of an empty
+    /// directory: perf symbolizes the binaries the test put there (at their absolute paths
+    /// below `dir`, as `--symfs` reads them) and nothing else of the host.
+    Symfs {
+        /// The symbol file system: the test's binaries at their paths below it.
+        dir: PathBuf,
+    },
     /// perf as a user runs it, with `HOME` set to `home`: its build-id cache, the running
     /// kernel's `/proc/kallsyms` and the host's binaries are all reachable. Only for the
     /// self-check that shows what [`HostSymbols::Hidden`] hides.
@@ -306,13 +313,19 @@ impl PerfCommand {
             .env("PERF_CONFIG", "/dev/null")
             .stdin(Stdio::null());
         let private_home = match host {
-            HostSymbols::Hidden => {
+            HostSymbols::Hidden | HostSymbols::Symfs { .. } => {
                 let home = tempfile::Builder::new()
                     .prefix("perf-harness-home-")
                     .tempdir()
                     .expect("create a private HOME for perf");
-                let empty = home.path().join("symfs");
-                std::fs::create_dir(&empty).expect("create an empty symfs");
+                let symfs = match host {
+                    HostSymbols::Symfs { dir } => dir.clone(),
+                    _ => {
+                        let empty = home.path().join("symfs");
+                        std::fs::create_dir(&empty).expect("create an empty symfs");
+                        empty
+                    }
+                };
                 command
                     .env("HOME", home.path())
                     .env("PERF_BUILDID_DIR", home.path().join(".debug"));
@@ -322,7 +335,7 @@ impl PerfCommand {
                 if let Some(sub) = sub {
                     command.arg(sub);
                     if SYMBOLIZING_COMMANDS.contains(&sub) {
-                        command.arg(format!("--symfs={}", path_str(&empty)));
+                        command.arg(format!("--symfs={}", path_str(&symfs)));
                     }
                 }
                 command.args(rest);
