@@ -45,8 +45,8 @@ pub fn attr_from_bytes(bytes: &[u8], endian: Endian) -> Result<td::PerfEventAttr
     };
     Ok(td::PerfEventAttr {
         attr_type: td::PerfEventAttrType(u32_at(0)),
-        // The writer writes every attr with its own published size.
-        size: td::PerfEventAttrSize(TD_ATTR_LEN as u32),
+        // As stored (the writer writes every attr with a published size of its own).
+        size: td::PerfEventAttrSize(u32_at(4)),
         config: u64_at(8),
         sample_time: u64_at(16),
         sample_type: td::PerfEventAttrSampleType(u64_at(24)),

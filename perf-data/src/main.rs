@@ -5,6 +5,7 @@ mod attr_bytes;
 mod convert;
 mod decompress;
 mod error;
+mod info;
 mod output;
 mod read;
 mod trace;
@@ -51,6 +52,11 @@ enum Command {
         /// The output's byte order (default: the input's).
         #[arg(long, value_enum)]
         endian: Option<EndianArg>,
+    },
+    /// Say what `perf report --header-only` and `perf report --stats` would say of FILE.
+    Info {
+        /// The perf.data file or stream (`-` for stdin).
+        file: PathBuf,
     },
 }
 
@@ -115,6 +121,10 @@ fn run(cli: Cli) -> Result<(), DataError> {
                 );
             }
             convert::convert(&trace, &output, &opts)
+        }
+        Command::Info { file } => {
+            let trace = read::parse(&file, read::read_input(&file)?)?;
+            output::to_stdout(info::report(&trace)?.as_bytes())
         }
     }
 }
