@@ -19,10 +19,15 @@ const FLAGS_AT: usize = 40;
 /// the 128th (`config3` and later fields, which the writer's attr type cannot carry).
 pub fn attr_from_bytes(bytes: &[u8], endian: Endian) -> Result<td::PerfEventAttr, String> {
     if bytes.len() < 64 {
-        return Err(format!("attr of {} bytes, shorter than perf's first (64)", bytes.len()));
+        return Err(format!(
+            "attr of {} bytes, shorter than perf's first (64)",
+            bytes.len()
+        ));
     }
     if bytes.iter().skip(TD_ATTR_LEN).any(|&b| b != 0) {
-        return Err("attr has fields past sig_data (config3) set, which this tool cannot carry".into());
+        return Err(
+            "attr has fields past sig_data (config3) set, which this tool cannot carry".into(),
+        );
     }
     let mut b = [0u8; TD_ATTR_LEN];
     let n = bytes.len().min(TD_ATTR_LEN);

@@ -98,10 +98,12 @@ fn fill<O: OutputMode>(
     mut w: PerfWriter<O>,
 ) -> Result<O::Stream, DataError> {
     let path = &trace.path;
-    let refused = |what: String| move |source: WriterError| DataError::Writer {
-        path: path.clone(),
-        what,
-        source,
+    let refused = |what: String| {
+        move |source: WriterError| DataError::Writer {
+            path: path.clone(),
+            what,
+            source,
+        }
     };
     let expand = opts.decompress || opts.compress.is_some();
     w.set_compression(opts.compress)
@@ -136,9 +138,10 @@ fn fill<O: OutputMode>(
         if r.type_ == record_type::COMPRESSED && expand {
             let d = match &mut decompressor {
                 Some(d) => d,
-                None => decompressor.insert(Decompressor::new(trace.endian).map_err(|e| {
-                    DataError::bad(path, format!("zstd: {e}"))
-                })?),
+                None => decompressor.insert(
+                    Decompressor::new(trace.endian)
+                        .map_err(|e| DataError::bad(path, format!("zstd: {e}")))?,
+                ),
             };
             d.feed(&bytes[8..], |rec| w.write_event_data(rec))
                 .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?

@@ -153,7 +153,14 @@ fn event_line(ev: &Event) -> String {
     let mut fields: Vec<(String, String)> = Vec::new();
     let mut num = |k: &str, v: u64, hex: bool| {
         if v != 0 {
-            fields.push((k.into(), if hex { format!("{v:#x}") } else { v.to_string() }));
+            fields.push((
+                k.into(),
+                if hex {
+                    format!("{v:#x}")
+                } else {
+                    v.to_string()
+                },
+            ));
         }
     };
     num("type", a.attr_type.0.into(), false);
@@ -173,10 +180,16 @@ fn event_line(ev: &Event) -> String {
         parts.join("|")
     };
     if a.sample_type.0 != 0 {
-        fields.push(("sample_type".into(), names(a.sample_type.0, &SAMPLE_TYPE_NAMES)));
+        fields.push((
+            "sample_type".into(),
+            names(a.sample_type.0, &SAMPLE_TYPE_NAMES),
+        ));
     }
     if a.read_format.0 != 0 {
-        fields.push(("read_format".into(), names(a.read_format.0, &READ_FORMAT_NAMES)));
+        fields.push((
+            "read_format".into(),
+            names(a.read_format.0, &READ_FORMAT_NAMES),
+        ));
     }
     let flags = a.options.0;
     for (bits, name) in FLAG_NAMES {
@@ -187,10 +200,21 @@ fn event_line(ev: &Event) -> String {
     }
     let mut num = |k: &str, v: u64, hex: bool| {
         if v != 0 {
-            fields.push((k.into(), if hex { format!("{v:#x}") } else { v.to_string() }));
+            fields.push((
+                k.into(),
+                if hex {
+                    format!("{v:#x}")
+                } else {
+                    v.to_string()
+                },
+            ));
         }
     };
-    num("{ wakeup_events, wakeup_watermark }", a.wakeup_value.into(), false);
+    num(
+        "{ wakeup_events, wakeup_watermark }",
+        a.wakeup_value.into(),
+        false,
+    );
     num("bp_type", a.bp_type.into(), false);
     num("{ bp_addr, config1 }", a.config1, true);
     num("{ bp_len, config2 }", a.config2, true);
@@ -211,7 +235,11 @@ fn event_line(ev: &Event) -> String {
     num("aux_sample_size", a.aux_sample_size.into());
     num("sig_data", a.sig_data);
     let ids: Vec<String> = ev.ids.iter().map(u64::to_string).collect();
-    let mut line = format!("# event : name = {}, , id = {{ {} }}", ev.name, ids.join(", "));
+    let mut line = format!(
+        "# event : name = {}, , id = {{ {} }}",
+        ev.name,
+        ids.join(", ")
+    );
     for (k, v) in fields {
         let _ = write!(line, ", {k} = {v}");
     }
@@ -312,7 +340,12 @@ pub fn report(trace: &Trace) -> Result<String, DataError> {
         }
     }
     if let Some(n) = f.get(&feature::NRCPUS).and_then(|b| {
-        parse_with(b, e, |b| NrCpus::parse::<_, LittleEndian>(b), |b| NrCpus::parse::<_, BigEndian>(b))
+        parse_with(
+            b,
+            e,
+            |b| NrCpus::parse::<_, LittleEndian>(b),
+            |b| NrCpus::parse::<_, BigEndian>(b),
+        )
     }) {
         let _ = writeln!(out, "# nrcpus online : {}", n.nr_cpus_online);
         let _ = writeln!(out, "# nrcpus avail : {}", n.nr_cpus_available);
@@ -337,15 +370,23 @@ pub fn report(trace: &Trace) -> Result<String, DataError> {
     }
     for &bit in &SUMMARIZED[..2] {
         if f.contains_key(&bit) {
-            let _ = writeln!(out, "# {} info available, use -I to display", feature_name(bit));
+            let _ = writeln!(
+                out,
+                "# {} info available, use -I to display",
+                feature_name(bit)
+            );
         }
     }
     if let Some(b) = f.get(&feature::PMU_MAPPINGS) {
         let mut pos = 4;
         let mut parts = Vec::new();
         for _ in 0..u32_at(b, 0, e).unwrap_or(0) {
-            let Some(type_) = u32_at(b, pos, e) else { break };
-            let Some((name, next)) = header_string(b, pos + 4, e) else { break };
+            let Some(type_) = u32_at(b, pos, e) else {
+                break;
+            };
+            let Some((name, next)) = header_string(b, pos + 4, e) else {
+                break;
+            };
             parts.push(format!("{name} = {type_}"));
             pos = next;
         }
@@ -362,8 +403,16 @@ pub fn report(trace: &Trace) -> Result<String, DataError> {
             |b| SampleTimeRange::parse::<_, BigEndian>(b),
         )
     }) {
-        let _ = writeln!(out, "# time of first sample : {}", usec_time(t.first_sample_time));
-        let _ = writeln!(out, "# time of last sample : {}", usec_time(t.last_sample_time));
+        let _ = writeln!(
+            out,
+            "# time of first sample : {}",
+            usec_time(t.first_sample_time)
+        );
+        let _ = writeln!(
+            out,
+            "# time of last sample : {}",
+            usec_time(t.last_sample_time)
+        );
         let ms = t.last_sample_time.saturating_sub(t.first_sample_time) as f64 / 1e6;
         let _ = writeln!(out, "# sample duration : {ms:10.3} ms");
     }
@@ -382,7 +431,11 @@ pub fn report(trace: &Trace) -> Result<String, DataError> {
         )
     }) {
         let kind = if c.type_ == 1 { "Zstd" } else { "Unknown" };
-        let _ = writeln!(out, "# compressed : {kind}, level = {}, ratio = {}", c.level, c.ratio);
+        let _ = writeln!(
+            out,
+            "# compressed : {kind}, level = {}, ratio = {}",
+            c.level, c.ratio
+        );
     }
     let missing: Vec<String> = (1..=PERF_6_1_LAST_FEATURE)
         .filter(|b| !f.contains_key(b))
@@ -400,7 +453,11 @@ pub fn report(trace: &Trace) -> Result<String, DataError> {
     let _ = writeln!(out, "{:>20} events: {total:>10}", "TOTAL");
     for (&type_, &n) in &counts.by_type {
         let pct = 100.0 * n as f64 / total.max(1) as f64;
-        let _ = writeln!(out, "{:>20} events: {n:>10}  ({pct:4.1}%)", stats_name(type_));
+        let _ = writeln!(
+            out,
+            "{:>20} events: {n:>10}  ({pct:4.1}%)",
+            stats_name(type_)
+        );
     }
     for (&i, &n) in &counts.samples {
         let _ = writeln!(out, "{} stats:", trace.events[i].name);

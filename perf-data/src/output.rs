@@ -34,10 +34,9 @@ impl Sink {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = path.file_name().map_or_else(
-            || "perf.data".into(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = path
+            .file_name()
+            .map_or_else(|| "perf.data".into(), |n| n.to_string_lossy().into_owned());
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".perf-data")

@@ -122,7 +122,10 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let attrs = section(path, &bytes, 24, endian, "attrs")?;
     let data = section(path, &bytes, 40, endian, "data")?;
     if attr_size <= 16 {
-        return Err(DataError::bad(path, format!("attr_size {attr_size} in the header")));
+        return Err(DataError::bad(
+            path,
+            format!("attr_size {attr_size} in the header"),
+        ));
     }
     let reader = PerfFileReader::parse_file(Cursor::new(&bytes[..]))
         .map_err(|e| DataError::bad(path, format!("linux-perf-data: {e}")))?;
@@ -132,7 +135,10 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let mut raw_attrs: Vec<(&[u8], Vec<u64>)> = Vec::new();
     for entry in bytes[attrs].chunks(attr_size) {
         if entry.len() < attr_size {
-            return Err(DataError::bad(path, "the attrs section ends inside an attr"));
+            return Err(DataError::bad(
+                path,
+                "the attrs section ends inside an attr",
+            ));
         }
         let attr = &entry[..attr_size - 16];
         let at = attr_size - 16;
@@ -281,7 +287,10 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
                 let Some(attr) = b.get(8..8 + attr_len) else {
                     return Err(DataError::bad(
                         path,
-                        format!("HEADER_ATTR at byte {} is shorter than its attr", r.range.start),
+                        format!(
+                            "HEADER_ATTR at byte {} is shorter than its attr",
+                            r.range.start
+                        ),
                     ));
                 };
                 let ids = b[8 + attr_len..]
@@ -303,17 +312,19 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
             }
             record_type::HEADER_TRACING_DATA => {
                 let size = u32_at(b, 8, endian).unwrap_or(0) as usize;
-                let head = usize::from(header_type_and_size(endian, b.first_chunk().unwrap_or(&[0; 8])).1);
+                let head =
+                    usize::from(header_type_and_size(endian, b.first_chunk().unwrap_or(&[0; 8])).1);
                 if let Some(blob) = b.get(head..head + size) {
                     features.insert(feature::TRACING_DATA, blob.to_vec());
                 }
             }
-            record_type::EVENT_UPDATE => {
-                if u64_at(b, 8, endian) == Some(EVENT_UPDATE_NAME) {
-                    if let Some(id) = u64_at(b, 16, endian) {
-                        let name = b[24.min(b.len())..].split(|&c| c == 0).next().unwrap_or_default();
-                        update_names.insert(id, String::from_utf8_lossy(name).into_owned());
-                    }
+            record_type::EVENT_UPDATE if u64_at(b, 8, endian) == Some(EVENT_UPDATE_NAME) => {
+                if let Some(id) = u64_at(b, 16, endian) {
+                    let name = b[24.min(b.len())..]
+                        .split(|&c| c == 0)
+                        .next()
+                        .unwrap_or_default();
+                    update_names.insert(id, String::from_utf8_lossy(name).into_owned());
                 }
             }
             _ => {}
@@ -322,8 +333,14 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let events = match features.get(&feature::EVENT_DESC) {
         Some(desc) => {
             let described = match endian {
-                Endian::Little => AttributeDescription::parse_event_desc_section::<_, byteorder::LittleEndian>(Cursor::new(&desc[..])),
-                Endian::Big => AttributeDescription::parse_event_desc_section::<_, byteorder::BigEndian>(Cursor::new(&desc[..])),
+                Endian::Little => AttributeDescription::parse_event_desc_section::<
+                    _,
+                    byteorder::LittleEndian,
+                >(Cursor::new(&desc[..])),
+                Endian::Big => AttributeDescription::parse_event_desc_section::<
+                    _,
+                    byteorder::BigEndian,
+                >(Cursor::new(&desc[..])),
             }
             .map_err(|e| DataError::bad(path, format!("EVENT_DESC: linux-perf-data: {e}")))?;
             events_of(path, endian, &described, &raw_attrs)?
@@ -338,12 +355,19 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
                     .iter()
                     .find_map(|id| update_names.get(id).cloned())
                     .unwrap_or_else(|| format!("event{i}"));
-                Ok(Event { attr, name, ids: ids.clone() })
+                Ok(Event {
+                    attr,
+                    name,
+                    ids: ids.clone(),
+                })
             })
             .collect::<Result<_, DataError>>()?,
     };
     if events.is_empty() {
-        return Err(DataError::bad(path, "a stream without HEADER_ATTR records (no events)"));
+        return Err(DataError::bad(
+            path,
+            "a stream without HEADER_ATTR records (no events)",
+        ));
     }
     Ok(Trace {
         path: path.to_path_buf(),

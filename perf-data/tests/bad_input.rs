@@ -41,13 +41,20 @@ fn truncated_files() {
     for name in ["sched_switch.data", "cpu_clock.data", "zstd_sched.data"] {
         let (_, bytes) = fixture(name);
         let step = (bytes.len() / 60).max(1);
-        for cut in (0..bytes.len()).step_by(step).chain([7, 8, 103, 104, bytes.len() - 1]) {
+        for cut in (0..bytes.len())
+            .step_by(step)
+            .chain([7, 8, 103, 104, bytes.len() - 1])
+        {
             let what = format!("{name} cut at {cut} of {}", bytes.len());
             std::fs::write(&input, &bytes[..cut]).unwrap();
             let err = assert_refused(&what, &run(&["convert", s(&input), s(&out)], None));
             assert!(err.contains("in.data"), "{what}: names the input: {err}");
             assert_refused(&what, &run(&["info", s(&input)], None));
-            assert_eq!(std::fs::read(&out).unwrap(), b"kept", "{what}: OUT untouched");
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                b"kept",
+                "{what}: OUT untouched"
+            );
             assert_dir_holds(&what, &out_dir, &["out.data"]);
         }
     }
@@ -66,13 +73,24 @@ fn truncated_stream_keeps_whole_records() {
         std::fs::write(&input, &bytes[..cut]).unwrap();
         let out = dir.path().join("out.data");
         let o = run(&["convert", s(&input), s(&out), "--to", "file"], None);
-        assert!(o.status.success(), "cut at {cut}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "cut at {cut}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let counts = lpd_counts(&std::fs::read(&out).unwrap()).0;
         let total: u64 = counts.values().sum();
-        assert!(total >= last_total && counts.iter().all(|(t, n)| *n <= full[t]), "cut at {cut}");
+        assert!(
+            total >= last_total && counts.iter().all(|(t, n)| *n <= full[t]),
+            "cut at {cut}"
+        );
         last_total = total;
     }
-    assert_eq!(last_total, full.values().sum::<u64>(), "the whole stream keeps every record");
+    assert_eq!(
+        last_total,
+        full.values().sum::<u64>(),
+        "the whole stream keeps every record"
+    );
 }
 
 #[test]
@@ -102,7 +120,10 @@ fn unwritable_output() {
     let (path, _) = fixture("cpu_clock.data");
     let dir = tempfile::tempdir().unwrap();
     let no_dir = dir.path().join("no/such/dir/out.data");
-    let err = assert_refused("missing dir", &run(&["convert", s(&path), s(&no_dir)], None));
+    let err = assert_refused(
+        "missing dir",
+        &run(&["convert", s(&path), s(&no_dir)], None),
+    );
     assert!(err.contains("out.data"), "{err}");
     // A read-only directory (root ignores permissions, so a file stands in for the
     // directory there: nothing can be created under it either).

@@ -20,7 +20,10 @@ const VARIANTS: [&[&str]; 4] = [
 fn convert_every_direction(name: &str) {
     let (path, bytes) = fixture(name);
     let expected_counts = lpd_counts(&bytes);
-    assert!(!expected_counts.1.is_empty(), "{name}: the recording has samples");
+    assert!(
+        !expected_counts.1.is_empty(),
+        "{name}: the recording has samples"
+    );
     let perf = perf_tool::require_perf();
     let original = perf.then(|| script(&path));
     let dir = tempfile::tempdir().unwrap();
@@ -33,9 +36,17 @@ fn convert_every_direction(name: &str) {
             run_ok(&args, None);
             let written = std::fs::read(&out).unwrap();
             let content = FixtureContent::from_bytes(&written).expect("raw walk");
-            let mode = if to == "file" { DataMode::File } else { DataMode::Pipe };
+            let mode = if to == "file" {
+                DataMode::File
+            } else {
+                DataMode::Pipe
+            };
             assert_eq!(content.mode, mode, "{what}");
-            let compressed = content.records.iter().filter(|r| r.record_type == 81).count();
+            let compressed = content
+                .records
+                .iter()
+                .filter(|r| r.record_type == 81)
+                .count();
             let input_compressed = FixtureContent::from_bytes(&bytes)
                 .unwrap()
                 .records
@@ -46,7 +57,11 @@ fn convert_every_direction(name: &str) {
                 Some(_) => assert!(compressed > 0, "{what}: COMPRESSED records"),
                 None => assert_eq!(compressed > 0, input_compressed, "{what}"),
             }
-            assert_eq!(lpd_counts(&written), expected_counts, "{what}: linux-perf-data");
+            assert_eq!(
+                lpd_counts(&written),
+                expected_counts,
+                "{what}: linux-perf-data"
+            );
             if let Some(original) = &original {
                 assert_same_lines(&what, original, &script(&out));
             }
@@ -88,17 +103,33 @@ fn stdin_and_stdout() {
         let (path, bytes) = fixture(name);
         let expected = lpd_counts(&bytes);
         let pipe = run_ok(&["convert", "-", "-", "--to", "pipe"], Some(&bytes)).stdout;
-        assert_eq!(lpd_counts(&pipe), expected, "{name}: stdin to a stream on stdout");
+        assert_eq!(
+            lpd_counts(&pipe),
+            expected,
+            "{name}: stdin to a stream on stdout"
+        );
         let file = run_ok(&["convert", "-", "-", "--to", "file"], Some(&pipe)).stdout;
         assert_eq!(&file[..8], b"PERFILE2");
-        assert_eq!(lpd_counts(&file), expected, "{name}: a stream on stdin to a file on stdout");
+        assert_eq!(
+            lpd_counts(&file),
+            expected,
+            "{name}: a stream on stdin to a file on stdout"
+        );
         if perf_tool::require_perf() {
             let original = script(&path);
             let stdin = common::clean(perf_tool::perf_script_stdin(&pipe));
-            assert_same_lines(&format!("{name}: perf script -i -"), &original, &script_lines(&stdin));
+            assert_same_lines(
+                &format!("{name}: perf script -i -"),
+                &original,
+                &script_lines(&stdin),
+            );
             let out = dir.path().join("back.data");
             std::fs::write(&out, &file).unwrap();
-            assert_same_lines(&format!("{name}: file from stdout"), &original, &script(&out));
+            assert_same_lines(
+                &format!("{name}: file from stdout"),
+                &original,
+                &script(&out),
+            );
         }
     }
 }

@@ -19,7 +19,12 @@ fn entries(h: &HeaderInfo) -> Vec<(String, String)> {
             // A stream announces HEADER_COMPRESSED before its first COMPRESSED record (ratio
             // 0) and again at its end with the ratio; `perf report --header-only` stops
             // reading at the first, `info` says the last.
-            let v = match (k.as_str(), h.entries.iter().any(|(k, v)| k == "data offset" && v == "0")) {
+            let v = match (
+                k.as_str(),
+                h.entries
+                    .iter()
+                    .any(|(k, v)| k == "data offset" && v == "0"),
+            ) {
                 ("compressed", true) => v.split(", ratio").next().unwrap_or(v).to_string(),
                 _ => v.clone(),
             };
@@ -34,20 +39,30 @@ fn same_as_perf(what: &str, path: &std::path::Path, stats: bool) {
     let our_header = parse_header_only(&ours);
     assert!(!our_header.events.is_empty(), "{what}: events\n{ours}");
     let our_stats = parse_stats_full(&ours);
-    assert!(our_stats.aggregated.get("SAMPLE").copied().unwrap_or(0) > 0, "{what}\n{ours}");
+    assert!(
+        our_stats.aggregated.get("SAMPLE").copied().unwrap_or(0) > 0,
+        "{what}\n{ours}"
+    );
     let total: u64 = our_stats
         .aggregated
         .iter()
         .filter(|(k, _)| *k != "TOTAL")
         .map(|(_, n)| n)
         .sum();
-    assert_eq!(our_stats.aggregated["TOTAL"], total, "{what}: TOTAL is the sum");
+    assert_eq!(
+        our_stats.aggregated["TOTAL"], total,
+        "{what}: TOTAL is the sum"
+    );
     if !perf_tool::require_perf() {
         return;
     }
     let perfs = clean(perf_tool::perf_report_header(path, false));
     let perf_header = parse_header_only(&perfs.stdout);
-    assert_eq!(entries(&our_header), entries(&perf_header), "{what}: header lines");
+    assert_eq!(
+        entries(&our_header),
+        entries(&perf_header),
+        "{what}: header lines"
+    );
     assert_eq!(our_header.events, perf_header.events, "{what}: events");
     assert_eq!(
         our_header.missing_features, perf_header.missing_features,

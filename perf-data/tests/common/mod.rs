@@ -28,7 +28,11 @@ pub fn bin() -> PathBuf {
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(bin());
     cmd.args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start perf-data");
@@ -75,7 +79,11 @@ pub fn assert_same_lines(what: &str, a: &[String], b: &[String]) {
     if a == b {
         return;
     }
-    let first = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let first = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
     panic!(
         "{what}: {} lines against {}; first difference at line {first}:\n- {:?}\n+ {:?}",
         a.len(),
@@ -98,7 +106,11 @@ pub fn lpd_counts(bytes: &[u8]) -> (BTreeMap<u32, u64>, BTreeMap<String, u64>) {
         DataMode::Pipe => lpd::read_pipe_without_tracing_payload(bytes),
     }
     .unwrap_or_else(|e| panic!("linux-perf-data: {e}"));
-    assert!(summary.feature_errors.is_empty(), "{:?}", summary.feature_errors);
+    assert!(
+        summary.feature_errors.is_empty(),
+        "{:?}",
+        summary.feature_errors
+    );
     let by_type = summary
         .counts_by_type
         .iter()
