@@ -127,6 +127,7 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
             format!("attr_size {attr_size} in the header"),
         ));
     }
+    check_feature_sections(path, &bytes, data.end, endian)?;
     let reader = PerfFileReader::parse_file(Cursor::new(&bytes[..]))
         .map_err(|e| DataError::bad(path, format!("linux-perf-data: {e}")))?;
     let perf_file = reader.perf_file;
@@ -180,6 +181,53 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
         records,
         cut_tail,
     })
+}
+
+/// The header's feature bitmap (256 bits at byte 72).
+const FEATURE_BITMAP_AT: usize = 72;
+
+/// Checks what linux-perf-data trusts when it allocates: every feature section the
+/// bitmap announces lies in the file, and EVENT_DESC's event count fits its payload.
+fn check_feature_sections(
+    path: &Path,
+    bytes: &[u8],
+    table_at: usize,
+    endian: Endian,
+) -> Result<(), DataError> {
+    let mut pos = table_at;
+    for word in 0..4 {
+        let bits = u64_at(bytes, FEATURE_BITMAP_AT + 8 * word, endian).unwrap_or(0);
+        for bit in (0..64).filter(|b| bits & (1u64 << b) != 0) {
+            let feature = (word * 64 + bit) as u8;
+            let section = section(path, bytes, pos, endian, "feature")?;
+            if feature == feature::EVENT_DESC {
+                check_event_desc(path, &bytes[section], endian)?;
+            }
+            pos += 16;
+        }
+    }
+    Ok(())
+}
+
+/// EVENT_DESC's events (`nr` of them, each an attr of `attr_size` bytes, `u32 nr_ids`, a
+/// header string and `nr_ids` ids) lie in its payload, so that a reader sizing its lists by
+/// `nr` and `nr_ids` allocates no more than the payload justifies.
+fn check_event_desc(path: &Path, payload: &[u8], endian: Endian) -> Result<(), DataError> {
+    let bad = || DataError::bad(path, "EVENT_DESC: its events run past its payload");
+    let nr = u32_at(payload, 0, endian).ok_or_else(bad)?;
+    let attr_size = u32_at(payload, 4, endian).ok_or_else(bad)? as usize;
+    let mut pos = 8usize;
+    for _ in 0..nr {
+        pos = pos.checked_add(attr_size).ok_or_else(bad)?;
+        let nr_ids = u32_at(payload, pos, endian).ok_or_else(bad)? as usize;
+        let name_len = u32_at(payload, pos + 4, endian).ok_or_else(bad)? as usize;
+        pos = pos
+            .checked_add(8 + name_len)
+            .and_then(|p| p.checked_add(nr_ids.checked_mul(8)?))
+            .filter(|&p| p <= payload.len())
+            .ok_or_else(bad)?;
+    }
+    Ok(())
 }
 
 /// The events: names and ids as linux-perf-data read them (EVENT_DESC), each with the raw
@@ -332,6 +380,7 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     }
     let events = match features.get(&feature::EVENT_DESC) {
         Some(desc) => {
+            check_event_desc(path, desc, endian)?;
             let described = match endian {
                 Endian::Little => AttributeDescription::parse_event_desc_section::<
                     _,
