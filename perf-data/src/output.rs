@@ -10,7 +10,7 @@ use tempfile::NamedTempFile;
 pub enum Sink {
     /// Standard output (`-`).
     Stdout,
-    /// A new file beside `path`, renamed to it by [`Sink::commit`].
+    /// A new file beside `path`, renamed to it by [`commit`].
     File {
         /// The final name.
         path: PathBuf,
