@@ -1,0 +1,182 @@
+//! `convert`: a trace written again by perf-writer-std, in the mode, byte order and
+//! compression asked for, with every event, feature and record of the input.
+
+use crate::decompress::Decompressor;
+use crate::error::DataError;
+use crate::output::{commit, to_stdout, Sink};
+use crate::read::u64_at;
+use crate::trace::{Mode, Trace};
+use perf_abi::{feature, record_type};
+use perf_writer_std::perf_encode::Endian;
+use perf_writer_std::{
+    Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
+    WriterError,
+};
+use std::io::{Cursor, Write};
+use std::path::Path;
+
+/// What `convert` writes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConvertOptions {
+    /// File or pipe mode; the input's when `None`.
+    pub to: Option<Mode>,
+    /// Compress the records (the input's COMPRESSED records are expanded first).
+    pub compress: Option<Compression>,
+    /// Expand the input's COMPRESSED records (without `compress`: write them plain).
+    pub decompress: bool,
+    /// The output's byte order; the input's when `None`.
+    pub endian: Option<Endian>,
+}
+
+/// Records only a stream has: their content is the file header's in file mode, and the
+/// writer makes its own in pipe mode.
+const STREAM_HEADER_RECORDS: [u32; 3] = [
+    record_type::HEADER_ATTR,
+    record_type::HEADER_TRACING_DATA,
+    record_type::HEADER_FEATURE,
+];
+
+/// EVENT_UPDATE's type for a name.
+const EVENT_UPDATE_NAME: u64 = 2;
+
+/// Writes `trace` to `out` (`-` for stdout) as `opts` says.
+///
+/// # Errors
+///
+/// [`DataError`]: the writer refused part of the input (naming it), the input's
+/// COMPRESSED records do not decompress, or the output cannot be written. A file OUT is
+/// then left as it was.
+pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), DataError> {
+    let to = opts.to.unwrap_or(trace.mode);
+    let endian = opts.endian.unwrap_or(trace.endian);
+    if endian != trace.endian {
+        return Err(DataError::bad(
+            &trace.path,
+            "converting to the other byte order is not supported yet",
+        ));
+    }
+    let sink = Sink::create(out)?;
+    let out_path = sink.path();
+    let werr = |source: WriterError| DataError::WriteOutput {
+        path: out_path.clone(),
+        source: source.into(),
+    };
+    match (to, sink) {
+        (Mode::File, Sink::File { path, tmp }) => {
+            let w = PerfDataFileWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
+            let tmp = fill(trace, opts, to, w)?;
+            commit(&path, tmp)
+        }
+        (Mode::File, Sink::Stdout) => {
+            let w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
+                .map_err(werr)?;
+            to_stdout(fill(trace, opts, to, w)?.get_ref())
+        }
+        (Mode::Pipe, Sink::File { path, tmp }) => {
+            let w = PerfPipeWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
+            let tmp = fill(trace, opts, to, w)?;
+            commit(&path, tmp)
+        }
+        (Mode::Pipe, Sink::Stdout) => {
+            let w = PerfPipeWriter::from_writer_with_endian(std::io::stdout().lock(), endian)
+                .map_err(werr)?;
+            fill(trace, opts, to, w)?
+                .flush()
+                .map_err(|source| DataError::WriteOutput {
+                    path: "-".into(),
+                    source,
+                })
+        }
+    }
+}
+
+/// Gives the writer the trace's events, features and records, and finishes it.
+fn fill<O: OutputMode>(
+    trace: &Trace,
+    opts: &ConvertOptions,
+    to: Mode,
+    mut w: PerfWriter<O>,
+) -> Result<O::Stream, DataError> {
+    let path = &trace.path;
+    let refused = |what: String| {
+        move |source: WriterError| DataError::Writer {
+            path: path.clone(),
+            what,
+            source,
+        }
+    };
+    let expand = opts.decompress || opts.compress.is_some();
+    w.set_compression(opts.compress)
+        .map_err(refused("compression".into()))?;
+    for ev in &trace.events {
+        w.try_add_event_desc(&ev.ids, &ev.attr, &ev.name)
+            .map_err(refused(format!("event {}", ev.name)))?;
+    }
+    for (&bit, payload) in &trace.features {
+        // EVENT_DESC is the writer's (from the events above); HEADER_COMPRESSED is the
+        // writer's when it compresses, and no longer true once the records are expanded.
+        if bit == feature::EVENT_DESC || (bit == feature::COMPRESSED && expand) {
+            continue;
+        }
+        w.try_set_header(PerfHeaderIndex(bit), payload)
+            .map_err(refused(format!("feature {}", feature_label(bit))))?;
+    }
+    let mut decompressor = None;
+    for r in &trace.records {
+        let bytes = trace.record_bytes(r);
+        let at = r.range.start;
+        if STREAM_HEADER_RECORDS.contains(&r.type_) {
+            continue;
+        }
+        // In a stream, the writer names every event with an EVENT_UPDATE of its own.
+        if to == Mode::Pipe
+            && r.type_ == record_type::EVENT_UPDATE
+            && u64_at(bytes, 8, trace.endian) == Some(EVENT_UPDATE_NAME)
+        {
+            continue;
+        }
+        if r.type_ == record_type::COMPRESSED && expand {
+            let d = match &mut decompressor {
+                Some(d) => d,
+                None => decompressor.insert(
+                    Decompressor::new(trace.endian)
+                        .map_err(|e| DataError::bad(path, format!("zstd: {e}")))?,
+                ),
+            };
+            d.feed(&bytes[8..], |rec| w.write_event_data(rec))
+                .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?
+                .map_err(|e| DataError::Writer {
+                    path: path.clone(),
+                    what: format!("a record inside the COMPRESSED record at byte {at}"),
+                    source: WriterError::from(e),
+                })?;
+            continue;
+        }
+        w.write_event_data(bytes).map_err(|e| DataError::Writer {
+            path: path.clone(),
+            what: format!("record at byte {at} (type {})", r.type_),
+            source: WriterError::from(e),
+        })?;
+    }
+    if let Some(d) = &decompressor {
+        if d.pending() != 0 {
+            return Err(DataError::bad(
+                path,
+                format!(
+                    "the COMPRESSED records end inside a record ({} bytes left)",
+                    d.pending()
+                ),
+            ));
+        }
+    }
+    w.finish().map_err(|source| DataError::Writer {
+        path: path.clone(),
+        what: "finish".into(),
+        source,
+    })
+}
+
+/// A feature's name, or its bit for one perf-abi does not know.
+pub fn feature_label(bit: u8) -> String {
+    feature::name(bit).map_or_else(|| format!("bit {bit}"), str::to_string)
+}

@@ -1,0 +1,145 @@
+//! `perf-data`: convert, inspect and recover perf.data files without perf.
+#![forbid(unsafe_code)]
+
+mod attr_bytes;
+mod convert;
+mod decompress;
+mod error;
+mod info;
+mod output;
+mod read;
+mod trace;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use convert::ConvertOptions;
+use error::DataError;
+use perf_writer_std::perf_encode::Endian;
+use perf_writer_std::{Compression, CompressionForm};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use trace::Mode;
+
+/// Convert, inspect and recover Linux perf.data files, without perf.
+#[derive(Parser, Debug)]
+#[command(name = "perf-data", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Write IN again as OUT: file or pipe mode, compressed or not, either byte order.
+    Convert {
+        /// The input perf.data (`-` for stdin).
+        input: PathBuf,
+        /// The output (`-` for stdout); written to a new file beside it and renamed.
+        output: PathBuf,
+        /// File or pipe mode (default: the input's).
+        #[arg(long, value_enum)]
+        to: Option<ToMode>,
+        /// Compress the records with zstd at LEVEL (1 to 22; 1 without a value).
+        #[arg(long, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1",
+              value_parser = clap::value_parser!(i32).range(1..=22), conflicts_with = "decompress")]
+        compress: Option<i32>,
+        /// The form of the COMPRESSED records: `aligned` (every record 8-aligned) or
+        /// `perf` (one zstd stream, as `perf record -z` writes).
+        #[arg(long, value_enum, default_value = "aligned", requires = "compress")]
+        form: Form,
+        /// Expand the input's COMPRESSED records.
+        #[arg(long)]
+        decompress: bool,
+        /// The output's byte order (default: the input's).
+        #[arg(long, value_enum)]
+        endian: Option<EndianArg>,
+    },
+    /// Say what `perf report --header-only` and `perf report --stats` would say of FILE.
+    Info {
+        /// The perf.data file or stream (`-` for stdin).
+        file: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ToMode {
+    File,
+    Pipe,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Form {
+    Aligned,
+    Perf,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum EndianArg {
+    Little,
+    Big,
+}
+
+fn run(cli: Cli) -> Result<(), DataError> {
+    match cli.command {
+        Command::Convert {
+            input,
+            output,
+            to,
+            compress,
+            form,
+            decompress,
+            endian,
+        } => {
+            let opts = ConvertOptions {
+                to: to.map(|t| match t {
+                    ToMode::File => Mode::File,
+                    ToMode::Pipe => Mode::Pipe,
+                }),
+                compress: compress.map(|level| Compression {
+                    level,
+                    form: match form {
+                        Form::Aligned => CompressionForm::Aligned,
+                        Form::Perf => CompressionForm::PerfStream,
+                    },
+                }),
+                decompress,
+                endian: endian.map(|e| match e {
+                    EndianArg::Little => Endian::Little,
+                    EndianArg::Big => Endian::Big,
+                }),
+            };
+            let trace = read::parse(&input, read::read_input(&input)?)?;
+            if trace.cut_tail != 0 {
+                // A stream cut short (its writer was killed) keeps its whole records.
+                let _ = std::io::Write::write_all(
+                    &mut std::io::stderr(),
+                    format!(
+                        "perf-data: {}: the last {} bytes are a record cut short; left out\n",
+                        input.display(),
+                        trace.cut_tail
+                    )
+                    .as_bytes(),
+                );
+            }
+            convert::convert(&trace, &output, &opts)
+        }
+        Command::Info { file } => {
+            let trace = read::parse(&file, read::read_input(&file)?)?;
+            output::to_stdout(info::report(&trace)?.as_bytes())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed stderr is not worth a panic.
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("perf-data: {e}\n").as_bytes(),
+            );
+            ExitCode::FAILURE
+        }
+    }
+}

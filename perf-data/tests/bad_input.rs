@@ -1,0 +1,191 @@
+//! Bad input and unusable outputs: one line on stderr, exit status 1, never a panic, and
+//! no OUT left behind (an existing OUT stays as it was, and no temporary file remains).
+
+mod common;
+
+use common::{fixture, lpd_counts, run, s};
+use std::path::Path;
+
+/// The command failed as a user should see it: status 1, one `perf-data: ` line.
+fn assert_refused(what: &str, out: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{what}: status; stderr: {err}");
+    assert!(
+        err.starts_with("perf-data: ") && err.ends_with('\n') && err.lines().count() == 1,
+        "{what}: one line, got {err:?}"
+    );
+    assert!(!err.contains("panicked"), "{what}: {err}");
+    err
+}
+
+/// The directory holds exactly `names`.
+fn assert_dir_holds(what: &str, dir: &Path, names: &[&str]) {
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(found, names, "{what}: what the output directory holds");
+}
+
+/// A file-mode recording cut short anywhere is refused by `convert` and `info` alike, and
+/// an OUT that existed is left as it was.
+#[test]
+fn truncated_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.data");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("out.data");
+    std::fs::write(&out, b"kept").unwrap();
+    for name in ["sched_switch.data", "cpu_clock.data", "zstd_sched.data"] {
+        let (_, bytes) = fixture(name);
+        let step = (bytes.len() / 60).max(1);
+        for cut in (0..bytes.len())
+            .step_by(step)
+            .chain([7, 8, 103, 104, bytes.len() - 1])
+        {
+            let what = format!("{name} cut at {cut} of {}", bytes.len());
+            std::fs::write(&input, &bytes[..cut]).unwrap();
+            let err = assert_refused(&what, &run(&["convert", s(&input), s(&out)], None));
+            assert!(err.contains("in.data"), "{what}: names the input: {err}");
+            assert_refused(&what, &run(&["info", s(&input)], None));
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                b"kept",
+                "{what}: OUT untouched"
+            );
+            assert_dir_holds(&what, &out_dir, &["out.data"]);
+        }
+    }
+}
+
+/// A stream cut short keeps its whole records (the pipe form survives its writer's death):
+/// `convert` says how much was left out and writes the rest, which linux-perf-data reads.
+#[test]
+fn truncated_stream_keeps_whole_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bytes) = fixture("pipe_sched.data");
+    let full = lpd_counts(&bytes).0;
+    let mut last_total = 0;
+    for cut in (bytes.len() / 2..=bytes.len()).step_by(bytes.len() / 8) {
+        let input = dir.path().join("cut.data");
+        std::fs::write(&input, &bytes[..cut]).unwrap();
+        let out = dir.path().join("out.data");
+        let o = run(&["convert", s(&input), s(&out), "--to", "file"], None);
+        assert!(
+            o.status.success(),
+            "cut at {cut}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let counts = lpd_counts(&std::fs::read(&out).unwrap()).0;
+        let total: u64 = counts.values().sum();
+        assert!(
+            total >= last_total && counts.iter().all(|(t, n)| *n <= full[t]),
+            "cut at {cut}"
+        );
+        last_total = total;
+    }
+    assert_eq!(
+        last_total,
+        full.values().sum::<u64>(),
+        "the whole stream keeps every record"
+    );
+}
+
+#[test]
+fn not_perf_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.data");
+    for (what, bytes) in [
+        ("empty", &b""[..]),
+        ("text", &b"hello, this is not a perf.data file at all\n"[..]),
+        ("magic only", &b"PERFILE2"[..]),
+        ("bad header size", &b"PERFILE2\x20\0\0\0\0\0\0\0"[..]),
+    ] {
+        let input = dir.path().join("in.data");
+        std::fs::write(&input, bytes).unwrap();
+        assert_refused(what, &run(&["convert", s(&input), s(&out)], None));
+        assert_refused(what, &run(&["info", s(&input)], None));
+        assert_refused(what, &run(&["convert", "-", "-"], Some(bytes)));
+        assert_dir_holds(what, dir.path(), &["in.data"]);
+    }
+    let missing = dir.path().join("missing.data");
+    let err = assert_refused("missing", &run(&["info", s(&missing)], None));
+    assert!(err.contains("missing.data"), "{err}");
+}
+
+#[test]
+fn unwritable_output() {
+    let (path, _) = fixture("cpu_clock.data");
+    let dir = tempfile::tempdir().unwrap();
+    let no_dir = dir.path().join("no/such/dir/out.data");
+    let err = assert_refused(
+        "missing dir",
+        &run(&["convert", s(&path), s(&no_dir)], None),
+    );
+    assert!(err.contains("out.data"), "{err}");
+    // A read-only directory (root ignores permissions, so a file stands in for the
+    // directory there: nothing can be created under it either).
+    let ro = dir.path().join("ro");
+    std::fs::write(&ro, b"").unwrap();
+    let out = ro.join("out.data");
+    assert_refused("file as dir", &run(&["convert", s(&path), s(&out)], None));
+    // /dev/full takes no bytes: stdout there fails after the conversion.
+    let full = std::fs::File::create("/dev/full");
+    if let Ok(full) = full {
+        let o = std::process::Command::new(common::bin())
+            .args(["convert", s(&path), "-"])
+            .stdout(full)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert_refused("stdout /dev/full", &o);
+    }
+}
+
+/// Recordings with bytes changed at random (a fixed sequence): every run ends with status 0
+/// or 1 and at most one line on stderr, never an abort (a length field read as a huge
+/// allocation) or a panic.
+#[test]
+fn corrupted_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.data");
+    let out = dir.path().join("out.data");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for name in [
+        "sched_switch.data",
+        "pipe_sched.data",
+        "zstd_sched.data",
+        "cpu_clock.data",
+    ] {
+        let (_, original) = fixture(name);
+        for round in 0..40 {
+            let mut bytes = original.clone();
+            for _ in 0..1 + next() % 8 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = next() as u8;
+            }
+            std::fs::write(&input, &bytes).unwrap();
+            for args in [
+                &["info", s(&input)][..],
+                &["convert", s(&input), s(&out), "--to", "pipe"][..],
+                &["convert", s(&input), s(&out), "--decompress"][..],
+            ] {
+                let o = run(args, None);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(
+                    matches!(o.status.code(), Some(0 | 1)) && err.lines().count() <= 1,
+                    "{name} round {round} {args:?}: {:?} {err}",
+                    o.status
+                );
+            }
+        }
+    }
+}
