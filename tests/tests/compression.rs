@@ -1195,6 +1195,121 @@ fn any_cadence_of_rounds_and_flushes_reads_the_same_and_never_grows() {
     }
 }
 
+/// Runs of repetitive samples flushed once, between runs of samples of 252 random bytes of
+/// RAW and a random IP flushed one by one (pieces that do not compress, even on zstd's
+/// history of the runs before: the event's samples are IP and RAW alone). Both forms write those as they are, perf's
+/// form going on in a new zstd frame after each; perf and linux-perf-data read what they read
+/// from the uncompressed output.
+#[test]
+fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
+    let perf = require_perf();
+    let trace = |w: &mut dyn FnMut(&[u8], bool)| {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut raw = [0u8; 252];
+        for run in 0..40u64 {
+            let noisy = run % 2 == 1;
+            for i in 0..if noisy { 30 } else { 500 } {
+                for (k, b) in raw.chunks_mut(8).enumerate() {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let word = if noisy {
+                        seed
+                    } else {
+                        (i % 16) * 64 + k as u64
+                    };
+                    b.copy_from_slice(&word.to_le_bytes()[..b.len()]);
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let ip = if noisy {
+                    seed
+                } else {
+                    0x40_0000 + (i % 64) * 0x40
+                };
+                let record = RecordBuilder::new(Endian::Little, SAMPLE, 2)
+                    .u64(ip)
+                    .u32(raw.len() as u32)
+                    .bytes(&raw)
+                    .finish();
+                w(&record, noisy || i == 499);
+            }
+        }
+    };
+    let write = |pipe: bool, c: Option<Compression>| -> Vec<u8> {
+        fn go<O: OutputMode>(w: &mut PerfWriter<O>, trace: &dyn Fn(&mut dyn FnMut(&[u8], bool))) {
+            assert!(w.add_event_desc(&[20], &attr(sample::IP | sample::RAW), "cpu-clock"));
+            trace(&mut |record, flush| {
+                w.write_event_data(record).unwrap();
+                if flush {
+                    w.flush().unwrap();
+                }
+            });
+        }
+        if pipe {
+            let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+            w.set_compression(c).unwrap();
+            go(&mut w, &trace);
+            w.finish().unwrap()
+        } else {
+            let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            w.set_compression(c).unwrap();
+            go(&mut w, &trace);
+            w.finish().unwrap().into_inner()
+        }
+    };
+    for pipe in [false, true] {
+        let plain = write(pipe, None);
+        let mut plain_sorted = lpd_raw(&plain);
+        assert_eq!(plain_sorted.len(), 20 * 500 + 20 * 30);
+        plain_sorted.sort();
+        let plain_lines = perf.then(|| script(&plain, pipe));
+        for form in [CompressionForm::Aligned, CompressionForm::PerfStream] {
+            let what = format!("pipe {pipe}, {form:?}");
+            let bytes = write(pipe, Some(Compression { level: 1, form }));
+            let stored = records(&bytes);
+            // The repetitive runs compress; the noisy records go out as they are.
+            let outside = count(&stored, SAMPLE);
+            assert_eq!(
+                outside,
+                20 * 30,
+                "{what}: samples outside COMPRESSED records"
+            );
+            assert!(count(&stored, COMPRESSED) >= 20, "{what}");
+            assert!(
+                bytes.len() < plain.len() / 2,
+                "{what}: {} bytes",
+                bytes.len()
+            );
+            // The samples carry no time: linux-perf-data hands those inside COMPRESSED
+            // records and those outside in an order of its own, so it is held to the same
+            // samples; perf script, below, to the same lines in the same order.
+            let mut got = lpd_raw(&bytes);
+            got.sort();
+            assert!(got == plain_sorted, "{what}");
+            if let Some(lines) = &plain_lines {
+                assert!(
+                    &script(&bytes, pipe) == lines,
+                    "{what}: perf script differs"
+                );
+            }
+        }
+    }
+}
+
+/// The RAW payload of every sample linux-perf-data reads from `bytes`.
+fn lpd_raw(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let summary = lpd::read_any(bytes).unwrap_or_else(|e| panic!("linux-perf-data: {e}"));
+    assert!(summary.records_with_parse_errors().is_empty());
+    summary
+        .records
+        .iter()
+        .filter_map(|r| r.sample.as_ref())
+        .map(|s| s.raw.clone().expect("RAW"))
+        .collect()
+}
+
 /// Events whose records carry a time next to events whose records do not (both with
 /// sample_id_all): perf hands the untimed records on as it reads them, so where the
 /// FINISHED_ROUND records are decides where they print. Every round stays where it was (with
