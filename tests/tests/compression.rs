@@ -1202,6 +1202,8 @@ fn any_cadence_of_rounds_and_flushes_reads_the_same_and_never_grows() {
 /// from the uncompressed output.
 #[test]
 fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
+    /// Hands each record to its argument, and whether a flush follows it.
+    type Trace = dyn Fn(&mut dyn FnMut(&[u8], bool));
     let perf = require_perf();
     let trace = |w: &mut dyn FnMut(&[u8], bool)| {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -1238,7 +1240,7 @@ fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
         }
     };
     let write = |pipe: bool, c: Option<Compression>| -> Vec<u8> {
-        fn go<O: OutputMode>(w: &mut PerfWriter<O>, trace: &dyn Fn(&mut dyn FnMut(&[u8], bool))) {
+        fn go<O: OutputMode>(w: &mut PerfWriter<O>, trace: &Trace) {
             assert!(w.add_event_desc(&[20], &attr(sample::IP | sample::RAW), "cpu-clock"));
             trace(&mut |record, flush| {
                 w.write_event_data(record).unwrap();
