@@ -432,10 +432,17 @@ fn raw_samples(alphabet: u64) -> Vec<(Compression, usize, usize)> {
         let bytes = write_raw(Some(c));
         sizes.push((c, bytes.len(), plain.len()));
         let stored = records(&bytes);
-        // Records as large as a u16 size and the form allow.
-        let largest = stored.records.iter().map(|r| r.size).max().unwrap();
-        assert!(largest > 32_768, "{c:?}: {largest}");
-        assert!(count(&stored, COMPRESSED) >= 10, "{c:?}");
+        if c.form == CompressionForm::PerfStream && alphabet == 256 {
+            // perf's form stores such blocks as they are, a few bytes longer than the
+            // records: the records go out uncompressed.
+            assert_eq!(count(&stored, COMPRESSED), 0, "{c:?}");
+            assert_eq!(bytes.len(), plain.len(), "{c:?}");
+        } else {
+            // Records as large as a u16 size and the form allow.
+            let largest = stored.records.iter().map(|r| r.size).max().unwrap();
+            assert!(largest > 32_768, "{c:?}: {largest}");
+            assert!(count(&stored, COMPRESSED) >= 10, "{c:?}");
+        }
         if c.form == CompressionForm::PerfStream {
             // Records cut inside zstd blocks (the aligned form's hold whole frames).
             let cut = records_cut_inside_a_block(&stored);
@@ -729,7 +736,10 @@ fn compression_switched_off_and_on_between_records() {
         raw: None,
         misc: 2,
     };
-    w.write_event_data(&s.encode(Endian::Little)).unwrap();
+    // Enough records that they shrink: perf's form has started its stream.
+    for _ in 0..200 {
+        w.write_event_data(&s.encode(Endian::Little)).unwrap();
+    }
     w.flush().unwrap();
     for off_first in [false, true] {
         if off_first {
