@@ -1,7 +1,7 @@
 //! [`WriterError`]: why the writer refused something.
 
-pub use crate::pending_records::PendingSummary;
-pub use crate::record_summary::Contradiction;
+pub use crate::check::pending_records::PendingSummary;
+pub use crate::check::record_summary::Contradiction;
 use perf_encode::features::{FeaturePayloadError, FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;

@@ -2,12 +2,18 @@
 //! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
 //! modes; the mode decides how they reach the stream.
 
-use crate::checked_events::Quick;
-use crate::feature_slot::FeatureSlot;
-use crate::output_mode::{OutputMode, OwnRecord};
-use crate::record_check::RecordCheck;
-use crate::session::Session;
-use crate::{host, FileOutput, PerfHeaderIndex, PipeOutput, SharedIoError, WriterError};
+mod check_settings;
+mod compression_setting;
+mod typed_features;
+mod typed_records;
+
+use crate::check::checked_events::Quick;
+use crate::check::record_check::RecordCheck;
+use crate::host::this_machine;
+use crate::model::feature_slot::FeatureSlot;
+use crate::model::session::Session;
+use crate::output::{OutputMode, OwnRecord};
+use crate::{FileOutput, PerfHeaderIndex, PipeOutput, SharedIoError, WriterError};
 use perf_abi::feature::{self, Payload};
 use perf_abi::{ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
 use perf_encode::features::{
@@ -614,7 +620,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ) -> Result<(), WriterError> {
         let compressed = index.0 == feature::COMPRESSED;
         if compressed {
-            let readable = crate::compressed_check::readable_header(self.session.endian(), data);
+            let readable =
+                crate::check::compressed_check::readable_header(self.session.endian(), data);
             self.check.check_compression_header(readable)?;
         }
         self.session.set_header(index.0, data)?;
@@ -679,7 +686,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// wrong value; use [`set_clock_resolution_header`](Self::set_clock_resolution_header)
     /// to give the resolution of the recording machine.
     pub fn set_clockid_header(&mut self, clockid: u32) {
-        match host::clock_resolution_ns(clockid) {
+        match this_machine::clock_resolution_ns(clockid) {
             Some(ns) => self.set_clock_resolution_header(ns),
             None => self.session.clear_header(FeatureSlot::CLOCKID),
         }
@@ -1058,11 +1065,11 @@ impl<O: OutputMode> PerfWriter<O> {
         format_text: &str,
     ) -> Result<Arc<PerfEventFormat>, WriterError> {
         self.check_formats_accepted()?;
-        crate::session::check_system_name(system)?;
+        crate::model::session::check_system_name(system)?;
         // Before the parser: tracepoint_decode 0.5 overflows on numbers above u32::MAX.
         check_format_text(format_text.as_bytes()).map_err(WriterError::FormatText)?;
         let long_is_64 = match self.session.tracing.long_size {
-            0 => host::long_size() == 8,
+            0 => this_machine::long_size() == 8,
             n => n == 8,
         };
         let format = PerfEventFormat::parse(long_is_64, system, format_text)

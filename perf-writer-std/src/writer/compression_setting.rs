@@ -1,7 +1,7 @@
 //! The writer's compression setting ([`PerfWriter::set_compression`]).
 
-use crate::feature_slot::FeatureSlot;
-use crate::output_mode::OutputMode;
+use crate::model::feature_slot::FeatureSlot;
+use crate::output::OutputMode;
 use crate::{Compression, PerfWriter, WriterError};
 use std::io;
 
@@ -87,7 +87,7 @@ impl<O: OutputMode> PerfWriter<O> {
             out.set_compression(setting)?;
         } else if let Some(c) = setting {
             // Without an output, only what `open_writer` will do is checked (the feature).
-            crate::compression::Compressor::new(c, self.session.endian())?;
+            crate::compress::Compressor::new(c, self.session.endian())?;
         }
         self.session.compression = setting;
         if let Some(c) = setting {

@@ -14,8 +14,8 @@
 //! - Other kernel records (COMM, MMAP2, FORK, …): the bytes each has past its type's body,
 //!   which its layout's `sample_id` trailer must take.
 
-use crate::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
-use crate::record_check::EventStats;
+use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
+use crate::check::record_check::EventStats;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
 use perf_encode::features::{TracepointRawProblem, TracepointRawRule};
@@ -940,7 +940,7 @@ impl SideBandSummary {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
 mod tests {
     use super::*;
-    use crate::record_check::{check_sample_len, with_parsed};
+    use crate::check::record_check::{check_sample_len, with_parsed};
     use perf_abi::{read_format as rf, record_fields::REGS_ABI_64, sample_type as st};
     use perf_encode::features::DynamicFields;
     use perf_encode::records::{

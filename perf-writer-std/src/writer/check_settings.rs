@@ -1,8 +1,8 @@
 //! Strict mode and the headers the writer derives from the events: the public switches of
-//! [`RecordCheck`](crate::record_check::RecordCheck).
+//! [`RecordCheck`](crate::check::record_check::RecordCheck).
 
-use crate::feature_slot::FeatureSlot;
-use crate::output_mode::OutputMode;
+use crate::model::feature_slot::FeatureSlot;
+use crate::output::OutputMode;
 use crate::PerfWriter;
 use perf_abi::{NrCpus, SampleTime};
 

@@ -12,10 +12,10 @@
 //! What a record passes here is exactly what the full check ([`RecordCheck`]) accepts for it
 //! (a unit test holds the two together on random records and layouts).
 //!
-//! [`RecordCheck`]: crate::record_check::RecordCheck
+//! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::record_check::check_body;
-use crate::session::{EventDescData, Session};
+use crate::check::record_check::check_body;
+use crate::model::session::{EventDescData, Session};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
 use perf_encode::records::header_type_and_size;

@@ -1,11 +1,11 @@
 //! What a file will describe besides its records: event descriptions, feature headers and
 //! the tracing-data settings. Shared by every output mode; holds no I/O.
 
-use crate::chunked::{ArenaSlice, ChunkedVec, SliceArena};
-use crate::feature_slot::{FeatureSlot, FixedPayload};
-use crate::host;
-use crate::id_index::IdIndex;
-use crate::pending_records::NewDesc;
+use crate::check::pending_records::NewDesc;
+use crate::host::this_machine;
+use crate::model::feature_slot::{FeatureSlot, FixedPayload};
+use crate::model::id_index::IdIndex;
+use crate::model::stable_storage::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{
@@ -291,7 +291,7 @@ impl Session {
     fn check_feature_len(&self, index: u8, len: usize) -> Result<(), WriterError> {
         if self.pipe
             && len > perf_abi::MAX_FEATURE_PAYLOAD
-            && crate::pipe_output::sent_in_pipe(index)
+            && crate::output::pipe_mode::sent_in_pipe(index)
         {
             return Err(WriterError::FeatureTooLargeForPipe(index));
         }
@@ -620,12 +620,12 @@ impl Session {
         let s = &self.tracing;
         let td = TracingData {
             long_size: if s.long_size == 0 {
-                host::long_size()
+                this_machine::long_size()
             } else {
                 s.long_size
             },
             page_size: if s.page_size == 0 {
-                host::page_size()
+                this_machine::page_size()
             } else {
                 s.page_size
             },
@@ -675,7 +675,7 @@ impl Session {
             } else if index == feature::EVENT_DESC {
                 Some(Payload::EventDesc(EventDescFeature::new(events)))
             } else if index == feature::SWAPPED_FILE_NEEDS && self.endian == Endian::Big {
-                let name = host::hostname().unwrap_or_default();
+                let name = this_machine::hostname().unwrap_or_default();
                 let bytes =
                     perf_encode::to_vec(&perf_encode::HeaderString::new(&name), self.endian)?;
                 Some(Payload::Bytes(Cow::Owned(bytes)))

@@ -1,9 +1,14 @@
 //! [`OutputMode`]: what differs between file mode and pipe mode.
 
-use crate::compression::{Compression, CompressionStats};
-use crate::session::Session;
+use crate::compress::{Compression, CompressionStats};
+use crate::model::session::Session;
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
+
+pub(crate) mod buffer;
+pub(crate) mod file_mode;
+pub(crate) mod pipe_mode;
+pub(crate) mod record_stream;
 
 mod sealed {
     pub trait Sealed {}

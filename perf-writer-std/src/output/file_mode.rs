@@ -1,10 +1,10 @@
 //! [`FileOutput`]: file mode. Records stream into the data section; finalize appends the
 //! feature sections, ids and attrs and then writes the real file header at the start.
 
-use crate::compression::{Compression, CompressionStats};
-use crate::output_mode::{OutputMode, OwnRecord};
-use crate::record_stream::RecordStream;
-use crate::session::Session;
+use crate::compress::{Compression, CompressionStats};
+use crate::model::session::Session;
+use crate::output::record_stream::RecordStream;
+use crate::output::{OutputMode, OwnRecord};
 use crate::WriterError;
 use perf_abi::FILE_HEADER_SIZE;
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};

@@ -1,10 +1,10 @@
 //! [`PipeOutput`]: pipe mode. The stream starts with the 16-byte pipe header; descriptions
 //! and features are records sent before the first event that follows them.
 
-use crate::compression::{Compression, CompressionStats};
-use crate::output_mode::{OutputMode, OwnRecord};
-use crate::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
-use crate::session::{Session, FEATURE_SLOTS};
+use crate::compress::{Compression, CompressionStats};
+use crate::model::session::{Session, FEATURE_SLOTS};
+use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
+use crate::output::{OutputMode, OwnRecord};
 use crate::WriterError;
 use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HEADER_SIZE};
 use perf_encode::records::{
@@ -382,7 +382,7 @@ mod tests {
     use perf_encode::Endian;
     use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
 
-    const SCHED_SWITCH: &str = include_str!("../../tests/data/sched_switch.format");
+    const SCHED_SWITCH: &str = include_str!("../../../tests/data/sched_switch.format");
     /// HEADER_FEATURE's end marker.
     const END: u64 = feature::LAST_FEATURE as u64;
 

@@ -3,12 +3,14 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
-use crate::checked_events::{CheckedEvents, Quick};
+use crate::check::checked_events::{CheckedEvents, Quick};
+use crate::check::pending_records::{
+    Deferral, NewDesc, PendingRecords, PendingSummary, Resolution,
+};
+use crate::check::record_summary::FirstRecord;
 use crate::error::{RecordProblem, WriterError};
-use crate::output_mode::OutputMode;
-use crate::pending_records::{Deferral, NewDesc, PendingRecords, PendingSummary, Resolution};
-use crate::record_summary::FirstRecord;
-use crate::session::{EventDescData, Session};
+use crate::model::session::{EventDescData, Session};
+use crate::output::OutputMode;
 use crate::PartialRecord;
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{
@@ -862,7 +864,7 @@ impl RecordCheck {
                 return Err(RecordProblem::WriterManaged);
             }
             if self.strict && type_ == record_type::COMPRESSED {
-                let why = match crate::compressed_check::check_compressed(session) {
+                let why = match crate::check::compressed_check::check_compressed(session) {
                     Err(RecordProblem::CompressedWithoutHeader) if self.defers(session) => {
                         Deferral::Compressed
                     }

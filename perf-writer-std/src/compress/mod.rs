@@ -30,6 +30,8 @@
 //! others do not, perf delivers the untimed records as it reads them, and their place among
 //! the timed ones depends on where the rounds are.
 
+#[cfg(feature = "zstd")]
+pub(crate) mod record_router;
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
 
@@ -293,8 +295,8 @@ mod imp {
     use super::{
         Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW,
     };
-    use crate::compression_router::{Route, Router};
-    use crate::record_stream::IoOutput;
+    use crate::compress::record_router::{Route, Router};
+    use crate::output::record_stream::IoOutput;
     use crate::WriterError;
     use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
     use perf_encode::Endian;

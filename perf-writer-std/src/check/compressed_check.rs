@@ -2,7 +2,7 @@
 //! without decompressing it.
 
 use crate::error::RecordProblem;
-use crate::session::Session;
+use crate::model::session::Session;
 use perf_abi::{feature, COMPRESSION_ZSTD};
 use perf_encode::features::read_compressed_info;
 use perf_encode::Endian;

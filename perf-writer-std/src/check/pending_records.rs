@@ -20,15 +20,15 @@
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
 //! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
 //! refused); a summary holds one SAMPLE as written, or the layouts several fit (see
-//! [`FittingLayouts`](crate::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
+//! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
 //! with the number of records.
 
-use crate::fitting_layouts::{Scratch, TooManyLayouts};
-use crate::record_check::EventStats;
-use crate::record_summary::{
+use crate::check::fitting_layouts::{Scratch, TooManyLayouts};
+use crate::check::record_check::EventStats;
+use crate::check::record_summary::{
     Contradiction, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
-use crate::session::Session;
+use crate::model::session::Session;
 use crate::RecordProblem;
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;

@@ -1,7 +1,7 @@
 //! Feature setters that cannot fail, by type: [`FeatureSlot`] (an index known to be
 //! settable) and [`FixedPayload`] (a value whose encoding cannot be refused).
 
-use crate::session::FEATURE_SLOTS;
+use crate::model::session::FEATURE_SLOTS;
 use crate::WriterError;
 use perf_abi::{feature, ClockData, CompressedInfo, NrCpus, SampleTime};
 use perf_encode::features::{ClockResolution, DirFormat, EmptyBpfList, EmptyFeature, TotalMem};

@@ -2,8 +2,8 @@
 //! records, keeps the start of an unfinished record out of the output until it is whole, and
 //! after a failed write keeps what the output did not take, for the next call.
 
-use crate::compression::{Compression, CompressionStats, Compressors};
-use crate::output_buffer::{Mark, OutputBuffer, SMALL_WRITE};
+use crate::compress::{Compression, CompressionStats, Compressors};
+use crate::output::buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::{PartialRecord, WriterError};
 use perf_encode::records::{is_plain_record, FramingError, RecordFramer, RecordWalker, Step};
 use perf_encode::{Encode, Endian};

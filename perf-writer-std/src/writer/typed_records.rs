@@ -1,7 +1,7 @@
 //! Typed records: the writer lays each record out by the attr of the event it names, with
 //! `perf-encode`'s encoders, so callers never pack bytes by hand.
 
-use crate::output_mode::OutputMode;
+use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
 use perf_abi::record_type;
 use perf_encode::records::{Comm, Lost, Sample, SampleId, SampleLayout, SampleRecord, Task};

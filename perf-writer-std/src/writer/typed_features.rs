@@ -2,8 +2,8 @@
 //! build ids, …), and [`PerfWriter::set_host_headers`], which fills the headers that
 //! describe the machine the way `perf record` fills them.
 
-use crate::feature_slot::FeatureSlot;
-use crate::host_description::HostDescription;
+use crate::host::description::HostDescription;
+use crate::model::feature_slot::FeatureSlot;
 use crate::{OutputMode, PerfWriter, WriterError};
 use perf_abi::{feature, CompressedInfo, NrCpus};
 use perf_encode::features::{
