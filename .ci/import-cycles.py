@@ -35,9 +35,27 @@ def strip_comments(text):
 
 
 def use_trees(text):
-    """The `use` declarations of a file (without `use` and `;`), with whether each is pub."""
+    """The `use` declarations of a file (without `use` and `;`), with whether each is pub
+    and the inline modules (`mod tests { … }`) it sits in, outermost first."""
+    inline = [(m.start(), m.end(), m.group(1)) for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text)]
     for m in re.finditer(r"(^|\n)\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text):
-        yield bool(m.group(2)), re.sub(r"\s+", "", m.group(3))
+        yield bool(m.group(2)), re.sub(r"\s+", "", m.group(3)), enclosing(text, inline, m.start())
+
+
+def enclosing(text, inline, pos):
+    """The names of the inline modules whose braces contain pos."""
+    names = []
+    for start, end, name in inline:
+        if end > pos:
+            break
+        depth = 1
+        for ch in text[end:pos]:
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            if depth == 0:
+                break
+        if depth > 0:
+            names.append(name)
+    return names
 
 
 def expand(tree):
@@ -94,9 +112,11 @@ def main(crates):
         for module, path in files.items():
             text = strip_comments(open(path, encoding="utf-8").read())
             uses[module] = []
-            for public, tree in use_trees(text):
+            for public, tree, inner in use_trees(text):
                 for p in expand(tree):
-                    target = absolute(p.split(" as ")[0], module)
+                    # Paths inside an inline module are relative to it; what they name in
+                    # it is in this file.
+                    target = absolute(p.split(" as ")[0], module + tuple(inner))
                     if target is None:
                         continue
                     uses[module].append(target)
