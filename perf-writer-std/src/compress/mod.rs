@@ -31,6 +31,8 @@
 //! the timed ones depends on where the rounds are.
 
 #[cfg(feature = "zstd")]
+mod io_output;
+#[cfg(feature = "zstd")]
 pub(crate) mod record_router;
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
@@ -292,11 +294,11 @@ pub(crate) use imp::Compressor;
 
 #[cfg(feature = "zstd")]
 mod imp {
+    use super::io_output::IoOutput;
     use super::{
         Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW,
     };
     use crate::compress::record_router::{Route, Router};
-    use crate::output::record_stream::IoOutput;
     use crate::WriterError;
     use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
     use perf_encode::Endian;
