@@ -1,7 +1,6 @@
 //! [`WriterError`]: why the writer refused something.
 
-pub use crate::check::pending_records::PendingSummary;
-pub use crate::check::record_summary::Contradiction;
+pub use crate::check::refusal::{Contradiction, PendingSummary};
 use perf_encode::features::{FeaturePayloadError, FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;

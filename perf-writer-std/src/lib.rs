@@ -45,7 +45,7 @@ mod model;
 mod output;
 mod writer;
 
-pub use check::pending_records::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
+pub use check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 pub use compress::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{
     Contradiction, PartialRecord, PendingSummary, RecordProblem, SharedIoError, WriterError,

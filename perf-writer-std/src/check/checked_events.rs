@@ -14,7 +14,7 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::record_check::check_body;
+use crate::check::record_rules::check_body;
 use crate::model::session::{EventDescData, Session};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;

@@ -8,4 +8,6 @@ pub(crate) mod compressed_check;
 pub(crate) mod fitting_layouts;
 pub(crate) mod pending_records;
 pub(crate) mod record_check;
+pub(crate) mod record_rules;
 pub(crate) mod record_summary;
+pub(crate) mod refusal;

@@ -24,24 +24,17 @@
 //! with the number of records.
 
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts};
-use crate::check::record_check::EventStats;
+use crate::check::record_rules::EventStats;
 use crate::check::record_summary::{
-    Contradiction, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
+    FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
-use crate::model::session::Session;
+use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
+use crate::model::session::{NewDesc, Session};
 use crate::RecordProblem;
 use perf_abi::record_type;
-use perf_encode::features::TracepointRawRule;
-use perf_encode::records::SampleLayout;
 use perf_encode::Endian;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
-
-/// The most event ids whose records wait for a description at one time.
-pub const MAX_PENDING_IDS: usize = 4096;
-
-/// The most bytes of memory what waits for descriptions may take.
-pub const MAX_PENDING_BYTES: usize = 256 << 20;
 
 /// Where a SAMPLE's id can be (IDENTIFIER at 8; ID after the header and IP, TID, TIME,
 /// ADDR), and a `sample_id` trailer's, back from the end (IDENTIFIER, or ID, before
@@ -199,17 +192,6 @@ pub(crate) enum Deferral {
     },
 }
 
-/// A description about to be added, as [`PendingRecords::check_description`] needs it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct NewDesc<'a> {
-    pub(crate) ids: &'a [u64],
-    pub(crate) layout: &'a SampleLayout,
-    /// Its RAW rule, when it brings its tracepoint's format.
-    pub(crate) rule: Option<&'a TracepointRawRule>,
-    /// `attr.config` of a tracepoint whose format is still unknown after it.
-    pub(crate) format_pending: Option<u32>,
-}
-
 /// What adding a checked description changes ([`PendingRecords::apply`]).
 #[derive(Debug, Default)]
 pub(crate) struct Resolution {
@@ -233,19 +215,6 @@ struct Attributed {
     sample_place: Option<usize>,
     trailer_place: Option<usize>,
     ids: Vec<u64>,
-}
-
-/// What waits, for an error that names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PendingSummary {
-    /// Records waiting.
-    pub records: u64,
-    /// Event ids they name (0 before the first description).
-    pub ids: u64,
-    /// File offset of the first.
-    pub offset: u64,
-    /// Its type.
-    pub type_: u32,
 }
 
 /// Given up places hold no ids: a first description that puts its ids there cannot own

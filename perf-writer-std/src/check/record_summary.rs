@@ -15,13 +15,13 @@
 //!   which its layout's `sample_id` trailer must take.
 
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
-use crate::check::record_check::EventStats;
+use crate::check::record_rules::EventStats;
+use crate::check::refusal::Contradiction;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
 use perf_encode::features::{TracepointRawProblem, TracepointRawRule};
 use perf_encode::records::SampleLayout;
 use perf_encode::Endian;
-use std::fmt;
 
 /// Words (8 bytes each: IDENTIFIER to PERIOD) a SAMPLE can have before its first field of
 /// varying length: where the derived headers' TIME and CPU are.
@@ -662,72 +662,6 @@ impl RawByKey {
 /// Never said: a layout the SAMPLEs fit has its RAW payload in each of them.
 const NO_RAW_FACTS: &str = "strict mode lost what the RAW payloads of these records say";
 
-/// How records written before a description contradict it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Contradiction {
-    /// SAMPLEs (`min` to `max` bytes long) that the layout does not read: their length is
-    /// not what it makes them, or a count or size in them cannot be (a READ group of no
-    /// counter, a user stack whose `dyn_size` is more than its size).
-    SampleLength {
-        /// The shortest.
-        min: u16,
-        /// The longest.
-        max: u16,
-    },
-    /// RAW payloads that break the format's rule.
-    Raw(TracepointRawProblem),
-    /// RAW payloads whose `common_type` differs from one to another.
-    CommonTypes,
-    /// RAW payloads whose dynamic field at `field` puts its data outside the payload.
-    DynamicData {
-        /// Where the field is in the payload.
-        field: u32,
-    },
-    /// Records other than SAMPLE whose lengths do not fit their types with the layout's
-    /// `sample_id` trailer (`trailer` bytes).
-    SideBandLength {
-        /// The trailer's length.
-        trailer: u16,
-    },
-    /// COMPRESSED records, and a HEADER_COMPRESSED that is not zstd with `mmap_len` above 0.
-    Compression,
-    /// Records written before any description, which strict mode cannot attribute to this
-    /// one (the reason says why).
-    Unattributable(&'static str),
-}
-
-impl fmt::Display for Contradiction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::SampleLength { min, max } if min == max => write!(
-                f,
-                "SAMPLEs of {min} bytes that its layout does not read (their length, or a count or size in them)"
-            ),
-            Self::SampleLength { min, max } => write!(
-                f,
-                "SAMPLEs of {min} to {max} bytes, not all of which its layout reads (their length, or a count or size in them)"
-            ),
-            Self::Raw(p) => write!(f, "RAW payloads break its format: {p}"),
-            Self::CommonTypes => f.write_str(
-                "RAW payloads with different common_type values: not all its format's id",
-            ),
-            Self::DynamicData { field } => write!(
-                f,
-                "RAW payloads whose dynamic field at {field} puts its data outside the payload"
-            ),
-            Self::SideBandLength { trailer } => write!(
-                f,
-                "records other than SAMPLE whose sizes do not fit their types with its {trailer}-byte sample_id trailer"
-            ),
-            Self::Compression => f.write_str(
-                "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",
-            ),
-            Self::Unattributable(why) => f.write_str(why),
-        }
-    }
-}
-
 /// What the other kernel records (COMM, MMAP2, FORK, …) of a group say: the bytes each has
 /// past its type's body (its `sample_id` trailer), as `(least, most)` for types of one
 /// length and the least for types with a variable part; and for the derived headers, the
@@ -940,7 +874,7 @@ impl SideBandSummary {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
 mod tests {
     use super::*;
-    use crate::check::record_check::{check_sample_len, with_parsed};
+    use crate::check::record_rules::{check_sample_len, with_parsed};
     use perf_abi::{read_format as rf, record_fields::REGS_ABI_64, sample_type as st};
     use perf_encode::features::DynamicFields;
     use perf_encode::records::{

@@ -1,11 +1,13 @@
 //! Feature setters that cannot fail, by type: [`FeatureSlot`] (an index known to be
 //! settable) and [`FixedPayload`] (a value whose encoding cannot be refused).
 
-use crate::model::session::FEATURE_SLOTS;
 use crate::WriterError;
 use perf_abi::{feature, ClockData, CompressedInfo, NrCpus, SampleTime};
 use perf_encode::features::{ClockResolution, DirFormat, EmptyBpfList, EmptyFeature, TotalMem};
 use perf_encode::{Encode, Endian};
+
+/// Number of feature slots the writer keeps (perf 6.1 knows 1..=31).
+pub(crate) const FEATURE_SLOTS: usize = feature::LAST_FEATURE as usize;
 
 /// The index of a feature the caller may set (1..=31). The constants below are checked
 /// when the crate compiles; an index from the caller goes through [`FeatureSlot::checked`].

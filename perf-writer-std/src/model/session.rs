@@ -1,9 +1,8 @@
 //! What a file will describe besides its records: event descriptions, feature headers and
 //! the tracing-data settings. Shared by every output mode; holds no I/O.
 
-use crate::check::pending_records::NewDesc;
 use crate::host::this_machine;
-use crate::model::feature_slot::{FeatureSlot, FixedPayload};
+use crate::model::feature_slot::{FeatureSlot, FixedPayload, FEATURE_SLOTS};
 use crate::model::id_index::IdIndex;
 use crate::model::stable_storage::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::WriterError;
@@ -20,8 +19,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use tracepoint_decode::PerfEventFormat;
 
-/// Number of feature slots the writer keeps (perf 6.1 knows 1..=31).
-pub(crate) const FEATURE_SLOTS: usize = feature::LAST_FEATURE as usize;
+/// A description about to be added, as strict mode checks it before it is added.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NewDesc<'a> {
+    pub(crate) ids: &'a [u64],
+    pub(crate) layout: &'a SampleLayout,
+    /// Its RAW rule, when it brings its tracepoint's format.
+    pub(crate) rule: Option<&'a TracepointRawRule>,
+    /// `attr.config` of a tracepoint whose format is still unknown after it.
+    pub(crate) format_pending: Option<u32>,
+}
 
 /// The name of the placeholder event a file with no event descriptions gets, so that every
 /// reader can open it (readers refuse a file without attrs).

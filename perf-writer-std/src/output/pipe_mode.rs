@@ -2,7 +2,8 @@
 //! and features are records sent before the first event that follows them.
 
 use crate::compress::{Compression, CompressionStats};
-use crate::model::session::{Session, FEATURE_SLOTS};
+use crate::model::feature_slot::FEATURE_SLOTS;
+use crate::model::session::Session;
 use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
 use crate::output::{OutputMode, OwnRecord};
 use crate::WriterError;
