@@ -136,10 +136,9 @@ impl Compression {
     }
 }
 
-/// What the COMPRESSED records written so far hold, for HEADER_COMPRESSED. Public only so
-/// that [`crate::OutputMode`] can name it; it cannot be reached from outside the crate.
+/// What the COMPRESSED records written so far hold, for HEADER_COMPRESSED.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CompressionStats {
+pub(crate) struct CompressionStats {
     /// The level of the last compressor.
     pub(crate) level: u32,
     /// Bytes of records compressed.

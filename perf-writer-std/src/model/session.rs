@@ -37,7 +37,7 @@ pub const PLACEHOLDER_EVENT_NAME: &str = "dummy:u";
 /// One event description. Its name and ids are kept by the session
 /// ([`Session::entry`] reaches them).
 #[derive(Debug, Clone)]
-pub struct EventDescData {
+pub(crate) struct EventDescData {
     name: ArenaSlice,
     ids: ArenaSlice,
     pub(crate) attr: PerfEventAttr,
@@ -57,7 +57,7 @@ struct Tracepoint {
 
 /// Settings of the synthesized TRACING_DATA.
 #[derive(Debug, Default)]
-pub struct TracingSettings {
+pub(crate) struct TracingSettings {
     pub(crate) long_size: u8,
     pub(crate) page_size: u32,
     pub(crate) header_page: Vec<u8>,
@@ -108,10 +108,9 @@ impl Encode for Payload<'_> {
     }
 }
 
-/// The description of one file. Public only so that [`crate::OutputMode`] can name it; it
-/// cannot be reached from outside the crate.
+/// The description of one file.
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     endian: Endian,
     /// The output is pipe mode: descriptions and features must fit its records.
     pipe: bool,

@@ -4,7 +4,7 @@
 use crate::compress::{Compression, CompressionStats};
 use crate::model::session::Session;
 use crate::output::record_stream::RecordStream;
-use crate::output::{OutputMode, OwnRecord};
+use crate::output::{Mode, OutputMode, OwnRecord};
 use crate::WriterError;
 use perf_abi::FILE_HEADER_SIZE;
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
@@ -209,7 +209,10 @@ fn push<E: Encode + ?Sized>(value: &E, endian: Endian, out: &mut Vec<u8>) -> io:
 
 impl<W: Write + Seek> OutputMode for FileOutput<W> {
     type Stream = W;
+    const PIPE: bool = false;
+}
 
+impl<W: Write + Seek> Mode<W> for FileOutput<W> {
     fn open(mut w: W, endian: Endian) -> io::Result<Self> {
         let base = w.stream_position()?;
         let mut stream = RecordStream::new(w, endian, base, None);

@@ -5,7 +5,7 @@ use crate::compress::{Compression, CompressionStats};
 use crate::model::feature_slot::FEATURE_SLOTS;
 use crate::model::session::Session;
 use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
-use crate::output::{OutputMode, OwnRecord};
+use crate::output::{Mode, OutputMode, OwnRecord};
 use crate::WriterError;
 use perf_abi::{feature, PerfPipeHeader, MAX_FEATURE_PAYLOAD, PERF_MAGIC, PIPE_HEADER_SIZE};
 use perf_encode::records::{
@@ -252,7 +252,9 @@ impl<W: Write> PipeOutput<W> {
 impl<W: Write> OutputMode for PipeOutput<W> {
     type Stream = W;
     const PIPE: bool = true;
+}
 
+impl<W: Write> Mode<W> for PipeOutput<W> {
     fn open(w: W, endian: Endian) -> io::Result<Self> {
         Ok(PipeOutput {
             stream: RecordStream::new(w, endian, 0, Some(MAX_SPLIT_RECORD_LEN)),
