@@ -37,6 +37,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// A record's way through the crate: `writer` (the public face) takes it, `check` (strict mode
+// and the derived headers) looks at it against what `model` says the file describes,
+// `output` frames and buffers it for file or pipe mode, and `compress` packs it into
+// COMPRESSED records when asked. `host` describes the machine; `error` says why a call was
+// refused.
 mod check;
 mod compress;
 mod error;

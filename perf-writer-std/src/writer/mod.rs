@@ -1,6 +1,11 @@
 //! [`PerfWriter`]: the writer, in file mode ([`PerfDataFileWriter`]) or pipe mode
 //! ([`PerfPipeWriter`]). Settings and event descriptions live in a session shared by both
 //! modes; the mode decides how they reach the stream.
+//!
+//! This folder is the writer's public face: opening, describing, writing and finishing
+//! (here), the strict-mode and derived-header switches (`check_settings`), the compression
+//! setting (`compression_setting`), the typed feature setters (`typed_features`) and the
+//! typed records (`typed_records`).
 
 mod check_settings;
 mod compression_setting;
