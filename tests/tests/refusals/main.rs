@@ -3,6 +3,8 @@
 //! finalizes and reads the file (or stream) back with perf 6.1 and linux-perf-data: both
 //! samples are there, so the refusal left the writer usable and damaged nothing.
 
+mod split_records;
+
 use integration_tests::perf_tool::{
     self, parse_evlist, parse_header_only, perf_evlist, perf_report_header, perf_script,
     perf_script_stdin, require_perf, script_lines,

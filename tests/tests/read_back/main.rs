@@ -1,6 +1,8 @@
 //! Scenarios written by perf-writer-std and read back by perf 6.1, linux-perf-data 0.13 and
 //! tracepoint_perf 0.5's reader, asserting what each of them decodes.
 
+mod arbitrary_files;
+
 use integration_tests::perf_tool::{
     parse_evlist, parse_header_only, parse_stats, perf_evlist, perf_report_header,
     perf_report_stats, perf_script, require_perf, script_lines, EvlistEntry, HeaderInfo,
@@ -80,7 +82,7 @@ fn readback(bytes: &[u8]) -> Option<Readback> {
 }
 
 /// sched_switch's format as a 6.x kernel gives it, stored in the repository.
-const STORED_SCHED_SWITCH_FORMAT: &str = include_str!("../data/sched_switch.format");
+const STORED_SCHED_SWITCH_FORMAT: &str = include_str!("../../data/sched_switch.format");
 
 /// Where this kernel's sched_switch format is, when tracefs is mounted and readable.
 const LIVE_SCHED_SWITCH_FORMAT: &str = "/sys/kernel/tracing/events/sched/sched_switch/format";

@@ -28,6 +28,8 @@
 //! (FINISHED_ROUND 68, ID_INDEX 69, THREAD_MAP 73, CPU_MAP 74, EVENT_UPDATE 78,
 //! FINISHED_INIT 82, and all kernel records) is valid in file mode and is copied as is.
 
+mod kernel_samples;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};

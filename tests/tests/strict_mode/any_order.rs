@@ -278,7 +278,7 @@ const CLOCK_IDS: [u64; 2] = [21, 22];
 const T0: u64 = 5_000_000_000;
 
 fn switch_format() -> Arc<PerfEventFormat> {
-    let text = include_str!("../data/sched_switch.format");
+    let text = include_str!("../../data/sched_switch.format");
     Arc::new(PerfEventFormat::parse(true, "sched", text).unwrap())
 }
 
@@ -492,7 +492,7 @@ fn records_before_their_descriptions_are_checked_when_they_arrive() {
         other => panic!("{other:?}"),
     }
     // A format whose common_type is not the one the RAW payloads carry: refused.
-    let mut other = include_str!("../data/sched_switch.format").replace("ID: 372", "ID: 373");
+    let mut other = include_str!("../../data/sched_switch.format").replace("ID: 372", "ID: 373");
     other.push('\n');
     let mut attr = switch_attr();
     attr.config = 373;

@@ -2,6 +2,8 @@
 //! (SAMPLE_TIME, NRCPUS, and the flag features BRANCH_STACK and STAT), read back by perf
 //! 6.1, linux-perf-data 0.13 and tracepoint_perf 0.5.
 
+mod any_order;
+
 use integration_tests::perf_tool::{
     parse_header_only, parse_stats, perf_report_header, perf_report_stats, perf_script,
     perf_script_stdin, require_perf, script_lines,
@@ -38,7 +40,7 @@ const COMMON: u64 = sample_type::IDENTIFIER
     | sample_type::PERIOD;
 
 fn format() -> Arc<PerfEventFormat> {
-    let text = include_str!("../data/sched_switch.format");
+    let text = include_str!("../../data/sched_switch.format");
     Arc::new(PerfEventFormat::parse(true, "sched", text).unwrap())
 }
 

@@ -2,6 +2,8 @@
 //! `tests/data/perf-6.1`. The expected values were read off the tools (perf 6.1.187,
 //! linux-perf-data 0.13.0, tracepoint_perf 0.5.0) on these exact files.
 
+mod host_independence;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use integration_tests::fixtures::{self, DataMode, FixtureContent, RecordBody};

@@ -2,6 +2,8 @@
 //! them): each asserts the fixed behaviour through real readers, and where it is cheap,
 //! shows the seed writer failing the same check.
 
+mod differential;
+
 use integration_tests::perf_tool::{
     parse_evlist, parse_header_only, perf_evlist, perf_report_header, perf_script, require_perf,
     script_lines,
@@ -118,7 +120,7 @@ fn defect_2_callers_event_desc_and_tracing_data_are_kept() {
     let mut td_attr = attr();
     td_attr.attr_type = PerfEventAttrType::Tracepoint;
     td_attr.config = tp_attr.config;
-    let format_text = include_str!("../data/sched_switch.format");
+    let format_text = include_str!("../../data/sched_switch.format");
     let mut format = PerfEventFormat::parse(true, "sched", format_text).unwrap();
     if u64::from(format.id()) != tp_attr.config {
         // The recording's kernel numbers the tracepoint differently than this copy.
@@ -283,7 +285,7 @@ fn defect_5_clockid_holds_the_clock_resolution() {
 
 #[test]
 fn defect_6_tracing_data_is_synthesized_for_tracepoints() {
-    let text = include_str!("../data/sched_switch.format");
+    let text = include_str!("../../data/sched_switch.format");
     let format = Arc::new(PerfEventFormat::parse(true, "sched", text).unwrap());
     let mut a = attr();
     a.attr_type = PerfEventAttrType::Tracepoint;

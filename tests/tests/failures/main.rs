@@ -4,6 +4,8 @@
 //! event, or, when the output stays full, finalizes with the records that reached it. Every
 //! output is read back by linux-perf-data, and by perf 6.1 where it says most.
 
+mod call_sequences;
+
 use integration_tests::perf_tool::{perf_script, perf_script_stdin, require_perf, script_lines};
 use integration_tests::records::{sample, RecordBuilder, StdSample};
 use integration_tests::{lpd, temp_data_file, Endian};

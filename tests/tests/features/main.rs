@@ -11,6 +11,9 @@
 //!
 //! Without perf (and with `CI` unset) only the fixtures are checked; with `CI` set a missing
 //! perf fails the test.
+
+mod host_headers;
+
 use integration_tests::{fixtures, perf_tool};
 use perf_writer_std::perf_encode::abi::ANON_GROUP_NAME;
 use perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION;

@@ -3,6 +3,8 @@
 //! records), written into a file by `PerfDataFileWriter`, decoded by perf 6.1, whose output
 //! must show each field's value.
 
+mod sample_fields;
+
 use integration_tests::perf_tool::{
     parse_stats, perf_report_stats, perf_script, require_perf, script_lines,
 };
