@@ -1,3 +1,6 @@
+//! Failures of the output and of the caller: failing writes, dropped writers and careless call
+//! sequences (`call_sequences`) never lose what the writer accepted.
+//!
 //! Nothing accepted is lost: a record begun and not finished
 //! can be dropped and never wedges the writer; a dropped writer leaves a file perf reads; a
 //! failed write takes nothing, and the same writer retries and ends with every accepted

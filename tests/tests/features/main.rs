@@ -1,3 +1,6 @@
+//! Feature headers: the typed feature encoders against perf 6.1's bytes (here) and the host
+//! headers against `perf record` on this machine (`host_headers`).
+//!
 //! The typed feature encoders against the bytes Linux perf 6.1 wrote.
 //!
 //! Every feature section of the perf 6.1 recordings (`tests/data/perf-6.1`) and of files

@@ -1,3 +1,6 @@
+//! The reader harness itself: its readings of the stored recordings (here) and perf's output
+//! independent of the machine (`host_independence`).
+//!
 //! Self-check of the reader harness against the real perf 6.1 recordings in
 //! `tests/data/perf-6.1`. The expected values were read off the tools (perf 6.1.187,
 //! linux-perf-data 0.13.0, tracepoint_perf 0.5.0) on these exact files.

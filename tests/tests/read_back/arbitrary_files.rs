@@ -343,7 +343,7 @@ fn write_case(case: &Case) -> Written {
     let mut w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
         .expect("writer over a cursor");
     // Arbitrary record bytes after the fixed fields: the raw path, without strict mode's
-    // layout checks (tests/tests/strict_mode.rs covers those).
+    // layout checks (tests/tests/strict_mode/ covers those).
     w.set_strict(false);
     let mut next_id = case.id_base;
     let mut used: Vec<u64> = Vec::new();

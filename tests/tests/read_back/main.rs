@@ -1,3 +1,6 @@
+//! What the writer writes, every reader reads: chosen scenarios (here) and arbitrary
+//! descriptions, headers and records (`arbitrary_files`).
+//!
 //! Scenarios written by perf-writer-std and read back by perf 6.1, linux-perf-data 0.13 and
 //! tracepoint_perf 0.5's reader, asserting what each of them decodes.
 

@@ -1,3 +1,6 @@
+//! Real perf 6.1 recordings: rewritten by the writer (here), their kernel SAMPLEs encoded
+//! again byte for byte (`kernel_samples`).
+//!
 //! Real recordings rewritten with `PerfDataFileWriter`.
 //!
 //! For each perf 6.1 recording in `tests/data/perf-6.1` (file mode and pipe mode) the

@@ -1,3 +1,6 @@
+//! Records laid out by their event's attr: every field perf prints (here), every field
+//! linux-perf-data decodes for arbitrary layouts (`sample_fields`).
+//!
 //! End to end: records encoded by perf-encode's typed encoders (SAMPLE laid out by
 //! `sample_type` with every field `perf script -F` can print, and the kernel and tool
 //! records), written into a file by `PerfDataFileWriter`, decoded by perf 6.1, whose output

@@ -8,7 +8,7 @@
 //! it after them), and reads READ with the single-counter and group layouts exchanged (it
 //! expects `{nr, …}` without `read_format` GROUP and one value with it); those are left to
 //! perf-encode's own property tests (`perf-encode/tests/sample_props.rs`) and to the `perf script
-//! -F` test (`typed_records.rs`), which cover every field.
+//! -F` test (`records/main.rs`), which cover every field.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use integration_tests::lpd;

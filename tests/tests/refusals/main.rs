@@ -1,3 +1,6 @@
+//! Bad input refused at the call that gives it, the writer left usable: whole inputs (here)
+//! and records split across calls (`split_records`).
+//!
 //! Every input is judged at the call that introduces it. Each test
 //! makes the refused call between two accepted samples, asserts the typed error, then
 //! finalizes and reads the file (or stream) back with perf 6.1 and linux-perf-data: both

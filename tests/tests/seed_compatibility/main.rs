@@ -1,3 +1,6 @@
+//! Against `tracepoint_perf` 0.5's writer: its defects, each fixed (here), and its files
+//! matched where they are right (`differential`).
+//!
 //! One test per defect of tracepoint_perf 0.5's writer (the README's "Migrating" table lists
 //! them): each asserts the fixed behaviour through real readers, and where it is cheap,
 //! shows the seed writer failing the same check.

@@ -1,3 +1,6 @@
+//! Strict mode and the derived headers (here), and file mode's records, descriptions and
+//! headers taken in any order (`any_order`).
+//!
 //! The writers' typed record methods, strict mode, and the headers derived from the events
 //! (SAMPLE_TIME, NRCPUS, and the flag features BRANCH_STACK and STAT), read back by perf
 //! 6.1, linux-perf-data 0.13 and tracepoint_perf 0.5.
