@@ -351,6 +351,12 @@ impl fmt::Display for RecordProblem {
     }
 }
 
+/// `e` as the `io::Error` the `tracepoint_perf` 0.5 methods return, with the `WriterError`
+/// inside ([`WriterError::from_io`] reaches it).
+pub(crate) fn io_err(e: impl Into<WriterError>) -> io::Error {
+    io::Error::from(e.into())
+}
+
 impl WriterError {
     /// The `WriterError` inside an `io::Error` returned by this crate, if any.
     pub fn from_io(e: &io::Error) -> Option<&WriterError> {

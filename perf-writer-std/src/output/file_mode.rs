@@ -2,19 +2,15 @@
 //! feature sections, ids and attrs and then writes the real file header at the start.
 
 use crate::compress::{Compression, CompressionStats};
+use crate::error::io_err;
 use crate::model::session::Session;
 use crate::output::record_stream::RecordStream;
 use crate::output::{Mode, OutputMode, OwnRecord};
-use crate::WriterError;
 use perf_abi::FILE_HEADER_SIZE;
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
 use perf_encode::records::{FinishedInit, FinishedRound};
 use perf_encode::{append_to_vec, Encode, Endian};
 use std::io::{self, IoSlice, Seek, Write};
-
-fn io_err(e: impl Into<WriterError>) -> io::Error {
-    io::Error::from(e.into())
-}
 
 /// File mode over a `Write + Seek` stream (see [`PerfDataFileWriter`](crate::PerfDataFileWriter)).
 pub struct FileOutput<W: Write + Seek> {

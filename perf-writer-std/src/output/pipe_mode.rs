@@ -2,6 +2,7 @@
 //! and features are records sent before the first event that follows them.
 
 use crate::compress::{Compression, CompressionStats};
+use crate::error::io_err;
 use crate::model::feature_slot::FEATURE_SLOTS;
 use crate::model::session::Session;
 use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
@@ -13,10 +14,6 @@ use perf_encode::records::{
 };
 use perf_encode::{append_to_vec, Encode, Endian, EventEntry};
 use std::io::{self, IoSlice, Write};
-
-fn io_err(e: impl Into<WriterError>) -> io::Error {
-    io::Error::from(e.into())
-}
 
 /// Pipe mode over a `Write` stream (see [`PerfPipeWriter`](crate::PerfPipeWriter)).
 pub struct PipeOutput<W: Write> {

@@ -14,6 +14,7 @@ mod typed_records;
 
 use crate::check::checked_events::Quick;
 use crate::check::record_check::RecordCheck;
+use crate::error::io_err;
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
 use crate::model::session::Session;
@@ -34,10 +35,6 @@ use tracepoint_decode::{PerfEventAttr, PerfEventFormat, PerfSessionInfo};
 
 /// Largest blob the tracing-data setters accept (below 2 GiB, as perf reads sizes as `int`).
 const MAX_BLOB: usize = perf_encode::features::tracing_data::MAX_BLOB_LEN;
-
-fn io_err(e: impl Into<WriterError>) -> io::Error {
-    io::Error::from(e.into())
-}
 
 /// Writes `perf.data` in file mode: records stream into the data section, and
 /// [`finalize_and_close`](PerfWriter::finalize_and_close) (or [`finish`](PerfWriter::finish))
