@@ -18,7 +18,7 @@ pub(crate) enum Route {
     /// Straight to the output, after what the compressor holds.
     Raw,
     /// A FINISHED_ROUND (header only) among compressed records: the compressor writes it
-    /// where its compressed records end, or leaves it out (see `compression.rs`).
+    /// where its compressed records end, or leaves it out (see the `compress` module).
     Round,
 }
 

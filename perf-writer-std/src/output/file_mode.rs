@@ -361,7 +361,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         Ok(())
     }
 
-    fn salvage(&mut self, session: &Session) -> io::Result<(u64, u64)> {
+    fn finalize_truncated(&mut self, session: &Session) -> io::Result<(u64, u64)> {
         self.salvage_file(session)
     }
 

@@ -62,7 +62,7 @@ pub(crate) trait Mode<S>: Sized {
     /// records before it (what follows is dropped; the file is finalized after it). Pipe
     /// mode cannot take back what it sent: nothing changes.
     fn drop_from(&mut self, pos: u64, records: u64);
-    fn salvage(&mut self, session: &Session) -> io::Result<(u64, u64)>;
+    fn finalize_truncated(&mut self, session: &Session) -> io::Result<(u64, u64)>;
     fn finalize(&mut self, session: &Session) -> io::Result<()>;
     fn into_stream(self) -> io::Result<S>;
     fn position(&self) -> u64;

@@ -339,7 +339,7 @@ impl<W: Write> Mode<W> for PipeOutput<W> {
     }
 
     /// Nothing to rewrite: every record flushed before the failure is readable as it is.
-    fn salvage(&mut self, _: &Session) -> io::Result<(u64, u64)> {
+    fn finalize_truncated(&mut self, _: &Session) -> io::Result<(u64, u64)> {
         Err(io::Error::other("a pipe-mode stream cannot be rewritten"))
     }
 

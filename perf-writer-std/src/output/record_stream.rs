@@ -37,20 +37,20 @@ pub(crate) struct RecordStream<W: Write> {
     held: bool,
     /// In the machine's byte order, not held, and between records: a whole plain record may
     /// go straight into the buffer. Kept equal to that by
-    /// [`refresh_lane`](Self::refresh_lane) after every change to those.
-    lane_open: bool,
-    /// Compresses the caller's records when compression is on (see `compression.rs`).
+    /// [`refresh_direct_to_buffer`](Self::refresh_direct_to_buffer) after every change to those.
+    direct_to_buffer: bool,
+    /// Compresses the caller's records when compression is on (see the `compress` module).
     compress: Compressors,
     /// While compressing: the start of an unfinished caller record. The compressor gets
     /// only whole records, so that [`abandon_partial`](Self::abandon_partial) can drop it.
     partial: Vec<u8>,
     /// Records the compressor wrote (COMPRESSED ones, and those it passes through) that the
     /// output did not take yet: sent before anything else.
-    squeezed: Vec<u8>,
+    compressor_output: Vec<u8>,
     /// Bytes of caller records the last [`reserve`](Self::reserve) promised to take without
     /// an error of the output, not taken yet (one call checked in strict mode is written in
     /// several pieces after one `reserve`).
-    credit: usize,
+    reserved_left: usize,
     /// The first bytes (up to 4: its type) of the record begun and not finished, and how
     /// many of them there are.
     partial_head: ([u8; 4], usize),
@@ -69,22 +69,22 @@ impl<W: Write> RecordStream<W> {
             max_split,
             spilled: false,
             held: false,
-            lane_open: endian.is_native(),
+            direct_to_buffer: endian.is_native(),
             compress: Compressors::default(),
             partial: Vec::new(),
-            squeezed: Vec::new(),
-            credit: 0,
+            compressor_output: Vec::new(),
+            reserved_left: 0,
             partial_head: ([0; 4], 0),
             compressed_prelude: Vec::new(),
         }
     }
 
-    fn refresh_lane(&mut self) {
-        self.lane_open = self.endian.is_native()
+    fn refresh_direct_to_buffer(&mut self) {
+        self.direct_to_buffer = self.endian.is_native()
             && !self.held
             && self.framer.at_boundary()
             && self.compress.active.is_none()
-            && self.squeezed.is_empty();
+            && self.compressor_output.is_empty();
     }
 
     /// Starts, changes or stops compression between records (see [`Compressors::switch`]):
@@ -95,14 +95,14 @@ impl<W: Write> RecordStream<W> {
         if !self.at_boundary() {
             return Err(WriterError::IncompleteRecord.into());
         }
-        self.send_squeezed()?;
-        self.credit = 0;
+        self.send_compressor_output()?;
+        self.reserved_left = 0;
         let switched = self
             .compress
-            .switch(setting, self.endian, &mut self.squeezed);
+            .switch(setting, self.endian, &mut self.compressor_output);
         // Taken either way; an error of the output comes back at the next call.
-        let _later: io::Result<()> = self.send_squeezed();
-        self.refresh_lane();
+        let _later: io::Result<()> = self.send_compressor_output();
+        self.refresh_direct_to_buffer();
         switched.map(drop)
     }
 
@@ -127,29 +127,30 @@ impl<W: Write> RecordStream<W> {
 
     /// Keeps every FINISHED_ROUND among compressed records where it was (the events mix
     /// timed and untimed records), or lets the compressor leave some out (see
-    /// `compression.rs`).
+    /// the `compress` module).
     pub(crate) fn keep_rounds(&mut self, keep: bool) {
         self.compress.keep_rounds(keep);
     }
 
     /// Compressed records, or records to compress, wait (a flush would write).
     pub(crate) fn compression_waiting(&self) -> bool {
-        !self.squeezed.is_empty() || self.compress.active.as_ref().is_some_and(|c| c.waiting())
+        !self.compressor_output.is_empty()
+            || self.compress.active.as_ref().is_some_and(|c| c.waiting())
     }
 
     /// Sends the records the compressor holds (before bytes that bypass it).
     fn flush_compressed(&mut self) -> io::Result<()> {
-        self.send_squeezed()?;
+        self.send_compressor_output()?;
         if let Some(c) = self.compress.active.as_mut() {
-            c.flush_chunk(&mut self.squeezed)?;
-            self.send_squeezed()?;
+            c.flush_chunk(&mut self.compressor_output)?;
+            self.send_compressor_output()?;
         }
         Ok(())
     }
 
     /// Puts the compressor's records in the buffer: all of them, or (on error) none.
-    fn send_squeezed(&mut self) -> io::Result<()> {
-        if self.squeezed.is_empty() {
+    fn send_compressor_output(&mut self) -> io::Result<()> {
+        if self.compressor_output.is_empty() {
             return Ok(());
         }
         let prelude = match !self.compressed_prelude.is_empty() && self.compressed_out() {
@@ -161,10 +162,10 @@ impl<W: Write> RecordStream<W> {
             .w
             .records
             .wrapping_add(count_records(&prelude, self.endian))
-            .wrapping_add(count_records(&self.squeezed, self.endian));
+            .wrapping_add(count_records(&self.compressor_output, self.endian));
         let hold = self.w.held();
         let put = self.w.put(
-            &[prelude.as_slice(), self.squeezed.as_slice()],
+            &[prelude.as_slice(), self.compressor_output.as_slice()],
             hold,
             records,
         );
@@ -174,15 +175,15 @@ impl<W: Write> RecordStream<W> {
             }
             return Err(e);
         }
-        self.squeezed.clear();
-        self.refresh_lane();
+        self.compressor_output.clear();
+        self.refresh_direct_to_buffer();
         Ok(())
     }
 
     /// [`take`](Self::take) while compressing: the whole records of `parts` (after the
     /// start of a record held from before) go to the compressor, the start of an unfinished
     /// one is held in `partial`. Compressed records the output does not take wait in
-    /// `squeezed` (the call is taken; a later call returns the error). While any wait and
+    /// `compressor_output` (the call is taken; a later call returns the error). While any wait and
     /// the output still does not take them, a call is refused whole, unless
     /// [`reserve`](Self::reserve) promised it.
     fn compress_take<S: Deref<Target = [u8]>>(
@@ -191,11 +192,11 @@ impl<W: Write> RecordStream<W> {
         next: RecordFramer,
     ) -> io::Result<()> {
         let total = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
-        if total <= self.credit {
-            self.credit = self.credit.saturating_sub(total);
+        if total <= self.reserved_left {
+            self.reserved_left = self.reserved_left.saturating_sub(total);
         } else {
-            self.credit = 0;
-            self.send_squeezed()?;
+            self.reserved_left = 0;
+            self.send_compressor_output()?;
         }
         let partial = next.partial_len();
         if partial > 0 {
@@ -209,7 +210,9 @@ impl<W: Write> RecordStream<W> {
         };
         let pushed = match parts {
             // One whole record or more, nothing held (the commonest call): no copy.
-            [one] if self.partial.is_empty() && partial == 0 => c.push(one, &mut self.squeezed),
+            [one] if self.partial.is_empty() && partial == 0 => {
+                c.push(one, &mut self.compressor_output)
+            }
             _ => {
                 for p in parts {
                     self.partial.extend_from_slice(p);
@@ -217,7 +220,7 @@ impl<W: Write> RecordStream<W> {
                 let keep = usize::try_from(partial).unwrap_or(usize::MAX);
                 let whole = self.partial.len().saturating_sub(keep);
                 let pushed = match self.partial.get(..whole) {
-                    Some(done) if !done.is_empty() => c.push(done, &mut self.squeezed),
+                    Some(done) if !done.is_empty() => c.push(done, &mut self.compressor_output),
                     _ => Ok(0),
                 };
                 self.partial.drain(..whole);
@@ -225,8 +228,8 @@ impl<W: Write> RecordStream<W> {
             }
         };
         self.framer = next;
-        let _later: io::Result<()> = self.send_squeezed();
-        self.refresh_lane();
+        let _later: io::Result<()> = self.send_compressor_output();
+        self.refresh_direct_to_buffer();
         pushed.map(drop)
     }
 
@@ -235,7 +238,7 @@ impl<W: Write> RecordStream<W> {
     /// records go on.
     pub(crate) fn hold(&mut self, held: bool) {
         self.held = held;
-        self.refresh_lane();
+        self.refresh_direct_to_buffer();
     }
 
     /// True between [`hold`](Self::hold)`(true)` and `hold(false)`.
@@ -256,14 +259,14 @@ impl<W: Write> RecordStream<W> {
     }
 
     /// The commonest call: appends `data` when it is one whole plain record of at most
-    /// [`SMALL_WRITE`] bytes, the lane is open and the buffer has room. It skips the framer,
+    /// [`SMALL_WRITE`] bytes, `direct_to_buffer` holds and the buffer has room. It skips the framer,
     /// which it leaves between records, as it was. No call and no error on the way; returns
     /// whether it did (when not, nothing changed).
     #[inline]
     pub(crate) fn write_small_record(&mut self, data: &[u8]) -> bool {
-        // The lane is open only in the machine's byte order, which the compiler then knows.
+        // `direct_to_buffer` holds only in the machine's byte order, which the compiler then knows.
         if data.len() > SMALL_WRITE
-            || !self.lane_open
+            || !self.direct_to_buffer
             || !is_plain_record(Endian::NATIVE, data)
             || !self.w.append_small(data)
         {
@@ -280,7 +283,7 @@ impl<W: Write> RecordStream<W> {
     #[inline]
     pub(crate) fn write_small_known_record(&mut self, data: &[u8]) -> bool {
         debug_assert!(is_plain_record(self.endian, data));
-        if !self.lane_open || !self.w.append_small(data) {
+        if !self.direct_to_buffer || !self.w.append_small(data) {
             return false;
         }
         self.w.records = self.w.records.wrapping_add(1);
@@ -318,7 +321,7 @@ impl<W: Write> RecordStream<W> {
         let Some(c) = self.compress.active.as_mut() else {
             return false;
         };
-        if !self.partial.is_empty() || !self.squeezed.is_empty() {
+        if !self.partial.is_empty() || !self.compressor_output.is_empty() {
             return false;
         }
         let (Some(next), Some(head)) =
@@ -337,7 +340,7 @@ impl<W: Write> RecordStream<W> {
             return false;
         }
         self.framer = next;
-        self.credit = self.credit.saturating_sub(data.len());
+        self.reserved_left = self.reserved_left.saturating_sub(data.len());
         true
     }
 
@@ -366,7 +369,7 @@ impl<W: Write> RecordStream<W> {
         if self.compress.active.is_some() {
             // Held out of the compressor.
             self.partial.clear();
-            self.refresh_lane();
+            self.refresh_direct_to_buffer();
             return dropped;
         }
         let start = self.pos().saturating_sub(dropped);
@@ -379,7 +382,7 @@ impl<W: Write> RecordStream<W> {
             self.w
                 .drop_held(usize::try_from(dropped).unwrap_or(usize::MAX));
         }
-        self.refresh_lane();
+        self.refresh_direct_to_buffer();
         dropped
     }
 
@@ -397,7 +400,7 @@ impl<W: Write> RecordStream<W> {
         self.spilled = false;
         self.w.marking = true;
         self.held = true;
-        self.refresh_lane();
+        self.refresh_direct_to_buffer();
     }
 
     /// Whole records before the unfinished one once the framer is `next` (the buffer counts
@@ -426,11 +429,11 @@ impl<W: Write> RecordStream<W> {
     /// Makes room for `len` more bytes, so that writes of that many cannot fail (see
     /// [`OutputBuffer::reserve`]).
     pub(crate) fn reserve(&mut self, len: usize) -> io::Result<()> {
-        self.credit = 0;
-        self.send_squeezed()?;
+        self.reserved_left = 0;
+        self.send_compressor_output()?;
         self.w.reserve(len)?;
         if self.compress.active.is_some() {
-            self.credit = len;
+            self.reserved_left = len;
         }
         Ok(())
     }
@@ -506,7 +509,7 @@ impl<W: Write> RecordStream<W> {
         self.spilled = spill;
         self.note_partial_head(parts, &next);
         self.framer = next;
-        self.refresh_lane();
+        self.refresh_direct_to_buffer();
         Ok(())
     }
 

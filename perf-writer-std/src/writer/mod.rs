@@ -283,7 +283,7 @@ impl<O: OutputMode> PerfWriter<O> {
             if !is_full(&e) {
                 return Err(e);
             }
-            return Err(match self.salvage() {
+            return Err(match self.finish_truncated_io() {
                 Ok((kept_records, kept_bytes)) => io_err(WriterError::Truncated {
                     kept_records,
                     kept_bytes,
@@ -340,17 +340,17 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn finish_truncated(&mut self) -> Result<(u64, u64), WriterError> {
-        Ok(self.salvage()?)
+        Ok(self.finish_truncated_io()?)
     }
 
     /// [`finish_truncated`](Self::finish_truncated) for the `io::Result` methods.
-    fn salvage(&mut self) -> io::Result<(u64, u64)> {
+    fn finish_truncated_io(&mut self) -> io::Result<(u64, u64)> {
         self.drop_undescribed();
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
         self.check.abandon();
-        let kept = out.salvage(&self.session)?;
+        let kept = out.finalize_truncated(&self.session)?;
         self.out = None;
         self.session.reset();
         self.check.reset_output(!O::PIPE);
@@ -1110,7 +1110,7 @@ impl<O: OutputMode> Drop for PerfWriter<O> {
         // would refuse: the data ends before the first of them.
         self.drop_undescribed();
         if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
-            let _best_effort: io::Result<(u64, u64)> = self.salvage();
+            let _best_effort: io::Result<(u64, u64)> = self.finish_truncated_io();
         }
     }
 }
