@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Lists circles of `use` imports between the files of each library crate; exits 1 if any.
 
-A file imports another when one of its `use` paths (`crate::…`, `super::…`, `self::…`)
-names that file's module or an item defined there. An item a module only re-exports
+A file imports another when one of its `use` paths (`crate::…`, `super::…`, `self::…`), or
+a path written in its code (`crate::output::sent_in_pipe(i)`), names that file's module or
+an item defined there. An item a module only re-exports
 (`pub use`) is followed to the module that defines it, so that importing `crate::Thing`
 from lib.rs's re-exports is not an import of lib.rs. A parent's `mod child;` is not an
 import. Usage: import-cycles.py CRATE_DIR...
@@ -40,6 +41,17 @@ def use_trees(text):
     inline = [(m.start(), m.end(), m.group(1)) for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text)]
     for m in re.finditer(r"(^|\n)\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text):
         yield bool(m.group(2)), re.sub(r"\s+", "", m.group(3)), enclosing(text, inline, m.start())
+
+
+def inline_paths(text):
+    """Paths written in code (`crate::output::pipe_mode::sent_in_pipe(i)`), outside `use`
+    declarations, with the inline modules they sit in."""
+    inline = [(m.start(), m.end(), m.group(1)) for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text)]
+    uses = [m.span() for m in re.finditer(r"(^|\n)\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text)]
+    for m in re.finditer(r"(?<![\w:])((?:crate|super|self)(?:::(?:super|[a-z_][a-z0-9_]*))*::\w+)", text):
+        if any(a <= m.start() < b for a, b in uses):
+            continue
+        yield m.group(1), enclosing(text, inline, m.start())
 
 
 def enclosing(text, inline, pos):
@@ -123,6 +135,10 @@ def main(crates):
                     if public:
                         name = p.split("as")[-1].split("::")[-1] if "as" in p else target[-1]
                         reexports.setdefault(module, {})[name] = target
+            for path, inner in inline_paths(text):
+                target = absolute(path, module + tuple(inner))
+                if target is not None:
+                    uses[module].append(target)
 
         def resolve(target, seen=()):
             """The file module a crate path lands in."""

@@ -9,6 +9,12 @@ use perf_encode::{Encode, Endian};
 /// Number of feature slots the writer keeps (perf 6.1 knows 1..=31).
 pub(crate) const FEATURE_SLOTS: usize = feature::LAST_FEATURE as usize;
 
+/// Whether perf 6.1 sends feature `index` in a pipe stream (features it does not know are
+/// sent: their reader decides).
+pub(crate) fn sent_in_pipe(index: u8) -> bool {
+    feature::info(index).is_none_or(|f| f.in_pipe)
+}
+
 /// The index of a feature the caller may set (1..=31). The constants below are checked
 /// when the crate compiles; an index from the caller goes through [`FeatureSlot::checked`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! the tracing-data settings. Shared by every output mode; holds no I/O.
 
 use crate::host::this_machine;
-use crate::model::feature_slot::{FeatureSlot, FixedPayload, FEATURE_SLOTS};
+use crate::model::feature_slot::{sent_in_pipe, FeatureSlot, FixedPayload, FEATURE_SLOTS};
 use crate::model::id_index::IdIndex;
 use crate::model::stable_storage::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::WriterError;
@@ -295,10 +295,7 @@ impl Session {
     /// [`MAX_FEATURE_PAYLOAD`](perf_abi::MAX_FEATURE_PAYLOAD) (TRACING_DATA and the features
     /// perf does not read from a pipe are not sent that way).
     fn check_feature_len(&self, index: u8, len: usize) -> Result<(), WriterError> {
-        if self.pipe
-            && len > perf_abi::MAX_FEATURE_PAYLOAD
-            && crate::output::pipe_mode::sent_in_pipe(index)
-        {
+        if self.pipe && len > perf_abi::MAX_FEATURE_PAYLOAD && sent_in_pipe(index) {
             return Err(WriterError::FeatureTooLargeForPipe(index));
         }
         Ok(())

@@ -3,7 +3,7 @@
 
 use crate::compress::{Compression, CompressionStats};
 use crate::error::io_err;
-use crate::model::feature_slot::FEATURE_SLOTS;
+use crate::model::feature_slot::{sent_in_pipe, FEATURE_SLOTS};
 use crate::model::session::Session;
 use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
 use crate::output::{Mode, OutputMode, OwnRecord};
@@ -28,12 +28,6 @@ pub struct PipeOutput<W: Write> {
     placeholder_sent: bool,
     /// Revision of each feature when it was sent.
     features_sent: [u64; FEATURE_SLOTS],
-}
-
-/// Whether perf 6.1 sends feature `index` in a pipe stream (features it does not know are
-/// sent: their reader decides).
-pub(crate) fn sent_in_pipe(index: u8) -> bool {
-    feature::info(index).is_none_or(|f| f.in_pipe)
 }
 
 /// The records one sync sends, gathered so that they go out in one write.
