@@ -737,6 +737,31 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets HOSTNAME, OSRELEASE and ARCH (from `uname`'s nodename, release and machine).
     /// Returns false and changes nothing when a value is 2 GiB or longer.
     pub fn set_utsname_headers(&mut self, hostname: &[u8], os_release: &[u8], arch: &[u8]) -> bool {
+        self.try_set_utsname_headers(hostname, os_release, arch)
+            .is_ok()
+    }
+
+    /// [`set_utsname_headers`](Self::set_utsname_headers) with the reason of a refusal.
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::Encode`] when a value is 2 GiB or longer (nothing changes); in pipe
+    /// mode, [`WriterError::FeatureTooLargeForPipe`] for the first value too long for a
+    /// HEADER_FEATURE record (the values before it are set).
+    ///
+    /// ```
+    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+    /// let mut w = PerfDataFileWriter::new();
+    /// w.try_set_utsname_headers(b"vm", b"6.1.0", b"x86_64")?;
+    /// assert_eq!(&w.get_header(PerfHeaderIndex::Arch)[4..10], b"x86_64");
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn try_set_utsname_headers(
+        &mut self,
+        hostname: &[u8],
+        os_release: &[u8],
+        arch: &[u8],
+    ) -> Result<(), WriterError> {
         let values = [
             (feature::HOSTNAME, hostname),
             (feature::OSRELEASE, os_release),
@@ -744,14 +769,15 @@ impl<O: OutputMode> PerfWriter<O> {
         ];
         let mut encoded = Vec::with_capacity(3);
         for (index, v) in values {
-            match perf_encode::to_vec(&HeaderString::new(v), self.session.endian()) {
-                Ok(bytes) => encoded.push((index, bytes)),
-                Err(_) => return false,
-            }
+            encoded.push((
+                index,
+                perf_encode::to_vec(&HeaderString::new(v), self.session.endian())?,
+            ));
         }
-        encoded
-            .into_iter()
-            .all(|(index, bytes)| self.session.set_header(index, &bytes).is_ok())
+        for (index, bytes) in encoded {
+            self.session.set_header(index, &bytes)?;
+        }
+        Ok(())
     }
 
     /// Sets `sizeof(long)` and the page size of the traced machine for the synthesized
