@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Lists circles of `use` imports between the files of each library crate; exits 1 if any.
 
-A file imports another when one of its `use` paths (`crate::…`, `super::…`, `self::…`)
-names that file's module or an item defined there. An item a module only re-exports
+A file imports another when one of its `use` paths (`crate::…`, `super::…`, `self::…`), or
+a path written in its code (`crate::output::sent_in_pipe(i)`), names that file's module or
+an item defined there. An item a module only re-exports
 (`pub use`) is followed to the module that defines it, so that importing `crate::Thing`
 from lib.rs's re-exports is not an import of lib.rs. A parent's `mod child;` is not an
 import. Usage: import-cycles.py CRATE_DIR...
@@ -35,9 +36,38 @@ def strip_comments(text):
 
 
 def use_trees(text):
-    """The `use` declarations of a file (without `use` and `;`), with whether each is pub."""
+    """The `use` declarations of a file (without `use` and `;`), with whether each is pub
+    and the inline modules (`mod tests { … }`) it sits in, outermost first."""
+    inline = [(m.start(), m.end(), m.group(1)) for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text)]
     for m in re.finditer(r"(^|\n)\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text):
-        yield bool(m.group(2)), re.sub(r"\s+", "", m.group(3))
+        yield bool(m.group(2)), re.sub(r"\s+", "", m.group(3)), enclosing(text, inline, m.start())
+
+
+def inline_paths(text):
+    """Paths written in code (`crate::output::pipe_mode::sent_in_pipe(i)`), outside `use`
+    declarations, with the inline modules they sit in."""
+    inline = [(m.start(), m.end(), m.group(1)) for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text)]
+    uses = [m.span() for m in re.finditer(r"(^|\n)\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text)]
+    for m in re.finditer(r"(?<![\w:])((?:crate|super|self)(?:::(?:super|[a-z_][a-z0-9_]*))*::\w+)", text):
+        if any(a <= m.start() < b for a, b in uses):
+            continue
+        yield m.group(1), enclosing(text, inline, m.start())
+
+
+def enclosing(text, inline, pos):
+    """The names of the inline modules whose braces contain pos."""
+    names = []
+    for start, end, name in inline:
+        if end > pos:
+            break
+        depth = 1
+        for ch in text[end:pos]:
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            if depth == 0:
+                break
+        if depth > 0:
+            names.append(name)
+    return names
 
 
 def expand(tree):
@@ -94,15 +124,21 @@ def main(crates):
         for module, path in files.items():
             text = strip_comments(open(path, encoding="utf-8").read())
             uses[module] = []
-            for public, tree in use_trees(text):
+            for public, tree, inner in use_trees(text):
                 for p in expand(tree):
-                    target = absolute(p.split(" as ")[0], module)
+                    # Paths inside an inline module are relative to it; what they name in
+                    # it is in this file.
+                    target = absolute(p.split(" as ")[0], module + tuple(inner))
                     if target is None:
                         continue
                     uses[module].append(target)
                     if public:
                         name = p.split("as")[-1].split("::")[-1] if "as" in p else target[-1]
                         reexports.setdefault(module, {})[name] = target
+            for path, inner in inline_paths(text):
+                target = absolute(path, module + tuple(inner))
+                if target is not None:
+                    uses[module].append(target)
 
         def resolve(target, seen=()):
             """The file module a crate path lands in."""

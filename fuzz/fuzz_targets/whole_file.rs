@@ -287,7 +287,7 @@ fuzz_target!(|input: Input| {
     let e = input.endian.endian();
     let mut w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap();
     // Sample bodies are arbitrary words, not laid out by the attr: the raw path, without
-    // strict mode (on by default; its checks are tested in tests/tests/strict_mode.rs and
+    // strict mode (on by default; its checks are tested in tests/tests/strict_mode/ and
     // fuzzed by the api_sequence target).
     w.set_strict(false);
     assert_eq!(w.endian(), e);

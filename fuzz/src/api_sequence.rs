@@ -881,7 +881,7 @@ fn check_output(bytes: &[u8], mode: Mode, m: &Model) {
     // linux-perf-data reads it: one SAMPLE for each accepted. It reads a pipe stream's
     // attrs only before its first other record (HEADER_FEATURE aside) and does not skip its
     // tracing data: a stream with attrs later (events added after it started) is perf's
-    // alone to read (tests/tests/api_sequence.rs), and the tracing data is taken out.
+    // alone to read (tests/tests/failures/call_sequences.rs), and the tracing data is taken out.
     let samples = match mode {
         Mode::File => count_samples(PerfFileReader::parse_file(Cursor::new(bytes))),
         Mode::Pipe => {

@@ -1,7 +1,6 @@
 //! [`WriterError`]: why the writer refused something.
 
-pub use crate::pending_records::PendingSummary;
-pub use crate::record_summary::Contradiction;
+pub use crate::check::refusal::{Contradiction, PendingSummary};
 use perf_encode::features::{FeaturePayloadError, FormatTextError, TracepointRawProblem};
 use perf_encode::records::{FramingError, ParseError};
 use perf_encode::EncodeError;
@@ -350,6 +349,12 @@ impl fmt::Display for RecordProblem {
             ),
         }
     }
+}
+
+/// `e` as the `io::Error` the `tracepoint_perf` 0.5 methods return, with the `WriterError`
+/// inside ([`WriterError::from_io`] reaches it).
+pub(crate) fn io_err(e: impl Into<WriterError>) -> io::Error {
+    io::Error::from(e.into())
 }
 
 impl WriterError {

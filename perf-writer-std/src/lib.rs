@@ -37,51 +37,36 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod checked_events;
-mod checks;
-mod chunked;
-mod compressed_check;
-mod compression;
-#[cfg(feature = "zstd")]
-mod compression_router;
+// A record's way through the crate: `writer` (the public face) takes it, `check` (strict mode
+// and the derived headers) looks at it against what `model` says the file describes,
+// `output` frames and buffers it for file or pipe mode, and `compress` packs it into
+// COMPRESSED records when asked. `host` describes the machine; `error` says why a call was
+// refused.
+mod check;
+mod compress;
 mod error;
-mod feature_slot;
-mod file_output;
-mod fitting_layouts;
-mod header_index;
 mod host;
-mod host_description;
-mod id_index;
-mod output_buffer;
-mod output_mode;
-mod pending_records;
-mod pipe_output;
-mod record_check;
-mod record_stream;
-mod record_summary;
-mod session;
-mod typed_features;
-mod typed_records;
+mod model;
+mod output;
 mod writer;
-mod writer_compression;
 
-pub use compression::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
+pub use check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
+pub use compress::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{
     Contradiction, PartialRecord, PendingSummary, RecordProblem, SharedIoError, WriterError,
 };
-pub use file_output::FileOutput;
-pub use header_index::PerfHeaderIndex;
-pub use host_description::{
+pub use host::description::{
     parse_cpu_list, CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo,
     MemoryNodeInfo, NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
 };
-pub use output_mode::OutputMode;
-pub use pending_records::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
+pub use model::header_index::PerfHeaderIndex;
+pub use model::session::PLACEHOLDER_EVENT_NAME;
+pub use output::file_mode::FileOutput;
+pub use output::pipe_mode::PipeOutput;
+pub use output::record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};
+pub use output::OutputMode;
 pub use perf_encode::records::MAX_RECORD_LEN;
 pub use perf_encode::Endian;
-pub use pipe_output::PipeOutput;
-pub use record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};
-pub use session::PLACEHOLDER_EVENT_NAME;
 pub use writer::{PerfDataFileWriter, PerfPipeWriter, PerfWriter};
 
 /// The encoder crate, re-exported.

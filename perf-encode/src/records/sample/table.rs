@@ -658,3 +658,141 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "alloc"))]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // test code
+mod choice_tests {
+    //! The table's fields walked by their layout choices ([`SampleField`]).
+    use super::*;
+    use crate::records::sample::field_choices::FieldLength;
+    use proptest::prelude::*;
+
+    /// A record of `words` 8-byte words after the header, each small (a count that may fit)
+    /// or not, from `seed`.
+    fn record(seed: &[u64]) -> alloc::vec::Vec<u8> {
+        let mut r = alloc::vec![0u8; 8];
+        for &w in seed {
+            let v = match w % 4 {
+                0 => w >> 2 & 7,
+                1 => 0,
+                2 => (w >> 2) % 64,
+                _ => w,
+            };
+            r.extend_from_slice(&v.to_le_bytes());
+        }
+        r
+    }
+
+    fn layout(sample_type: u64, rf: u64, regs: (u64, u64), hw: bool) -> SampleLayout {
+        SampleLayout {
+            sample_type,
+            read_format: rf,
+            regs_user: regs.0.count_ones(),
+            regs_intr: regs.1.count_ones(),
+            branch_hw_index: hw,
+            sample_id_all: false,
+        }
+    }
+
+    proptest! {
+        /// Walking a record field by field with a layout's choices ends where the table's
+        /// walk does, or fails where it does.
+        #[test]
+        fn choices_walk_as_the_table(
+            sample_type in 0u64..1 << 25,
+            rf in 0u64..32,
+            regs in (any::<u64>(), any::<u64>()),
+            hw in any::<bool>(),
+            seed in proptest::collection::vec(any::<u64>(), 0..40),
+            big in any::<bool>(),
+        ) {
+            let l = layout(sample_type, rf, (regs.0 & 0xff, regs.1 & 0xf), hw);
+            let endian = if big { Endian::Big } else { Endian::Little };
+            let r = record(&seed);
+            let mut pos = Some(8usize);
+            for f in &SAMPLE_FIELDS {
+                pos = pos.and_then(|p| f.end(f.choice(&l), endian, &r, p));
+            }
+            prop_assert_eq!(pos, l.sample_len(&r, endian).ok());
+        }
+
+        /// A field's end follows from what its length says it follows from (and the record's
+        /// length): the rest of the record can be anything.
+        #[test]
+        fn a_fields_end_follows_from_its_length_word(
+            field in 0usize..25,
+            choice in any::<u8>(),
+            at in 0usize..40,
+            seed in proptest::collection::vec(any::<u64>(), 0..40),
+            noise in any::<u64>(),
+        ) {
+            let f = &SAMPLE_FIELDS[field % SAMPLE_FIELDS.len()];
+            let choice = choice % f.choices();
+            let r = record(&seed);
+            let pos = at.min(r.len());
+            let end = f.end(choice, Endian::Little, &r, pos);
+            let mut other = r.clone();
+            let mut x = noise | 1;
+            for b in other.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+            match f.length(choice) {
+                FieldLength::Fixed(n) => {
+                    prop_assert_eq!(end, Some(pos + n).filter(|&e| e <= r.len()));
+                }
+                FieldLength::Counted { word } => {
+                    let w = usize::from(word);
+                    if pos + w <= r.len() {
+                        other[pos..pos + w].copy_from_slice(&r[pos..pos + w]);
+                    }
+                    prop_assert_eq!(f.end(choice, Endian::Little, &other, pos), end);
+                }
+                FieldLength::SizedDump => {
+                    let size = r.get(pos..pos + 8).map(|w| u64::from_le_bytes(w.try_into().unwrap()));
+                    if let Some(size) = size {
+                        other[pos..pos + 8].copy_from_slice(&size.to_le_bytes());
+                        let last = (pos + 8).checked_add(size as usize);
+                        if let Some(at) = last.filter(|&a| size != 0 && a + 8 <= r.len()) {
+                            let dyn_size = u64::from_le_bytes(r[at..at + 8].try_into().unwrap());
+                            let keep = u64::from(noise as u8) % (size + 1);
+                            let new = if dyn_size <= size { keep } else { size + 1 + keep };
+                            other[at..at + 8].copy_from_slice(&new.to_le_bytes());
+                        }
+                    }
+                    prop_assert_eq!(f.end(choice, Endian::Little, &other, pos), end);
+                }
+                FieldLength::NonZero { zero: z, other: o } => {
+                    let want = match r.get(pos..pos + 8) {
+                        Some(w) if w.iter().all(|&b| b == 0) => Some(pos + z),
+                        Some(_) => Some(pos + o),
+                        None => None,
+                    };
+                    prop_assert_eq!(end, want.filter(|&e| e <= r.len()));
+                    if pos + 8 <= r.len() {
+                        let zero = r[pos..pos + 8].iter().all(|&b| b == 0);
+                        if zero {
+                            other[pos..pos + 8].fill(0);
+                        } else {
+                            other[pos] |= 1;
+                        }
+                    }
+                    prop_assert_eq!(f.end(choice, Endian::Little, &other, pos), end);
+                }
+            }
+        }
+    }
+
+    /// Every layout's choice is one of the field's choices.
+    #[test]
+    fn choices_cover_every_layout() {
+        for (i, f) in SAMPLE_FIELDS.iter().enumerate() {
+            let l = layout(u64::MAX >> 39, 31, (u64::MAX, u64::MAX), true);
+            assert!(f.choice(&l) < f.choices(), "{i} {f:?}");
+            assert_eq!(f.choice(&SampleLayout::default()), 0);
+        }
+        assert_eq!(SAMPLE_FIELDS.iter().filter(|f| f.is_raw()).count(), 1);
+    }
+}

@@ -1,0 +1,18 @@
+//! Strict mode: the checks of the caller's records against the event descriptions, before
+//! any byte of them reaches the output, and the statistics derived from the records. Records
+//! that arrive before the description that owns them are summarized and checked when it
+//! arrives.
+//!
+//! `record_check` is the entry of a call's records; `checked_events` keeps what it learned
+//! of each event, `pending_records` with `record_summary` and `fitting_layouts` hold what
+//! came before its description, `compressed_check` looks at COMPRESSED records passed
+//! through. All of them check by `record_rules` and refuse with `refusal`'s reasons.
+
+pub(crate) mod checked_events;
+pub(crate) mod compressed_check;
+pub(crate) mod fitting_layouts;
+pub(crate) mod pending_records;
+pub(crate) mod record_check;
+pub(crate) mod record_rules;
+pub(crate) mod record_summary;
+pub(crate) mod refusal;

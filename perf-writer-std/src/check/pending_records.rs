@@ -1,0 +1,874 @@
+//! [`PendingRecords`]: file mode's records that strict mode took before the description
+//! that checks them. `tracepoint_perf` 0.5's writer takes records, descriptions and headers
+//! in any order before finalize, and a converter that reads a recording hands the records
+//! first. File mode keeps that contract: such a record is written, and what strict mode
+//! needs of it is kept in a [`RecordSummary`] of its event id, checked when the description
+//! with that id arrives exactly as the record would have been checked after it (a
+//! description that contradicts them is refused, naming them). Finalize refuses while records
+//! wait for a description, which can be added and finalize made again.
+//!
+//! The ids: once a description exists, its layout says where every record's id is (every
+//! description must put it there). Before the first one, the place is not known: records are
+//! summarized as a whole (for a first description without ids), and by the word at each
+//! place a layout can put the id (a SAMPLE's IDENTIFIER or ID: 8 to 40 bytes from its start;
+//! a `sample_id` trailer's: 8 to 24 bytes back from the end). The first description picks its
+//! place; the groups there whose ids it does not own wait for theirs, the other places go.
+//! A place with more distinct words than [`MAX_PENDING_IDS`], or than fit in its share of
+//! memory, holds no ids and is given up; a first description that puts its id there is
+//! refused, naming the records.
+//!
+//! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
+//! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
+//! refused); a summary holds one SAMPLE as written, or the layouts several fit (see
+//! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
+//! with the number of records.
+
+use crate::check::fitting_layouts::{Scratch, TooManyLayouts};
+use crate::check::record_rules::EventStats;
+use crate::check::record_summary::{
+    FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
+};
+use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
+use crate::model::session::{NewDesc, Session};
+use crate::RecordProblem;
+use perf_abi::record_type;
+use perf_encode::Endian;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// Where a SAMPLE's id can be (IDENTIFIER at 8; ID after the header and IP, TID, TIME,
+/// ADDR), and a `sample_id` trailer's, back from the end (IDENTIFIER, or ID, before
+/// STREAM_ID and CPU).
+const SAMPLE_PLACES: [usize; 5] = [8, 16, 24, 32, 40];
+const TRAILER_PLACES: [usize; 3] = [8, 16, 24];
+
+/// Bytes of single SAMPLEs the groups of one place may keep before the place is given up
+/// (the words of a place that holds no id, a time or an address, make a group per record).
+const PLACE_SINGLE_BYTES: usize = 4 << 20;
+
+/// Records grouped by the word at one place.
+#[derive(Debug, Default)]
+struct Place {
+    /// By that word; `None`: records too short to have one there (perf gives those to the
+    /// first event).
+    groups: FxHashMap<Option<u64>, RecordSummary>,
+    /// Bytes of the groups that hold one SAMPLE as written.
+    single_bytes: usize,
+    given_up: bool,
+}
+
+impl Place {
+    fn give_up(&mut self) {
+        *self = Place {
+            given_up: true,
+            ..Place::default()
+        };
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.groups.values().map(RecordSummary::heap_bytes).sum()
+    }
+}
+
+/// The records written while no description existed.
+#[derive(Debug, Default)]
+struct BeforeAny {
+    samples: Option<RecordSummary>,
+    side_band: Option<RecordSummary>,
+    sample_places: [Place; SAMPLE_PLACES.len()],
+    trailer_places: [Place; TRAILER_PLACES.len()],
+}
+
+impl BeforeAny {
+    fn heap_bytes(&self) -> usize {
+        let all = [&self.samples, &self.side_band]
+            .into_iter()
+            .flatten()
+            .map(RecordSummary::heap_bytes)
+            .sum::<usize>();
+        let places = self.sample_places.iter().chain(&self.trailer_places);
+        all + places.map(Place::heap_bytes).sum::<usize>()
+    }
+}
+
+/// A group of SAMPLEs that a record goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Group {
+    /// Every SAMPLE written before any description.
+    All,
+    /// Before any description, by the word at `SAMPLE_PLACES[.0]`.
+    Place(usize, Option<u64>),
+    /// After the first description, by event id.
+    Id(u64),
+}
+
+/// What admitting a record found to do in its groups, done once its call is written.
+#[derive(Debug)]
+enum Action {
+    Add(Group, Prepared),
+    /// Give up `SAMPLE_PLACES[.0]`.
+    GiveUp(usize),
+    /// The record's actions end.
+    End,
+}
+
+/// A group's SAMPLEs as the call's records admitted so far leave them: one record, or the
+/// layouts of the action at this index of [`CallStage::actions`].
+#[derive(Debug)]
+enum Staged {
+    One(Vec<u8>),
+    Layouts(usize),
+}
+
+/// What the call being checked will change (see [`PendingRecords::admit`]).
+#[derive(Debug, Default)]
+struct CallStage {
+    actions: Vec<Action>,
+    next: usize,
+    groups: Vec<(Group, Staged)>,
+    /// Sample places this call gives up (bits).
+    given_up: u8,
+    /// Event ids this call adds.
+    new_ids: Vec<u64>,
+}
+
+/// A group of records counted, not summarized.
+#[derive(Clone, Copy, Debug)]
+struct Counted {
+    first: FirstRecord,
+    records: u64,
+}
+
+impl Counted {
+    fn add(this: &mut Option<Counted>, first: FirstRecord) {
+        match this {
+            Some(c) => c.records = c.records.saturating_add(1),
+            None => *this = Some(Counted { first, records: 1 }),
+        }
+    }
+}
+
+/// SAMPLEs of a tracepoint whose format is not known yet, and what their RAW payloads say.
+#[derive(Clone, Debug)]
+struct FormatPending {
+    first: FirstRecord,
+    records: u64,
+    raw: Option<RawFacts>,
+}
+
+/// What strict mode took before the descriptions (see the module).
+#[derive(Debug, Default)]
+pub(crate) struct PendingRecords {
+    before: Option<Box<BeforeAny>>,
+    /// After the first description: by event id, where its layout puts it.
+    by_id: FxHashMap<u64, RecordSummary>,
+    /// COMPRESSED records written while no HEADER_COMPRESSED was set.
+    compressed: Option<Counted>,
+    /// Every COMPRESSED record written (HEADER_COMPRESSED must stay readable for them).
+    compressed_written: Option<Counted>,
+    /// By `attr.config` (the format's id).
+    formats: BTreeMap<u32, FormatPending>,
+    /// Bytes the summaries take (about).
+    bytes: usize,
+    stage: CallStage,
+    scratch: Scratch,
+}
+
+/// Why a record went to [`PendingRecords`] (see [`PendingRecords::commit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Deferral {
+    /// No description owns it yet (a SAMPLE, or a kernel record with a trailer).
+    Owner,
+    /// A COMPRESSED record while HEADER_COMPRESSED is not set.
+    Compressed,
+    /// A COMPRESSED record checked when written: kept count of, not waiting.
+    CompressedWritten,
+    /// A SAMPLE of a tracepoint whose format is not known: its RAW payload is at
+    /// `raw_start..raw_end` of the record (its layout was checked).
+    Format {
+        config: u32,
+        raw_start: usize,
+        raw_end: usize,
+    },
+}
+
+/// What adding a checked description changes ([`PendingRecords::apply`]).
+#[derive(Debug, Default)]
+pub(crate) struct Resolution {
+    /// The records written before any description are attributed.
+    before: Option<Attributed>,
+    /// Ids whose records the new description owns.
+    ids: Vec<u64>,
+    /// The format the new description brings, whose SAMPLEs waited for it.
+    format: Option<u32>,
+    /// Records now owned by a tracepoint whose format is still unknown.
+    to_format: Option<(u32, FormatPending)>,
+    /// What the derived headers get from the records attributed.
+    pub(crate) stats: EventStats,
+}
+
+/// How the first description attributes the records written before any description: by
+/// the places (indexes in `SAMPLE_PLACES`, `TRAILER_PLACES`) its layout puts the id at, to
+/// its ids.
+#[derive(Debug)]
+struct Attributed {
+    sample_place: Option<usize>,
+    trailer_place: Option<usize>,
+    ids: Vec<u64>,
+}
+
+/// Given up places hold no ids: a first description that puts its ids there cannot own
+/// the records.
+const GIVEN_UP: &str = "more distinct values than ids can be (or than strict mode keeps) were written, before any description, where this description puts the sample id: describe the events before their records (or set_strict(false) to take these unchecked)";
+
+impl PendingRecords {
+    /// Forgets everything (strict mode turned off, or the output closed).
+    pub(crate) fn clear(&mut self) {
+        *self = PendingRecords::default();
+    }
+
+    /// A call starts: nothing of it is admitted yet.
+    pub(crate) fn start_call(&mut self) {
+        let s = &mut self.stage;
+        s.actions.clear();
+        s.next = 0;
+        s.groups.clear();
+        s.given_up = 0;
+        s.new_ids.clear();
+    }
+
+    /// Admits `record`, deferred for `why`, before its call is written: does what may fail
+    /// of adding it (narrowing its groups' layouts, the id and memory bounds) without
+    /// changing what waits; [`commit`](Self::commit) adds it once the call is written.
+    pub(crate) fn admit(
+        &mut self,
+        session: &Session,
+        record: &[u8],
+        why: Deferral,
+    ) -> Result<(), RecordProblem> {
+        if why != Deferral::Owner {
+            return Ok(());
+        }
+        let endian = session.endian();
+        let sample = is_sample(record, endian);
+        if !session.descs().is_empty() {
+            let Some(id) = key_after_first(session, record) else {
+                return Ok(());
+            };
+            if !self.by_id.contains_key(&id) && !self.stage.new_ids.contains(&id) {
+                self.stage.new_ids.push(id);
+                if self.by_id.len().saturating_add(self.stage.new_ids.len()) > MAX_PENDING_IDS {
+                    return Err(RecordProblem::TooManyPendingIds);
+                }
+            }
+            if !sample {
+                return Ok(());
+            }
+            self.within_memory()?;
+            self.prepare(Group::Id(id), id_place(session), record, endian)
+                .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
+            self.stage.actions.push(Action::End);
+            return Ok(());
+        }
+        if !sample {
+            return Ok(());
+        }
+        self.within_memory()?;
+        self.prepare(Group::All, None, record, endian)
+            .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
+        for (k, &place) in SAMPLE_PLACES.iter().enumerate() {
+            if self.place_given_up(k) {
+                continue;
+            }
+            let key = word(record, place, endian);
+            if self.place_would_overflow(k, key, record.len()) {
+                self.give_up_staged(k);
+                continue;
+            }
+            if self
+                .prepare(Group::Place(k, key), None, record, endian)
+                .is_err()
+            {
+                self.give_up_staged(k);
+            }
+        }
+        self.stage.actions.push(Action::End);
+        Ok(())
+    }
+
+    /// Past the memory bound: a record that would add to what waits is refused.
+    fn within_memory(&self) -> Result<(), RecordProblem> {
+        match self.bytes > MAX_PENDING_BYTES {
+            true => Err(RecordProblem::TooManyPendingBytes),
+            false => Ok(()),
+        }
+    }
+
+    fn place_given_up(&self, k: usize) -> bool {
+        self.stage.given_up >> k & 1 != 0
+            || self
+                .before
+                .as_ref()
+                .and_then(|b| b.sample_places.get(k))
+                .is_some_and(|p| p.given_up)
+    }
+
+    /// Adding a group `key` at sample place `k` would take it past its bounds.
+    fn place_would_overflow(&self, k: usize, key: Option<u64>, len: usize) -> bool {
+        let place = self.before.as_ref().and_then(|b| b.sample_places.get(k));
+        let known = |key: &Option<u64>| place.is_some_and(|p| p.groups.contains_key(key));
+        let staged_known = self
+            .stage
+            .groups
+            .iter()
+            .any(|(g, _)| *g == Group::Place(k, key));
+        if known(&key) || staged_known {
+            return false;
+        }
+        let staged_new = self
+            .stage
+            .groups
+            .iter()
+            .filter(|(g, _)| matches!(g, Group::Place(j, key) if *j == k && !known(key)))
+            .count();
+        let groups = place.map_or(0, |p| p.groups.len());
+        let single = place.map_or(0, |p| p.single_bytes);
+        groups.saturating_add(staged_new) >= MAX_PENDING_IDS
+            || single.saturating_add(len) > PLACE_SINGLE_BYTES
+    }
+
+    fn give_up_staged(&mut self, k: usize) {
+        self.stage.given_up |= 1 << k;
+        self.stage.actions.push(Action::GiveUp(k));
+    }
+
+    /// Prepares adding the SAMPLE `record` to `group` (as the call's records so far leave
+    /// it), and notes it.
+    fn prepare(
+        &mut self,
+        group: Group,
+        id_place: Option<usize>,
+        record: &[u8],
+        endian: Endian,
+    ) -> Result<(), TooManyLayouts> {
+        let mut sc = std::mem::take(&mut self.scratch);
+        let staged = self.stage.groups.iter().position(|(g, _)| *g == group);
+        let summary = self.group(group).and_then(|s| s.samples.as_ref());
+        let traces = summary.map_or((0, &[][..]), SampleSummary::traces);
+        let staged_layouts = |a: usize| match self.stage.actions.get(a) {
+            Some(Action::Add(_, Prepared::Narrowed(l, _))) => Some(&**l),
+            _ => None,
+        };
+        let state = match staged.and_then(|i| self.stage.groups.get(i)) {
+            Some((_, Staged::One(r))) => SampleState::One(r),
+            Some((_, Staged::Layouts(a))) => match staged_layouts(*a) {
+                Some(l) => SampleState::Layouts(l),
+                None => summary.map_or(SampleState::Absent, SampleSummary::state),
+            },
+            None => summary.map_or(SampleState::Absent, SampleSummary::state),
+        };
+        let place = match group {
+            Group::All => None,
+            Group::Place(k, _) => SAMPLE_PLACES.get(k).copied(),
+            Group::Id(_) => id_place,
+        };
+        let prepared = SampleSummary::prepare(state, place, traces, record, endian, &mut sc);
+        self.scratch = sc;
+        let prepared = prepared?;
+        let next = match &prepared {
+            Prepared::First => Some(Staged::One(record.to_vec())),
+            Prepared::Same(_) => None,
+            Prepared::Narrowed(..) => Some(Staged::Layouts(self.stage.actions.len())),
+        };
+        if let Some(next) = next {
+            match staged.and_then(|i| self.stage.groups.get_mut(i)) {
+                Some(slot) => slot.1 = next,
+                None => self.stage.groups.push((group, next)),
+            }
+        }
+        self.stage.actions.push(Action::Add(group, prepared));
+        Ok(())
+    }
+
+    /// The summary of `group`, if it has one.
+    fn group(&self, group: Group) -> Option<&RecordSummary> {
+        match group {
+            Group::Id(id) => self.by_id.get(&id),
+            Group::All => self.before.as_ref()?.samples.as_ref(),
+            Group::Place(k, key) => self.before.as_ref()?.sample_places.get(k)?.groups.get(&key),
+        }
+    }
+
+    /// Takes `record` (written at `first`, admitted by [`admit`](Self::admit) for `why`)
+    /// for the check its description will make, once its call is written.
+    pub(crate) fn commit(
+        &mut self,
+        session: &Session,
+        record: &[u8],
+        why: Deferral,
+        first: FirstRecord,
+        derive: bool,
+    ) {
+        let endian = session.endian();
+        match why {
+            Deferral::Compressed => {
+                Counted::add(&mut self.compressed, first);
+                Counted::add(&mut self.compressed_written, first);
+            }
+            Deferral::CompressedWritten => Counted::add(&mut self.compressed_written, first),
+            Deferral::Format {
+                config,
+                raw_start,
+                raw_end,
+            } => {
+                let raw = record.get(raw_start..raw_end).unwrap_or_default();
+                match self.formats.get_mut(&config) {
+                    Some(f) => {
+                        f.records = f.records.saturating_add(1);
+                        if let Some(r) = f.raw.as_mut() {
+                            r.add(raw, endian);
+                        }
+                    }
+                    None => {
+                        let raw = Some(RawFacts::of(raw, endian));
+                        self.formats.insert(
+                            config,
+                            FormatPending {
+                                first,
+                                records: 1,
+                                raw,
+                            },
+                        );
+                    }
+                }
+            }
+            Deferral::Owner if is_sample(record, endian) => {
+                self.commit_sample(session, record, first, derive);
+            }
+            Deferral::Owner if session.descs().is_empty() => {
+                let b = self.before.get_or_insert_with(Box::default);
+                b.side_band
+                    .get_or_insert_with(|| RecordSummary::new(first))
+                    .add_side_band(record, endian, derive);
+                for (place, &back) in b.trailer_places.iter_mut().zip(&TRAILER_PLACES) {
+                    if place.given_up {
+                        continue;
+                    }
+                    let key = record
+                        .len()
+                        .checked_sub(back)
+                        .and_then(|at| word(record, at, endian));
+                    if !place.groups.contains_key(&key) && place.groups.len() >= MAX_PENDING_IDS {
+                        place.give_up();
+                        continue;
+                    }
+                    place
+                        .groups
+                        .entry(key)
+                        .or_insert_with(|| RecordSummary::new(first))
+                        .add_side_band(record, endian, derive);
+                }
+            }
+            Deferral::Owner => {
+                let Some(id) = key_after_first(session, record) else {
+                    return;
+                };
+                self.by_id
+                    .entry(id)
+                    .or_insert_with(|| RecordSummary::new(first))
+                    .add_side_band(record, endian, derive);
+            }
+        }
+    }
+
+    /// [`commit`](Self::commit) of a SAMPLE: what [`admit`](Self::admit) prepared.
+    fn commit_sample(
+        &mut self,
+        session: &Session,
+        record: &[u8],
+        first: FirstRecord,
+        derive: bool,
+    ) {
+        let endian = session.endian();
+        while let Some(action) = self.stage.actions.get_mut(self.stage.next) {
+            self.stage.next = self.stage.next.saturating_add(1);
+            let action = std::mem::replace(action, Action::End);
+            let (group, prepared) = match action {
+                Action::End => break,
+                Action::GiveUp(k) => {
+                    if let Some(p) = self
+                        .before
+                        .as_mut()
+                        .and_then(|b| b.sample_places.get_mut(k))
+                    {
+                        self.bytes = self.bytes.saturating_sub(p.heap_bytes());
+                        p.give_up();
+                    }
+                    continue;
+                }
+                Action::Add(group, prepared) => (group, prepared),
+            };
+            let (summary, single) = match group {
+                Group::Id(id) => (
+                    self.by_id
+                        .entry(id)
+                        .or_insert_with(|| RecordSummary::new(first)),
+                    None,
+                ),
+                Group::All => {
+                    let b = self.before.get_or_insert_with(Box::default);
+                    (
+                        b.samples.get_or_insert_with(|| RecordSummary::new(first)),
+                        None,
+                    )
+                }
+                Group::Place(k, key) => {
+                    let b = self.before.get_or_insert_with(Box::default);
+                    let Some(place) = b.sample_places.get_mut(k) else {
+                        continue;
+                    };
+                    let s = place
+                        .groups
+                        .entry(key)
+                        .or_insert_with(|| RecordSummary::new(first));
+                    (s, Some(&mut place.single_bytes))
+                }
+            };
+            let single_before = one_len(summary);
+            // A record like one before it adds nothing that takes room (about).
+            let counted = !matches!(prepared, Prepared::Same(_));
+            let before = if counted { summary.heap_bytes() } else { 0 };
+            summary.add_sample(record, endian, prepared, derive);
+            if counted {
+                self.bytes = self
+                    .bytes
+                    .saturating_sub(before)
+                    .saturating_add(summary.heap_bytes());
+            }
+            if let Some(single) = single {
+                *single = single
+                    .saturating_sub(single_before)
+                    .saturating_add(one_len(summary));
+            }
+        }
+    }
+
+    /// Checks a description about to be added against the records waiting for it: what
+    /// adding it resolves, or how it contradicts them (with the records it names).
+    pub(crate) fn check_description(
+        &self,
+        session: &Session,
+        new: &NewDesc<'_>,
+    ) -> Result<Resolution, crate::WriterError> {
+        let endian = session.endian();
+        let mut res = Resolution::default();
+        let mut owned: Vec<(Option<u64>, &RecordSummary)> = Vec::new();
+        if session.descs().is_empty() {
+            if let Some(b) = &self.before {
+                res.before = Some(attribute(b, new, &mut owned)?);
+            }
+        } else {
+            for id in new.ids {
+                if let Some(s) = self.by_id.get(id) {
+                    owned.push((Some(*id), s));
+                    res.ids.push(*id);
+                }
+            }
+        }
+        // The earliest records first: an error names them.
+        owned.sort_by_key(|(_, s)| s.first.pos);
+        for (id, summary) in &owned {
+            summary
+                .check(new.layout, new.rule, endian, &mut res.stats)
+                .map_err(|problem| contradiction(summary.first, summary.records, *id, problem))?;
+            if let Some(config) = new.format_pending {
+                let pending = FormatPending {
+                    first: summary.first,
+                    records: summary.records,
+                    raw: summary.raw_under(new.layout, endian),
+                };
+                res.to_format = Some(match res.to_format.take() {
+                    Some((_, f)) => (config, f.merge(pending)),
+                    None => (config, pending),
+                });
+            }
+        }
+        if let Some(rule) = new.rule {
+            let config = u32::from(rule.common_type);
+            if let Some(f) = self.formats.get(&config) {
+                if let Some(Err(problem)) = f.raw.as_ref().map(|r| r.check_rule(rule, endian)) {
+                    return Err(contradiction(f.first, f.records, None, problem));
+                }
+                res.format = Some(config);
+            }
+        }
+        Ok(res)
+    }
+
+    /// Applies what [`check_description`](Self::check_description) found, once the
+    /// description is added.
+    pub(crate) fn apply(&mut self, res: Resolution) {
+        if let Some(Attributed {
+            sample_place,
+            trailer_place,
+            ids,
+        }) = res.before
+        {
+            if let Some(mut b) = self.before.take() {
+                let owns = |key: &Option<u64>| match key {
+                    None | Some(0) => true,
+                    Some(id) => ids.contains(id),
+                };
+                let take = |place: Option<&mut Place>| -> Vec<(u64, RecordSummary)> {
+                    let Some(place) = place else {
+                        return Vec::new();
+                    };
+                    std::mem::take(&mut place.groups)
+                        .into_iter()
+                        .filter_map(|(key, s)| match (owns(&key), key) {
+                            (false, Some(id)) => Some((id, s)),
+                            _ => None,
+                        })
+                        .collect()
+                };
+                let samples = take(sample_place.and_then(|k| b.sample_places.get_mut(k)));
+                let side_band = take(trailer_place.and_then(|k| b.trailer_places.get_mut(k)));
+                for (id, s) in samples.into_iter().chain(side_band) {
+                    let joined = RecordSummary::joined(self.by_id.remove(&id), Some(s));
+                    if let Some(j) = joined {
+                        self.by_id.insert(id, j);
+                    }
+                }
+            }
+        }
+        for id in &res.ids {
+            self.by_id.remove(id);
+        }
+        if let Some(config) = res.format {
+            self.formats.remove(&config);
+        }
+        if let Some((config, f)) = res.to_format {
+            let merged = match self.formats.remove(&config) {
+                Some(old) => old.merge(f),
+                None => f,
+            };
+            self.formats.insert(config, merged);
+        }
+        self.bytes = self
+            .by_id
+            .values()
+            .map(RecordSummary::heap_bytes)
+            .sum::<usize>()
+            + self.before.as_ref().map_or(0, |b| b.heap_bytes());
+    }
+
+    /// The caller set TRACING_DATA: its formats are trusted, and nothing waits for one.
+    pub(crate) fn formats_given(&mut self) {
+        self.formats.clear();
+    }
+
+    /// HEADER_COMPRESSED is about to be set to a payload perf can decompress with
+    /// (`readable`) or not: refused, naming them, when COMPRESSED records were written (they
+    /// were taken for a readable one).
+    pub(crate) fn check_compression_header(
+        &self,
+        readable: bool,
+    ) -> Result<(), crate::WriterError> {
+        match (self.compressed_written, readable) {
+            (Some(c), false) => Err(contradiction(
+                c.first,
+                c.records,
+                None,
+                Contradiction::Compression,
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// A readable HEADER_COMPRESSED was set: nothing waits for one.
+    pub(crate) fn compression_header_set(&mut self) {
+        self.compressed = None;
+    }
+
+    /// What waits for a description or a header, if anything.
+    pub(crate) fn summary(&self) -> Option<PendingSummary> {
+        let mut records = 0u64;
+        let mut first: Option<FirstRecord> = None;
+        let mut see = |f: FirstRecord, n: u64| {
+            records = records.saturating_add(n);
+            if first.is_none_or(|g| f.pos < g.pos) {
+                first = Some(f);
+            }
+        };
+        if let Some(b) = &self.before {
+            for s in [&b.samples, &b.side_band].into_iter().flatten() {
+                see(s.first, s.records);
+            }
+        }
+        for s in self.by_id.values() {
+            see(s.first, s.records);
+        }
+        if let Some(c) = self.compressed {
+            see(c.first, c.records);
+        }
+        let first = first?;
+        Some(PendingSummary {
+            records,
+            ids: self.by_id.len() as u64,
+            offset: first.pos,
+            type_: first.type_,
+        })
+    }
+
+    /// The first record that waits for a description or HEADER_COMPRESSED (not for a
+    /// format: a tracepoint without one is refused by finalize for itself).
+    pub(crate) fn first(&self) -> Option<FirstRecord> {
+        let before = self.before.iter().flat_map(|b| [&b.samples, &b.side_band]);
+        before
+            .flatten()
+            .map(|s| s.first)
+            .chain(self.by_id.values().map(|s| s.first))
+            .chain(self.compressed.map(|c| c.first))
+            .min_by_key(|f| f.pos)
+    }
+}
+
+/// The records written before any description that the first description `new` owns
+/// (pushed to `owned`, by id when grouped by one), and the places its layout reads ids at
+/// (their other groups wait for their own descriptions), or why they cannot be told apart.
+fn attribute<'b>(
+    b: &'b BeforeAny,
+    new: &NewDesc<'_>,
+    owned: &mut Vec<(Option<u64>, &'b RecordSummary)>,
+) -> Result<Attributed, crate::WriterError> {
+    let with_ids = !new.ids.is_empty();
+    let sample_at = new.layout.sample_id_offset().filter(|_| with_ids);
+    let trailer_at = new.layout.trailer_id_offset_from_end().filter(|_| with_ids);
+    let parts = [
+        (
+            &b.samples,
+            &b.sample_places[..],
+            &SAMPLE_PLACES[..],
+            sample_at,
+        ),
+        (
+            &b.side_band,
+            &b.trailer_places[..],
+            &TRAILER_PLACES[..],
+            trailer_at,
+        ),
+    ];
+    let mut chosen = [None, None];
+    for ((all, places, at, place), chosen) in parts.into_iter().zip(&mut chosen) {
+        let Some(all) = all else { continue };
+        let Some(place) = place else {
+            // No id in these records: the first description owns them all.
+            owned.push((None, all));
+            continue;
+        };
+        let found = at.iter().position(|p| *p == place);
+        let Some((k, groups)) = found.and_then(|k| Some((k, places.get(k)?))) else {
+            return Err(contradiction(
+                all.first,
+                all.records,
+                None,
+                Contradiction::Unattributable(GIVEN_UP),
+            ));
+        };
+        if groups.given_up {
+            return Err(contradiction(
+                all.first,
+                all.records,
+                None,
+                Contradiction::Unattributable(GIVEN_UP),
+            ));
+        }
+        *chosen = Some(k);
+        for (key, s) in &groups.groups {
+            match key {
+                None | Some(0) => owned.push((None, s)),
+                Some(id) if new.ids.contains(id) => owned.push((Some(*id), s)),
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(Attributed {
+        sample_place: chosen[0],
+        trailer_place: chosen[1],
+        ids: new.ids.to_vec(),
+    })
+}
+
+/// The bytes of a group's SAMPLE kept as written, if that is what it holds.
+fn one_len(s: &RecordSummary) -> usize {
+    match &s.samples {
+        Some(SampleSummary::One(r)) => r.len(),
+        _ => 0,
+    }
+}
+
+fn is_sample(record: &[u8], endian: Endian) -> bool {
+    record
+        .first_chunk::<4>()
+        .is_some_and(|t| endian.read_u32(*t) == record_type::SAMPLE)
+}
+
+/// Where the first description's layout puts a SAMPLE's event id.
+fn id_place(session: &Session) -> Option<usize> {
+    session.descs().first()?.layout.sample_id_offset()
+}
+
+/// The id of a record where the first description's layout puts it (`None` before any
+/// description, or for a record that carries none).
+fn key_after_first(session: &Session, record: &[u8]) -> Option<u64> {
+    let layout = &session.descs().first()?.layout;
+    let endian = session.endian();
+    let at = match is_sample(record, endian) {
+        true => layout.sample_id_offset()?,
+        false => record
+            .len()
+            .checked_sub(layout.trailer_id_offset_from_end()?)?,
+    };
+    word(record, at, endian)
+}
+
+impl FormatPending {
+    fn merge(self, other: FormatPending) -> FormatPending {
+        let first = match self.first.pos <= other.first.pos {
+            true => self.first,
+            false => other.first,
+        };
+        FormatPending {
+            first,
+            records: self.records.saturating_add(other.records),
+            raw: match (self.raw, other.raw) {
+                (Some(mut a), Some(b)) => {
+                    a.merge(&b);
+                    Some(a)
+                }
+                (a, b) => a.or(b),
+            },
+        }
+    }
+}
+
+/// The `u64` at `at` in `endian`.
+fn word(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
+    Some(endian.read_u64(*record.get(at..)?.first_chunk::<8>()?))
+}
+
+/// The error of a description (or header) that `records` records from `first` on contradict.
+fn contradiction(
+    first: FirstRecord,
+    records: u64,
+    id: Option<u64>,
+    problem: Contradiction,
+) -> crate::WriterError {
+    crate::WriterError::ContradictsRecords {
+        records,
+        offset: first.pos,
+        type_: first.type_,
+        id,
+        problem,
+    }
+}

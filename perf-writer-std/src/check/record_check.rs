@@ -1,0 +1,1508 @@
+//! [`RecordCheck`]: strict mode, and the statistics the writer derives from the events
+//! (SAMPLE_TIME, NRCPUS). Both look at whole records, so while either is on a record split
+//! across calls is held back until its last byte arrives; nothing of a refused call is
+//! written.
+
+use crate::check::checked_events::{CheckedEvents, Quick};
+use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
+use crate::check::record_rules::{check_body, check_sample_len, with_parsed, EventStats};
+use crate::check::record_summary::FirstRecord;
+use crate::check::refusal::PendingSummary;
+use crate::error::{RecordProblem, WriterError};
+use crate::model::session::{EventDescData, NewDesc, Session};
+use crate::output::OutputMode;
+use crate::PartialRecord;
+use perf_abi::record_type;
+use perf_encode::records::{
+    first_plain_record, header_type_and_size, id_of_non_sample, is_plain_record, ParseError,
+    RecordExtent, RecordWalker, SampleLayout, Step,
+};
+use perf_encode::Endian;
+use std::io::{self, IoSlice};
+use std::ops::Deref;
+
+/// Checks records in strict mode and gathers [`EventStats`]; idle (and free) when both are
+/// off.
+#[derive(Debug, Default)]
+pub(crate) struct RecordCheck {
+    /// Refuse records perf would misread.
+    strict: bool,
+    /// Gather [`EventStats`].
+    derive: bool,
+    /// Strict mode and derived headers as last set, to take effect at the next record
+    /// boundary (a record begun under one setting is finished under it): `Some` while that
+    /// boundary has not come.
+    wanted: Option<(bool, bool)>,
+    /// `strict || derive || wanted.is_some()`, kept by the setters: the write path tests one
+    /// flag, and a setting waiting for its boundary sends every call the long way, where
+    /// it is applied.
+    active: bool,
+    /// The start of a record whose end has not arrived (held back).
+    pending: Vec<u8>,
+    /// Bytes of a HEADER_TRACING_DATA or AUXTRACE payload still to pass through unchecked.
+    skip: u64,
+    /// Gathered so far in this output.
+    pub(crate) stats: EventStats,
+    /// Reused to join a record split across calls.
+    scratch: Vec<u8>,
+    /// What strict mode learned of the events whose records passed the full check: their
+    /// next records are checked without being parsed.
+    events: CheckedEvents,
+    /// Records are checked by [`events`](Self::events) first: strict mode without derived
+    /// headers (they need each record's time and cpu) and no setting waiting, between
+    /// records. Kept by [`refresh_quick`](Self::refresh_quick).
+    quick: bool,
+    /// File mode: a record strict mode cannot check yet (its description, or
+    /// HEADER_COMPRESSED, comes later) is written and checked when that arrives.
+    defers: bool,
+    /// What waits for a description (see [`PendingRecords`]).
+    undescribed: PendingRecords,
+    /// The records of the call being checked that go to `undescribed` once it is written.
+    deferred: Vec<DeferredRecord>,
+    /// The record begun in a call and not finished, held back or passing through.
+    partial: Option<PartialRecord>,
+}
+
+/// A record of the call being checked that strict mode checks later.
+#[derive(Clone, Copy, Debug)]
+struct DeferredRecord {
+    /// Where it is in the call's bytes (held-back bytes first).
+    at: usize,
+    len: usize,
+    why: Deferral,
+    first: FirstRecord,
+}
+
+/// Where the record being checked is: in the call's bytes, and in the stream.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    /// Offset in the call's bytes (held-back bytes first).
+    at: usize,
+    /// Stream position.
+    pos: u64,
+    /// Whole records before it in the stream.
+    records: u64,
+}
+
+/// What the full check of a record found, when it passes.
+enum Outcome<'s> {
+    /// The event description that owns it (a kernel record).
+    Owned(&'s EventDescData),
+    /// No description applies (a tool record), or nothing is checked.
+    Free,
+    /// Strict mode checks it when what it needs arrives.
+    Deferred(Deferral),
+}
+
+/// Why a call wrote nothing.
+enum Refusal {
+    /// The refused record began in the bytes held back from earlier calls: they are dropped
+    /// with it.
+    Held(WriterError),
+    /// The call's own bytes were refused (or the output failed); the held-back bytes stay.
+    Call(io::Error),
+}
+
+/// Where the bytes of one call stop being whole records.
+struct Walk {
+    /// Logical offset (held-back bytes first, then the call's bytes) of the first byte held
+    /// back.
+    tail: usize,
+    /// Payload bytes to pass through after this call.
+    skip: u64,
+    /// The whole length of a record with a payload that begins in this call and does not
+    /// end in it (0: none).
+    open_len: u64,
+    /// The record the call leaves unfinished, begun in it: its type (0 while its header is
+    /// not whole), its whole length once known, and its logical offset.
+    open: Option<(u32, Option<u64>, usize)>,
+    stats: EventStats,
+}
+
+impl RecordCheck {
+    /// A check in strict mode or not, deriving nothing.
+    pub(crate) fn new(strict: bool) -> Self {
+        let mut check = RecordCheck {
+            strict,
+            active: strict,
+            ..RecordCheck::default()
+        };
+        check.refresh_quick();
+        check
+    }
+
+    /// Keeps [`quick`](Self::quick) equal to what it says.
+    fn refresh_quick(&mut self) {
+        self.quick = self.strict
+            && !self.derive
+            && self.wanted.is_none()
+            && self.pending.is_empty()
+            && self.skip == 0;
+    }
+
+    /// True when calls take the long way: records are checked, or a setting waits for the
+    /// next record boundary (see [`settle`](Self::settle)).
+    #[inline]
+    pub(crate) fn active(&self) -> bool {
+        self.active
+    }
+
+    /// True when records go through this check (as opposed to straight to the output).
+    pub(crate) fn checking(&self) -> bool {
+        self.strict || self.derive
+    }
+
+    /// Strict mode as last set (it takes effect at the next record boundary).
+    pub(crate) fn strict(&self) -> bool {
+        self.wanted.map_or(self.strict, |(strict, _)| strict)
+    }
+
+    /// Derived headers as last set (they take effect at the next record boundary).
+    pub(crate) fn derive(&self) -> bool {
+        self.wanted.map_or(self.derive, |(_, derive)| derive)
+    }
+
+    /// Strict mode: refuse records perf would misread. Takes effect at the next record
+    /// boundary ([`settle`](Self::settle)).
+    pub(crate) fn set_strict(&mut self, on: bool) {
+        self.want(on, self.derive());
+    }
+
+    /// Gathering the stats the derived headers come from. Takes effect at the next record
+    /// boundary ([`settle`](Self::settle)).
+    pub(crate) fn set_derive(&mut self, on: bool) {
+        self.want(self.strict(), on);
+    }
+
+    fn want(&mut self, strict: bool, derive: bool) {
+        self.wanted = ((strict, derive) != (self.strict, self.derive)).then_some((strict, derive));
+        self.active = self.strict || self.derive || self.wanted.is_some();
+        self.refresh_quick();
+    }
+
+    /// Applies the settings waiting for a record boundary when the stream is at one:
+    /// `output_inside_record` tells whether the output holds part of a record (written to
+    /// it while nothing was checked). Call after every call that writes records.
+    pub(crate) fn settle(&mut self, output_inside_record: bool) {
+        if let Some((strict, derive)) = self.wanted {
+            if !output_inside_record && !self.inside_record() {
+                self.strict = strict;
+                self.derive = derive;
+                self.wanted = None;
+                self.active = strict || derive;
+                if !strict {
+                    // The unchecked opt-in: what waited goes out unchecked.
+                    self.undescribed.clear();
+                }
+                self.refresh_quick();
+            }
+        }
+    }
+
+    /// Bytes held back (a record begun but not complete).
+    pub(crate) fn held_back(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The stream ends inside a record.
+    pub(crate) fn inside_record(&self) -> bool {
+        !self.pending.is_empty() || self.skip != 0
+    }
+
+    /// Drops the record held back or being passed through (the output drops its own part
+    /// of it); returns the bytes held back.
+    pub(crate) fn abandon(&mut self) -> usize {
+        let held = self.pending.len();
+        self.pending.clear();
+        self.skip = 0;
+        self.partial = None;
+        self.refresh_quick();
+        held
+    }
+
+    /// The record begun and not finished that this check holds back or passes through.
+    pub(crate) fn partial(&self) -> Option<PartialRecord> {
+        self.partial
+    }
+
+    /// Forgets what belongs to the current output (settings stay); `file_mode`: the new
+    /// output takes records before their descriptions.
+    pub(crate) fn reset_output(&mut self, file_mode: bool) {
+        self.pending.clear();
+        self.skip = 0;
+        self.stats = EventStats::default();
+        self.events.clear();
+        self.undescribed.clear();
+        self.partial = None;
+        self.defers = file_mode;
+        self.refresh_quick();
+    }
+
+    /// What waits for a description or HEADER_COMPRESSED (strict mode).
+    pub(crate) fn undescribed(&self) -> Option<PendingSummary> {
+        self.undescribed.summary()
+    }
+
+    /// The first record that waits (see [`PendingRecords::first`]).
+    pub(crate) fn first_undescribed(&self) -> Option<FirstRecord> {
+        self.undescribed.first()
+    }
+
+    /// Forgets what waits (its records are dropped from the output, or strict mode is off).
+    pub(crate) fn forget_undescribed(&mut self) {
+        self.undescribed.clear();
+    }
+
+    /// Checks a description about to be added against the records that wait for it.
+    pub(crate) fn check_description(
+        &self,
+        session: &Session,
+        new: &NewDesc<'_>,
+    ) -> Result<Resolution, WriterError> {
+        if !self.strict {
+            return Ok(Resolution::default());
+        }
+        self.undescribed.check_description(session, new)
+    }
+
+    /// The description [`check_description`](Self::check_description) checked was added.
+    pub(crate) fn description_added(&mut self, res: Resolution) {
+        let stats = res.stats;
+        if let Some((first, last)) = stats.time {
+            self.stats.add_time(first);
+            self.stats.add_time(last);
+        }
+        if let Some(cpu) = stats.max_cpu {
+            self.stats.add_cpu(cpu);
+        }
+        self.undescribed.apply(res);
+    }
+
+    /// HEADER_COMPRESSED is about to be set to a payload perf can (`readable`) or cannot
+    /// decompress COMPRESSED records with: refused when COMPRESSED records were written
+    /// and it is not readable.
+    pub(crate) fn check_compression_header(&self, readable: bool) -> Result<(), WriterError> {
+        self.undescribed.check_compression_header(readable)
+    }
+
+    /// A readable HEADER_COMPRESSED was set: the COMPRESSED records waiting for it are
+    /// checked.
+    pub(crate) fn compression_header_set(&mut self) {
+        self.undescribed.compression_header_set();
+    }
+
+    /// The caller set TRACING_DATA: no SAMPLE waits for a format any more.
+    pub(crate) fn formats_given(&mut self) {
+        self.undescribed.formats_given();
+    }
+
+    /// Checks the concatenation of `chunks` as the continuation of the stream, then writes
+    /// its whole records to `out` and holds back an incomplete last one. A refused call
+    /// writes nothing and changes nothing. Returns the bytes accepted (all of them).
+    pub(crate) fn write<O: OutputMode, C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        chunks: &[C],
+    ) -> io::Result<usize> {
+        if let Some(written) = self.write_whole_records(session, out, chunks) {
+            return written;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let waiting = self.partial;
+        match self.write_parts(session, out, &pending, chunks) {
+            Ok(n) => Ok(n),
+            Err(Refusal::Held(e)) => {
+                self.partial = None;
+                Err(naming(waiting, true, e.into()))
+            }
+            Err(Refusal::Call(e)) => {
+                self.pending = pending;
+                Err(naming(waiting, false, e))
+            }
+        }
+    }
+
+    /// [`write`](Self::write) when nothing is held back and every chunk is one whole record
+    /// (a vectored call of records, the commonest): each is checked where it is, then all are
+    /// written. `None` when the call needs the general path.
+    fn write_whole_records<O: OutputMode, C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        chunks: &[C],
+    ) -> Option<io::Result<usize>> {
+        let endian = session.endian();
+        if !self.pending.is_empty()
+            || self.skip != 0
+            || !chunks.iter().all(|c| is_plain_record(endian, c))
+        {
+            return None;
+        }
+        let (mut stats, mut offset) = (self.stats, 0usize);
+        self.start_call();
+        let (pos, records) = (out.position(), out.records());
+        for (i, chunk) in chunks.iter().enumerate() {
+            let place = Place {
+                at: offset,
+                pos: pos.saturating_add(offset as u64),
+                records: records.saturating_add(i as u64),
+            };
+            if let Err(problem) = self.check_one(session, chunk, &mut stats, place) {
+                let type_ = endian.read_u32(first_bytes(chunk));
+                return Some(Err(WriterError::RecordRefused {
+                    offset,
+                    type_,
+                    problem,
+                }
+                .into()));
+            }
+            offset = offset.saturating_add(chunk.len());
+        }
+        // Room for all of them first: then none of the writes below can fail on I/O, and the
+        // call is written whole or not at all.
+        if let Err(e) = out.reserve(session, offset) {
+            return Some(Err(e));
+        }
+        for chunk in chunks {
+            if let Err(e) = out.write_records(session, chunk) {
+                return Some(Err(e));
+            }
+        }
+        self.stats = stats;
+        let parts = Parts {
+            pending: &[],
+            chunks,
+        };
+        self.keep_deferred(session, &parts);
+        Some(Ok(offset))
+    }
+
+    /// Starts checking a call: nothing of it is deferred yet.
+    fn start_call(&mut self) {
+        self.deferred.clear();
+        self.undescribed.start_call();
+    }
+
+    /// The call was written: its deferred records go to what waits for descriptions.
+    fn keep_deferred<C: Deref<Target = [u8]>>(&mut self, session: &Session, parts: &Parts<'_, C>) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let derive = self.derive;
+        let mut cursor = Cursor::default();
+        let mut copy = Vec::new();
+        for d in std::mem::take(&mut self.deferred) {
+            let end = d.at.saturating_add(d.len);
+            let record = match parts.contiguous(&mut cursor, d.at, end) {
+                Some(r) => r,
+                None => {
+                    copy.clear();
+                    parts.copy_range_at(&mut cursor, d.at, end, &mut copy);
+                    &copy
+                }
+            };
+            self.undescribed
+                .commit(session, record, d.why, d.first, derive);
+        }
+    }
+
+    fn write_parts<O: OutputMode, C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        pending: &[u8],
+        chunks: &[C],
+    ) -> Result<usize, Refusal> {
+        let parts = Parts { pending, chunks };
+        self.start_call();
+        let call_start = (out.position(), out.records());
+        let walk = self.walk(session, &parts, call_start)?;
+        if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
+            let len = walk.open_len;
+            return Err(Refusal::Call(
+                WriterError::SplitRecordTooLong { len, max }.into(),
+            ));
+        }
+        // Room for every byte written below first: then none of those writes can fail on
+        // I/O, and the call is written whole or not at all.
+        out.reserve(session, walk.tail).map_err(Refusal::Call)?;
+        let deferred = !self.deferred.is_empty();
+        // Everything before the tail is whole records (or pass-through payload): written in
+        // vectored batches, so that records split across parts cost one framer pass.
+        const BATCH: usize = 32;
+        let mut batch = [IoSlice::new(&[]); BATCH];
+        let mut used = 0usize;
+        let mut start = 0usize;
+        for part in parts.iter() {
+            let end = start.saturating_add(part.len());
+            let upto = walk.tail.clamp(start, end).saturating_sub(start);
+            if let Some(bytes) = part.get(..upto).filter(|b| !b.is_empty()) {
+                if let Some(slot) = batch.get_mut(used) {
+                    *slot = IoSlice::new(bytes);
+                    used = used.saturating_add(1);
+                }
+                if used == BATCH {
+                    out.write_records_vectored(session, &batch)
+                        .map_err(Refusal::Call)?;
+                    used = 0;
+                }
+            }
+            start = end;
+        }
+        if let Some(rest) = batch.get(..used).filter(|b| !b.is_empty()) {
+            out.write_records_vectored(session, rest)
+                .map_err(Refusal::Call)?;
+        }
+        if deferred {
+            self.keep_deferred(session, &parts);
+        }
+        let total = parts.len();
+        self.partial = match walk.open {
+            Some((type_, len, at)) => Some(PartialRecord {
+                type_,
+                len,
+                given: total.saturating_sub(at) as u64,
+                offset: call_start.0.saturating_add(at as u64),
+            }),
+            // Begun in an earlier call, and not finished yet.
+            None if walk.skip != 0 || walk.tail < total => self.partial.map(|p| PartialRecord {
+                given: p
+                    .given
+                    .saturating_add(total.saturating_sub(pending.len()) as u64),
+                ..p
+            }),
+            None => None,
+        };
+        let mut tail = Vec::new();
+        parts.copy_from(walk.tail, &mut tail);
+        self.pending = tail;
+        self.skip = walk.skip;
+        self.stats = walk.stats;
+        self.refresh_quick();
+        Ok(parts.len().saturating_sub(pending.len()))
+    }
+
+    /// Finds the records of `parts` and checks each complete one.
+    fn walk<C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        parts: &Parts<'_, C>,
+        start: (u64, u64),
+    ) -> Result<Walk, Refusal> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let walk = self.walk_joining(session, parts, start, &mut scratch);
+        self.scratch = scratch;
+        walk
+    }
+
+    /// [`walk`](Self::walk), joining a record split across parts in `scratch`; the parts
+    /// start at stream position `start.0` after `start.1` whole records.
+    fn walk_joining<C: Deref<Target = [u8]>>(
+        &mut self,
+        session: &Session,
+        parts: &Parts<'_, C>,
+        start: (u64, u64),
+        scratch: &mut Vec<u8>,
+    ) -> Result<Walk, Refusal> {
+        let total = parts.len();
+        let mut records = start.1;
+        let mut open = None;
+        let mut cursor = Cursor::default();
+        let held = parts.pending.len();
+        let mut stats = self.stats;
+        // A payload begun in an earlier call passes through first.
+        let mut walker = RecordWalker::within_record(session.endian(), self.skip);
+        let mut open_len = 0u64;
+        // The start of the first record that is not whole (held back), when there is one.
+        let mut cut = None;
+        let mut base = 0usize;
+        'parts: for part in parts.iter() {
+            let mut at = 0usize;
+            while let Some(rest) = part.get(at..).filter(|r| !r.is_empty()) {
+                let here = base.saturating_add(at);
+                // A refused record begun in an earlier call is dropped whole: its first bytes
+                // were held back, so the stream stays at the record before it.
+                let refuse = |pos: usize, e: WriterError| {
+                    if pos < held {
+                        Refusal::Held(e)
+                    } else {
+                        Refusal::Call(e.into())
+                    }
+                };
+                let r = match walker.step(rest) {
+                    Ok(Step::Record(r)) => r,
+                    Ok(Step::Header(n) | Step::Body(n)) => {
+                        at = at.saturating_add(n);
+                        continue;
+                    }
+                    Err(fault) => {
+                        let pos = here.saturating_sub(fault.held);
+                        let e = fault.at(pos.saturating_sub(held)).into();
+                        return Err(refuse(pos, e));
+                    }
+                };
+                at = at.saturating_add(r.taken);
+                let pos = here.saturating_sub(r.held);
+                let size = usize::from(r.size);
+                let end = pos.saturating_add(size);
+                let with_payload = matches!(r.extent, RecordExtent::WithPayload(_));
+                let whole = (pos as u64).saturating_add(r.len) <= total as u64;
+                // A record whose end is not here yet, or whose payload passes through
+                // unchecked, is judged by its header now: it would otherwise take every
+                // following byte as its own.
+                if !whole || with_payload {
+                    if let Err(problem) = self.check_header(r.type_) {
+                        let offset = pos.saturating_sub(held);
+                        let e = WriterError::RecordRefused {
+                            offset,
+                            type_: r.type_,
+                            problem,
+                        };
+                        return Err(refuse(pos, e));
+                    }
+                }
+                if !whole {
+                    open = Some((r.type_, Some(r.len), pos));
+                }
+                if end > total {
+                    cut = Some(pos);
+                    break 'parts;
+                }
+                if with_payload {
+                    // The payload passes through unchecked.
+                    if !whole {
+                        open_len = r.len;
+                    }
+                    records = records.saturating_add(1);
+                    continue;
+                }
+                let record = match parts.contiguous(&mut cursor, pos, end) {
+                    Some(r) => r,
+                    None => {
+                        scratch.clear();
+                        parts.copy_range_at(&mut cursor, pos, end, scratch);
+                        &*scratch
+                    }
+                };
+                let place = Place {
+                    at: pos,
+                    pos: start.0.saturating_add(pos as u64),
+                    records,
+                };
+                records = records.saturating_add(1);
+                if let Err(problem) = self.check_one(session, record, &mut stats, place) {
+                    let offset = pos.saturating_sub(held);
+                    let e = WriterError::RecordRefused {
+                        offset,
+                        type_: r.type_,
+                        problem,
+                    };
+                    return Err(refuse(pos, e));
+                }
+            }
+            base = base.saturating_add(part.len());
+        }
+        // Past the last whole record: a record cut short, or a header not whole yet; or the
+        // rest of a payload still to come.
+        let (tail, skip) = match cut {
+            Some(pos) => (pos, 0),
+            None => (
+                total.saturating_sub(walker.held()),
+                walker.remaining().unwrap_or(0),
+            ),
+        };
+        if cut.is_none() && walker.held() != 0 {
+            // A header not whole yet: its type once 4 bytes of it are here.
+            let mut head = [0u8; 4];
+            let type_ = match parts.copy_into(&mut cursor, tail, &mut head) {
+                4 => session.endian().read_u32(head),
+                _ => 0,
+            };
+            open = Some((type_, None, tail));
+        }
+        Ok(Walk {
+            tail,
+            skip,
+            open_len,
+            open,
+            stats,
+        })
+    }
+
+    /// Checks and gathers the statistics of `data` when it is whole records and nothing is
+    /// held back (the commonest call: one record, or a joined vectored call), each checked
+    /// where it lies, then writes it: `None` when the call needs the general path
+    /// ([`write`](Self::write)).
+    #[inline]
+    pub(crate) fn write_whole_record<O: OutputMode>(
+        &mut self,
+        session: &Session,
+        out: &mut O,
+        data: &[u8],
+    ) -> Option<io::Result<()>> {
+        if !self.pending.is_empty() || self.skip != 0 || data.is_empty() {
+            return None;
+        }
+        let endian = session.endian();
+        let (mut stats, mut pos) = (self.stats, 0usize);
+        let mut records = 0u64;
+        self.start_call();
+        let start = (out.position(), out.records());
+        while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
+            let record = first_plain_record(endian, rest)?;
+            let place = Place {
+                at: pos,
+                pos: start.0.saturating_add(pos as u64),
+                records: start.1.saturating_add(records),
+            };
+            if let Err(problem) = self.check_one(session, record, &mut stats, place) {
+                let type_ = endian.read_u32(first_bytes(record));
+                return Some(Err(WriterError::RecordRefused {
+                    offset: pos,
+                    type_,
+                    problem,
+                }
+                .into()));
+            }
+            pos = pos.saturating_add(record.len());
+            records = records.saturating_add(1);
+        }
+        // One call to the output: taken whole or not at all.
+        let written = match records {
+            1 => out.write_records(session, data),
+            n => out.write_known_records(session, &[IoSlice::new(data)], n),
+        };
+        if written.is_ok() {
+            self.stats = stats;
+            let parts = Parts {
+                pending: &[],
+                chunks: &[data],
+            };
+            self.keep_deferred(session, &parts);
+        }
+        Some(written)
+    }
+
+    /// `data` is one whole record that passes strict mode's check by what was learned of
+    /// its event ([`CheckedEvents`]): right without parsing it (the commonest call, inline).
+    /// Only in strict mode without derived headers (they need each record's time and cpu)
+    /// and between records.
+    #[inline]
+    pub(crate) fn passes_quickly(&self, session: &Session, data: &[u8]) -> bool {
+        self.quick && self.events.passes(session, data)
+    }
+
+    /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last
+    /// one learned, put their data within its RAW: then it passes.
+    pub(crate) fn dynamic_fields_fit(&self, session: &Session, data: &[u8]) -> bool {
+        self.events.dynamic_fields_fit(session, data)
+    }
+
+    /// [`passes_quickly`](Self::passes_quickly) for the commonest SAMPLEs, with no call on
+    /// the way ([`CheckedEvents::sample_passes_inline`]).
+    #[inline(always)]
+    pub(crate) fn sample_passes_inline(&self, session: &Session, data: &[u8]) -> Quick {
+        match self.quick {
+            true => self.events.sample_passes_inline(session, data),
+            false => Quick::Unsettled,
+        }
+    }
+
+    /// A vectored call (`len` bytes in all) of whole records that each pass by what was
+    /// learned of their events ([`passes_quickly`](Self::passes_quickly)), read where they
+    /// lie (a record split across slices is gathered first): how many, or `None` when the
+    /// call needs the full check.
+    pub(crate) fn known_records_vectored(
+        &self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+        len: usize,
+    ) -> Option<u64> {
+        if !self.quick {
+            return None;
+        }
+        let parts = Parts {
+            pending: &[],
+            chunks: bufs,
+        };
+        let endian = session.endian();
+        let mut cursor = Cursor::default();
+        let mut gathered = [0u8; GATHER];
+        let (mut start, mut records) = (0usize, 0u64);
+        while start < len {
+            let mut head = [0u8; 8];
+            if parts.copy_into(&mut cursor, start, &mut head) != 8 {
+                return None;
+            }
+            let size = usize::from(header_type_and_size(endian, &head).1);
+            let end = start.checked_add(size).filter(|&end| end <= len)?;
+            // A SAMPLE of fixed length is settled by its header and id: not gathered.
+            let by_words = self
+                .events
+                .fixed_sample_passes_by_words(session, head, size, |at| {
+                    let mut w = [0u8; 8];
+                    let at = start
+                        .checked_add(at)
+                        .filter(|&a| a.saturating_add(8) <= end)?;
+                    (parts.copy_into(&mut cursor, at, &mut w) == 8).then(|| u64::from_ne_bytes(w))
+                });
+            if by_words {
+                start = end;
+                records = records.saturating_add(1);
+                continue;
+            }
+            let record = match parts.contiguous(&mut cursor, start, end) {
+                Some(r) => r,
+                None => {
+                    let dst = gathered.get_mut(..size)?;
+                    if parts.copy_into(&mut cursor, start, dst) != size {
+                        return None;
+                    }
+                    &*dst
+                }
+            };
+            if !self.events.passes(session, record) {
+                return None;
+            }
+            start = end;
+            records = records.saturating_add(1);
+        }
+        Some(records)
+    }
+
+    /// Strict mode learns from the records it checks ([`CheckedEvents`]): in strict mode
+    /// without derived headers and no setting waiting.
+    fn learning(&self) -> bool {
+        self.strict && !self.derive && self.wanted.is_none()
+    }
+
+    /// Checks one whole record (strict mode, statistics) at `place`: by what was learned of
+    /// its event when that settles it, else in full, learning from it; a record that cannot
+    /// be checked yet is noted, to be kept once the call is written.
+    #[inline]
+    fn check_one(
+        &mut self,
+        session: &Session,
+        record: &[u8],
+        stats: &mut EventStats,
+        place: Place,
+    ) -> Result<(), RecordProblem> {
+        let learning = self.learning();
+        if learning && self.events.passes(session, record) {
+            return Ok(());
+        }
+        match self.check_record(session, record, stats)? {
+            Outcome::Owned(desc) if learning => self.events.learn(session, desc, record),
+            Outcome::Owned(_) | Outcome::Free => {}
+            Outcome::Deferred(why) => {
+                self.undescribed.admit(session, record, why)?;
+                let type_ = session.endian().read_u32(first_bytes(record));
+                self.deferred.push(DeferredRecord {
+                    at: place.at,
+                    len: record.len(),
+                    why,
+                    first: FirstRecord {
+                        pos: place.pos,
+                        records: place.records,
+                        type_,
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Strict checks and statistics of one whole record: the event description that owns
+    /// it, when it is a kernel record with an owner.
+    #[inline]
+    fn check_record<'s>(
+        &self,
+        session: &'s Session,
+        record: &[u8],
+        stats: &mut EventStats,
+    ) -> Result<Outcome<'s>, RecordProblem> {
+        let endian = session.endian();
+        let type_ = endian.read_u32(first_bytes(record));
+        if type_ == record_type::SAMPLE {
+            return match self.owner(session, record, true) {
+                Ok(Some(desc)) => self.check_sample(session, desc, record, stats),
+                Ok(None) => self.no_owner(session, None),
+                Err(RecordProblem::UnknownId(id)) => self.no_owner(session, Some(id)),
+                Err(e) => Err(e),
+            };
+        }
+        let Some(info) = record_type::info(type_) else {
+            return self
+                .refused_if_strict(RecordProblem::UnknownType)
+                .map(|()| Outcome::Free);
+        };
+        if record_type::is_user(type_) {
+            if self.strict && WRITER_MANAGED.contains(&type_) {
+                return Err(RecordProblem::WriterManaged);
+            }
+            if self.strict && type_ == record_type::COMPRESSED {
+                let why = match crate::check::compressed_check::check_compressed(session) {
+                    Err(RecordProblem::CompressedWithoutHeader) if self.defers(session) => {
+                        Deferral::Compressed
+                    }
+                    checked => {
+                        checked?;
+                        Deferral::CompressedWritten
+                    }
+                };
+                check_body(info.body, record.len(), 0)?;
+                // Kept count of: HEADER_COMPRESSED must (come to) say how to read it.
+                return Ok(match self.defers {
+                    true => Outcome::Deferred(why),
+                    false => Outcome::Free,
+                });
+            }
+            if self.strict {
+                check_body(info.body, record.len(), 0)?;
+            }
+            return Ok(Outcome::Free);
+        }
+        let desc = match self.owner(session, record, false) {
+            Ok(Some(desc)) => desc,
+            Ok(None) => return self.no_owner(session, None),
+            Err(RecordProblem::UnknownId(id)) => return self.no_owner(session, Some(id)),
+            Err(e) => return Err(e),
+        };
+        let trailer = desc.layout.sample_id_len();
+        if self.strict {
+            check_body(info.body, record.len(), trailer)?;
+        }
+        if self.derive && trailer != 0 {
+            if let Ok(Some(cpu)) = id_of_non_sample(&desc.layout, endian, record).map(|s| s.cpu) {
+                stats.add_cpu(cpu.cpu);
+            }
+        }
+        Ok(Outcome::Owned(desc))
+    }
+
+    /// Strict mode defers what it cannot check yet: in file mode, while the writer does not
+    /// compress (records then go into zstd frames as they come, and are checked first).
+    fn defers(&self, session: &Session) -> bool {
+        self.strict && self.defers && session.compression.is_none()
+    }
+
+    /// A kernel record no description owns yet (`id`: the id it names, when it names one):
+    /// deferred in file mode; refused in strict pipe mode, or while compressing; taken
+    /// unchecked out of strict mode.
+    fn no_owner(
+        &self,
+        session: &Session,
+        id: Option<u64>,
+    ) -> Result<Outcome<'static>, RecordProblem> {
+        if !self.strict {
+            return Ok(Outcome::Free);
+        }
+        if self.defers(session) {
+            return Ok(Outcome::Deferred(Deferral::Owner));
+        }
+        Err(match self.defers {
+            true => RecordProblem::DescribeFirstWhileCompressing(id),
+            false => RecordProblem::DescribeFirstInPipeMode(id),
+        })
+    }
+
+    /// [`check_record`](Self::check_record) of a SAMPLE that the event `desc` owns: its size
+    /// is what that event's layout makes it.
+    #[inline]
+    fn check_sample<'s>(
+        &self,
+        session: &Session,
+        desc: &'s EventDescData,
+        record: &[u8],
+        stats: &mut EventStats,
+    ) -> Result<Outcome<'s>, RecordProblem> {
+        let endian = session.endian();
+        let mut outcome = Outcome::Owned(desc);
+        if self.strict {
+            check_sample_len(&desc.layout, endian, record)?;
+            if let Some(rule) = session.raw_rule_of(desc) {
+                // perf finds a RAW payload's format by its common_type: the one rule of
+                // `write_sample`, on bytes.
+                // (A tracepoint without RAW in its layout has nothing to decode.)
+                with_parsed(&desc.layout, endian, record, |s, _| {
+                    s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
+                })
+                .map_err(RecordProblem::SampleLayout)?
+                .map_err(RecordProblem::TracepointRaw)?;
+            } else if session.format_pending(desc) && self.defers(session) {
+                // Its format comes later: its RAW payload is checked then.
+                let raw = with_parsed(&desc.layout, endian, record, |s, parsed| {
+                    s.raw.map(|raw| raw_range(parsed, raw))
+                })
+                .map_err(RecordProblem::SampleLayout)?;
+                if let (Some((raw_start, raw_end)), Ok(config)) =
+                    (raw, u32::try_from(desc.attr.config))
+                {
+                    outcome = Outcome::Deferred(Deferral::Format {
+                        config,
+                        raw_start,
+                        raw_end,
+                    });
+                }
+            }
+        }
+        if self.derive {
+            if let Ok((time, cpu)) = time_and_cpu(&desc.layout, endian, record) {
+                if let Some(t) = time {
+                    stats.add_time(t);
+                }
+                if let Some(cpu) = cpu {
+                    stats.add_cpu(cpu);
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// The description the kernel record `record` (a SAMPLE when `sample`) belongs to, by
+    /// the event id where the first description's layout puts it (a SAMPLE's own place, or
+    /// the `sample_id` trailer's); `None` without descriptions.
+    #[inline]
+    fn owner<'s>(
+        &self,
+        session: &'s Session,
+        record: &[u8],
+        sample: bool,
+    ) -> Result<Option<&'s EventDescData>, RecordProblem> {
+        let Some(first) = session.descs().first() else {
+            return Ok(None);
+        };
+        let layout = &first.layout;
+        let at = match sample {
+            true => layout.sample_id_offset(),
+            false => layout
+                .trailer_id_offset_from_end()
+                .and_then(|back| record.len().checked_sub(back)),
+        };
+        let id = at.and_then(|at| read_u64(record, at, session.endian()));
+        self.event_of(session, first, id).map(Some)
+    }
+
+    /// What a record's header alone says is wrong (strict mode): a type perf 6.1 does not
+    /// know, or one of pipe mode's header records, which the writer makes itself.
+    fn check_header(&self, type_: u32) -> Result<(), RecordProblem> {
+        if !self.strict {
+            return Ok(());
+        }
+        if record_type::info(type_).is_none() {
+            return Err(RecordProblem::UnknownType);
+        }
+        if WRITER_MANAGED.contains(&type_) {
+            return Err(RecordProblem::WriterManaged);
+        }
+        Ok(())
+    }
+
+    /// `problem` in strict mode; out of it, nothing is refused.
+    #[inline]
+    fn refused_if_strict(&self, problem: RecordProblem) -> Result<(), RecordProblem> {
+        match self.strict {
+            true => Err(problem),
+            false => Ok(()),
+        }
+    }
+
+    /// The description a record with event id `id` belongs to ([`Session::desc_for`]); out
+    /// of strict mode, the first when no description owns the id.
+    fn event_of<'s>(
+        &self,
+        session: &'s Session,
+        first: &'s EventDescData,
+        id: Option<u64>,
+    ) -> Result<&'s EventDescData, RecordProblem> {
+        match session.desc_for(id) {
+            Ok(d) => Ok(d),
+            Err(_) if !self.strict => Ok(first),
+            Err(_) => Err(RecordProblem::UnknownId(id.unwrap_or(0))),
+        }
+    }
+}
+
+/// Records of a vectored call up to this long are gathered on the stack when split across
+/// slices, to be checked by what was learned of their events.
+const GATHER: usize = 512;
+
+/// Pipe mode's header records: the writer makes them from the event descriptions and
+/// features (`add_event_desc`, `set_header`), and perf reads them only where it puts them.
+const WRITER_MANAGED: [u32; 4] = [
+    record_type::HEADER_ATTR,
+    record_type::HEADER_EVENT_TYPE,
+    record_type::HEADER_TRACING_DATA,
+    record_type::HEADER_FEATURE,
+];
+
+/// Parses a SAMPLE by its layout; returns its TIME and CPU. `header.size` must be the
+/// layout's length, or that length rounded up to 8 (padding after the last field, which
+/// perf reads alike: writers that pad RAW without counting the padding make those).
+fn time_and_cpu(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(Option<u64>, Option<u32>), ParseError> {
+    with_parsed(layout, endian, record, |s, _| {
+        (s.time, s.cpu.map(|c| c.cpu))
+    })
+}
+
+/// Where `raw`, a part of `parsed`, is in it.
+fn raw_range(parsed: &[u8], raw: &[u8]) -> (usize, usize) {
+    let start = (raw.as_ptr() as usize).wrapping_sub(parsed.as_ptr() as usize);
+    (start, start.saturating_add(raw.len()))
+}
+
+/// `e`, refusing a call, naming the record begun in an earlier call that waited (`dropped`:
+/// the refusal dropped it) when the refusal is about the call's bytes.
+#[cold]
+fn naming(waiting: Option<PartialRecord>, dropped: bool, e: io::Error) -> io::Error {
+    let refusal = matches!(
+        WriterError::from_io(&e),
+        Some(
+            WriterError::RecordRefused { .. }
+                | WriterError::Framing(_)
+                | WriterError::SplitRecordTooLong { .. }
+        )
+    );
+    match (waiting, refusal) {
+        (Some(partial), true) => WriterError::InsidePartialRecord {
+            partial,
+            dropped,
+            error: Box::new(WriterError::from(e)),
+        }
+        .into(),
+        _ => e,
+    }
+}
+
+#[inline]
+fn first_bytes(record: &[u8]) -> [u8; 4] {
+    record.first_chunk::<4>().copied().unwrap_or_default()
+}
+
+#[inline]
+fn read_u64(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
+    let bytes = record.get(at..)?.first_chunk::<8>()?;
+    Some(endian.read_u64(*bytes))
+}
+
+/// The held-back bytes followed by a call's chunks, addressed as one byte string.
+struct Parts<'a, C> {
+    pending: &'a [u8],
+    chunks: &'a [C],
+}
+
+/// Where a walk over [`Parts`] is: the part holding the bytes last asked for and the
+/// logical offset its first byte has. Walks only go forward, so each part is passed once.
+#[derive(Clone, Copy, Default)]
+struct Cursor {
+    part: usize,
+    base: usize,
+}
+
+impl<C: Deref<Target = [u8]>> Parts<'_, C> {
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(self.pending).chain(self.chunks.iter().map(|c| &**c))
+    }
+
+    fn len(&self) -> usize {
+        self.iter().fold(0usize, |n, p| n.saturating_add(p.len()))
+    }
+
+    /// Part `i` (0: the held-back bytes).
+    #[inline]
+    fn part(&self, i: usize) -> Option<&[u8]> {
+        match i.checked_sub(1) {
+            None => Some(self.pending),
+            Some(c) => self.chunks.get(c).map(|c| &**c),
+        }
+    }
+
+    /// Moves `cur` forward to the part that holds logical offset `pos` (or past the end).
+    #[inline]
+    fn seek(&self, cur: &mut Cursor, pos: usize) {
+        while let Some(p) = self.part(cur.part) {
+            let end = cur.base.saturating_add(p.len());
+            if pos < end {
+                return;
+            }
+            cur.base = end;
+            cur.part = cur.part.saturating_add(1);
+        }
+    }
+
+    /// The bytes `start..end` when one part holds them all.
+    fn contiguous(&self, cur: &mut Cursor, start: usize, end: usize) -> Option<&[u8]> {
+        self.seek(cur, start);
+        let p = self.part(cur.part)?;
+        p.get(start.saturating_sub(cur.base)..end.saturating_sub(cur.base))
+    }
+
+    /// Appends the bytes `start..end` to `out`.
+    fn copy_range_at(&self, cur: &mut Cursor, start: usize, end: usize, out: &mut Vec<u8>) {
+        self.seek(cur, start);
+        let (mut i, mut base) = (cur.part, cur.base);
+        while let Some(p) = self.part(i) {
+            if base >= end {
+                break;
+            }
+            let part_end = base.saturating_add(p.len());
+            let from = start.clamp(base, part_end).saturating_sub(base);
+            let to = end.clamp(base, part_end).saturating_sub(base);
+            if let Some(b) = p.get(from..to) {
+                out.extend_from_slice(b);
+            }
+            base = part_end;
+            i = i.saturating_add(1);
+        }
+    }
+
+    /// Appends the bytes from `start` to the end to `out`.
+    fn copy_from(&self, start: usize, out: &mut Vec<u8>) {
+        self.copy_range_at(&mut Cursor::default(), start, usize::MAX, out);
+    }
+
+    /// Copies up to `dst.len()` bytes from `start`; returns how many there were.
+    #[inline]
+    fn copy_into(&self, cur: &mut Cursor, start: usize, dst: &mut [u8]) -> usize {
+        self.seek(cur, start);
+        // The commonest case: all of it in the part at the cursor.
+        let at = start.saturating_sub(cur.base);
+        let whole = self
+            .part(cur.part)
+            .and_then(|p| p.get(at..at.checked_add(dst.len())?));
+        if let Some(src) = whole {
+            dst.copy_from_slice(src);
+            return dst.len();
+        }
+        let (mut i, mut base) = (cur.part, cur.base);
+        let mut copied = 0usize;
+        while let Some(p) = self.part(i) {
+            if copied == dst.len() {
+                break;
+            }
+            let at = start.saturating_add(copied);
+            let src = p.get(at.saturating_sub(base)..).unwrap_or(&[]);
+            let n = src.len().min(dst.len().saturating_sub(copied));
+            let to = copied.saturating_add(n);
+            if let (Some(d), Some(s)) = (dst.get_mut(copied..to), src.get(..n)) {
+                d.copy_from_slice(s);
+            }
+            copied = to;
+            base = base.saturating_add(p.len());
+            i = i.saturating_add(1);
+        }
+        copied
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
+mod tests {
+    use super::*;
+    use perf_abi::{attr, attr_flags, sample_type as st, PerfEventAttr};
+    use perf_encode::records::{Comm, Fork, PidTid, Sample, SampleCpu, SampleId, SampleRecord};
+    use perf_encode::to_vec;
+    use std::sync::Arc;
+    use tracepoint_decode::PerfEventFormat;
+
+    /// A tracepoint with a `__data_loc` and a `__rel_loc` field.
+    const FORMAT: &str = "name: probe\nID: 77\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:__rel_loc char[] other;\toffset:12;\tsize:4;\tsigned:0;\n\
+\tfield:unsigned int value;\toffset:16;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
+
+    /// A description checked against nothing.
+    fn none(_: &Session, _: &NewDesc<'_>) -> Result<(), WriterError> {
+        Ok(())
+    }
+
+    const PLACE: Place = Place {
+        at: 0,
+        pos: 0,
+        records: 0,
+    };
+
+    /// xorshift64*: reproducible test values without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn attr_of(type_: u32, config: u64, sample_type: u64) -> PerfEventAttr {
+        PerfEventAttr {
+            type_,
+            size: attr::ATTR_SIZE_VER7,
+            config,
+            sample_type,
+            flags: attr_flags::SAMPLE_ID_ALL,
+            ..Default::default()
+        }
+    }
+
+    /// Four events: a fixed layout, a tracepoint whose only varying field is RAW, RAW with
+    /// fixed fields after it, and a layout walked per record (CALLCHAIN and RAW).
+    fn session(endian: Endian) -> Session {
+        let mut s = Session::new(endian, false);
+        let common = st::IDENTIFIER | st::TID | st::TIME | st::CPU;
+        s.add_desc(
+            &[1, 2],
+            attr_of(attr::TYPE_SOFTWARE, 0, common | st::IP | st::PERIOD),
+            "fixed",
+            None,
+            none,
+        )
+        .unwrap();
+        let format = Arc::new(PerfEventFormat::parse(true, "test", FORMAT).unwrap());
+        s.add_desc(
+            &[3, 4],
+            attr_of(attr::TYPE_TRACEPOINT, 77, common | st::RAW),
+            "test:probe",
+            Some((&format, Some(FORMAT.as_bytes()))),
+            none,
+        )
+        .unwrap();
+        let suffix = common | st::RAW | st::WEIGHT | st::PHYS_ADDR;
+        s.add_desc(
+            &[5],
+            attr_of(attr::TYPE_SOFTWARE, 1, suffix),
+            "suffix",
+            None,
+            none,
+        )
+        .unwrap();
+        let walked = common | st::CALLCHAIN | st::RAW;
+        s.add_desc(
+            &[6],
+            attr_of(attr::TYPE_SOFTWARE, 2, walked),
+            "walked",
+            None,
+            none,
+        )
+        .unwrap();
+        let plain = Arc::new(PerfEventFormat::parse(true, "test", PLAIN).unwrap());
+        s.add_desc(
+            &[7],
+            attr_of(attr::TYPE_TRACEPOINT, 78, common | st::RAW),
+            "test:plain",
+            Some((&plain, Some(PLAIN.as_bytes()))),
+            none,
+        )
+        .unwrap();
+        s
+    }
+
+    /// A tracepoint with fixed fields only.
+    const PLAIN: &str = "name: plain\nID: 78\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:unsigned int value;\toffset:8;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"%u\", REC->value\n";
+
+    /// A RAW payload of the probe (valid when `good`; a random length and bytes otherwise).
+    fn probe_raw(rng: &mut Rng, endian: Endian) -> Vec<u8> {
+        let text = 1 + rng.below(9) as usize;
+        let mut raw = vec![0u8; 20 + 2 * text];
+        raw[..2].copy_from_slice(&endian.u16_bytes(77));
+        raw[8..12].copy_from_slice(&endian.u32_bytes((text as u32) << 16 | 20));
+        // Relative to the end of `other` (16): its data after `name`'s.
+        raw[12..16].copy_from_slice(&endian.u32_bytes((text as u32) << 16 | (4 + text as u32)));
+        while (4 + raw.len()) % 8 != 0 {
+            raw.push(0);
+        }
+        raw
+    }
+
+    /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
+    fn record(rng: &mut Rng, session: &Session, event: usize, endian: Endian) -> Vec<u8> {
+        let ids: [u64; 6] = [1, 3, 5, 6, 2, 7];
+        let id = ids[event.min(5)];
+        let d = session.desc_for(Some(id)).unwrap();
+        let raw = match event {
+            1 => probe_raw(rng, endian),
+            5 => {
+                let mut raw = vec![0u8; 12];
+                raw[..2].copy_from_slice(&endian.u16_bytes(78));
+                raw[8..12].copy_from_slice(&endian.u32_bytes(rng.next() as u32));
+                raw
+            }
+            _ => (0..rng.below(40) * 4 + 4)
+                .map(|_| rng.next() as u8)
+                .collect(),
+        };
+        let chain: Vec<u64> = (0..rng.below(5)).map(|_| rng.next()).collect();
+        let tid = PidTid { pid: 7, tid: 8 };
+        let sid = SampleId {
+            tid: Some(tid),
+            time: Some(rng.next()),
+            cpu: Some(SampleCpu::new(1)),
+            identifier: Some(id),
+            ..Default::default()
+        };
+        if event == 4 {
+            return match rng.below(2) {
+                0 => to_vec(
+                    &Comm {
+                        layout: &d.layout,
+                        pid: 7,
+                        tid: 8,
+                        comm: b"abc",
+                        exec: false,
+                        sample_id: sid,
+                    },
+                    endian,
+                ),
+                _ => to_vec(
+                    &Fork {
+                        layout: &d.layout,
+                        misc: 0,
+                        pid: 7,
+                        ppid: 1,
+                        tid: 8,
+                        ptid: 1,
+                        time: 9,
+                        sample_id: sid,
+                    },
+                    endian,
+                ),
+            }
+            .unwrap();
+        }
+        let s = Sample {
+            identifier: Some(id),
+            ip: Some(rng.next()),
+            tid: Some(tid),
+            time: Some(rng.next()),
+            cpu: Some(SampleCpu::new(1)),
+            period: Some(1),
+            raw: Some(&raw),
+            weight: Some(3),
+            phys_addr: Some(4),
+            callchain: Some(&chain),
+            ..Default::default()
+        }
+        .masked(&d.layout);
+        to_vec(
+            &SampleRecord {
+                layout: &d.layout,
+                sample: &s,
+                misc: 0,
+            },
+            endian,
+        )
+        .unwrap()
+    }
+
+    /// `record` with a few bytes changed (its size kept a multiple of 8 and equal to its
+    /// length, as the framing guarantees before the check).
+    fn mutate(rng: &mut Rng, mut record: Vec<u8>, endian: Endian) -> Vec<u8> {
+        for _ in 0..1 + rng.below(3) {
+            match rng.below(4) {
+                0 if record.len() > 16 => {
+                    record.truncate(record.len() - 8);
+                }
+                1 => record.extend_from_slice(&[0; 8]),
+                _ => {
+                    let at = 8 + rng.below(record.len() as u64 - 8) as usize;
+                    record[at] = rng.next() as u8;
+                }
+            }
+        }
+        let len = record.len() as u16;
+        record[6..8].copy_from_slice(&endian.u16_bytes(len));
+        record
+    }
+
+    /// What strict mode learned of an event passes exactly the records its full check
+    /// passes: never one it refuses, and every valid one whose length the learned facts
+    /// give (all but the walked layout).
+    #[test]
+    fn learned_events_pass_what_the_full_check_passes() {
+        for endian in [Endian::Little, Endian::Big] {
+            let session = session(endian);
+            let mut rng = Rng(0x5eed ^ endian.is_native() as u64);
+            let mut check = RecordCheck::new(true);
+            let mut stats = EventStats::default();
+            for event in [1, 2, 3, 4, 5, 0] {
+                for _ in 0..3 {
+                    let r = record(&mut rng, &session, event, endian);
+                    check.check_one(&session, &r, &mut stats, PLACE).unwrap();
+                }
+            }
+            let (mut passed, mut refused) = (0, 0);
+            for n in 0..30_000 {
+                // The fixed layout, the tracepoint of fixed fields, then the one with dynamic
+                // fields as the last SAMPLE learned: SAMPLEs like it are then also checked by
+                // comparing them with it (and reading their dynamic fields).
+                if n % 10_000 == 0 {
+                    let event = [0, 5, 1][n / 10_000];
+                    let r = record(&mut rng, &session, event, endian);
+                    let id = [1, 7, 3][n / 10_000];
+                    check
+                        .events
+                        .learn(&session, session.desc_for(Some(id)).unwrap(), &r);
+                    assert_ne!(check.events.last_revision(), 0);
+                }
+                let event = rng.below(6) as usize;
+                let good = record(&mut rng, &session, event, endian);
+                let r = match n % 2 {
+                    0 => good,
+                    _ => mutate(&mut rng, good, endian),
+                };
+                let full = check.check_record(&session, &r, &mut stats).is_ok();
+                let quick = check.events.passes(&session, &r);
+                let fixed = match check.events.sample_passes_inline(&session, &r) {
+                    Quick::Passes => true,
+                    Quick::DynamicFields => check.events.dynamic_fields_fit(&session, &r),
+                    Quick::Unsettled => false,
+                };
+                let words = r.first_chunk::<8>().is_some_and(|head| {
+                    let word =
+                        |at: usize| Some(u64::from_ne_bytes(*r.get(at..)?.first_chunk::<8>()?));
+                    check
+                        .events
+                        .fixed_sample_passes_by_words(&session, *head, r.len(), word)
+                });
+                assert!(full || !(fixed || words), "{endian:?} event {event}: {r:?}");
+                // Bytes that are not one whole record (two, or a piece) never pass.
+                let two = [&r[..], &r].concat();
+                for bytes in [&two[..], &r[..r.len() - 8]] {
+                    assert!(!check.events.passes(&session, bytes));
+                    assert!(!check.events.fixed_sample_passes(&session, bytes));
+                }
+                assert!(full || !quick, "{endian:?} event {event}: learned facts passed a record the full check refuses: {r:?}");
+                if n % 2 == 0 && event != 3 {
+                    assert!(
+                        quick,
+                        "{endian:?} event {event}: a valid record not passed: {r:?}"
+                    );
+                }
+                passed += usize::from(quick);
+                refused += usize::from(!full);
+            }
+            assert!(
+                passed > 13_000 && refused > 4_500,
+                "{passed} passed, {refused} refused"
+            );
+        }
+    }
+}

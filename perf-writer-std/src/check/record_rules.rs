@@ -1,0 +1,98 @@
+//! The rules every part of strict mode checks records by, and what it gathers from them.
+
+use crate::error::RecordProblem;
+use perf_abi::record_type::BodyLen;
+use perf_encode::records::{parse_sample, ParseError, ParsedSample, SampleLayout};
+use perf_encode::Endian;
+
+/// What the events told the writer (the statistics strict mode and the derived headers gather).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EventStats {
+    /// Smallest and largest SAMPLE time.
+    pub(crate) time: Option<(u64, u64)>,
+    /// Highest CPU number in a SAMPLE or a `sample_id` trailer.
+    pub(crate) max_cpu: Option<u32>,
+}
+
+impl EventStats {
+    pub(crate) fn add_time(&mut self, t: u64) {
+        self.time = Some(match self.time {
+            Some((first, last)) => (first.min(t), last.max(t)),
+            None => (t, t),
+        });
+    }
+
+    pub(crate) fn add_cpu(&mut self, cpu: u32) {
+        self.max_cpu = Some(self.max_cpu.map_or(cpu, |m| m.max(cpu)));
+    }
+}
+
+/// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
+#[inline]
+pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {
+    let (body, exact) = match body {
+        BodyLen::Exact(n) => (n, true),
+        BodyLen::AtLeast(n) => (n, false),
+        BodyLen::Varies => return Ok(()),
+    };
+    let expected = usize::from(body).saturating_add(8).saturating_add(trailer);
+    if len == expected || (!exact && len > expected) {
+        return Ok(());
+    }
+    Err(RecordProblem::Size {
+        size: u16::try_from(len).unwrap_or(u16::MAX),
+        expected: u16::try_from(expected).unwrap_or(u16::MAX),
+        exact,
+    })
+}
+
+/// A SAMPLE's `header.size` is the length its layout gives its fields (found without
+/// reading them when the layout has no variable-length field), or that rounded up to 8.
+#[inline]
+pub(crate) fn check_sample_len(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    let implied = match layout.fixed_sample_len() {
+        Some(n) => n,
+        None => layout
+            .sample_len(record, endian)
+            .map_err(RecordProblem::SampleLayout)?,
+    };
+    if implied == record.len() || implied.next_multiple_of(8) == record.len() {
+        return Ok(());
+    }
+    Err(RecordProblem::SampleLayout(ParseError::SizeMismatch {
+        record: "SAMPLE",
+        header_size: record.len(),
+        implied,
+    }))
+}
+
+/// `f` of the SAMPLE `record` parsed by its layout, and of the bytes parsed (`record`, or a
+/// copy of it as long), also when `header.size` counts padding after the last field that
+/// the layout does not (padding that perf reads alike).
+pub(crate) fn with_parsed<T>(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+    f: impl FnOnce(&ParsedSample<'_>, &[u8]) -> T,
+) -> Result<T, ParseError> {
+    match parse_sample(layout, endian, record) {
+        Ok(s) => Ok(f(&s, record)),
+        Err(ParseError::SizeMismatch {
+            header_size,
+            implied,
+            ..
+        }) if implied < header_size && implied.next_multiple_of(8) == header_size => {
+            let size = u16::try_from(implied).unwrap_or(u16::MAX);
+            let mut copy = record.to_vec();
+            if let Some(field) = copy.get_mut(6..8) {
+                field.copy_from_slice(&endian.u16_bytes(size));
+            }
+            parse_sample(layout, endian, &copy).map(|s| f(&s, &copy))
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,91 @@
+//! What strict mode says when it refuses records it took before their description: how
+//! they contradict the description ([`Contradiction`]), what still waits at the end
+//! ([`PendingSummary`]), and the bounds of what may wait.
+
+use perf_encode::features::TracepointRawProblem;
+use std::fmt;
+
+/// The most event ids whose records wait for a description at one time.
+pub const MAX_PENDING_IDS: usize = 4096;
+
+/// The most bytes of memory what waits for descriptions may take.
+pub const MAX_PENDING_BYTES: usize = 256 << 20;
+
+/// What waits, for an error that names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingSummary {
+    /// Records waiting.
+    pub records: u64,
+    /// Event ids they name (0 before the first description).
+    pub ids: u64,
+    /// File offset of the first.
+    pub offset: u64,
+    /// Its type.
+    pub type_: u32,
+}
+
+/// How records written before a description contradict it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Contradiction {
+    /// SAMPLEs (`min` to `max` bytes long) that the layout does not read: their length is
+    /// not what it makes them, or a count or size in them cannot be (a READ group of no
+    /// counter, a user stack whose `dyn_size` is more than its size).
+    SampleLength {
+        /// The shortest.
+        min: u16,
+        /// The longest.
+        max: u16,
+    },
+    /// RAW payloads that break the format's rule.
+    Raw(TracepointRawProblem),
+    /// RAW payloads whose `common_type` differs from one to another.
+    CommonTypes,
+    /// RAW payloads whose dynamic field at `field` puts its data outside the payload.
+    DynamicData {
+        /// Where the field is in the payload.
+        field: u32,
+    },
+    /// Records other than SAMPLE whose lengths do not fit their types with the layout's
+    /// `sample_id` trailer (`trailer` bytes).
+    SideBandLength {
+        /// The trailer's length.
+        trailer: u16,
+    },
+    /// COMPRESSED records, and a HEADER_COMPRESSED that is not zstd with `mmap_len` above 0.
+    Compression,
+    /// Records written before any description, which strict mode cannot attribute to this
+    /// one (the reason says why).
+    Unattributable(&'static str),
+}
+
+impl fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::SampleLength { min, max } if min == max => write!(
+                f,
+                "SAMPLEs of {min} bytes that its layout does not read (their length, or a count or size in them)"
+            ),
+            Self::SampleLength { min, max } => write!(
+                f,
+                "SAMPLEs of {min} to {max} bytes, not all of which its layout reads (their length, or a count or size in them)"
+            ),
+            Self::Raw(p) => write!(f, "RAW payloads break its format: {p}"),
+            Self::CommonTypes => f.write_str(
+                "RAW payloads with different common_type values: not all its format's id",
+            ),
+            Self::DynamicData { field } => write!(
+                f,
+                "RAW payloads whose dynamic field at {field} puts its data outside the payload"
+            ),
+            Self::SideBandLength { trailer } => write!(
+                f,
+                "records other than SAMPLE whose sizes do not fit their types with its {trailer}-byte sample_id trailer"
+            ),
+            Self::Compression => f.write_str(
+                "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",
+            ),
+            Self::Unattributable(why) => f.write_str(why),
+        }
+    }
+}

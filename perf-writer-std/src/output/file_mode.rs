@@ -1,0 +1,402 @@
+//! [`FileOutput`]: file mode. Records stream into the data section; finalize appends the
+//! feature sections, ids and attrs and then writes the real file header at the start.
+
+use crate::compress::{Compression, CompressionStats};
+use crate::error::io_err;
+use crate::model::session::Session;
+use crate::output::record_stream::RecordStream;
+use crate::output::{Mode, OutputMode, OwnRecord};
+use perf_abi::FILE_HEADER_SIZE;
+use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
+use perf_encode::records::{FinishedInit, FinishedRound};
+use perf_encode::{append_to_vec, Encode, Endian};
+use std::io::{self, IoSlice, Seek, Write};
+
+/// File mode over a `Write + Seek` stream (see [`PerfDataFileWriter`](crate::PerfDataFileWriter)).
+pub struct FileOutput<W: Write + Seek> {
+    stream: RecordStream<W>,
+    /// Stream position of the file's first byte.
+    base: u64,
+    /// A finalize under way: its tail follows the data in the stream.
+    tail: Option<Tail>,
+}
+
+/// What a finalize wrote after the data, kept so that a finalize that failed goes on where
+/// it stopped (or, when events or settings changed since, is taken back).
+struct Tail {
+    /// Where the data section ends and the tail starts.
+    data_end: u64,
+    /// The tail's bytes (feature table and payloads, ids, attrs).
+    bytes: Vec<u8>,
+    /// The file header.
+    header: Vec<u8>,
+    /// The header is written (each step is done once, so that a retry after a failure
+    /// makes the next call, not the first one again).
+    header_written: bool,
+}
+
+/// A finalize's bytes: the file header, and what follows the data.
+struct Finalized {
+    header: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl<W: Write + Seek> FileOutput<W> {
+    #[inline]
+    fn reposition(&mut self) -> io::Result<()> {
+        // Held: the stream position may not be where the buffer's bytes go (after a
+        // finalize, or a spilled record dropped).
+        if self.stream.is_held() {
+            return self.seek_back();
+        }
+        Ok(())
+    }
+
+    /// [`reposition`](Self::reposition)'s rare case (out of line, so the write path stays
+    /// small): takes back a finalize under way, and moves the stream back.
+    #[cold]
+    #[inline(never)]
+    fn seek_back(&mut self) -> io::Result<()> {
+        if let Some(tail) = self.tail.take() {
+            self.stream.w.cut_at(tail.data_end);
+            self.stream.w.marking = true;
+        }
+        self.stream.w.place()?;
+        self.stream.hold(false);
+        Ok(())
+    }
+
+    /// [`write_records`](OutputMode::write_records) the long way.
+    #[inline(never)]
+    fn write_records_general(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
+        self.reposition()?;
+        // A compressed record taken the short way needs no round rule looked up.
+        if self.stream.compress_whole_record(data, false) {
+            return Ok(());
+        }
+        self.stream.keep_rounds(session.keep_rounds());
+        self.stream.write_records_general(data)
+    }
+
+    /// Where the data section starts.
+    fn data_start(&self) -> u64 {
+        self.base.saturating_add(FILE_HEADER_SIZE)
+    }
+
+    /// The end of the data section (before any tail).
+    fn data_end(&self) -> u64 {
+        match &self.tail {
+            Some(t) => t.data_end,
+            None => self.stream.pos(),
+        }
+    }
+
+    /// Encodes the header and the tail of a file whose data section is `data_size` bytes.
+    fn encode(&self, session: &Session, data_size: u64) -> io::Result<Finalized> {
+        session.check_tracepoint_formats().map_err(io_err)?;
+        let endian = self.stream.endian();
+        let events = session.event_entries();
+        let payloads = session.feature_payloads(&events).map_err(io_err)?;
+        let features = payloads
+            .iter()
+            .map(|(index, p)| {
+                let len = p.encoded_len().map_err(io_err)?;
+                Ok(FeatureLen {
+                    index: *index,
+                    len: len as u64,
+                })
+            })
+            .collect::<io::Result<Vec<FeatureLen>>>()?;
+        let layout = FileLayout::plan(LayoutInput {
+            order: SectionOrder::AttrsLast,
+            events: &events,
+            data_size,
+            features: &features,
+        })
+        .map_err(io_err)?;
+        let mut header = Vec::with_capacity(FILE_HEADER_SIZE as usize);
+        append_to_vec(&layout.header(), endian, &mut header).map_err(io_err)?;
+        // The regions after the data section, in file order.
+        let tail_start = layout.feature_table().offset;
+        let mut tail = Vec::new();
+        for (region, section) in layout.regions() {
+            if section.offset < tail_start {
+                continue; // header and data: in place
+            }
+            if section.offset != tail_start.saturating_add(tail.len() as u64) {
+                return Err(io::Error::other("layout regions are not contiguous"));
+            }
+            match region {
+                Region::FeatureTable => push(&layout.feature_table_encoder(), endian, &mut tail)?,
+                Region::FeaturePayloads => {
+                    for (_, p) in &payloads {
+                        push(p, endian, &mut tail)?;
+                    }
+                }
+                Region::Ids => push(&layout.ids_encoder(), endian, &mut tail)?,
+                Region::Attrs => push(&layout.attrs_encoder(), endian, &mut tail)?,
+                Region::Header | Region::Data => {}
+            }
+        }
+        if tail_start.saturating_add(tail.len() as u64) != layout.file_size() {
+            return Err(io::Error::other(
+                "the tail does not end where the layout does",
+            ));
+        }
+        Ok(Finalized { header, tail })
+    }
+
+    /// The output failed for good: writes a file of the records known to have reached it,
+    /// as many as leave room, in what was written, for the tail (a full disk still lets a
+    /// file's own bytes be written again). Returns the records and data bytes kept.
+    fn salvage_file(&mut self, session: &Session) -> io::Result<(u64, u64)> {
+        self.stream.abandon_partial();
+        if let Some(tail) = self.tail.take() {
+            self.stream.w.cut_at(tail.data_end);
+        }
+        let start = self.data_start();
+        let high = self.stream.w.high();
+        let tail_len = self.encode(session, 0)?.tail.len() as u64;
+        let round = finished_round_len()?;
+        let cut = self
+            .stream
+            .w
+            .marks()
+            .rev()
+            .filter(|m| m.pos >= start && m.pos <= self.stream.w.start())
+            .find(|m| {
+                // An empty data section gets a FINISHED_ROUND (see `finalize`).
+                let extra = if m.pos == start { round } else { 0 };
+                m.pos.saturating_add(extra).saturating_add(tail_len) <= high
+            })
+            .ok_or_else(|| io::Error::other("no room left in the file for its tail"))?;
+        let mut tail = Vec::new();
+        let data_size = if cut.pos == start {
+            push(&FinishedRound, self.stream.endian(), &mut tail)?;
+            round
+        } else {
+            cut.pos.saturating_sub(start)
+        };
+        let done = self.encode(session, data_size)?;
+        tail.extend_from_slice(&done.tail);
+        // Nothing pending is written any more.
+        self.stream.w.cut_at(cut.pos);
+        self.stream.hold(true);
+        let w = &mut self.stream.w;
+        w.write_at(cut.pos, &tail)?;
+        w.write_at(self.base, &done.header)?;
+        let end = cut.pos.saturating_add(tail.len() as u64);
+        w.seek_inner(end)?;
+        w.flush_inner()?;
+        Ok((cut.records, data_size))
+    }
+}
+
+/// Length of a FINISHED_ROUND record: its encoding's, the one the encoder writes.
+fn finished_round_len() -> io::Result<u64> {
+    let len = FinishedRound.encoded_len().map_err(io_err)?;
+    Ok(len as u64)
+}
+
+/// Appends the encoding of `value` to `out`.
+fn push<E: Encode + ?Sized>(value: &E, endian: Endian, out: &mut Vec<u8>) -> io::Result<()> {
+    append_to_vec(value, endian, out).map_err(io_err)
+}
+
+impl<W: Write + Seek> OutputMode for FileOutput<W> {
+    type Stream = W;
+    const PIPE: bool = false;
+}
+
+impl<W: Write + Seek> Mode<W> for FileOutput<W> {
+    fn open(mut w: W, endian: Endian) -> io::Result<Self> {
+        let base = w.stream_position()?;
+        let mut stream = RecordStream::new(w, endian, base, None);
+        // A zeroed header until finalize writes the real one: readers see "not a perf file"
+        // rather than a file that looks complete.
+        stream.write_raw(&[0u8; FILE_HEADER_SIZE as usize])?;
+        stream.mark_start();
+        Ok(FileOutput {
+            stream,
+            base,
+            tail: None,
+        })
+    }
+
+    #[inline]
+    fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
+        // A held stream keeps its short way closed, so that way never needs to seek.
+        if self.stream.write_small_record(data) {
+            return Ok(());
+        }
+        self.write_records_general(session, data)
+    }
+
+    #[inline]
+    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
+        if self.stream.write_small_known_record(data) {
+            return Ok(());
+        }
+        self.write_records_general(session, data)
+    }
+
+    fn write_known_records(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+        n: u64,
+    ) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.keep_rounds(session.keep_rounds());
+        self.stream.write_known_records(bufs, n)
+    }
+
+    #[inline]
+    fn write_records_vectored(
+        &mut self,
+        session: &Session,
+        bufs: &[IoSlice<'_>],
+    ) -> io::Result<usize> {
+        self.reposition()?;
+        self.stream.keep_rounds(session.keep_rounds());
+        self.stream.write_records_vectored(bufs)
+    }
+
+    fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.keep_rounds(session.keep_rounds());
+        match record {
+            OwnRecord::FinishedRound => self.stream.write_finished_round(),
+            OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
+        }
+    }
+
+    fn reserve(&mut self, _: &Session, len: usize) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.reserve(len)
+    }
+
+    fn flush(&mut self, _: &Session) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.flush()
+    }
+
+    fn partial_len(&self) -> u64 {
+        self.stream.partial_len()
+    }
+
+    fn partial_record(&self) -> Option<crate::PartialRecord> {
+        self.stream.partial_record()
+    }
+
+    fn max_split(&self) -> Option<u64> {
+        self.stream.split_limit()
+    }
+
+    fn abandon_partial(&mut self) -> u64 {
+        self.stream.abandon_partial()
+    }
+
+    fn drop_from(&mut self, pos: u64, records: u64) {
+        // A finalize under way had written its tail after the data: taken back with it.
+        self.tail = None;
+        self.stream.drop_from(pos, records);
+    }
+
+    /// Resumable: a failure leaves what was done, and the next call goes on from there
+    /// (the tail is encoded again and compared: when events or settings changed since, the
+    /// old tail is taken back first).
+    fn finalize(&mut self, session: &Session) -> io::Result<()> {
+        // Encoding can refuse (a missing format): before anything changes.
+        let data_end = self.data_end();
+        let mut data_size = data_end.saturating_sub(self.data_start());
+        if data_size == 0 {
+            // perf warns about (and `perf script` fails on) an empty data section; one
+            // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
+            data_size = finished_round_len()?;
+        }
+        let done = self.encode(session, data_size)?;
+        let resumed = self
+            .tail
+            .as_ref()
+            .is_some_and(|t| t.bytes == done.tail && t.header == done.header);
+        if !resumed {
+            self.reposition()?;
+            if self.stream.pos() == self.data_start() {
+                self.stream.write_encoded_record(&FinishedRound)?;
+            }
+            let data_end = self.stream.pos();
+            // The data first, on its own: its end is a boundary worth remembering, should
+            // the output fail for good during the tail.
+            self.stream.w.flush_buf()?;
+            // From here the short way stays closed: records after the tail take it back.
+            self.stream.w.marking = false;
+            if let Err(e) = self.stream.write_raw(&done.tail) {
+                self.stream.w.marking = true;
+                return Err(e);
+            }
+            self.stream.hold(true);
+            self.tail = Some(Tail {
+                data_end,
+                bytes: done.tail,
+                header: done.header,
+                header_written: false,
+            });
+        }
+        let Some(tail) = self.tail.as_mut() else {
+            return Err(io::Error::other("finalize lost its tail"));
+        };
+        let w = &mut self.stream.w;
+        if w.end() != w.start() {
+            w.place()?;
+            w.flush_buf()?;
+        }
+        let end = w.end();
+        if !tail.header_written {
+            w.write_at(self.base, &tail.header)?;
+            tail.header_written = true;
+        }
+        w.seek_inner(end)?;
+        w.flush_inner()?;
+        Ok(())
+    }
+
+    fn finalize_truncated(&mut self, session: &Session) -> io::Result<(u64, u64)> {
+        self.salvage_file(session)
+    }
+
+    fn into_stream(self) -> io::Result<W> {
+        // Flushed by finalize, so taking the stream out of its buffer writes nothing more.
+        self.stream.w.into_inner()
+    }
+
+    fn records(&self) -> u64 {
+        self.stream.records()
+    }
+
+    fn position(&self) -> u64 {
+        self.stream.pos()
+    }
+
+    fn accepts_new_tracepoint_formats(&self) -> bool {
+        true
+    }
+
+    fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
+        self.reposition()?;
+        self.stream.set_compression(setting)
+    }
+
+    fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>> {
+        // Only when something is to be written: a finalize under way (retried after a
+        // failure) stays as it is.
+        if self.stream.compression_waiting() {
+            self.reposition()?;
+        }
+        self.stream.compression_stats()
+    }
+
+    fn compression_readable(_: Endian) -> bool {
+        true
+    }
+}
