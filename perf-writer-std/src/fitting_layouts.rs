@@ -61,12 +61,14 @@ pub(crate) struct Trace {
     reads: Vec<TracedRead>,
 }
 
-/// One word read: where, how (see [`class`]), and what it said.
+/// One word read: where, how (see [`class_of`]), and what it said; `word`: the bytes read, as
+/// [`word_at`] gives them (a record with the same bytes there says the same).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct TracedRead {
     pos: u32,
     how: Read,
     class: u64,
+    word: Option<u64>,
 }
 
 /// How a word is read: `.0` the exact value of a 4- or 8-byte count, [`NON_ZERO`] whether a
@@ -80,22 +82,33 @@ const AT_MOST: u8 = 1;
 /// What the word at `pos` says to a field whose length or validity follows from it (`how`):
 /// a count's value, where every value past the record's length is one (no field of any
 /// length fits then); whether it is 0, or at most a bound; `u64::MAX` when it is not within
-/// the record.
-fn class(record: &[u8], endian: Endian, pos: usize, how: Read) -> u64 {
+/// the record. Of a record of `len` bytes whose word there is `value` ([`word_at`]).
+#[inline(always)]
+fn class_of(len: usize, value: Option<u64>, how: Read) -> u64 {
     let Read(how, bound) = how;
-    let width = if how <= AT_MOST { 8 } else { usize::from(how) };
-    let Some(bytes) = record.get(pos..).and_then(|r| r.get(..width)) else {
+    let Some(value) = value else {
         return u64::MAX;
-    };
-    let value = match (bytes.first_chunk::<8>(), bytes.first_chunk::<4>()) {
-        (Some(b), _) => endian.read_u64(*b),
-        (None, Some(b)) => u64::from(endian.read_u32(*b)),
-        (None, None) => return u64::MAX,
     };
     match how {
         NON_ZERO => u64::from(value != 0),
         AT_MOST => u64::from(value <= bound),
-        _ => value.min(record.len() as u64 + 1),
+        _ => value.min(len as u64 + 1),
+    }
+}
+
+/// The word `how` reads at `pos` (`None`: not within the record).
+#[inline(always)]
+fn word_at(record: &[u8], endian: Endian, pos: usize, how: Read) -> Option<u64> {
+    let width = if how.0 <= AT_MOST {
+        8
+    } else {
+        usize::from(how.0)
+    };
+    let bytes = record.get(pos..)?.get(..width)?;
+    match (bytes.first_chunk::<8>(), bytes.first_chunk::<4>()) {
+        (Some(b), _) => Some(endian.read_u64(*b)),
+        (None, Some(b)) => Some(u64::from(endian.read_u32(*b))),
+        (None, None) => None,
     }
 }
 
@@ -106,10 +119,14 @@ impl Trace {
         reads.dedup();
         let reads = reads
             .iter()
-            .map(|&(pos, how)| TracedRead {
-                pos,
-                how,
-                class: class(record, endian, pos as usize, how),
+            .map(|&(pos, how)| {
+                let word = word_at(record, endian, pos as usize, how);
+                TracedRead {
+                    pos,
+                    how,
+                    class: class_of(record.len(), word, how),
+                    word,
+                }
             })
             .collect();
         Trace {
@@ -121,11 +138,12 @@ impl Trace {
     /// `record` says what the traced record said, where it did: it fits every layout that
     /// one fits among those the trace was taken on.
     pub(crate) fn matches(&self, record: &[u8], endian: Endian) -> bool {
+        // Of the same length, a word with the traced bytes says what they said (most do).
         record.len() == self.len
-            && self
-                .reads
-                .iter()
-                .all(|r| class(record, endian, r.pos as usize, r.how) == r.class)
+            && self.reads.iter().all(|r| {
+                let word = word_at(record, endian, r.pos as usize, r.how);
+                word == r.word || class_of(record.len(), word, r.how) == r.class
+            })
     }
 
     /// Bytes it takes.
