@@ -58,17 +58,20 @@ pub(crate) struct FittingLayouts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Trace {
     len: usize,
-    reads: Vec<TracedRead>,
+    /// One per word read (position and width), in order.
+    words: Vec<TracedWord>,
 }
 
-/// One word read: where, how (see [`class_of`]), and what it said; `word`: the bytes read, as
-/// [`word_at`] gives them (a record with the same bytes there says the same).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct TracedRead {
+/// A word read, and the values that say what the traced record's said to every way it was
+/// read (see [`class_of`]): for a record of the traced length, the same class at each read
+/// is exactly a value in `lo..=hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TracedWord {
     pos: u32,
-    how: Read,
-    class: u64,
-    word: Option<u64>,
+    /// 8 bytes read, else 4.
+    wide: bool,
+    lo: u64,
+    hi: u64,
 }
 
 /// How a word is read: `.0` the exact value of a 4- or 8-byte count, [`NON_ZERO`] whether a
@@ -79,31 +82,36 @@ struct Read(u8, u64);
 const NON_ZERO: u8 = 0;
 const AT_MOST: u8 = 1;
 
-/// What the word at `pos` says to a field whose length or validity follows from it (`how`):
-/// a count's value, where every value past the record's length is one (no field of any
-/// length fits then); whether it is 0, or at most a bound; `u64::MAX` when it is not within
-/// the record. Of a record of `len` bytes whose word there is `value` ([`word_at`]).
-#[inline(always)]
-fn class_of(len: usize, value: Option<u64>, how: Read) -> u64 {
-    let Read(how, bound) = how;
-    let Some(value) = value else {
-        return u64::MAX;
-    };
-    match how {
-        NON_ZERO => u64::from(value != 0),
-        AT_MOST => u64::from(value <= bound),
-        _ => value.min(len as u64 + 1),
+impl Read {
+    /// Bytes read.
+    fn width(self) -> usize {
+        match self.0 <= AT_MOST {
+            true => 8,
+            false => usize::from(self.0),
+        }
+    }
+
+    /// The values of the word that a record of `len` bytes reads as this does `value`: what
+    /// the word at a position says to a field whose length or validity follows from it (a
+    /// count's value, where every value past the record's length is one, since no field of
+    /// any length fits then; whether it is 0; whether it is at most a bound).
+    fn same_as(self, len: usize, value: u64) -> (u64, u64) {
+        let past = (len as u64).saturating_add(1);
+        match self.0 {
+            NON_ZERO if value == 0 => (0, 0),
+            NON_ZERO => (1, u64::MAX),
+            AT_MOST if value <= self.1 => (0, self.1),
+            AT_MOST => (self.1.saturating_add(1), u64::MAX),
+            _ if value >= past => (past, u64::MAX),
+            _ => (value, value),
+        }
     }
 }
 
-/// The word `how` reads at `pos` (`None`: not within the record).
+/// The word of `width` bytes at `pos` (its first 8 bytes, or 4 when fewer; `None` when
+/// fewer than 4, or not within the record).
 #[inline(always)]
-fn word_at(record: &[u8], endian: Endian, pos: usize, how: Read) -> Option<u64> {
-    let width = if how.0 <= AT_MOST {
-        8
-    } else {
-        usize::from(how.0)
-    };
+fn word_at(record: &[u8], endian: Endian, pos: usize, width: usize) -> Option<u64> {
     let bytes = record.get(pos..)?.get(..width)?;
     match (bytes.first_chunk::<8>(), bytes.first_chunk::<4>()) {
         (Some(b), _) => Some(endian.read_u64(*b)),
@@ -115,40 +123,46 @@ fn word_at(record: &[u8], endian: Endian, pos: usize, how: Read) -> Option<u64> 
 impl Trace {
     /// The trace of `record` whose words at `reads` (position, how) were read.
     fn of(record: &[u8], endian: Endian, reads: &mut Vec<(u32, Read)>) -> Trace {
-        reads.sort_unstable();
+        reads.sort_unstable_by_key(|&(pos, how)| (pos, how.width(), how));
         reads.dedup();
-        let reads = reads
-            .iter()
-            .map(|&(pos, how)| {
-                let word = word_at(record, endian, pos as usize, how);
-                TracedRead {
-                    pos,
-                    how,
-                    class: class_of(record.len(), word, how),
-                    word,
+        let mut words: Vec<TracedWord> = Vec::new();
+        for &(pos, how) in reads.iter() {
+            // Not within the record: nor in one of the same length; a width under 4 reads
+            // nothing.
+            let Some(value) = word_at(record, endian, pos as usize, how.width()) else {
+                continue;
+            };
+            let (lo, hi) = how.same_as(record.len(), value);
+            let wide = how.width() >= 8;
+            match words.last_mut() {
+                Some(w) if w.pos == pos && w.wide == wide => {
+                    w.lo = w.lo.max(lo);
+                    w.hi = w.hi.min(hi);
                 }
-            })
-            .collect();
+                _ => words.push(TracedWord { pos, wide, lo, hi }),
+            }
+        }
         Trace {
             len: record.len(),
-            reads,
+            words,
         }
     }
 
     /// `record` says what the traced record said, where it did: it fits every layout that
     /// one fits among those the trace was taken on.
+    #[inline]
     pub(crate) fn matches(&self, record: &[u8], endian: Endian) -> bool {
-        // Of the same length, a word with the traced bytes says what they said (most do).
         record.len() == self.len
-            && self.reads.iter().all(|r| {
-                let word = word_at(record, endian, r.pos as usize, r.how);
-                word == r.word || class_of(record.len(), word, r.how) == r.class
+            && self.words.iter().all(|w| {
+                let width = if w.wide { 8 } else { 4 };
+                word_at(record, endian, w.pos as usize, width)
+                    .is_some_and(|v| w.lo <= v && v <= w.hi)
             })
     }
 
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.reads.capacity() * std::mem::size_of::<TracedRead>()
+        self.words.capacity() * std::mem::size_of::<TracedWord>()
     }
 }
 

@@ -222,9 +222,6 @@ fn differ_bits(a: &[u8], b: &[u8], block: usize) -> u64 {
     let (Some(a), Some(b)) = (a.get(start..end), b.get(start..end)) else {
         return 0;
     };
-    if a == b {
-        return 0;
-    }
     let mut d = 0u64;
     let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
     let (ra, rb) = (wa.remainder(), wb.remainder());
@@ -1321,6 +1318,76 @@ mod tests {
                 .collect();
             assert_eq!(facts.room, rooms, "case {case}");
         }
+    }
+
+    /// A record that the trace of a narrowing matches fits exactly the layouts the traced
+    /// one fits: records of the traced one's layout with other values, with a word set to
+    /// small or large values (counts, zeros, sizes), and mutated.
+    #[test]
+    fn a_record_its_trace_matches_fits_the_same_layouts() {
+        let mut rng = Rng(0x7ace);
+        let mut sc = Scratch::default();
+        let (mut matched, mut missed) = (0, 0);
+        for case in 0..2_000 {
+            let endian = if case % 2 == 0 {
+                Endian::Little
+            } else {
+                Endian::Big
+            };
+            let l = layout(&mut rng);
+            let len = 4 + rng.below(40) as usize;
+            let payload = raw(&mut rng, len, endian);
+            let first = sample(&mut rng, &l, &payload, endian);
+            let payload = raw(&mut rng, len, endian);
+            let second = sample(&mut rng, &l, &payload, endian);
+            let Ok((pair, trace)) = FittingLayouts::of_pair(&first, &second, endian, None, &mut sc)
+            else {
+                continue;
+            };
+            let probes: Vec<SampleLayout> = (0..8)
+                .map(|i| match i {
+                    0 => l,
+                    1..=4 => near(&mut rng, &l),
+                    _ => layout(&mut rng),
+                })
+                .collect();
+            for _ in 0..6 {
+                let r = match rng.below(3) {
+                    0 => {
+                        let payload = raw(&mut rng, len, endian);
+                        sample(&mut rng, &l, &payload, endian)
+                    }
+                    1 => mutate(&mut rng, second.clone(), endian),
+                    _ => {
+                        let mut r = second.clone();
+                        let at = 8 + 8 * rng.below((r.len() as u64 - 8) / 8) as usize;
+                        let v = match rng.below(3) {
+                            0 => 0,
+                            1 => rng.below(48),
+                            _ => rng.next(),
+                        };
+                        if at + 8 <= r.len() {
+                            r[at..at + 8].copy_from_slice(&endian.u64_bytes(v));
+                        }
+                        r
+                    }
+                };
+                if !trace.matches(&r, endian) {
+                    missed += 1;
+                    continue;
+                }
+                matched += 1;
+                let (with_r, _) =
+                    FittingLayouts::of_pair(&first, &r, endian, None, &mut sc).unwrap();
+                for p in &probes {
+                    assert_eq!(pair.holds(p), with_r.holds(p), "case {case}: {p:?}");
+                }
+            }
+        }
+        assert!(
+            matched > 1_000 && missed > 1_000,
+            "{matched} matched, {missed} not"
+        );
     }
 
     /// SAMPLEs written before their description: the summary of them refuses a layout and
