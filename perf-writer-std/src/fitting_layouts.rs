@@ -431,6 +431,26 @@ impl FittingLayouts {
         out
     }
 
+    /// [`of`](Self::of), and the trace of the words read over every layout of `place`.
+    fn of_traced(
+        record: &[u8],
+        endian: Endian,
+        place: Option<usize>,
+        sc: &mut Scratch,
+    ) -> Result<(Self, Trace), TooManyLayouts> {
+        let mut reads = std::mem::take(&mut sc.reads);
+        reads.clear();
+        let mut walk = RecordWalk {
+            record,
+            endian,
+            reads: &mut reads,
+        };
+        let out = product(&AtPlace { place }, &mut walk, sc);
+        let trace = Trace::of(record, endian, &mut reads);
+        sc.reads = reads;
+        Ok((out?, trace))
+    }
+
     /// The layouts both `first` and `second` fit that put their event id at `place` (any
     /// when `None`), and the trace of the words read of `second`.
     pub(crate) fn of_pair(
@@ -440,6 +460,28 @@ impl FittingLayouts {
         place: Option<usize>,
         sc: &mut Scratch,
     ) -> Result<(Self, Trace), TooManyLayouts> {
+        // Records of one shape (the trace of one over every layout of the place matches
+        // both) fit the same layouts: those of that shape, whose trace is one of theirs too.
+        let known = sc
+            .shapes
+            .iter()
+            .find(|s| s.place == place && s.trace.matches(second, endian))
+            .filter(|s| s.trace.matches(first, endian));
+        if let Some(s) = known {
+            return Ok((s.layouts.clone(), s.trace.clone()));
+        }
+        if let Ok((layouts, trace)) = Self::of_traced(second, endian, place, sc) {
+            let same = trace.matches(first, endian);
+            let out = same.then(|| (layouts.clone(), trace.clone()));
+            sc.remember(Shape {
+                place,
+                trace,
+                layouts,
+            });
+            if let Some(out) = out {
+                return Ok(out);
+            }
+        }
         let mut ignored = std::mem::take(&mut sc.ignored);
         let mut seen = std::mem::take(&mut sc.reads);
         ignored.clear();
@@ -664,6 +706,39 @@ pub(crate) struct Scratch {
     edge_buf: Vec<Edge>,
     reads: Vec<(u32, Read)>,
     ignored: Vec<(u32, Read)>,
+    /// The layouts of the last few shapes of single records (see [`FittingLayouts::of_pair`]).
+    shapes: Vec<Shape>,
+    next_shape: usize,
+}
+
+/// The layouts that a single record fits of those that put the id at `place`, and the trace
+/// of the words read walking all of those.
+#[derive(Debug)]
+struct Shape {
+    place: Option<usize>,
+    trace: Trace,
+    layouts: FittingLayouts,
+}
+
+/// Shapes a [`Scratch`] keeps.
+const SHAPES: usize = 16;
+
+/// The most edges of a shape kept (the layouts of one record are usually a few hundred):
+/// what the shapes take stays under 16 × 32 KiB.
+const SHAPE_MAX_EDGES: usize = 4096;
+
+impl Scratch {
+    fn remember(&mut self, shape: Shape) {
+        if shape.layouts.edges.len() > SHAPE_MAX_EDGES || shape.trace.words.len() > 1024 {
+            return;
+        }
+        let at = self.next_shape % SHAPES;
+        self.next_shape = self.next_shape.wrapping_add(1);
+        match self.shapes.get_mut(at) {
+            Some(slot) => *slot = shape,
+            None => self.shapes.push(shape),
+        }
+    }
 }
 
 /// No node.
