@@ -58,15 +58,20 @@ pub(crate) struct FittingLayouts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Trace {
     len: usize,
-    reads: Vec<TracedRead>,
+    /// One per word read (position and width), in order.
+    words: Vec<TracedWord>,
 }
 
-/// One word read: where, how (see [`class`]), and what it said.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct TracedRead {
+/// A word read, and the values that say what the traced record's said to every way it was
+/// read (see [`class_of`]): for a record of the traced length, the same class at each read
+/// is exactly a value in `lo..=hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TracedWord {
     pos: u32,
-    how: Read,
-    class: u64,
+    /// 8 bytes read, else 4.
+    wide: bool,
+    lo: u64,
+    hi: u64,
 }
 
 /// How a word is read: `.0` the exact value of a 4- or 8-byte count, [`NON_ZERO`] whether a
@@ -77,60 +82,87 @@ struct Read(u8, u64);
 const NON_ZERO: u8 = 0;
 const AT_MOST: u8 = 1;
 
-/// What the word at `pos` says to a field whose length or validity follows from it (`how`):
-/// a count's value, where every value past the record's length is one (no field of any
-/// length fits then); whether it is 0, or at most a bound; `u64::MAX` when it is not within
-/// the record.
-fn class(record: &[u8], endian: Endian, pos: usize, how: Read) -> u64 {
-    let Read(how, bound) = how;
-    let width = if how <= AT_MOST { 8 } else { usize::from(how) };
-    let Some(bytes) = record.get(pos..).and_then(|r| r.get(..width)) else {
-        return u64::MAX;
-    };
-    let value = match (bytes.first_chunk::<8>(), bytes.first_chunk::<4>()) {
-        (Some(b), _) => endian.read_u64(*b),
-        (None, Some(b)) => u64::from(endian.read_u32(*b)),
-        (None, None) => return u64::MAX,
-    };
-    match how {
-        NON_ZERO => u64::from(value != 0),
-        AT_MOST => u64::from(value <= bound),
-        _ => value.min(record.len() as u64 + 1),
+impl Read {
+    /// Bytes read.
+    fn width(self) -> usize {
+        match self.0 <= AT_MOST {
+            true => 8,
+            false => usize::from(self.0),
+        }
+    }
+
+    /// The values of the word that a record of `len` bytes reads as this does `value`: what
+    /// the word at a position says to a field whose length or validity follows from it (a
+    /// count's value, where every value past the record's length is one, since no field of
+    /// any length fits then; whether it is 0; whether it is at most a bound).
+    fn same_as(self, len: usize, value: u64) -> (u64, u64) {
+        let past = (len as u64).saturating_add(1);
+        match self.0 {
+            NON_ZERO if value == 0 => (0, 0),
+            NON_ZERO => (1, u64::MAX),
+            AT_MOST if value <= self.1 => (0, self.1),
+            AT_MOST => (self.1.saturating_add(1), u64::MAX),
+            _ if value >= past => (past, u64::MAX),
+            _ => (value, value),
+        }
+    }
+}
+
+/// The word of `width` bytes at `pos` (its first 8 bytes, or 4 when fewer; `None` when
+/// fewer than 4, or not within the record).
+#[inline(always)]
+fn word_at(record: &[u8], endian: Endian, pos: usize, width: usize) -> Option<u64> {
+    let bytes = record.get(pos..)?.get(..width)?;
+    match (bytes.first_chunk::<8>(), bytes.first_chunk::<4>()) {
+        (Some(b), _) => Some(endian.read_u64(*b)),
+        (None, Some(b)) => Some(u64::from(endian.read_u32(*b))),
+        (None, None) => None,
     }
 }
 
 impl Trace {
     /// The trace of `record` whose words at `reads` (position, how) were read.
     fn of(record: &[u8], endian: Endian, reads: &mut Vec<(u32, Read)>) -> Trace {
-        reads.sort_unstable();
+        reads.sort_unstable_by_key(|&(pos, how)| (pos, how.width(), how));
         reads.dedup();
-        let reads = reads
-            .iter()
-            .map(|&(pos, how)| TracedRead {
-                pos,
-                how,
-                class: class(record, endian, pos as usize, how),
-            })
-            .collect();
+        let mut words: Vec<TracedWord> = Vec::new();
+        for &(pos, how) in reads.iter() {
+            // Not within the record: nor in one of the same length; a width under 4 reads
+            // nothing.
+            let Some(value) = word_at(record, endian, pos as usize, how.width()) else {
+                continue;
+            };
+            let (lo, hi) = how.same_as(record.len(), value);
+            let wide = how.width() >= 8;
+            match words.last_mut() {
+                Some(w) if w.pos == pos && w.wide == wide => {
+                    w.lo = w.lo.max(lo);
+                    w.hi = w.hi.min(hi);
+                }
+                _ => words.push(TracedWord { pos, wide, lo, hi }),
+            }
+        }
         Trace {
             len: record.len(),
-            reads,
+            words,
         }
     }
 
     /// `record` says what the traced record said, where it did: it fits every layout that
     /// one fits among those the trace was taken on.
+    #[inline]
     pub(crate) fn matches(&self, record: &[u8], endian: Endian) -> bool {
         record.len() == self.len
-            && self
-                .reads
-                .iter()
-                .all(|r| class(record, endian, r.pos as usize, r.how) == r.class)
+            && self.words.iter().all(|w| {
+                let width = if w.wide { 8 } else { 4 };
+                word_at(record, endian, w.pos as usize, width)
+                    .is_some_and(|v| w.lo <= v && v <= w.hi)
+            })
     }
 
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.reads.capacity() * std::mem::size_of::<TracedRead>()
+        self.words.capacity() * std::mem::size_of::<TracedWord>()
     }
 }
 
@@ -399,6 +431,26 @@ impl FittingLayouts {
         out
     }
 
+    /// [`of`](Self::of), and the trace of the words read over every layout of `place`.
+    fn of_traced(
+        record: &[u8],
+        endian: Endian,
+        place: Option<usize>,
+        sc: &mut Scratch,
+    ) -> Result<(Self, Trace), TooManyLayouts> {
+        let mut reads = std::mem::take(&mut sc.reads);
+        reads.clear();
+        let mut walk = RecordWalk {
+            record,
+            endian,
+            reads: &mut reads,
+        };
+        let out = product(&AtPlace { place }, &mut walk, sc);
+        let trace = Trace::of(record, endian, &mut reads);
+        sc.reads = reads;
+        Ok((out?, trace))
+    }
+
     /// The layouts both `first` and `second` fit that put their event id at `place` (any
     /// when `None`), and the trace of the words read of `second`.
     pub(crate) fn of_pair(
@@ -408,6 +460,28 @@ impl FittingLayouts {
         place: Option<usize>,
         sc: &mut Scratch,
     ) -> Result<(Self, Trace), TooManyLayouts> {
+        // Records of one shape (the trace of one over every layout of the place matches
+        // both) fit the same layouts: those of that shape, whose trace is one of theirs too.
+        let known = sc
+            .shapes
+            .iter()
+            .find(|s| s.place == place && s.trace.matches(second, endian))
+            .filter(|s| s.trace.matches(first, endian));
+        if let Some(s) = known {
+            return Ok((s.layouts.clone(), s.trace.clone()));
+        }
+        if let Ok((layouts, trace)) = Self::of_traced(second, endian, place, sc) {
+            let same = trace.matches(first, endian);
+            let out = same.then(|| (layouts.clone(), trace.clone()));
+            sc.remember(Shape {
+                place,
+                trace,
+                layouts,
+            });
+            if let Some(out) = out {
+                return Ok(out);
+            }
+        }
         let mut ignored = std::mem::take(&mut sc.ignored);
         let mut seen = std::mem::take(&mut sc.reads);
         ignored.clear();
@@ -632,6 +706,39 @@ pub(crate) struct Scratch {
     edge_buf: Vec<Edge>,
     reads: Vec<(u32, Read)>,
     ignored: Vec<(u32, Read)>,
+    /// The layouts of the last few shapes of single records (see [`FittingLayouts::of_pair`]).
+    shapes: Vec<Shape>,
+    next_shape: usize,
+}
+
+/// The layouts that a single record fits of those that put the id at `place`, and the trace
+/// of the words read walking all of those.
+#[derive(Debug)]
+struct Shape {
+    place: Option<usize>,
+    trace: Trace,
+    layouts: FittingLayouts,
+}
+
+/// Shapes a [`Scratch`] keeps.
+const SHAPES: usize = 16;
+
+/// The most edges of a shape kept (the layouts of one record are usually a few hundred):
+/// what the shapes take stays under 16 × 32 KiB.
+const SHAPE_MAX_EDGES: usize = 4096;
+
+impl Scratch {
+    fn remember(&mut self, shape: Shape) {
+        if shape.layouts.edges.len() > SHAPE_MAX_EDGES || shape.trace.words.len() > 1024 {
+            return;
+        }
+        let at = self.next_shape % SHAPES;
+        self.next_shape = self.next_shape.wrapping_add(1);
+        match self.shapes.get_mut(at) {
+            Some(slot) => *slot = shape,
+            None => self.shapes.push(shape),
+        }
+    }
 }
 
 /// No node.

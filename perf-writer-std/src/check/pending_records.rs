@@ -351,9 +351,9 @@ impl PendingRecords {
         record: &[u8],
         endian: Endian,
     ) -> Result<(), TooManyLayouts> {
-        let mut sc = std::mem::take(&mut self.scratch);
         let staged = self.stage.groups.iter().position(|(g, _)| *g == group);
-        let summary = self.group(group).and_then(|s| s.samples.as_ref());
+        let summary =
+            group_summary(&self.before, &self.by_id, group).and_then(|s| s.samples.as_ref());
         let traces = summary.map_or((0, &[][..]), SampleSummary::traces);
         let staged_layouts = |a: usize| match self.stage.actions.get(a) {
             Some(Action::Add(_, Prepared::Narrowed(l, _))) => Some(&**l),
@@ -372,9 +372,8 @@ impl PendingRecords {
             Group::Place(k, _) => SAMPLE_PLACES.get(k).copied(),
             Group::Id(_) => id_place,
         };
-        let prepared = SampleSummary::prepare(state, place, traces, record, endian, &mut sc);
-        self.scratch = sc;
-        let prepared = prepared?;
+        let prepared =
+            SampleSummary::prepare(state, place, traces, record, endian, &mut self.scratch)?;
         let next = match &prepared {
             Prepared::First => Some(Staged::One(record.to_vec())),
             Prepared::Same(_) => None,
@@ -388,15 +387,6 @@ impl PendingRecords {
         }
         self.stage.actions.push(Action::Add(group, prepared));
         Ok(())
-    }
-
-    /// The summary of `group`, if it has one.
-    fn group(&self, group: Group) -> Option<&RecordSummary> {
-        match group {
-            Group::Id(id) => self.by_id.get(&id),
-            Group::All => self.before.as_ref()?.samples.as_ref(),
-            Group::Place(k, key) => self.before.as_ref()?.sample_places.get(k)?.groups.get(&key),
-        }
     }
 
     /// Takes `record` (written at `first`, admitted by [`admit`](Self::admit) for `why`)
@@ -797,6 +787,19 @@ fn attribute<'b>(
         trailer_place: chosen[1],
         ids: new.ids.to_vec(),
     })
+}
+
+/// The summary of `group`, if it has one.
+fn group_summary<'a>(
+    before: &'a Option<Box<BeforeAny>>,
+    by_id: &'a FxHashMap<u64, RecordSummary>,
+    group: Group,
+) -> Option<&'a RecordSummary> {
+    match group {
+        Group::Id(id) => by_id.get(&id),
+        Group::All => before.as_ref()?.samples.as_ref(),
+        Group::Place(k, key) => before.as_ref()?.sample_places.get(k)?.groups.get(&key),
+    }
 }
 
 /// The bytes of a group's SAMPLE kept as written, if that is what it holds.

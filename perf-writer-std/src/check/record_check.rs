@@ -392,7 +392,8 @@ impl RecordCheck {
         let derive = self.derive;
         let mut cursor = Cursor::default();
         let mut copy = Vec::new();
-        for d in std::mem::take(&mut self.deferred) {
+        // Drained, not taken: the list keeps its room for the next call.
+        for d in self.deferred.drain(..) {
             let end = d.at.saturating_add(d.len);
             let record = match parts.contiguous(&mut cursor, d.at, end) {
                 Some(r) => r,

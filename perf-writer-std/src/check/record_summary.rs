@@ -47,6 +47,9 @@ pub(crate) struct FirstRecord {
 pub(crate) struct RawFacts {
     /// The first payload's bytes, cut to the shortest payload's length.
     first: Vec<u8>,
+    /// The first payload's length before any cut: a payload at least as long, with the
+    /// same 4 bytes as the first at an offset, has at least the first's room there.
+    first_len: usize,
     /// Bit `i`: byte `i` is the same in every payload.
     same: Vec<u64>,
     /// At each offset `q` (while `q + 4` is within the shortest payload): the least, over the
@@ -66,6 +69,7 @@ impl RawFacts {
         }
         RawFacts {
             first: payload.to_vec(),
+            first_len: payload.len(),
             same,
             room: rooms(payload, endian).collect(),
         }
@@ -74,19 +78,49 @@ impl RawFacts {
     /// Adds a payload.
     pub(crate) fn add(&mut self, payload: &[u8], endian: Endian) {
         self.cut(payload.len());
-        let blocks = self.first.chunks(64).zip(payload.chunks(64));
-        for (same, (a, b)) in self.same.iter_mut().zip(blocks) {
-            if *same == 0 || a == b {
+        if payload.len() < self.first_len {
+            // Shorter than the first: every room may be less.
+            self.add_same(payload);
+            lower_rooms(&mut self.room, payload, endian);
+            return;
+        }
+        // At least as long as the first: only the offsets whose 4 bytes differ from the
+        // first's can have less room than it (and than the least so far).
+        let len = payload.len() as i64 + 1;
+        let first = &self.first;
+        let blocks = first.len().div_ceil(64);
+        let mut next = differ_bits(first, payload, 0);
+        for b in 0..blocks {
+            let differ = next;
+            next = differ_bits(first, payload, b + 1);
+            if differ == 0 && next & 0b111 == 0 {
                 continue;
             }
-            let differ = a
-                .iter()
-                .zip(b)
-                .enumerate()
-                .fold(0u64, |d, (i, (x, y))| d | u64::from(x != y) << i);
-            *same &= !differ;
+            if let Some(same) = self.same.get_mut(b) {
+                *same &= !differ;
+            }
+            // Offset q's 4 bytes are q..q + 4, into the next block for the last three.
+            let mut touched = differ | differ >> 1 | differ >> 2 | differ >> 3;
+            touched |= next << 61 | next << 62 | next << 63;
+            while touched != 0 {
+                let q = b * 64 + touched.trailing_zeros() as usize;
+                touched &= touched - 1;
+                let (Some(r), Some(w)) = (self.room.get_mut(q), payload.get(q..q + 4)) else {
+                    break;
+                };
+                let loc = endian.read_u32([w[0], w[1], w[2], w[3]]);
+                *r = (*r).min(room(len, loc));
+            }
         }
-        lower_rooms(&mut self.room, payload, endian);
+    }
+
+    /// Clears the bits of the bytes where `payload` differs from the first.
+    fn add_same(&mut self, payload: &[u8]) {
+        for (b, same) in self.same.iter_mut().enumerate() {
+            if *same != 0 {
+                *same &= !differ_bits(&self.first, payload, b);
+            }
+        }
     }
 
     /// Adds what another group's payloads say.
@@ -178,6 +212,41 @@ impl RawFacts {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.first.capacity() + self.same.capacity() * 8 + self.room.capacity() * 2
     }
+}
+
+/// Bit `i`: byte `block * 64 + i` of `a` (up to its end) differs from that of `b`.
+#[inline]
+fn differ_bits(a: &[u8], b: &[u8], block: usize) -> u64 {
+    let start = block.saturating_mul(64);
+    let end = a.len().min(b.len()).min(start.saturating_add(64));
+    let (Some(a), Some(b)) = (a.get(start..end), b.get(start..end)) else {
+        return 0;
+    };
+    let mut d = 0u64;
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (wa.remainder(), wb.remainder());
+    let mut at = 0;
+    for (x, y) in wa.zip(wb) {
+        let (Some(x), Some(y)) = (x.first_chunk::<8>(), y.first_chunk::<8>()) else {
+            break;
+        };
+        d |= non_zero_bytes(u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y)) << at;
+        at += 8;
+    }
+    for (i, (x, y)) in ra.iter().zip(rb).enumerate() {
+        d |= u64::from(x != y) << (at + i);
+    }
+    d
+}
+
+/// Bit `k`: byte `k` (little-endian) of `v` is not 0.
+#[inline(always)]
+fn non_zero_bytes(v: u64) -> u64 {
+    let t = v | v >> 4;
+    let t = t | t >> 2;
+    let t = (t | t >> 1) & 0x0101_0101_0101_0101;
+    // Each byte's bit, moved to bit 56 + k: the products' bits never overlap.
+    t.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 /// For each offset `q` of `payload` with 4 bytes from it: its length minus where the data of
@@ -1126,6 +1195,133 @@ mod tests {
             s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
         })
         .is_ok_and(|checked| checked.is_ok())
+    }
+
+    /// The facts of RAW payloads, added one by one, are what each says taken together:
+    /// the bytes the same in all, and each offset's least room, for payloads longer and
+    /// shorter than the first, past 64 and 128 bytes, differing in a few bytes or many.
+    #[test]
+    fn raw_facts_are_those_of_every_payload() {
+        let mut rng = Rng(0x5eed);
+        for case in 0..3_000 {
+            let endian = if case % 2 == 0 {
+                Endian::Little
+            } else {
+                Endian::Big
+            };
+            let base_len = 4 + rng.below(200) as usize;
+            let base = raw(&mut rng, base_len, endian);
+            let payloads: Vec<Vec<u8>> = (0..1 + rng.below(6))
+                .map(|_| {
+                    let mut p = base.clone();
+                    match rng.below(4) {
+                        0 => p.truncate(rng.below(base_len as u64 + 1) as usize),
+                        1 => p.extend((0..rng.below(80)).map(|_| rng.next() as u8)),
+                        _ => {}
+                    }
+                    for _ in 0..rng.below(6) {
+                        if !p.is_empty() {
+                            let at = rng.below(p.len() as u64) as usize;
+                            p[at] = rng.next() as u8;
+                        }
+                    }
+                    p
+                })
+                .collect();
+            let mut facts = RawFacts::of(&payloads[0], endian);
+            for p in &payloads[1..] {
+                facts.add(p, endian);
+            }
+            let len = payloads.iter().map(Vec::len).min().unwrap();
+            assert_eq!(facts.first, payloads[0][..len], "case {case}");
+            for i in 0..len {
+                let same = payloads.iter().all(|p| p[i] == payloads[0][i]);
+                assert_eq!(facts.is_same(i), same, "case {case}: byte {i}");
+            }
+            let rooms: Vec<u16> = (0..len.saturating_sub(3))
+                .map(|q| {
+                    payloads
+                        .iter()
+                        .map(|p| {
+                            let loc = endian.read_u32([p[q], p[q + 1], p[q + 2], p[q + 3]]);
+                            room(p.len() as i64 + 1, loc)
+                        })
+                        .min()
+                        .unwrap()
+                })
+                .collect();
+            assert_eq!(facts.room, rooms, "case {case}");
+        }
+    }
+
+    /// A record that the trace of a narrowing matches fits exactly the layouts the traced
+    /// one fits: records of the traced one's layout with other values, with a word set to
+    /// small or large values (counts, zeros, sizes), and mutated.
+    #[test]
+    fn a_record_its_trace_matches_fits_the_same_layouts() {
+        let mut rng = Rng(0x7ace);
+        let mut sc = Scratch::default();
+        let (mut matched, mut missed) = (0, 0);
+        for case in 0..2_000 {
+            let endian = if case % 2 == 0 {
+                Endian::Little
+            } else {
+                Endian::Big
+            };
+            let l = layout(&mut rng);
+            let len = 4 + rng.below(40) as usize;
+            let payload = raw(&mut rng, len, endian);
+            let first = sample(&mut rng, &l, &payload, endian);
+            let payload = raw(&mut rng, len, endian);
+            let second = sample(&mut rng, &l, &payload, endian);
+            let Ok((pair, trace)) = FittingLayouts::of_pair(&first, &second, endian, None, &mut sc)
+            else {
+                continue;
+            };
+            let probes: Vec<SampleLayout> = (0..8)
+                .map(|i| match i {
+                    0 => l,
+                    1..=4 => near(&mut rng, &l),
+                    _ => layout(&mut rng),
+                })
+                .collect();
+            for _ in 0..6 {
+                let r = match rng.below(3) {
+                    0 => {
+                        let payload = raw(&mut rng, len, endian);
+                        sample(&mut rng, &l, &payload, endian)
+                    }
+                    1 => mutate(&mut rng, second.clone(), endian),
+                    _ => {
+                        let mut r = second.clone();
+                        let at = 8 + 8 * rng.below((r.len() as u64 - 8) / 8) as usize;
+                        let v = match rng.below(3) {
+                            0 => 0,
+                            1 => rng.below(48),
+                            _ => rng.next(),
+                        };
+                        if at + 8 <= r.len() {
+                            r[at..at + 8].copy_from_slice(&endian.u64_bytes(v));
+                        }
+                        r
+                    }
+                };
+                if !trace.matches(&r, endian) {
+                    missed += 1;
+                    continue;
+                }
+                matched += 1;
+                let (with_r, _) =
+                    FittingLayouts::of_pair(&first, &r, endian, None, &mut sc).unwrap();
+                for p in &probes {
+                    assert_eq!(pair.holds(p), with_r.holds(p), "case {case}: {p:?}");
+                }
+            }
+        }
+        assert!(
+            matched > 1_000 && missed > 1_000,
+            "{matched} matched, {missed} not"
+        );
     }
 
     /// SAMPLEs written before their description: the summary of them refuses a layout and
