@@ -26,6 +26,9 @@ pub struct ConvertOptions {
     pub decompress: bool,
     /// The output's byte order; the input's when `None`.
     pub endian: Option<Endian>,
+    /// The input was cut short (see [`recover`](crate::recover)): a record its COMPRESSED
+    /// records begin and do not finish is left out instead of refused.
+    pub keep_whole_records: bool,
 }
 
 /// Records only a stream has: their content is the file header's in file mode, and the
@@ -159,7 +162,7 @@ fn fill<O: OutputMode>(
         })?;
     }
     if let Some(d) = &decompressor {
-        if d.pending() != 0 {
+        if d.pending() != 0 && !opts.keep_whole_records {
             return Err(DataError::bad(
                 path,
                 format!(

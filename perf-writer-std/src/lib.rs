@@ -59,6 +59,7 @@ mod pipe_output;
 mod record_check;
 mod record_stream;
 mod record_summary;
+pub mod recovery_block;
 mod session;
 mod typed_features;
 mod typed_records;

@@ -74,6 +74,10 @@ pub trait OutputMode: Sized + sealed::Sealed {
     fn into_stream(self) -> io::Result<Self::Stream>;
     #[doc(hidden)]
     fn position(&self) -> u64;
+    /// Settles what goes before the next record, so that [`position`](Self::position) says
+    /// where it will go (file mode: the recovery block before the first record).
+    #[doc(hidden)]
+    fn prepare_records(&mut self, _session: &Session) {}
     /// Whole records in the stream (at a record boundary: all of them).
     #[doc(hidden)]
     fn records(&self) -> u64;
