@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 use support::*;
 
 const TRACEPOINT: &str = "syscalls:sys_enter_getppid";
-/// The killed file is at least this long: several of the writer's 256 KiB buffers.
-const MIN_KILLED_LEN: u64 = 600 * 1024;
+/// The killed file is at least this long: more than one of the writer's 256 KiB buffers.
+const MIN_KILLED_LEN: u64 = 300 * 1024;
+/// Cuts are made at every 4 KiB up to this length, and at the killed file's end (perf
+/// script of each cut is the test's cost).
+const CUTS_UP_TO: usize = 640 * 1024;
 
 /// The one file in `dir` (perf-collect's new file, not renamed yet), with its length.
 fn only_file(dir: &Path) -> Option<(PathBuf, u64)> {
@@ -60,7 +63,7 @@ fn killed_recording(dir: &Path) -> Vec<u8> {
         match only_file(dir) {
             Some((path, len)) if len >= MIN_KILLED_LEN => break Some(path),
             _ if start.elapsed() > Duration::from_secs(120) => break None,
-            _ => std::thread::sleep(Duration::from_millis(20)),
+            _ => std::thread::sleep(Duration::from_millis(2)),
         }
     };
     collector.kill().unwrap(); // SIGKILL
@@ -112,8 +115,10 @@ fn a_killed_recording_cut_at_every_4_kib_recovers_its_whole_records() {
     let cut_path = dir.path().join("cut.data");
     let out_path = dir.path().join("out.data");
     let mut recovered_cuts = 0;
-    for cut in (4096..killed.len() + 4095).step_by(4096) {
-        let cut = cut.min(killed.len());
+    let cuts = (4096..killed.len().min(CUTS_UP_TO))
+        .step_by(4096)
+        .chain([killed.len()]);
+    for cut in cuts {
         std::fs::write(&cut_path, &killed[..cut]).unwrap();
         let _ = std::fs::remove_file(&out_path);
         let result = perf_data::recover::recover(&cut_path, killed[..cut].to_vec(), &out_path);
@@ -155,5 +160,5 @@ fn a_killed_recording_cut_at_every_4_kib_recovers_its_whole_records() {
         );
         recovered_cuts += 1;
     }
-    assert!(recovered_cuts > 100, "{recovered_cuts} cuts recovered");
+    assert!(recovered_cuts > 50, "{recovered_cuts} cuts recovered");
 }
