@@ -1,7 +1,9 @@
 //! `perf-data recover` over arbitrary bytes (seeds: files whose writer never finalized, cut
-//! at various places, and a finalized one): never a panic; when it succeeds, the file it
-//! wrote is one linux-perf-data parses with every record readable; when it refuses, it
-//! leaves no output.
+//! at various places, a finalized one, and inputs that once broke it): never a panic; when
+//! it refuses, no output is left; when it succeeds, linux-perf-data opens the file it wrote
+//! (header, attrs, features) and walks its records without panicking. Records are written as
+//! the input holds them (strict mode refusing what it can tell is wrong), so arbitrary
+//! record bytes can still be records linux-perf-data cannot parse: not asserted.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -30,9 +32,5 @@ fuzz_target!(|data: &[u8]| {
     let reader = PerfFileReader::parse_file(std::io::Cursor::new(&bytes[..]))
         .expect("linux-perf-data parses what recover wrote");
     let (mut file, mut records) = (reader.perf_file, reader.record_iter);
-    while records
-        .next_record(&mut file)
-        .expect("linux-perf-data reads every record recover wrote")
-        .is_some()
-    {}
+    while let Ok(Some(_)) = records.next_record(&mut file) {}
 });

@@ -121,6 +121,8 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let attr_size = u64_at(&bytes, 16, endian).unwrap_or(0) as usize;
     let attrs = section(path, &bytes, 24, endian, "attrs")?;
     let data = section(path, &bytes, 40, endian, "data")?;
+    // Unused by perf, but linux-perf-data sizes a list by it when it is not empty.
+    section(path, &bytes, 56, endian, "event_types")?;
     if attr_size <= 16 {
         return Err(DataError::bad(
             path,
