@@ -316,7 +316,14 @@ fn count(trace: &Trace) -> Result<Counts, DataError> {
 /// [`DataError::BadInput`] when COMPRESSED records do not decompress.
 pub fn report(trace: &Trace) -> Result<String, DataError> {
     let e = trace.endian;
-    let f = &trace.features;
+    // perf prints a stream's header once its end-of-features marker has passed.
+    let header_features: BTreeMap<u8, Vec<u8>> = trace
+        .features
+        .iter()
+        .filter(|(bit, _)| !trace.late_features.contains(bit))
+        .map(|(&bit, payload)| (bit, payload.clone()))
+        .collect();
+    let f = &header_features;
     let mut out = String::from("# ========\n");
     // A stream has no sections: perf says 0 for each.
     let (data_off, data_size) = match trace.mode {
