@@ -334,8 +334,10 @@ struct Model {
 impl Model {
     /// Keeps the accepted records that start before file offset `end` (the data starts
     /// after the 104-byte file header).
-    fn keep_before(&mut self, end: u64) {
-        let mut at = perf_abi::FILE_HEADER_SIZE;
+    /// Keeps the accepted records before file offset `end`, the data starting at
+    /// `data_start`.
+    fn keep_before(&mut self, end: u64, data_start: u64) {
+        let mut at = data_start;
         let mut kept = 0;
         for r in &self.accepted {
             if at >= end {
@@ -446,7 +448,10 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
         Err(WriterError::UndescribedRecords(p)) if !O::PIPE => {
             assert_eq!(w.finish().err(), Some(WriterError::UndescribedRecords(p)));
             drop(w);
-            m.keep_before(p.offset);
+            // The data starts after the header and the recovery block: the header says where.
+            let bytes = out.bytes();
+            let data_start = read_u64(m.e, &bytes[40..48]);
+            m.keep_before(p.offset, data_start);
         }
         Err(e) => panic!("finish over a healed output: {e}"),
     }

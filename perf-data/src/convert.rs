@@ -6,13 +6,14 @@ use crate::error::DataError;
 use crate::output::{commit, to_stdout, Sink};
 use crate::read::u64_at;
 use crate::trace::{Mode, Trace};
+use linux_perf_data::PerfFileReader;
 use perf_abi::{feature, record_type};
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{
     Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
     WriterError,
 };
-use std::io::{Cursor, Write};
+use std::io::{Cursor, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// What `convert` writes.
@@ -26,6 +27,9 @@ pub struct ConvertOptions {
     pub decompress: bool,
     /// The output's byte order; the input's when `None`.
     pub endian: Option<Endian>,
+    /// The input was cut short (see [`recover`](crate::recover)): a record its COMPRESSED
+    /// records begin and do not finish is left out instead of refused.
+    pub keep_whole_records: bool,
 }
 
 /// Records only a stream has: their content is the file header's in file mode, and the
@@ -64,13 +68,21 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
     match (to, sink) {
         (Mode::File, Sink::File { path, tmp }) => {
             let w = PerfDataFileWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let tmp = fill(trace, opts, to, w)?;
+            let mut tmp = fill(trace, opts, to, w)?;
+            tmp.seek(SeekFrom::Start(0))
+                .map_err(|source| DataError::WriteOutput {
+                    path: path.clone(),
+                    source,
+                })?;
+            check_readable(trace, std::io::BufReader::new(tmp.as_file_mut()))?;
             commit(&path, tmp)
         }
         (Mode::File, Sink::Stdout) => {
             let w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
                 .map_err(werr)?;
-            to_stdout(fill(trace, opts, to, w)?.get_ref())
+            let out = fill(trace, opts, to, w)?.into_inner();
+            check_readable(trace, Cursor::new(&out[..]))?;
+            to_stdout(&out)
         }
         (Mode::Pipe, Sink::File { path, tmp }) => {
             let w = PerfPipeWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
@@ -88,6 +100,18 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
                 })
         }
     }
+}
+
+/// Refuses a file-mode output linux-perf-data cannot open (its header, attrs and feature
+/// sections): the writer takes attr fields as given, and an input whose attrs perf itself
+/// refuses would otherwise leave an OUT that looks whole.
+fn check_readable(trace: &Trace, out: impl Read + Seek) -> Result<(), DataError> {
+    PerfFileReader::parse_file(out).map(drop).map_err(|e| {
+        DataError::bad(
+            &trace.path,
+            format!("what it holds makes a file linux-perf-data cannot open: {e}"),
+        )
+    })
 }
 
 /// Gives the writer the trace's events, features and records, and finishes it.
@@ -159,7 +183,7 @@ fn fill<O: OutputMode>(
         })?;
     }
     if let Some(d) = &decompressor {
-        if d.pending() != 0 {
+        if d.pending() != 0 && !opts.keep_whole_records {
             return Err(DataError::bad(
                 path,
                 format!(

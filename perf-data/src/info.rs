@@ -308,36 +308,6 @@ fn count(trace: &Trace) -> Result<Counts, DataError> {
     Ok(c)
 }
 
-/// The features of a stream that perf's `--header-only` shows: perf stops reading at the
-/// HEADER_FEATURE record that ends the header (a feature after it, such as a
-/// HEADER_COMPRESSED written once compressed records went out, is not shown).
-fn pipe_header_features(trace: &Trace) -> BTreeMap<u8, Vec<u8>> {
-    let mut shown = BTreeMap::new();
-    for r in &trace.records {
-        let b = trace.record_bytes(r);
-        let (id, payload) = match r.type_ {
-            record_type::HEADER_FEATURE => (u64_at(b, 8, trace.endian), b.get(16..)),
-            record_type::HEADER_TRACING_DATA => (
-                Some(u64::from(feature::TRACING_DATA)),
-                trace
-                    .features
-                    .get(&feature::TRACING_DATA)
-                    .map(Vec::as_slice),
-            ),
-            _ => continue,
-        };
-        match id.map(u8::try_from) {
-            Some(Ok(bit)) if bit < feature::LAST_FEATURE => {
-                shown
-                    .entry(bit)
-                    .or_insert_with(|| payload.unwrap_or_default().to_vec());
-            }
-            _ => break,
-        }
-    }
-    shown
-}
-
 /// The report: header lines as `perf report --header-only` prints them, then the record
 /// counts as `perf report --stats` prints them.
 ///
@@ -346,14 +316,14 @@ fn pipe_header_features(trace: &Trace) -> BTreeMap<u8, Vec<u8>> {
 /// [`DataError::BadInput`] when COMPRESSED records do not decompress.
 pub fn report(trace: &Trace) -> Result<String, DataError> {
     let e = trace.endian;
-    let pipe_header;
-    let f = match trace.mode {
-        Mode::File => &trace.features,
-        Mode::Pipe => {
-            pipe_header = pipe_header_features(trace);
-            &pipe_header
-        }
-    };
+    // perf prints a stream's header once its end-of-features marker has passed.
+    let header_features: BTreeMap<u8, Vec<u8>> = trace
+        .features
+        .iter()
+        .filter(|(bit, _)| !trace.late_features.contains(bit))
+        .map(|(&bit, payload)| (bit, payload.clone()))
+        .collect();
+    let f = &header_features;
     let mut out = String::from("# ========\n");
     // A stream has no sections: perf says 0 for each.
     let (data_off, data_size) = match trace.mode {

@@ -1,23 +1,16 @@
-//! `perf-data`: convert, inspect and recover perf.data files without perf.
+//! `perf-data`: convert, inspect and recover perf.data files without perf (the command
+//! line; the commands are in the library).
 #![forbid(unsafe_code)]
 
-mod attr_bytes;
-mod convert;
-mod decompress;
-mod error;
-mod info;
-mod output;
-mod read;
-mod trace;
-
 use clap::{Parser, Subcommand, ValueEnum};
-use convert::ConvertOptions;
-use error::DataError;
+use perf_data::convert::{self, ConvertOptions};
+use perf_data::error::DataError;
+use perf_data::trace::Mode;
+use perf_data::{info, output, read, recover};
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{Compression, CompressionForm};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trace::Mode;
 
 /// Convert, inspect and recover Linux perf.data files, without perf.
 #[derive(Parser, Debug)]
@@ -52,6 +45,14 @@ enum Command {
         /// The output's byte order (default: the input's).
         #[arg(long, value_enum)]
         endian: Option<EndianArg>,
+    },
+    /// Write a file-mode perf.data whose writer died before finalize as a whole file, with
+    /// every whole record that reached it (a whole file is written again as it is).
+    Recover {
+        /// The file left by the writer (`-` for stdin).
+        input: PathBuf,
+        /// The recovered file (`-` for stdout); written to a new file beside it and renamed.
+        output: PathBuf,
     },
     /// Say what `perf report --header-only` and `perf report --stats` would say of FILE.
     Info {
@@ -106,6 +107,7 @@ fn run(cli: Cli) -> Result<(), DataError> {
                     EndianArg::Little => Endian::Little,
                     EndianArg::Big => Endian::Big,
                 }),
+                keep_whole_records: false,
             };
             let trace = read::parse(&input, read::read_input(&input)?)?;
             if trace.cut_tail != 0 {
@@ -121,6 +123,34 @@ fn run(cli: Cli) -> Result<(), DataError> {
                 );
             }
             convert::convert(&trace, &output, &opts)
+        }
+        Command::Recover { input, output } => {
+            let done = recover::recover(&input, read::read_input(&input)?, &output)?;
+            let what = if done.already_whole {
+                "already a whole perf.data: written again"
+            } else {
+                "recovered"
+            };
+            let mut tail = match done.cut_tail {
+                0 => String::new(),
+                n => format!("; the last {n} bytes make no whole record: left out"),
+            };
+            if done.undescribed != 0 {
+                tail += &format!(
+                    "; {} records of events described after the first record: left out",
+                    done.undescribed
+                );
+            }
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!(
+                    "perf-data: {}: {what}, {} records{tail}\n",
+                    input.display(),
+                    done.records
+                )
+                .as_bytes(),
+            );
+            Ok(())
         }
         Command::Info { file } => {
             let trace = read::parse(&file, read::read_input(&file)?)?;

@@ -17,7 +17,7 @@ use perf_writer_std::perf_encode::records::{
     header_type_and_size, payload_len, record_extent, RecordExtent,
 };
 use perf_writer_std::perf_encode::Endian;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Cursor, Read};
 use std::ops::Range;
 use std::path::Path;
@@ -121,6 +121,8 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let attr_size = u64_at(&bytes, 16, endian).unwrap_or(0) as usize;
     let attrs = section(path, &bytes, 24, endian, "attrs")?;
     let data = section(path, &bytes, 40, endian, "data")?;
+    // Unused by perf, but linux-perf-data sizes a list by it when it is not empty.
+    section(path, &bytes, 56, endian, "event_types")?;
     if attr_size <= 16 {
         return Err(DataError::bad(
             path,
@@ -180,6 +182,7 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
         features,
         records,
         cut_tail,
+        late_features: BTreeSet::new(),
     })
 }
 
@@ -326,6 +329,7 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let mut raw_attrs: Vec<(&[u8], Vec<u64>)> = Vec::new();
     let mut features = BTreeMap::new();
     let mut update_names: HashMap<u64, String> = HashMap::new();
+    let (mut features_ended, mut late_features) = (false, BTreeSet::new());
     for r in &records {
         let b = &bytes[r.range.clone()];
         match r.type_ {
@@ -354,8 +358,11 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
                 match u8::try_from(id) {
                     Ok(bit) if !end_marker => {
                         features.insert(bit, payload.to_vec());
+                        if features_ended {
+                            late_features.insert(bit);
+                        }
                     }
-                    _ => {}
+                    _ => features_ended |= end_marker,
                 }
             }
             record_type::HEADER_TRACING_DATA => {
@@ -427,5 +434,6 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
         features,
         records,
         cut_tail,
+        late_features,
     })
 }

@@ -341,6 +341,7 @@ impl RecordCheck {
         }
         let (mut stats, mut offset) = (self.stats, 0usize);
         self.start_call();
+        out.prepare_records(session);
         let (pos, records) = (out.position(), out.records());
         for (i, chunk) in chunks.iter().enumerate() {
             let place = Place {
@@ -417,6 +418,7 @@ impl RecordCheck {
     ) -> Result<usize, Refusal> {
         let parts = Parts { pending, chunks };
         self.start_call();
+        out.prepare_records(session);
         let call_start = (out.position(), out.records());
         let walk = self.walk(session, &parts, call_start)?;
         if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
@@ -649,6 +651,7 @@ impl RecordCheck {
         let (mut stats, mut pos) = (self.stats, 0usize);
         let mut records = 0u64;
         self.start_call();
+        out.prepare_records(session);
         let start = (out.position(), out.records());
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
             let record = first_plain_record(endian, rest)?;

@@ -1,11 +1,15 @@
 //! [`FileOutput`]: file mode. Records stream into the data section; finalize appends the
 //! feature sections, ids and attrs and then writes the real file header at the start.
+//! Before the first record, the descriptions known then go into a recovery block between
+//! the header and the data (see [`recovery_block`](crate::recovery_block)).
 
 use crate::compress::{Compression, CompressionStats};
 use crate::error::io_err;
+use crate::model::feature_slot::FeatureSlot;
 use crate::model::session::Session;
 use crate::output::record_stream::RecordStream;
 use crate::output::{Mode, OutputMode, OwnRecord};
+use crate::recovery_block::encode_recovery_block;
 use perf_abi::FILE_HEADER_SIZE;
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
 use perf_encode::records::{FinishedInit, FinishedRound};
@@ -19,6 +23,24 @@ pub struct FileOutput<W: Write + Seek> {
     base: u64,
     /// A finalize under way: its tail follows the data in the stream.
     tail: Option<Tail>,
+    /// The recovery block before the data section.
+    recovery: Recovery,
+}
+
+/// Where the recovery block stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Recovery {
+    /// Not written yet: written before the first record (the stream is held until then).
+    Due,
+    /// Encoded at the session's `revision`, to be written before the first record: the
+    /// record check takes the records' positions before they are written.
+    Encoded { block: Vec<u8>, revision: u64 },
+    /// Written: this many bytes between the file header and the data section.
+    Written(u64),
+    /// Not written: no event was described when the first record went out, or the
+    /// descriptions could not be encoded (a tracepoint format still missing); the data
+    /// section follows the header.
+    Skipped,
 }
 
 /// What a finalize wrote after the data, kept so that a finalize that failed goes on where
@@ -53,7 +75,9 @@ impl<W: Write + Seek> FileOutput<W> {
     }
 
     /// [`reposition`](Self::reposition)'s rare case (out of line, so the write path stays
-    /// small): takes back a finalize under way, and moves the stream back.
+    /// small): takes back a finalize under way, and moves the stream back. Before the
+    /// recovery block is written the stream stays held, so that records come through
+    /// [`ready`](Self::ready).
     #[cold]
     #[inline(never)]
     fn seek_back(&mut self) -> io::Result<()> {
@@ -62,14 +86,99 @@ impl<W: Write + Seek> FileOutput<W> {
             self.stream.w.marking = true;
         }
         self.stream.w.place()?;
-        self.stream.hold(false);
+        if self.recovery_settled() {
+            self.stream.hold(false);
+        }
         Ok(())
+    }
+
+    /// [`reposition`](Self::reposition) before records: also writes the recovery block
+    /// when it is due.
+    #[inline]
+    fn ready(&mut self, session: &Session) -> io::Result<()> {
+        if self.stream.is_held() {
+            return self.seek_back_and_describe(session);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn seek_back_and_describe(&mut self, session: &Session) -> io::Result<()> {
+        self.seek_back()?;
+        if !self.recovery_settled() {
+            self.describe(session)?;
+            self.stream.hold(false);
+        }
+        Ok(())
+    }
+
+    /// The recovery block is written, or left out.
+    fn recovery_settled(&self) -> bool {
+        matches!(self.recovery, Recovery::Written(_) | Recovery::Skipped)
+    }
+
+    /// Encodes the recovery block, unless it is encoded with the session as it is or
+    /// settled: the file as finalize would write it with the descriptions known now and no
+    /// records. With no event described yet there is nothing to recover the records by, and
+    /// descriptions that cannot be encoded yet (a tracepoint format missing) cannot be
+    /// written: both leave the block out.
+    fn encode_recovery(&mut self, session: &Session) {
+        let revision = session.revision();
+        match &self.recovery {
+            Recovery::Due => {}
+            Recovery::Encoded { revision: r, .. } if *r != revision => {}
+            _ => return,
+        }
+        self.recovery = match self.recovery_block(session) {
+            Some(block) => Recovery::Encoded { block, revision },
+            None => Recovery::Skipped,
+        };
+    }
+
+    /// The recovery block's bytes (see [`encode_recovery`](Self::encode_recovery)).
+    fn recovery_block(&self, session: &Session) -> Option<Vec<u8>> {
+        if session.descs().is_empty() {
+            return None;
+        }
+        let endian = self.stream.endian();
+        let round = finished_round_len().ok()?;
+        // Without HEADER_COMPRESSED: `perf-data recover` expands the records, and whether
+        // any record ends up compressed is known at finalize only.
+        let compressed = FeatureSlot::COMPRESSED.index();
+        let image = self
+            .encode_features(session, round, 0, |index| index != compressed)
+            .ok()?;
+        let mut bytes = image.header;
+        push(&FinishedRound, endian, &mut bytes).ok()?;
+        bytes.extend_from_slice(&image.tail);
+        Some(encode_recovery_block(&bytes, endian))
+    }
+
+    /// Writes the recovery block (encoded first, when it is not yet or the session changed
+    /// since).
+    fn describe(&mut self, session: &Session) -> io::Result<()> {
+        self.encode_recovery(session);
+        if let Recovery::Encoded { block, .. } = &self.recovery {
+            self.stream.write_raw(block)?;
+            self.recovery = Recovery::Written(block.len() as u64);
+            self.stream.mark_start();
+        }
+        Ok(())
+    }
+
+    /// Bytes between the file header and the data section.
+    fn gap(&self) -> u64 {
+        match self.recovery {
+            Recovery::Written(len) => len,
+            Recovery::Due | Recovery::Encoded { .. } | Recovery::Skipped => 0,
+        }
     }
 
     /// [`write_records`](OutputMode::write_records) the long way.
     #[inline(never)]
     fn write_records_general(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
-        self.reposition()?;
+        self.ready(session)?;
         // A compressed record taken the short way needs no round rule looked up.
         if self.stream.compress_whole_record(data, false) {
             return Ok(());
@@ -78,9 +187,14 @@ impl<W: Write + Seek> FileOutput<W> {
         self.stream.write_records_general(data)
     }
 
+    /// Where the file header ends.
+    fn header_end(&self) -> u64 {
+        self.base.saturating_add(FILE_HEADER_SIZE)
+    }
+
     /// Where the data section starts.
     fn data_start(&self) -> u64 {
-        self.base.saturating_add(FILE_HEADER_SIZE)
+        self.header_end().saturating_add(self.gap())
     }
 
     /// The end of the data section (before any tail).
@@ -91,12 +205,25 @@ impl<W: Write + Seek> FileOutput<W> {
         }
     }
 
-    /// Encodes the header and the tail of a file whose data section is `data_size` bytes.
-    fn encode(&self, session: &Session, data_size: u64) -> io::Result<Finalized> {
+    /// Encodes the header and the tail of a file whose data section is `data_size` bytes
+    /// and starts `gap` bytes after the file header.
+    fn encode(&self, session: &Session, data_size: u64, gap: u64) -> io::Result<Finalized> {
+        self.encode_features(session, data_size, gap, |_| true)
+    }
+
+    /// [`encode`](Self::encode) with the features `keep` keeps.
+    fn encode_features(
+        &self,
+        session: &Session,
+        data_size: u64,
+        gap: u64,
+        keep: impl Fn(u8) -> bool,
+    ) -> io::Result<Finalized> {
         session.check_tracepoint_formats().map_err(io_err)?;
         let endian = self.stream.endian();
         let events = session.event_entries();
-        let payloads = session.feature_payloads(&events).map_err(io_err)?;
+        let mut payloads = session.feature_payloads(&events).map_err(io_err)?;
+        payloads.retain(|(index, _)| keep(*index));
         let features = payloads
             .iter()
             .map(|(index, p)| {
@@ -110,12 +237,16 @@ impl<W: Write + Seek> FileOutput<W> {
         let layout = FileLayout::plan(LayoutInput {
             order: SectionOrder::AttrsLast,
             events: &events,
-            data_size,
+            // The gap is laid out as the data's first bytes, and then left out of it.
+            data_size: data_size.saturating_add(gap),
             features: &features,
         })
         .map_err(io_err)?;
+        let mut file_header = layout.header();
+        file_header.data.offset = file_header.data.offset.saturating_add(gap);
+        file_header.data.size = data_size;
         let mut header = Vec::with_capacity(FILE_HEADER_SIZE as usize);
-        append_to_vec(&layout.header(), endian, &mut header).map_err(io_err)?;
+        append_to_vec(&file_header, endian, &mut header).map_err(io_err)?;
         // The regions after the data section, in file order.
         let tail_start = layout.feature_table().offset;
         let mut tail = Vec::new();
@@ -154,30 +285,34 @@ impl<W: Write + Seek> FileOutput<W> {
         if let Some(tail) = self.tail.take() {
             self.stream.w.cut_at(tail.data_end);
         }
+        // The marks start at the header's end, and again at the data's when the recovery
+        // block is written: a cut before the data start leaves the block out.
+        let header_end = self.header_end();
         let start = self.data_start();
         let high = self.stream.w.high();
-        let tail_len = self.encode(session, 0)?.tail.len() as u64;
+        let tail_len = self.encode(session, 0, 0)?.tail.len() as u64;
         let round = finished_round_len()?;
         let cut = self
             .stream
             .w
             .marks()
             .rev()
-            .filter(|m| m.pos >= start && m.pos <= self.stream.w.start())
+            .filter(|m| m.pos >= header_end && m.pos <= self.stream.w.start())
             .find(|m| {
                 // An empty data section gets a FINISHED_ROUND (see `finalize`).
-                let extra = if m.pos == start { round } else { 0 };
+                let extra = if m.pos <= start { round } else { 0 };
                 m.pos.saturating_add(extra).saturating_add(tail_len) <= high
             })
             .ok_or_else(|| io::Error::other("no room left in the file for its tail"))?;
+        let gap = cut.pos.saturating_sub(header_end).min(self.gap());
         let mut tail = Vec::new();
-        let data_size = if cut.pos == start {
+        let data_size = if cut.pos <= start {
             push(&FinishedRound, self.stream.endian(), &mut tail)?;
             round
         } else {
             cut.pos.saturating_sub(start)
         };
-        let done = self.encode(session, data_size)?;
+        let done = self.encode(session, data_size, gap)?;
         tail.extend_from_slice(&done.tail);
         // Nothing pending is written any more.
         self.stream.w.cut_at(cut.pos);
@@ -216,10 +351,13 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         // rather than a file that looks complete.
         stream.write_raw(&[0u8; FILE_HEADER_SIZE as usize])?;
         stream.mark_start();
+        // Held until the recovery block is written, before the first record.
+        stream.hold(true);
         Ok(FileOutput {
             stream,
             base,
             tail: None,
+            recovery: Recovery::Due,
         })
     }
 
@@ -246,7 +384,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         bufs: &[IoSlice<'_>],
         n: u64,
     ) -> io::Result<()> {
-        self.reposition()?;
+        self.ready(session)?;
         self.stream.keep_rounds(session.keep_rounds());
         self.stream.write_known_records(bufs, n)
     }
@@ -257,13 +395,13 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         session: &Session,
         bufs: &[IoSlice<'_>],
     ) -> io::Result<usize> {
-        self.reposition()?;
+        self.ready(session)?;
         self.stream.keep_rounds(session.keep_rounds());
         self.stream.write_records_vectored(bufs)
     }
 
     fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
-        self.reposition()?;
+        self.ready(session)?;
         self.stream.keep_rounds(session.keep_rounds());
         match record {
             OwnRecord::FinishedRound => self.stream.write_finished_round(),
@@ -271,8 +409,8 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         }
     }
 
-    fn reserve(&mut self, _: &Session, len: usize) -> io::Result<()> {
-        self.reposition()?;
+    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()> {
+        self.ready(session)?;
         self.stream.reserve(len)
     }
 
@@ -300,6 +438,8 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
     fn drop_from(&mut self, pos: u64, records: u64) {
         // A finalize under way had written its tail after the data: taken back with it.
         self.tail = None;
+        // Records go after the recovery block (positions are taken once it is encoded).
+        let pos = pos.max(self.data_start());
         self.stream.drop_from(pos, records);
     }
 
@@ -307,6 +447,9 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
     /// (the tail is encoded again and compared: when events or settings changed since, the
     /// old tail is taken back first).
     fn finalize(&mut self, session: &Session) -> io::Result<()> {
+        if !self.recovery_settled() {
+            self.ready(session)?;
+        }
         // Encoding can refuse (a missing format): before anything changes.
         let data_end = self.data_end();
         let mut data_size = data_end.saturating_sub(self.data_start());
@@ -315,7 +458,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
             // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
             data_size = finished_round_len()?;
         }
-        let done = self.encode(session, data_size)?;
+        let done = self.encode(session, data_size, self.gap())?;
         let resumed = self
             .tail
             .as_ref()
@@ -375,7 +518,17 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
     }
 
     fn position(&self) -> u64 {
-        self.stream.pos()
+        match &self.recovery {
+            // Where the first record will go: after the block.
+            Recovery::Encoded { block, .. } => self.stream.pos().saturating_add(block.len() as u64),
+            _ => self.stream.pos(),
+        }
+    }
+
+    fn prepare_records(&mut self, session: &Session) {
+        if !self.recovery_settled() {
+            self.encode_recovery(session);
+        }
     }
 
     fn accepts_new_tracepoint_formats(&self) -> bool {

@@ -66,6 +66,10 @@ pub(crate) trait Mode<S>: Sized {
     fn finalize(&mut self, session: &Session) -> io::Result<()>;
     fn into_stream(self) -> io::Result<S>;
     fn position(&self) -> u64;
+    /// Settles what goes before the next record, so that [`position`](Self::position) says
+    /// where it will go (file mode: the recovery block before the first record).
+    #[doc(hidden)]
+    fn prepare_records(&mut self, _session: &Session) {}
     /// Whole records in the stream (at a record boundary: all of them).
     fn records(&self) -> u64;
     fn accepts_new_tracepoint_formats(&self) -> bool;

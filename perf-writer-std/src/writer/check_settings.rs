@@ -107,8 +107,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// sample.extend_from_slice(&1u64.to_ne_bytes());
     /// let err = w.write_event_data(&sample).unwrap_err();
     /// assert!(matches!(WriterError::from_io(&err), Some(WriterError::RecordRefused { .. })));
-    /// assert_eq!(w.file_pos(), Some(perf_abi::FILE_HEADER_SIZE)); // nothing written
-    /// # Ok::<(), std::io::Error>(())
+    /// // Nothing written: the data section is an empty file's one FINISHED_ROUND.
+    /// let file = w.finish()?.into_inner();
+    /// assert_eq!(u64::from_ne_bytes(file[48..56].try_into()?), 8);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_strict(&mut self, strict: bool) {
         self.check.set_strict(strict);

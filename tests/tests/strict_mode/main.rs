@@ -921,7 +921,14 @@ fn a_held_record_is_continued_even_by_bytes_that_look_like_a_sample() {
     w.write_event_data(&c[8..]).unwrap();
     let bytes = w.finish().unwrap().into_inner();
     let records = [&a[..], &b[..], &c[..]].concat();
-    assert_eq!(bytes[104..104 + records.len()], records[..]);
+    let data = data_offset(&bytes);
+    assert_eq!(bytes[data..data + records.len()], records[..]);
+}
+
+/// Where a little-endian file's data section starts (after the header and the recovery
+/// block).
+fn data_offset(file: &[u8]) -> usize {
+    u64::from_le_bytes(file[40..48].try_into().unwrap()) as usize
 }
 
 /// A sched_switch SAMPLE in bytes, RAW `raw`.
@@ -1051,8 +1058,9 @@ fn strict_mode_toggled_inside_a_record_keeps_the_record() {
         let file = file.finish().unwrap().into_inner();
         let pipe = pipe.finish().unwrap();
         let records = [&a[..], &b[..], &a[..]].concat();
+        let data = data_offset(&file);
         assert_eq!(
-            file[104..104 + records.len()],
+            file[data..data + records.len()],
             records[..],
             "{first} {second}"
         );
@@ -1128,8 +1136,9 @@ fn vectored_samples_are_checked_across_any_cut() {
             .unwrap();
         expected.extend_from_slice(&joined[..3 * size]);
         let bytes = w.finish().unwrap().into_inner();
+        let data = data_offset(&bytes);
         assert_eq!(
-            bytes[104..104 + expected.len()],
+            bytes[data..data + expected.len()],
             expected[..],
             "step {step}"
         );

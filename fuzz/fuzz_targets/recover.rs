@@ -1,0 +1,36 @@
+//! `perf-data recover` over arbitrary bytes (seeds: files whose writer never finalized, cut
+//! at various places, a finalized one, and inputs that once broke it): never a panic; when
+//! it refuses, no output is left; when it succeeds, linux-perf-data opens the file it wrote
+//! (header, attrs, features) and walks its records without panicking. Records are written as
+//! the input holds them (strict mode refusing what it can tell is wrong), so arbitrary
+//! record bytes can still be records linux-perf-data cannot parse: not asserted.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use linux_perf_data::PerfFileReader;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// A directory for the outputs, made once per process.
+fn out_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("recover-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let out = out_dir().join("out.data");
+    let _ = std::fs::remove_file(&out);
+    let Ok(_done) = perf_data::recover::recover(Path::new("input"), data.to_vec(), &out) else {
+        assert!(!out.exists(), "a refused input left an output");
+        return;
+    };
+    let bytes = std::fs::read(&out).expect("the output exists");
+    let reader = PerfFileReader::parse_file(std::io::Cursor::new(&bytes[..]))
+        .expect("linux-perf-data parses what recover wrote");
+    let (mut file, mut records) = (reader.perf_file, reader.record_iter);
+    while let Ok(Some(_)) = records.next_record(&mut file) {}
+});

@@ -1,0 +1,217 @@
+//! `recover`: a file whose writer died before finalize becomes a whole file perf 6.1 and
+//! linux-perf-data read, with every whole record; what cannot be recovered gets one line,
+//! exit status 1 and no OUT. (Recordings of perf-collect killed with SIGKILL and cut at
+//! every 4 KiB: perf-collect/tests/recover.rs.)
+
+mod common;
+
+use common::{assert_same_lines, lpd_counts, run, s, script};
+use perf_writer_std::PerfDataFileWriter;
+use std::path::Path;
+use tracepoint_decode::PerfEventAttrType;
+use tracepoint_decode::{PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType};
+
+/// IDENTIFIER | IP | TID | TIME.
+const SAMPLE_TYPE: u64 = (1 << 16) | 1 | (1 << 1) | (1 << 2);
+const SAMPLE_ID_ALL: u64 = 1 << 18;
+
+fn attr(config: u64) -> PerfEventAttr {
+    PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        config,
+        sample_type: PerfEventAttrSampleType(SAMPLE_TYPE),
+        options: PerfEventAttrOptions(SAMPLE_ID_ALL),
+        ..Default::default()
+    }
+}
+
+fn sample(id: u64, pid: u32, time: u64) -> Vec<u8> {
+    let mut v = vec![9, 0, 0, 0, 2, 0, 40, 0];
+    v.extend_from_slice(&id.to_le_bytes());
+    v.extend_from_slice(&0xffff_ffff_8100_0000u64.to_le_bytes());
+    v.extend_from_slice(&pid.to_le_bytes());
+    v.extend_from_slice(&pid.to_le_bytes());
+    v.extend_from_slice(&time.to_le_bytes());
+    v
+}
+
+/// Writes `n` samples of event 1 (cpu-clock) into `path`, then, when `late`, describes
+/// event 2 (task-clock) and writes `n` more of each. Finalized when `finalize`, otherwise
+/// flushed and abandoned, as a killed writer leaves it.
+fn write(path: &Path, n: u64, late: bool, finalize: bool) {
+    let mut w = PerfDataFileWriter::new();
+    w.create_file(s(path)).unwrap();
+    assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"recover-test"));
+    assert!(w.add_event_desc(&[1], &attr(0), "cpu-clock"));
+    for k in 0..n {
+        w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
+    }
+    if late {
+        assert!(w.add_event_desc(&[2], &attr(1), "task-clock"));
+        for k in 0..n {
+            w.write_event_data(&sample(2, 200, 100_000 + k)).unwrap();
+            w.write_event_data(&sample(1, 100, 100_000 + k)).unwrap();
+        }
+    }
+    if finalize {
+        w.finalize_and_close().unwrap();
+    } else {
+        w.flush().unwrap();
+        // Never finalized, never dropped (a drop finalizes): what SIGKILL leaves.
+        std::mem::forget(w);
+    }
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_file_never_finalized_reads_as_the_finalized_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, whole, out) = (
+        dir.path().join("killed.data"),
+        dir.path().join("whole.data"),
+        dir.path().join("out.data"),
+    );
+    write(&killed, 5000, false, false);
+    write(&whole, 5000, false, true);
+    // Unreadable as it is.
+    assert!(!perf_writer_std_reads(&killed));
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains("recovered, 5000 records"),
+        "{}",
+        stderr(&r)
+    );
+    let lines = script(&out);
+    assert_eq!(lines.len(), 5000);
+    assert_same_lines("recovered against finalized", &lines, &script(&whole));
+    let (by_type, samples) = lpd_counts(&std::fs::read(&out).unwrap());
+    assert_eq!(by_type.get(&9), Some(&5000));
+    assert_eq!(samples.get("cpu-clock"), Some(&5000));
+    // The host description came back from the block.
+    let header = integration_tests::perf_tool::perf_report_header(&out, false);
+    header.assert_clean();
+    assert!(header.stdout.contains("recover-test"), "{}", header.stdout);
+}
+
+/// The killed file has no perf header (a file of the writer's zeroed one).
+fn perf_writer_std_reads(path: &Path) -> bool {
+    &std::fs::read(path).unwrap()[..8] == b"PERFILE2"
+}
+
+#[test]
+fn records_of_events_described_after_the_first_record_are_left_out_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
+    write(&killed, 300, true, false);
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains(
+            "600 records; 300 records of events described after the first record: left out"
+        ),
+        "{}",
+        stderr(&r)
+    );
+    let lines = script(&out);
+    assert_eq!(lines.len(), 600);
+    assert!(lines.iter().all(|l| l.contains("cpu-clock")), "{lines:?}");
+    let (_, samples) = lpd_counts(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        samples.into_iter().collect::<Vec<_>>(),
+        [("cpu-clock".to_string(), 600)]
+    );
+}
+
+#[test]
+fn a_whole_file_is_written_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, out) = (dir.path().join("whole.data"), dir.path().join("out.data"));
+    write(&whole, 100, true, true);
+    let r = run(&["recover", s(&whole), s(&out)], None);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains("already a whole perf.data"),
+        "{}",
+        stderr(&r)
+    );
+    assert_same_lines("written again", &script(&out), &script(&whole));
+    assert_eq!(script(&out).len(), 300);
+}
+
+#[test]
+fn what_cannot_be_recovered_gets_one_line_and_no_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let killed = dir.path().join("killed.data");
+    write(&killed, 100, false, false);
+    let bytes = std::fs::read(&killed).unwrap();
+    let data_start = perf_writer_std::recovery_block::find_recovery_block(&bytes)
+        .unwrap()
+        .data_start;
+    // A writer given its records before any description leaves no block.
+    let records_first = dir.path().join("records-first.data");
+    {
+        let mut w = PerfDataFileWriter::new();
+        w.create_file(s(&records_first)).unwrap();
+        w.write_event_data(&sample(1, 1, 1)).unwrap();
+        w.flush().unwrap();
+        std::mem::forget(w);
+    }
+    let mut random = vec![0u8; 64 * 1024];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for b in &mut random {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    let mut zero_header_random = random.clone();
+    zero_header_random[..104].fill(0);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty", Vec::new(), "not a perf.data file"),
+        ("random", random, "not a perf.data file"),
+        ("zeros", vec![0; 8192], "no recovery block"),
+        (
+            "zero header, random after",
+            zero_header_random,
+            "no recovery block",
+        ),
+        (
+            "cut in the header",
+            bytes[..50].to_vec(),
+            "not a perf.data file",
+        ),
+        (
+            "cut in the block",
+            bytes[..data_start - 8].to_vec(),
+            "do not fit the file",
+        ),
+        (
+            "records first",
+            std::fs::read(&records_first).unwrap(),
+            "no recovery block",
+        ),
+    ];
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("out.data");
+    let input = dir.path().join("in.data");
+    for (what, bytes, needle) in cases {
+        std::fs::write(&input, &bytes).unwrap();
+        let r = run(&["recover", s(&input), s(&out)], None);
+        let err = stderr(&r);
+        assert_eq!(r.status.code(), Some(1), "{what}: {err}");
+        assert!(
+            err.starts_with("perf-data: ") && err.lines().count() == 1 && err.contains(needle),
+            "{what}: {err:?} lacks {needle:?}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&out_dir).unwrap().count(),
+            0,
+            "{what}: the output directory is not empty"
+        );
+    }
+}
