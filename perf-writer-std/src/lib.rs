@@ -48,7 +48,7 @@ mod error;
 mod host;
 mod model;
 mod output;
-pub mod recovery_block;
+pub use output::recovery_block;
 mod writer;
 
 pub use check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};

@@ -14,6 +14,7 @@ pub(crate) mod buffer;
 pub(crate) mod file_mode;
 pub(crate) mod pipe_mode;
 pub(crate) mod record_stream;
+pub mod recovery_block;
 
 /// How a [`PerfWriter`](crate::PerfWriter) lays out its output: [`FileOutput`](crate::FileOutput)
 /// (file mode, needs `Seek`) or [`PipeOutput`](crate::PipeOutput) (pipe mode, `Write` only).
