@@ -212,6 +212,9 @@ fn check_feature_sections(
     Ok(())
 }
 
+/// The sizes of `perf_event_attr`'s versions 0 to 6 (version 7 and later: 128 bytes and up).
+const ATTR_VERSION_SIZES: [usize; 7] = [64, 72, 80, 96, 104, 112, 120];
+
 /// EVENT_DESC's events (`nr` of them, each an attr of `attr_size` bytes, `u32 nr_ids`, a
 /// header string and `nr_ids` ids) lie in its payload, so that a reader sizing its lists by
 /// `nr` and `nr_ids` allocates no more than the payload justifies.
@@ -221,6 +224,15 @@ fn check_event_desc(path: &Path, payload: &[u8], endian: Endian) -> Result<(), D
     let attr_size = u32_at(payload, 4, endian).ok_or_else(bad)? as usize;
     let mut pos = 8usize;
     for _ in 0..nr {
+        // linux-perf-data reads an attr by the versions its own size reaches, then skips
+        // to `attr_size`: a size between two versions would shift every later field.
+        let own_size = u32_at(payload, pos + 4, endian).ok_or_else(bad)? as usize;
+        if own_size > attr_size || !(ATTR_VERSION_SIZES.contains(&own_size) || own_size >= 128) {
+            return Err(DataError::bad(
+                path,
+                format!("EVENT_DESC: an attr of size {own_size} (attr_size {attr_size})"),
+            ));
+        }
         pos = pos.checked_add(attr_size).ok_or_else(bad)?;
         let nr_ids = u32_at(payload, pos, endian).ok_or_else(bad)? as usize;
         let name_len = u32_at(payload, pos + 4, endian).ok_or_else(bad)? as usize;
