@@ -308,6 +308,41 @@ fn count(trace: &Trace) -> Result<Counts, DataError> {
     Ok(c)
 }
 
+/// The feature payloads `perf report --header-only` shows, by feature bit. A stream's are
+/// those before the HEADER_FEATURE that ends its header, where perf stops reading (a
+/// HEADER_COMPRESSED the writer sends once compressed records went out comes later).
+fn header_features(trace: &Trace) -> BTreeMap<u8, &[u8]> {
+    if trace.mode == Mode::File {
+        return trace
+            .features
+            .iter()
+            .map(|(&bit, p)| (bit, &p[..]))
+            .collect();
+    }
+    let mut shown = BTreeMap::new();
+    for r in &trace.records {
+        let b = trace.record_bytes(r);
+        let (id, payload) = match r.type_ {
+            record_type::HEADER_FEATURE => (u64_at(b, 8, trace.endian), b.get(16..)),
+            record_type::HEADER_TRACING_DATA => (
+                Some(u64::from(feature::TRACING_DATA)),
+                trace
+                    .features
+                    .get(&feature::TRACING_DATA)
+                    .map(Vec::as_slice),
+            ),
+            _ => continue,
+        };
+        match id.map(u8::try_from) {
+            Some(Ok(bit)) if bit < feature::LAST_FEATURE => {
+                shown.entry(bit).or_insert(payload.unwrap_or_default());
+            }
+            _ => break,
+        }
+    }
+    shown
+}
+
 /// The report: header lines as `perf report --header-only` prints them, then the record
 /// counts as `perf report --stats` prints them.
 ///
@@ -316,14 +351,7 @@ fn count(trace: &Trace) -> Result<Counts, DataError> {
 /// [`DataError::BadInput`] when COMPRESSED records do not decompress.
 pub fn report(trace: &Trace) -> Result<String, DataError> {
     let e = trace.endian;
-    // perf prints a stream's header once its end-of-features marker has passed.
-    let header_features: BTreeMap<u8, Vec<u8>> = trace
-        .features
-        .iter()
-        .filter(|(bit, _)| !trace.late_features.contains(bit))
-        .map(|(&bit, payload)| (bit, payload.clone()))
-        .collect();
-    let f = &header_features;
+    let f = &header_features(trace);
     let mut out = String::from("# ========\n");
     // A stream has no sections: perf says 0 for each.
     let (data_off, data_size) = match trace.mode {

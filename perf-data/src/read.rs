@@ -17,7 +17,7 @@ use perf_writer_std::perf_encode::records::{
     header_type_and_size, payload_len, record_extent, RecordExtent,
 };
 use perf_writer_std::perf_encode::Endian;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Cursor, Read};
 use std::ops::Range;
 use std::path::Path;
@@ -182,7 +182,6 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
         features,
         records,
         cut_tail,
-        late_features: BTreeSet::new(),
     })
 }
 
@@ -341,7 +340,6 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let mut raw_attrs: Vec<(&[u8], Vec<u64>)> = Vec::new();
     let mut features = BTreeMap::new();
     let mut update_names: HashMap<u64, String> = HashMap::new();
-    let (mut features_ended, mut late_features) = (false, BTreeSet::new());
     for r in &records {
         let b = &bytes[r.range.clone()];
         match r.type_ {
@@ -370,11 +368,8 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
                 match u8::try_from(id) {
                     Ok(bit) if !end_marker => {
                         features.insert(bit, payload.to_vec());
-                        if features_ended {
-                            late_features.insert(bit);
-                        }
                     }
-                    _ => features_ended |= end_marker,
+                    _ => {}
                 }
             }
             record_type::HEADER_TRACING_DATA => {
@@ -446,6 +441,5 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
         features,
         records,
         cut_tail,
-        late_features,
     })
 }

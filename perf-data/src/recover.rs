@@ -28,7 +28,7 @@ use crate::trace::{Mode, RecordRef, Trace};
 use perf_abi::{attr_flags, record_type};
 use perf_writer_std::perf_encode::records::SampleLayout;
 use perf_writer_std::recovery_block::{find_recovery_block, RECOVERY_BLOCK_AT};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// What `recover` found and kept.
@@ -161,7 +161,6 @@ pub fn recoverable_trace(input: &Path, bytes: Vec<u8>) -> Result<Trace, DataErro
         features: image.features,
         records,
         cut_tail,
-        late_features: BTreeSet::new(),
     })
 }
 

@@ -2,7 +2,7 @@
 //! (attr, name, ids), its feature payloads and its records, in stored order.
 
 use perf_writer_std::perf_encode::Endian;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use tracepoint_decode as td;
@@ -57,10 +57,6 @@ pub struct Trace {
     pub records: Vec<RecordRef>,
     /// Bytes at the end that do not make a whole record (a stream cut short).
     pub cut_tail: usize,
-    /// The features of a stream sent after its end-of-features marker (a writer sends
-    /// HEADER_COMPRESSED just before the first COMPRESSED record): in [`features`](Self::features)
-    /// too, but not among the header lines `perf report --header-only` prints.
-    pub late_features: BTreeSet<u8>,
 }
 
 impl Trace {
