@@ -114,6 +114,14 @@ fn write(pipe: bool, e: Endian, c: Option<Compression>, n: u64, split: bool) -> 
 }
 
 /// `perf script` of a file (from a path) or a pipe stream (from stdin), checked clean.
+/// The next state of a xorshift64 generator: reproducible test values without a dependency.
+fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
+}
+
 fn script(bytes: &[u8], pipe: bool) -> Vec<String> {
     let out: PerfOutput = if pipe {
         perf_script_stdin(bytes)
@@ -391,9 +399,7 @@ fn raw_samples(alphabet: u64) -> Vec<(Compression, usize, usize)> {
     let perf = require_perf();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut random = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+        seed = xorshift(seed);
         seed
     };
     let raws: Vec<Vec<u8>> = (0..400)
@@ -1076,9 +1082,7 @@ fn cadence_trace<O: OutputMode>(w: &mut PerfWriter<O>, n: u64, cadence: Cadence)
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut time = 10_000u64;
     for i in 1..=n {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+        seed = xorshift(seed);
         time += 1000 + (seed >> 40) % 4000;
         let s = StdSample {
             id: 20,
@@ -1222,9 +1226,7 @@ fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
             let noisy = run % 2 == 1;
             for i in 0..if noisy { 30 } else { 500 } {
                 for (k, b) in raw.chunks_mut(8).enumerate() {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
+                    seed = xorshift(seed);
                     let word = if noisy {
                         seed
                     } else {
@@ -1232,9 +1234,7 @@ fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
                     };
                     b.copy_from_slice(&word.to_le_bytes()[..b.len()]);
                 }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
+                seed = xorshift(seed);
                 let ip = if noisy {
                     seed
                 } else {
@@ -1414,9 +1414,7 @@ fn perfs_form_goes_on_in_a_new_frame_when_records_stop_compressing() {
     let perf = require_perf();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut random = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+        seed = xorshift(seed);
         seed
     };
     let raws: Vec<Vec<u8>> = (0..300)

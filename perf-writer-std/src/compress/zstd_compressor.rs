@@ -680,6 +680,15 @@ mod tests {
     use perf_encode::Endian;
     use zstd::zstd_safe::{DCtx, InBuffer, OutBuffer};
 
+    /// The next state of a xorshift64 generator: reproducible test values without a
+    /// dependency.
+    fn xorshift(mut x: u64) -> u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+
     /// A SAMPLE of `len` bytes whose body is `body(i)` for each byte `i`.
     fn sample(len: u16, body: impl Fn(usize) -> u8) -> Vec<u8> {
         let mut r: Vec<u8> = (0..usize::from(len)).map(body).collect();
@@ -724,9 +733,7 @@ mod tests {
     fn both_forms_give_back_the_records_in_records_of_at_most_64k() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            seed = xorshift(seed);
             seed as u8
         };
         // Compressible samples, then incompressible ones (random bodies), then a little
@@ -976,9 +983,7 @@ mod tests {
             .map(|_| {
                 let body: Vec<u8> = (0..64)
                     .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
+                        seed = xorshift(seed);
                         seed as u8
                     })
                     .collect();
@@ -1007,9 +1012,7 @@ mod tests {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let body: Vec<u8> = (0..64)
             .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
+                seed = xorshift(seed);
                 seed as u8
             })
             .collect();

@@ -284,15 +284,20 @@ fn switch_format() -> Arc<PerfEventFormat> {
 
 const COMMON: u64 = st::IDENTIFIER | st::IP | st::TID | st::TIME | st::CPU | st::PERIOD;
 
-fn switch_attr() -> PerfEventAttr {
+/// A tracepoint's attr: its format's id `config`, the COMMON fields and RAW.
+fn tracepoint_attr(config: u64) -> PerfEventAttr {
     PerfEventAttr {
         attr_type: PerfEventAttrType::Tracepoint,
-        config: u64::from(switch_format().id()),
+        config,
         sample_time: 1,
         sample_type: PerfEventAttrSampleType(COMMON | st::RAW),
         options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
         ..Default::default()
     }
+}
+
+fn switch_attr() -> PerfEventAttr {
+    tracepoint_attr(u64::from(switch_format().id()))
 }
 
 fn clock_attr(sample_type: u64) -> PerfEventAttr {
@@ -337,17 +342,22 @@ fn sid(id: u64, time: u64, cpu: u32) -> SampleId {
 
 fn switch_sample(id: u64, time: u64, ct: u16) -> Vec<u8> {
     let raw = switch_raw(ct, "worker", "idle");
+    tracepoint_sample(&switch_attr(), id, time, (id % 2) as u32, &raw)
+}
+
+/// A kernel SAMPLE of tracepoint `attr` (see [`tracepoint_attr`]) by task 300.
+fn tracepoint_sample(attr: &PerfEventAttr, id: u64, time: u64, cpu: u32, raw: &[u8]) -> Vec<u8> {
     let s = Sample {
         identifier: Some(id),
         ip: Some(0xffff_ffff_8100_0000),
         tid: Some(PidTid { pid: 300, tid: 300 }),
         time: Some(time),
-        cpu: Some(SampleCpu::new((id % 2) as u32)),
+        cpu: Some(SampleCpu::new(cpu)),
         period: Some(1),
-        raw: Some(&raw),
+        raw: Some(raw),
         ..Default::default()
     };
-    let layout = layout_of(&switch_attr());
+    let layout = layout_of(attr);
     to_vec(
         &SampleRecord {
             layout: &layout,
@@ -1071,14 +1081,7 @@ fn a_format_is_checked_against_samples_before_it_past_their_first_bytes() {
 \tfield:__rel_loc char[] other;\toffset:616;\tsize:4;\tsigned:0;\n\n\
 print fmt: \"%s %s\", __get_str(name), __get_rel_str(other)\n";
     let format = Arc::new(PerfEventFormat::parse(true, "test", text).unwrap());
-    let attr = PerfEventAttr {
-        attr_type: PerfEventAttrType::Tracepoint,
-        config: 9100,
-        sample_time: 1,
-        sample_type: PerfEventAttrSampleType(COMMON | st::RAW),
-        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
-        ..Default::default()
-    };
+    let attr = tracepoint_attr(9100);
     // name "abc" at 620, other "xy" right after (rel_loc counts from 620).
     let raw = |name_at: u16| {
         let mut raw = vec![0u8; 628];
@@ -1089,29 +1092,8 @@ print fmt: \"%s %s\", __get_str(name), __get_rel_str(other)\n";
         raw[624..627].copy_from_slice(b"xy\0");
         raw
     };
-    let sample = |k: u64, name_at: u16| {
-        let raw = raw(name_at);
-        let s = Sample {
-            identifier: Some(SWITCH_IDS[0]),
-            ip: Some(0xffff_ffff_8100_0000),
-            tid: Some(PidTid { pid: 300, tid: 300 }),
-            time: Some(T0 + k),
-            cpu: Some(SampleCpu::new(0)),
-            period: Some(1),
-            raw: Some(&raw),
-            ..Default::default()
-        };
-        let layout = layout_of(&attr);
-        to_vec(
-            &SampleRecord {
-                layout: &layout,
-                sample: &s,
-                misc: misc::KERNEL,
-            },
-            Endian::Little,
-        )
-        .unwrap()
-    };
+    let sample =
+        |k: u64, name_at: u16| tracepoint_sample(&attr, SWITCH_IDS[0], T0 + k, 0, &raw(name_at));
     let bad = sample(3, 626);
     // The format first: the SAMPLE whose name ends past the payload is refused.
     let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
@@ -1263,14 +1245,7 @@ fn a_format_is_checked_against_samples_before_it_where_its_common_type_is() {
 \tfield:unsigned int value;\toffset:28;\tsize:4;\tsigned:0;\n\n\
 print fmt: \"value=%u\", REC->value\n";
     let format = Arc::new(PerfEventFormat::parse(true, "test", text).unwrap());
-    let attr = PerfEventAttr {
-        attr_type: PerfEventAttrType::Tracepoint,
-        config: 9101,
-        sample_time: 1,
-        sample_type: PerfEventAttrSampleType(COMMON | st::RAW),
-        options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
-        ..Default::default()
-    };
+    let attr = tracepoint_attr(9101);
     let sample = |k: u64, ct: u16| {
         let mut raw = vec![0u8; 36];
         raw[..4].copy_from_slice(&300u32.to_le_bytes());
@@ -1278,26 +1253,7 @@ print fmt: \"value=%u\", REC->value\n";
         raw[..2].copy_from_slice(&9101u16.to_le_bytes());
         raw[24..26].copy_from_slice(&ct.to_le_bytes());
         raw[28..32].copy_from_slice(&(40 + k as u32).to_le_bytes());
-        let s = Sample {
-            identifier: Some(SWITCH_IDS[0]),
-            ip: Some(0xffff_ffff_8100_0000),
-            tid: Some(PidTid { pid: 300, tid: 300 }),
-            time: Some(T0 + k),
-            cpu: Some(SampleCpu::new(0)),
-            period: Some(1),
-            raw: Some(&raw),
-            ..Default::default()
-        };
-        let layout = layout_of(&attr);
-        to_vec(
-            &SampleRecord {
-                layout: &layout,
-                sample: &s,
-                misc: misc::KERNEL,
-            },
-            Endian::Little,
-        )
-        .unwrap()
+        tracepoint_sample(&attr, SWITCH_IDS[0], T0 + k, 0, &raw)
     };
     let bad = sample(9, 0);
     let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
