@@ -69,7 +69,6 @@ pub(crate) trait Mode<S>: Sized {
     fn position(&self) -> u64;
     /// Settles what goes before the next record, so that [`position`](Self::position) says
     /// where it will go (file mode: the recovery block before the first record).
-    #[doc(hidden)]
     fn prepare_records(&mut self, _session: &Session) {}
     /// Whole records in the stream (at a record boundary: all of them).
     fn records(&self) -> u64;
