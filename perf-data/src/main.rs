@@ -137,7 +137,7 @@ fn run(cli: Cli) -> Result<(), DataError> {
             };
             if done.undescribed != 0 {
                 tail += &format!(
-                    "; {} records of events described after the first record: left out",
+                    "; {} records of events the recovery block does not describe: left out",
                     done.undescribed
                 );
             }

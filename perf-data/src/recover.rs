@@ -9,9 +9,10 @@
 //! writer as `convert` does: COMPRESSED records are expanded, and a record they begin and do
 //! not finish is left out.
 //!
-//! What the block cannot give back: events, tracepoint formats and features the writer was
-//! given after its first record (they went into the finalized header only: the records of
-//! such events, known by an event id no description of the block has, are left out and
+//! The block holds the descriptions as they stood at the writer's last record or flush
+//! (the writer writes them there again when they change). What it cannot give back:
+//! descriptions that outgrew the block's room, or were added after the last record and
+//! flush (the records of an event no description of the block has are left out and
 //! counted, since perf cannot read a record it cannot give to an event); features the
 //! writer derives at finalize (SAMPLE_TIME, build ids a recorder adds at the end). A file
 //! whose writer had no event described at its first record, or could not encode its

@@ -35,10 +35,43 @@ fn sample(id: u64, pid: u32, time: u64) -> Vec<u8> {
     v
 }
 
+/// How [`write_with`] ends and what it describes late.
+#[derive(Clone, Copy, Default)]
+struct Ending {
+    /// Describe event 2 (task-clock) after the first records and write records of both.
+    late: bool,
+    /// With `late`: also set a feature this many bytes long with it.
+    late_feature_len: usize,
+    /// Finalize; otherwise abandon the writer as a killed one leaves it.
+    finalize: bool,
+    /// When abandoned: flush first (what reached the disk is then every record).
+    flush: bool,
+}
+
 /// Writes `n` samples of event 1 (cpu-clock) into `path`, then, when `late`, describes
 /// event 2 (task-clock) and writes `n` more of each. Finalized when `finalize`, otherwise
 /// flushed and abandoned, as a killed writer leaves it.
 fn write(path: &Path, n: u64, late: bool, finalize: bool) {
+    write_with(
+        path,
+        n,
+        Ending {
+            late,
+            finalize,
+            flush: true,
+            ..Ending::default()
+        },
+    );
+}
+
+/// [`write`] as `end` says.
+fn write_with(path: &Path, n: u64, end: Ending) {
+    let Ending {
+        late,
+        late_feature_len,
+        finalize,
+        flush,
+    } = end;
     let mut w = PerfDataFileWriter::new();
     w.create_file(s(path)).unwrap();
     assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"recover-test"));
@@ -48,6 +81,10 @@ fn write(path: &Path, n: u64, late: bool, finalize: bool) {
     }
     if late {
         assert!(w.add_event_desc(&[2], &attr(1), "task-clock"));
+        if late_feature_len != 0 {
+            let desc = vec![b'x'; late_feature_len];
+            assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::OSRelease, &desc));
+        }
         for k in 0..n {
             w.write_event_data(&sample(2, 200, 100_000 + k)).unwrap();
             w.write_event_data(&sample(1, 100, 100_000 + k)).unwrap();
@@ -56,7 +93,9 @@ fn write(path: &Path, n: u64, late: bool, finalize: bool) {
     if finalize {
         w.finalize_and_close().unwrap();
     } else {
-        w.flush().unwrap();
+        if flush {
+            w.flush().unwrap();
+        }
         // Never finalized, never dropped (a drop finalizes): what SIGKILL leaves.
         std::mem::forget(w);
     }
@@ -103,15 +142,84 @@ fn perf_writer_std_reads(path: &Path) -> bool {
 }
 
 #[test]
-fn records_of_events_described_after_the_first_record_are_left_out_and_counted() {
+fn records_of_events_described_after_the_first_record_are_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, whole, out) = (
+        dir.path().join("killed.data"),
+        dir.path().join("whole.data"),
+        dir.path().join("out.data"),
+    );
+    write(&killed, 300, true, false);
+    write(&whole, 300, true, true);
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    let err = stderr(&r);
+    assert!(err.contains("recovered, 900 records"), "{err}");
+    assert!(!err.contains("left out"), "{err}");
+    let lines = script(&out);
+    assert_eq!(lines.len(), 900);
+    assert_same_lines("recovered against finalized", &lines, &script(&whole));
+    let (_, samples) = lpd_counts(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        samples.into_iter().collect::<Vec<_>>(),
+        [
+            ("cpu-clock".to_string(), 600),
+            ("task-clock".to_string(), 300)
+        ]
+    );
+}
+
+/// The records of a 40-byte sample each that follow the recovery block in `path`.
+fn whole_records_on_disk(path: &Path) -> u64 {
+    let bytes = std::fs::read(path).unwrap();
+    let block = perf_writer_std::recovery_block::find_recovery_block(&bytes).unwrap();
+    ((bytes.len() - block.data_start) / 40) as u64
+}
+
+#[test]
+fn a_late_event_is_in_the_block_before_its_records_reach_the_disk() {
     let dir = tempfile::tempdir().unwrap();
     let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
-    write(&killed, 300, true, false);
+    // No flush: what reached the disk is what the writer's buffer sent.
+    let end = Ending {
+        late: true,
+        ..Ending::default()
+    };
+    write_with(&killed, 20_000, end);
+    let on_disk = whole_records_on_disk(&killed);
+    assert!(on_disk > 20_000 && on_disk < 60_000, "{on_disk}");
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    let err = stderr(&r);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("recovered, {on_disk} records")),
+        "{err}"
+    );
+    assert!(!err.contains("left out"), "{err}");
+    let (by_type, samples) = lpd_counts(&std::fs::read(&out).unwrap());
+    assert_eq!(by_type.get(&9), Some(&on_disk));
+    let late = samples.get("task-clock").copied().unwrap_or(0);
+    // After the first 20,000: task-clock, cpu-clock, task-clock...
+    assert_eq!(late, (on_disk - 20_000).div_ceil(2), "{samples:?}");
+    assert_eq!(script(&out).len() as u64, on_disk);
+}
+
+#[test]
+fn records_of_a_late_event_whose_description_outgrew_the_block_are_left_out_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
+    let end = Ending {
+        late: true,
+        late_feature_len: 64 << 10,
+        flush: true,
+        ..Ending::default()
+    };
+    write_with(&killed, 300, end);
     let r = run(&["recover", s(&killed), s(&out)], None);
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     assert!(
         stderr(&r).contains(
-            "600 records; 300 records of events described after the first record: left out"
+            "600 records; 300 records of events the recovery block does not describe: left out"
         ),
         "{}",
         stderr(&r)
@@ -123,6 +231,34 @@ fn records_of_events_described_after_the_first_record_are_left_out_and_counted()
     assert_eq!(
         samples.into_iter().collect::<Vec<_>>(),
         [("cpu-clock".to_string(), 600)]
+    );
+}
+
+#[test]
+fn a_feature_changed_after_the_records_reaches_the_block_at_the_next_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
+    {
+        let mut w = PerfDataFileWriter::new();
+        w.create_file(s(&killed)).unwrap();
+        assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"before"));
+        assert!(w.add_event_desc(&[1], &attr(0), "cpu-clock"));
+        for k in 0..10 {
+            w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
+        }
+        assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"after-records"));
+        w.flush().unwrap();
+        std::mem::forget(w);
+    }
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert_eq!(script(&out).len(), 10);
+    let header = integration_tests::perf_tool::perf_report_header(&out, false);
+    header.assert_clean();
+    assert!(
+        header.stdout.contains("# hostname : after-records"),
+        "{}",
+        header.stdout
     );
 }
 

@@ -1,14 +1,17 @@
 //! [`FileOutput`]: file mode. Records stream into the data section; finalize appends the
 //! feature sections, ids and attrs and then writes the real file header at the start.
 //! Before the first record, the descriptions known then go into a recovery block between
-//! the header and the data (see [`recovery_block`](crate::recovery_block)).
+//! the header and the data (see [`recovery_block`](crate::recovery_block)); the first
+//! record or flush after they change writes them there again.
 
 use crate::compress::{Compression, CompressionStats};
 use crate::error::io_err;
 use crate::model::feature_slot::FeatureSlot;
 use crate::model::session::Session;
 use crate::output::record_stream::RecordStream;
-use crate::output::recovery_block::encode_recovery_block;
+use crate::output::recovery_block::{
+    encode_recovery_block, image_pointer, slot_at, IMAGE_POINTER_AT,
+};
 use crate::output::{Mode, OutputMode, OwnRecord};
 use perf_abi::FILE_HEADER_SIZE;
 use perf_encode::layout::{FeatureLen, FileLayout, LayoutInput, Region, SectionOrder};
@@ -25,6 +28,9 @@ pub struct FileOutput<W: Write + Seek> {
     tail: Option<Tail>,
     /// The recovery block before the data section.
     recovery: Recovery,
+    /// The session revision the recovery block was last brought up to date with: records
+    /// take the short way while it is the session's.
+    seen_revision: u64,
 }
 
 /// Where the recovery block stands.
@@ -35,12 +41,23 @@ enum Recovery {
     /// Encoded at the session's `revision`, to be written before the first record: the
     /// record check takes the records' positions before they are written.
     Encoded { block: Vec<u8>, revision: u64 },
-    /// Written: this many bytes between the file header and the data section.
-    Written(u64),
+    /// Written.
+    Written(WrittenBlock),
     /// Not written: no event was described when the first record went out, or the
     /// descriptions could not be encoded (a tracepoint format still missing); the data
     /// section follows the header.
     Skipped,
+}
+
+/// A recovery block in the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WrittenBlock {
+    /// Its length: the bytes between the file header and the data section.
+    len: u64,
+    /// The slot its image is in (0 or 1).
+    slot: usize,
+    /// The session revision its image was encoded at.
+    revision: u64,
 }
 
 /// What a finalize wrote after the data, kept so that a finalize that failed goes on where
@@ -93,10 +110,10 @@ impl<W: Write + Seek> FileOutput<W> {
     }
 
     /// [`reposition`](Self::reposition) before records: also writes the recovery block
-    /// when it is due.
+    /// when it is due, and its image again when the session changed since.
     #[inline]
     fn ready(&mut self, session: &Session) -> io::Result<()> {
-        if self.stream.is_held() {
+        if self.stream.is_held() || self.seen_revision != session.revision() {
             return self.seek_back_and_describe(session);
         }
         Ok(())
@@ -105,11 +122,16 @@ impl<W: Write + Seek> FileOutput<W> {
     #[cold]
     #[inline(never)]
     fn seek_back_and_describe(&mut self, session: &Session) -> io::Result<()> {
-        self.seek_back()?;
+        if self.stream.is_held() {
+            self.seek_back()?;
+        }
         if !self.recovery_settled() {
             self.describe(session)?;
             self.stream.hold(false);
+        } else {
+            self.update_recovery(session)?;
         }
+        self.seen_revision = session.revision();
         Ok(())
     }
 
@@ -138,6 +160,14 @@ impl<W: Write + Seek> FileOutput<W> {
 
     /// The recovery block's bytes (see [`encode_recovery`](Self::encode_recovery)).
     fn recovery_block(&self, session: &Session) -> Option<Vec<u8>> {
+        let image = self.recovery_image(session)?;
+        Some(encode_recovery_block(&image, self.stream.endian()))
+    }
+
+    /// The recovery block's image: the file finalize would write with the descriptions
+    /// known now and one FINISHED_ROUND as its data. `None` with no event described, or
+    /// descriptions that cannot be encoded yet.
+    fn recovery_image(&self, session: &Session) -> Option<Vec<u8>> {
         if session.descs().is_empty() {
             return None;
         }
@@ -152,7 +182,48 @@ impl<W: Write + Seek> FileOutput<W> {
         let mut bytes = image.header;
         push(&FinishedRound, endian, &mut bytes).ok()?;
         bytes.extend_from_slice(&image.tail);
-        Some(encode_recovery_block(&bytes, endian))
+        Some(bytes)
+    }
+
+    /// Writes the image of the session as it is into the written block's other slot, then
+    /// points the block's head at it (a writer killed between the two leaves the old image
+    /// whole). An image that cannot be encoded yet or has outgrown its slot leaves the last
+    /// one in place.
+    fn update_recovery(&mut self, session: &Session) -> io::Result<()> {
+        let Recovery::Written(block) = self.recovery else {
+            return Ok(());
+        };
+        if block.revision == session.revision() {
+            return Ok(());
+        }
+        let slot = 1 - block.slot;
+        let (at, room) = (
+            slot_at(block.len, slot),
+            block.len.saturating_sub(slot_at(block.len, 1)),
+        );
+        let Some(image) = self
+            .recovery_image(session)
+            .filter(|image| image.len() as u64 <= room)
+        else {
+            return Ok(());
+        };
+        let start = self.header_end();
+        let pointer = image_pointer(image.len(), at, self.stream.endian());
+        let w = &mut self.stream.w;
+        // The block's bytes still waiting in the buffer would be sent over the new image.
+        if w.start() < start.saturating_add(block.len) {
+            w.place()?;
+            w.flush_buf()?;
+        }
+        w.write_at(start.saturating_add(at), &image)?;
+        w.write_at(start.saturating_add(IMAGE_POINTER_AT), &pointer)?;
+        w.place()?;
+        self.recovery = Recovery::Written(WrittenBlock {
+            slot,
+            revision: session.revision(),
+            ..block
+        });
+        Ok(())
     }
 
     /// Writes the recovery block (encoded first, when it is not yet or the session changed
@@ -161,7 +232,11 @@ impl<W: Write + Seek> FileOutput<W> {
         self.encode_recovery(session);
         if let Recovery::Encoded { block, .. } = &self.recovery {
             self.stream.write_raw(block)?;
-            self.recovery = Recovery::Written(block.len() as u64);
+            self.recovery = Recovery::Written(WrittenBlock {
+                len: block.len() as u64,
+                slot: 0,
+                revision: session.revision(),
+            });
             self.stream.mark_start();
         }
         Ok(())
@@ -170,7 +245,7 @@ impl<W: Write + Seek> FileOutput<W> {
     /// Bytes between the file header and the data section.
     fn gap(&self) -> u64 {
         match self.recovery {
-            Recovery::Written(len) => len,
+            Recovery::Written(block) => block.len,
             Recovery::Due | Recovery::Encoded { .. } | Recovery::Skipped => 0,
         }
     }
@@ -358,13 +433,14 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
             base,
             tail: None,
             recovery: Recovery::Due,
+            seen_revision: 0,
         })
     }
 
     #[inline]
     fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
         // A held stream keeps its short way closed, so that way never needs to seek.
-        if self.stream.write_small_record(data) {
+        if self.seen_revision == session.revision() && self.stream.write_small_record(data) {
             return Ok(());
         }
         self.write_records_general(session, data)
@@ -372,7 +448,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
 
     #[inline]
     fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
-        if self.stream.write_small_known_record(data) {
+        if self.seen_revision == session.revision() && self.stream.write_small_known_record(data) {
             return Ok(());
         }
         self.write_records_general(session, data)
@@ -414,8 +490,12 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         self.stream.reserve(len)
     }
 
-    fn flush(&mut self, _: &Session) -> io::Result<()> {
-        self.reposition()?;
+    fn flush(&mut self, session: &Session) -> io::Result<()> {
+        if self.recovery_settled() {
+            self.ready(session)?;
+        } else {
+            self.reposition()?;
+        }
         self.stream.flush()
     }
 
