@@ -28,6 +28,7 @@ pub mod attr;
 pub mod attr_flags;
 mod event_header;
 pub mod feature;
+pub mod field_widths;
 mod feature_payloads;
 mod file_header;
 mod kernel_records;

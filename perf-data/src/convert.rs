@@ -1,6 +1,7 @@
 //! `convert`: a trace written again by perf-writer-std, in the mode, byte order and
 //! compression asked for, with every event, feature and record of the input.
 
+use crate::byte_swap::Swap;
 use crate::decompress::Decompressor;
 use crate::error::DataError;
 use crate::output::{commit, to_stdout, Sink};
@@ -53,12 +54,11 @@ const EVENT_UPDATE_NAME: u64 = 2;
 pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), DataError> {
     let to = opts.to.unwrap_or(trace.mode);
     let endian = opts.endian.unwrap_or(trace.endian);
-    if endian != trace.endian {
-        return Err(DataError::bad(
-            &trace.path,
-            "converting to the other byte order is not supported yet",
-        ));
-    }
+    let swap = match endian == trace.endian {
+        true => None,
+        false => Some(Swap::new(trace, to, endian)?),
+    };
+    let swap = swap.as_ref();
     let sink = Sink::create(out)?;
     let out_path = sink.path();
     let werr = |source: WriterError| DataError::WriteOutput {
@@ -68,7 +68,7 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
     match (to, sink) {
         (Mode::File, Sink::File { path, tmp }) => {
             let w = PerfDataFileWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let mut tmp = fill(trace, opts, to, w)?;
+            let mut tmp = fill(trace, opts, to, swap, w)?;
             tmp.seek(SeekFrom::Start(0))
                 .map_err(|source| DataError::WriteOutput {
                     path: path.clone(),
@@ -80,19 +80,19 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
         (Mode::File, Sink::Stdout) => {
             let w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
                 .map_err(werr)?;
-            let out = fill(trace, opts, to, w)?.into_inner();
+            let out = fill(trace, opts, to, swap, w)?.into_inner();
             check_readable(trace, Cursor::new(&out[..]))?;
             to_stdout(&out)
         }
         (Mode::Pipe, Sink::File { path, tmp }) => {
             let w = PerfPipeWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let tmp = fill(trace, opts, to, w)?;
+            let tmp = fill(trace, opts, to, swap, w)?;
             commit(&path, tmp)
         }
         (Mode::Pipe, Sink::Stdout) => {
             let w = PerfPipeWriter::from_writer_with_endian(std::io::stdout().lock(), endian)
                 .map_err(werr)?;
-            fill(trace, opts, to, w)?
+            fill(trace, opts, to, swap, w)?
                 .flush()
                 .map_err(|source| DataError::WriteOutput {
                     path: "-".into(),
@@ -119,6 +119,7 @@ fn fill<O: OutputMode>(
     trace: &Trace,
     opts: &ConvertOptions,
     to: Mode,
+    swap: Option<&Swap<'_>>,
     mut w: PerfWriter<O>,
 ) -> Result<O::Stream, DataError> {
     let path = &trace.path;
@@ -129,8 +130,16 @@ fn fill<O: OutputMode>(
             source,
         }
     };
-    let expand = opts.decompress || opts.compress.is_some();
-    w.set_compression(opts.compress)
+    // Records in the other byte order are swapped one by one: COMPRESSED records are
+    // expanded, and compressed again (at the input's level) unless `decompress` says not.
+    let compress = match (swap, opts.compress) {
+        (Some(_), None) if !opts.decompress && has_compressed(trace) => {
+            Some(Compression::zstd(input_level(trace)))
+        }
+        (_, c) => c,
+    };
+    let expand = opts.decompress || compress.is_some() || swap.is_some();
+    w.set_compression(compress)
         .map_err(refused("compression".into()))?;
     for ev in &trace.events {
         w.try_add_event_desc(&ev.ids, &ev.attr, &ev.name)
@@ -142,6 +151,17 @@ fn fill<O: OutputMode>(
         if bit == feature::EVENT_DESC || (bit == feature::COMPRESSED && expand) {
             continue;
         }
+        let swapped;
+        let payload = match swap {
+            None => payload,
+            Some(s) => match s.feature(bit, payload)? {
+                Some(p) => {
+                    swapped = p;
+                    &swapped
+                }
+                None => continue,
+            },
+        };
         w.try_set_header(PerfHeaderIndex(bit), payload)
             .map_err(refused(format!("feature {}", feature_label(bit))))?;
     }
@@ -167,15 +187,36 @@ fn fill<O: OutputMode>(
                         .map_err(|e| DataError::bad(path, format!("zstd: {e}")))?,
                 ),
             };
-            d.feed(&bytes[8..], |rec| w.write_event_data(rec))
+            let mut swap_err = None;
+            d.feed(&bytes[8..], |rec| match swap {
+                None => w.write_event_data(rec),
+                Some(s) => match s.record(rec, &format!("a record inside the COMPRESSED record at byte {at}")) {
+                    Ok(rec) => w.write_event_data(&rec),
+                    Err(e) => {
+                        swap_err = Some(e);
+                        Ok(())
+                    }
+                },
+            })
                 .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?
                 .map_err(|e| DataError::Writer {
                     path: path.clone(),
                     what: format!("a record inside the COMPRESSED record at byte {at}"),
                     source: WriterError::from(e),
                 })?;
+            if let Some(e) = swap_err {
+                return Err(e);
+            }
             continue;
         }
+        let swapped;
+        let bytes = match swap {
+            None => bytes,
+            Some(s) => {
+                swapped = s.record(bytes, &format!("record at byte {at}"))?;
+                &swapped[..]
+            }
+        };
         w.write_event_data(bytes).map_err(|e| DataError::Writer {
             path: path.clone(),
             what: format!("record at byte {at} (type {})", r.type_),
@@ -198,6 +239,22 @@ fn fill<O: OutputMode>(
         what: "finish".into(),
         source,
     })
+}
+
+/// The input holds COMPRESSED records.
+fn has_compressed(trace: &Trace) -> bool {
+    trace.records.iter().any(|r| r.type_ == record_type::COMPRESSED)
+}
+
+/// The zstd level HEADER_COMPRESSED gives (its third `u32`), 1 when it gives none.
+fn input_level(trace: &Trace) -> i32 {
+    trace
+        .features
+        .get(&feature::COMPRESSED)
+        .and_then(|p| crate::read::u32_at(p, 8, trace.endian))
+        .and_then(|l| i32::try_from(l).ok())
+        .filter(|l| Compression::LEVELS.contains(l))
+        .unwrap_or(1)
 }
 
 /// A feature's name, or its bit for one perf-abi does not know.
