@@ -69,7 +69,13 @@ pub const MISC_MMAP_BUILD_ID: u16 = 1 << 14;
 use Part::{Bytes, List32, List64, RestBytes, RestU64, Str, StrList, U16, U32, U64};
 
 const PID_TID: [Part; 2] = [U32("pid"), U32("tid")];
-const TASK: &[Part] = &[U32("pid"), U32("ppid"), U32("tid"), U32("ptid"), U64("time")];
+const TASK: &[Part] = &[
+    U32("pid"),
+    U32("ppid"),
+    U32("tid"),
+    U32("ptid"),
+    U64("time"),
+];
 const THROTTLE: &[Part] = &[U64("time"), U64("id"), U64("stream_id")];
 const MMAP2_HEAD: [Part; 5] = [
     U32("pid"),
@@ -324,10 +330,7 @@ pub const fn feature(bit: u8) -> Option<FeatureParts> {
             U64("clockid_time_ns"),
         ]),
         feat::HYBRID_TOPOLOGY => Fields(&[List32("pmus", &[Str("pmu"), Str("cpus")])]),
-        feat::PMU_CAPS => Fields(&[List32(
-            "pmus",
-            &[List32("caps", NAME_VALUE), Str("pmu")],
-        )]),
+        feat::PMU_CAPS => Fields(&[List32("pmus", &[List32("caps", NAME_VALUE), Str("pmu")])]),
         _ => return None,
     })
 }

@@ -190,7 +190,10 @@ fn fill<O: OutputMode>(
             let mut swap_err = None;
             d.feed(&bytes[8..], |rec| match swap {
                 None => w.write_event_data(rec),
-                Some(s) => match s.record(rec, &format!("a record inside the COMPRESSED record at byte {at}")) {
+                Some(s) => match s.record(
+                    rec,
+                    &format!("a record inside the COMPRESSED record at byte {at}"),
+                ) {
                     Ok(rec) => w.write_event_data(&rec),
                     Err(e) => {
                         swap_err = Some(e);
@@ -198,12 +201,12 @@ fn fill<O: OutputMode>(
                     }
                 },
             })
-                .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?
-                .map_err(|e| DataError::Writer {
-                    path: path.clone(),
-                    what: format!("a record inside the COMPRESSED record at byte {at}"),
-                    source: WriterError::from(e),
-                })?;
+            .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?
+            .map_err(|e| DataError::Writer {
+                path: path.clone(),
+                what: format!("a record inside the COMPRESSED record at byte {at}"),
+                source: WriterError::from(e),
+            })?;
             if let Some(e) = swap_err {
                 return Err(e);
             }
@@ -243,7 +246,10 @@ fn fill<O: OutputMode>(
 
 /// The input holds COMPRESSED records.
 fn has_compressed(trace: &Trace) -> bool {
-    trace.records.iter().any(|r| r.type_ == record_type::COMPRESSED)
+    trace
+        .records
+        .iter()
+        .any(|r| r.type_ == record_type::COMPRESSED)
 }
 
 /// The zstd level HEADER_COMPRESSED gives (its third `u32`), 1 when it gives none.

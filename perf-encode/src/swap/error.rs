@@ -81,7 +81,10 @@ impl fmt::Display for SwapError {
                 len.saturating_sub(offset)
             ),
             Self::BadValue { what, field, value } => {
-                write!(f, "{what}: its field {field} has the value {value}, which it cannot have")
+                write!(
+                    f,
+                    "{what}: its field {field} has the value {value}, which it cannot have"
+                )
             }
             Self::UnknownRecord { type_ } => write!(
                 f,

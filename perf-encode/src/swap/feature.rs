@@ -63,7 +63,10 @@ pub fn swap_feature(
 fn cpu_topology(c: &mut Cursor<'_>, ctx: &FeatureContext) -> Result<(), SwapError> {
     swap_parts(
         c,
-        &[Part::StrList("core_siblings"), Part::StrList("thread_siblings")],
+        &[
+            Part::StrList("core_siblings"),
+            Part::StrList("thread_siblings"),
+        ],
         false,
     )?;
     if c.rest() == 0 {

@@ -104,15 +104,15 @@ impl<'a> RecordSwapper<'a> {
                     (true, Some(l)) => l.sample_id_len(),
                     _ => 0,
                 };
-                let body_end = size
-                    .checked_sub(trailer)
-                    .filter(|&e| e >= 8)
-                    .ok_or(SwapError::Truncated {
-                        what,
-                        field: "sample_id",
-                        offset: 8,
-                        len: size,
-                    })?;
+                let body_end =
+                    size.checked_sub(trailer)
+                        .filter(|&e| e >= 8)
+                        .ok_or(SwapError::Truncated {
+                            what,
+                            field: "sample_id",
+                            offset: 8,
+                            len: size,
+                        })?;
                 let (front, tail) = rec.split_at_mut(body_end);
                 if let Some(l) = layout.filter(|_| trailer != 0) {
                     swap_trailer(&mut Cursor::new(tail, from, what, body_end), &l)?;
