@@ -10,6 +10,7 @@ use perf_writer_std::perf_encode::swap::{
     swap_feature, FeatureContext, RecordSwapper, SwapError, SwapEvent,
 };
 use perf_writer_std::perf_encode::Endian;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// The layouts of a trace's events, for swapping its records.
@@ -96,5 +97,21 @@ impl<'t> Swap<'t> {
             self.path,
             format!("cannot be written in the other byte order: {where_}: {e}"),
         )
+    }
+}
+
+/// `record` as the output stores it: swapped by `swap` when there is one, else as it is.
+///
+/// # Errors
+///
+/// [`Swap::record`]'s.
+pub fn in_output_order<'b>(
+    swap: Option<&Swap<'_>>,
+    record: &'b [u8],
+    where_: &str,
+) -> Result<Cow<'b, [u8]>, DataError> {
+    match swap {
+        None => Ok(Cow::Borrowed(record)),
+        Some(s) => s.record(record, where_).map(Cow::Owned),
     }
 }

@@ -1,7 +1,7 @@
 //! `convert`: a trace written again by perf-writer-std, in the mode, byte order and
 //! compression asked for, with every event, feature and record of the input.
 
-use crate::byte_swap::Swap;
+use crate::byte_swap::{in_output_order, Swap};
 use crate::decompress::Decompressor;
 use crate::error::DataError;
 use crate::output::{commit, to_stdout, Sink};
@@ -26,7 +26,9 @@ pub struct ConvertOptions {
     pub compress: Option<Compression>,
     /// Expand the input's COMPRESSED records (without `compress`: write them plain).
     pub decompress: bool,
-    /// The output's byte order; the input's when `None`.
+    /// The output's byte order; the input's when `None`. In the other byte order every
+    /// record and feature payload is swapped ([`Swap`]), COMPRESSED records expanded and
+    /// compressed again at the input's level unless `decompress` or `compress` say otherwise.
     pub endian: Option<Endian>,
     /// The input was cut short (see [`recover`](crate::recover)): a record its COMPRESSED
     /// records begin and do not finish is left out instead of refused.
@@ -187,40 +189,20 @@ fn fill<O: OutputMode>(
                         .map_err(|e| DataError::bad(path, format!("zstd: {e}")))?,
                 ),
             };
-            let mut swap_err = None;
-            d.feed(&bytes[8..], |rec| match swap {
-                None => w.write_event_data(rec),
-                Some(s) => match s.record(
-                    rec,
-                    &format!("a record inside the COMPRESSED record at byte {at}"),
-                ) {
-                    Ok(rec) => w.write_event_data(&rec),
-                    Err(e) => {
-                        swap_err = Some(e);
-                        Ok(())
-                    }
-                },
+            let inside = format!("a record inside the COMPRESSED record at byte {at}");
+            d.feed(&bytes[8..], |rec| {
+                let rec = in_output_order(swap, rec, &inside)?;
+                w.write_event_data(&rec).map_err(|e| DataError::Writer {
+                    path: path.clone(),
+                    what: inside.clone(),
+                    source: WriterError::from(e),
+                })
             })
-            .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?
-            .map_err(|e| DataError::Writer {
-                path: path.clone(),
-                what: format!("a record inside the COMPRESSED record at byte {at}"),
-                source: WriterError::from(e),
-            })?;
-            if let Some(e) = swap_err {
-                return Err(e);
-            }
+            .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))??;
             continue;
         }
-        let swapped;
-        let bytes = match swap {
-            None => bytes,
-            Some(s) => {
-                swapped = s.record(bytes, &format!("record at byte {at}"))?;
-                &swapped[..]
-            }
-        };
-        w.write_event_data(bytes).map_err(|e| DataError::Writer {
+        let bytes = in_output_order(swap, bytes, &format!("record at byte {at}"))?;
+        w.write_event_data(&bytes).map_err(|e| DataError::Writer {
             path: path.clone(),
             what: format!("record at byte {at} (type {})", r.type_),
             source: WriterError::from(e),

@@ -122,11 +122,10 @@ impl<'a> RecordSwapper<'a> {
             }
         }
         // The header last: the walks above read it in the input's order.
-        if let Some(h) = rec.get_mut(..8) {
-            h[..4].reverse();
-            h[4..6].reverse();
-            h[6..8].reverse();
-        }
+        let mut h = Cursor::new(rec.get_mut(..8).unwrap_or_default(), from, what, 0);
+        h.number(4, "header.type")?;
+        h.number(2, "header.misc")?;
+        h.number(2, "header.size")?;
         Ok(())
     }
 
