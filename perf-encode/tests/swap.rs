@@ -237,6 +237,21 @@ fn samples_with_every_field() {
     record_both_ways("SAMPLE, empty stack", &events, &rec);
 }
 
+/// FORK or EXIT (one layout).
+fn task<const TYPE: u32>(what: &str, events: &[SwapEvent<'_>], l: &SampleLayout, sid: SampleId) {
+    let t = Task::<TYPE> {
+        layout: l,
+        misc: 0,
+        pid: 1,
+        ppid: 2,
+        tid: 3,
+        ptid: 4,
+        time: 5,
+        sample_id: sid,
+    };
+    record_both_ways(what, events, &t);
+}
+
 #[test]
 fn kernel_records_with_their_trailer() {
     let layout = full_layout();
@@ -302,34 +317,8 @@ fn kernel_records_with_their_trailer() {
             },
         );
     }
-    record_both_ways(
-        "FORK",
-        &events,
-        &Fork {
-            layout: l,
-            misc: 0,
-            pid: 1,
-            ppid: 2,
-            tid: 3,
-            ptid: 4,
-            time: 5,
-            sample_id: sid,
-        },
-    );
-    record_both_ways(
-        "EXIT",
-        &events,
-        &Exit {
-            layout: l,
-            misc: 0,
-            pid: 1,
-            ppid: 2,
-            tid: 3,
-            ptid: 4,
-            time: 5,
-            sample_id: sid,
-        },
-    );
+    task::<{ record_type::FORK }>("FORK", &events, l, sid);
+    task::<{ record_type::EXIT }>("EXIT", &events, l, sid);
     record_both_ways(
         "LOST",
         &events,
@@ -731,7 +720,6 @@ fn refusals_name_what_they_refuse() {
     let mut blob = *b"\x17\x08\x44tracing0.6\0\0\x08";
     swap_feature(feature::TRACING_DATA, &mut blob, Endian::Little, &ctx).unwrap();
     assert_eq!(&blob, b"\x17\x08\x44tracing0.6\0\0\x08");
-    let _ = record_type::SAMPLE;
 }
 
 proptest! {
