@@ -38,7 +38,7 @@ impl<'b> Cursor<'b> {
         self.base.saturating_add(self.pos)
     }
 
-    /// The error of a field of `n` bytes that does not fit.
+    /// The error of a field that does not fit where the cursor is.
     pub(crate) fn truncated(&self, field: &'static str) -> SwapError {
         SwapError::Truncated {
             what: self.what,
@@ -50,19 +50,14 @@ impl<'b> Cursor<'b> {
 
     /// The next `n` bytes, passed.
     fn take(&mut self, n: usize, field: &'static str) -> Result<&mut [u8], SwapError> {
-        let end = self
-            .pos
+        let short = self.truncated(field);
+        let at = self.pos;
+        let end = at
             .checked_add(n)
             .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| self.truncated(field))?;
-        let at = self.pos;
+            .ok_or(short)?;
         self.pos = end;
-        self.bytes.get_mut(at..end).ok_or(SwapError::Truncated {
-            what: "",
-            field,
-            offset: at,
-            len: 0,
-        })
+        self.bytes.get_mut(at..end).ok_or(short)
     }
 
     /// Reverses the next number of `n` bytes (2, 4 or 8) and gives its value as it was read
