@@ -355,7 +355,7 @@ fn big_endian_rounds_getppid() {
 
 /// What perf 6.1 cannot read in the other byte order is refused (one line, status 1, no
 /// OUT): a stream in the byte order other than this machine's, a BPF_PROG_INFO that
-/// describes programs.
+/// describes programs, a record type perf 6.1 does not know.
 #[test]
 fn the_other_byte_order_refuses_what_perf_cannot_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -393,4 +393,28 @@ fn the_other_byte_order_refuses_what_perf_cannot_read() {
     );
     assert!(err.contains("BPF_PROG_INFO"), "{err}");
     assert_dir_holds("a BPF program", &out_dir, &[]);
+
+    // cpu_clock.data with its FINISHED_ROUND turned into a record type perf 6.1 does not
+    // know (the reader frames it by its size; its fields are unknown).
+    let (_, mut bytes) = fixture("cpu_clock.data");
+    let round = FixtureContent::from_bytes(&bytes)
+        .unwrap()
+        .records
+        .iter()
+        .find(|r| r.record_type == 68)
+        .map(|r| r.offset as usize)
+        .expect("a FINISHED_ROUND");
+    bytes[round..round + 4].copy_from_slice(&100u32.to_le_bytes());
+    std::fs::write(&input, &bytes).unwrap();
+    let err = assert_refused(
+        "an unknown record type",
+        &run(&["convert", s(&input), s(&out), "--endian", "big"], None),
+    );
+    assert!(
+        err.contains(&format!(
+            "record at byte {round}: record type 100 is unknown"
+        )),
+        "{err}"
+    );
+    assert_dir_holds("an unknown record type", &out_dir, &[]);
 }
