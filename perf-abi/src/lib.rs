@@ -29,6 +29,7 @@ pub mod attr_flags;
 mod event_header;
 pub mod feature;
 mod feature_payloads;
+pub mod field_widths;
 mod file_header;
 mod kernel_records;
 pub mod misc;

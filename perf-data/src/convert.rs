@@ -1,6 +1,7 @@
 //! `convert`: a trace written again by perf-writer-std, in the mode, byte order and
 //! compression asked for, with every event, feature and record of the input.
 
+use crate::byte_swap::{in_output_order, Swap};
 use crate::decompress::Decompressor;
 use crate::error::DataError;
 use crate::output::{commit, to_stdout, Sink};
@@ -25,7 +26,9 @@ pub struct ConvertOptions {
     pub compress: Option<Compression>,
     /// Expand the input's COMPRESSED records (without `compress`: write them plain).
     pub decompress: bool,
-    /// The output's byte order; the input's when `None`.
+    /// The output's byte order; the input's when `None`. In the other byte order every
+    /// record and feature payload is swapped ([`Swap`]), COMPRESSED records expanded and
+    /// compressed again at the input's level unless `decompress` or `compress` say otherwise.
     pub endian: Option<Endian>,
     /// The input was cut short (see [`recover`](crate::recover)): a record its COMPRESSED
     /// records begin and do not finish is left out instead of refused.
@@ -53,12 +56,11 @@ const EVENT_UPDATE_NAME: u64 = 2;
 pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), DataError> {
     let to = opts.to.unwrap_or(trace.mode);
     let endian = opts.endian.unwrap_or(trace.endian);
-    if endian != trace.endian {
-        return Err(DataError::bad(
-            &trace.path,
-            "converting to the other byte order is not supported yet",
-        ));
-    }
+    let swap = match endian == trace.endian {
+        true => None,
+        false => Some(Swap::new(trace, to, endian)?),
+    };
+    let swap = swap.as_ref();
     let sink = Sink::create(out)?;
     let out_path = sink.path();
     let werr = |source: WriterError| DataError::WriteOutput {
@@ -68,7 +70,7 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
     match (to, sink) {
         (Mode::File, Sink::File { path, tmp }) => {
             let w = PerfDataFileWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let mut tmp = fill(trace, opts, to, w)?;
+            let mut tmp = fill(trace, opts, to, swap, w)?;
             tmp.seek(SeekFrom::Start(0))
                 .map_err(|source| DataError::WriteOutput {
                     path: path.clone(),
@@ -80,19 +82,19 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
         (Mode::File, Sink::Stdout) => {
             let w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
                 .map_err(werr)?;
-            let out = fill(trace, opts, to, w)?.into_inner();
+            let out = fill(trace, opts, to, swap, w)?.into_inner();
             check_readable(trace, Cursor::new(&out[..]))?;
             to_stdout(&out)
         }
         (Mode::Pipe, Sink::File { path, tmp }) => {
             let w = PerfPipeWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let tmp = fill(trace, opts, to, w)?;
+            let tmp = fill(trace, opts, to, swap, w)?;
             commit(&path, tmp)
         }
         (Mode::Pipe, Sink::Stdout) => {
             let w = PerfPipeWriter::from_writer_with_endian(std::io::stdout().lock(), endian)
                 .map_err(werr)?;
-            fill(trace, opts, to, w)?
+            fill(trace, opts, to, swap, w)?
                 .flush()
                 .map_err(|source| DataError::WriteOutput {
                     path: "-".into(),
@@ -119,6 +121,7 @@ fn fill<O: OutputMode>(
     trace: &Trace,
     opts: &ConvertOptions,
     to: Mode,
+    swap: Option<&Swap<'_>>,
     mut w: PerfWriter<O>,
 ) -> Result<O::Stream, DataError> {
     let path = &trace.path;
@@ -129,8 +132,16 @@ fn fill<O: OutputMode>(
             source,
         }
     };
-    let expand = opts.decompress || opts.compress.is_some();
-    w.set_compression(opts.compress)
+    // Records in the other byte order are swapped one by one: COMPRESSED records are
+    // expanded, and compressed again (at the input's level) unless `decompress` says not.
+    let compress = match (swap, opts.compress) {
+        (Some(_), None) if !opts.decompress && has_compressed(trace) => {
+            Some(Compression::zstd(input_level(trace)))
+        }
+        (_, c) => c,
+    };
+    let expand = opts.decompress || compress.is_some() || swap.is_some();
+    w.set_compression(compress)
         .map_err(refused("compression".into()))?;
     for ev in &trace.events {
         w.try_add_event_desc(&ev.ids, &ev.attr, &ev.name)
@@ -142,6 +153,17 @@ fn fill<O: OutputMode>(
         if bit == feature::EVENT_DESC || (bit == feature::COMPRESSED && expand) {
             continue;
         }
+        let swapped;
+        let payload = match swap {
+            None => payload,
+            Some(s) => match s.feature(bit, payload)? {
+                Some(p) => {
+                    swapped = p;
+                    &swapped
+                }
+                None => continue,
+            },
+        };
         w.try_set_header(PerfHeaderIndex(bit), payload)
             .map_err(refused(format!("feature {}", feature_label(bit))))?;
     }
@@ -167,16 +189,20 @@ fn fill<O: OutputMode>(
                         .map_err(|e| DataError::bad(path, format!("zstd: {e}")))?,
                 ),
             };
-            d.feed(&bytes[8..], |rec| w.write_event_data(rec))
-                .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))?
-                .map_err(|e| DataError::Writer {
+            let inside = format!("a record inside the COMPRESSED record at byte {at}");
+            d.feed(&bytes[8..], |rec| {
+                let rec = in_output_order(swap, rec, &inside)?;
+                w.write_event_data(&rec).map_err(|e| DataError::Writer {
                     path: path.clone(),
-                    what: format!("a record inside the COMPRESSED record at byte {at}"),
+                    what: inside.clone(),
                     source: WriterError::from(e),
-                })?;
+                })
+            })
+            .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))??;
             continue;
         }
-        w.write_event_data(bytes).map_err(|e| DataError::Writer {
+        let bytes = in_output_order(swap, bytes, &format!("record at byte {at}"))?;
+        w.write_event_data(&bytes).map_err(|e| DataError::Writer {
             path: path.clone(),
             what: format!("record at byte {at} (type {})", r.type_),
             source: WriterError::from(e),
@@ -198,6 +224,25 @@ fn fill<O: OutputMode>(
         what: "finish".into(),
         source,
     })
+}
+
+/// The input holds COMPRESSED records.
+fn has_compressed(trace: &Trace) -> bool {
+    trace
+        .records
+        .iter()
+        .any(|r| r.type_ == record_type::COMPRESSED)
+}
+
+/// The zstd level HEADER_COMPRESSED gives (its third `u32`), 1 when it gives none.
+fn input_level(trace: &Trace) -> i32 {
+    trace
+        .features
+        .get(&feature::COMPRESSED)
+        .and_then(|p| crate::read::u32_at(p, 8, trace.endian))
+        .and_then(|l| i32::try_from(l).ok())
+        .filter(|l| Compression::LEVELS.contains(l))
+        .unwrap_or(1)
 }
 
 /// A feature's name, or its bit for one perf-abi does not know.

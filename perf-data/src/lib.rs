@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod attr_bytes;
+pub mod byte_swap;
 pub mod convert;
 pub mod decompress;
 pub mod error;

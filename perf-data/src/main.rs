@@ -42,7 +42,9 @@ enum Command {
         /// Expand the input's COMPRESSED records.
         #[arg(long)]
         decompress: bool,
-        /// The output's byte order (default: the input's).
+        /// The output's byte order (default: the input's). In the other one every record
+        /// and feature is byte-swapped field by field; a stream (`--to pipe`) must be in
+        /// this machine's, which perf 6.1 alone reads right.
         #[arg(long, value_enum)]
         endian: Option<EndianArg>,
     },

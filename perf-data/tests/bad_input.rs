@@ -3,30 +3,7 @@
 
 mod common;
 
-use common::{fixture, lpd_counts, run, s};
-use std::path::Path;
-
-/// The command failed as a user should see it: status 1, one `perf-data: ` line.
-fn assert_refused(what: &str, out: &std::process::Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{what}: status; stderr: {err}");
-    assert!(
-        err.starts_with("perf-data: ") && err.ends_with('\n') && err.lines().count() == 1,
-        "{what}: one line, got {err:?}"
-    );
-    assert!(!err.contains("panicked"), "{what}: {err}");
-    err
-}
-
-/// The directory holds exactly `names`.
-fn assert_dir_holds(what: &str, dir: &Path, names: &[&str]) {
-    let mut found: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    found.sort();
-    assert_eq!(found, names, "{what}: what the output directory holds");
-}
+use common::{assert_dir_holds, assert_refused, fixture, lpd_counts, run, s};
 
 /// A file-mode recording cut short anywhere is refused by `convert` and `info` alike, and
 /// an OUT that existed is left as it was.

@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{assert_same_lines, fixture, lpd_counts, run_ok, s, script, FIXTURES};
+use common::{
+    assert_dir_holds, assert_refused, assert_same_lines, clean, fixture, lpd_counts, run, run_ok,
+    s, script, FIXTURES,
+};
 use integration_tests::fixtures::{DataMode, FixtureContent};
 use integration_tests::perf_tool::{self, script_lines};
 
@@ -132,4 +135,286 @@ fn stdin_and_stdout() {
             );
         }
     }
+}
+
+/// This machine's byte order and the other one, as `--endian` says them.
+const NATIVE: (&str, &str) = if cfg!(target_endian = "little") {
+    ("little", "big")
+} else {
+    ("big", "little")
+};
+
+/// `perf report --header-only` entries that say where the sections are, not what they hold.
+const PLACES: [&str; 4] = ["data offset", "data size", "feat offset", "captured on"];
+
+/// The BPF features a byte-swapped output leaves out: perf 6.1 reads neither in the other
+/// byte order (it warns), and perf's recordings carry them empty.
+const BPF_FEATURES: [u8; 2] = [25, 26];
+
+/// What perf 6.1 prints of a file's header (places left out), its missing features, and
+/// its `perf evlist -v` lines.
+fn perf_header(path: &std::path::Path) -> (Vec<(String, String)>, Vec<String>, Vec<String>) {
+    let header = clean(perf_tool::perf_report_header(path, false));
+    let info = perf_tool::parse_header_only(&header.stdout);
+    let entries = info
+        .entries
+        .into_iter()
+        .filter(|(k, _)| !PLACES.contains(&k.as_str()))
+        .collect();
+    let evlist = clean(perf_tool::perf_evlist(path));
+    let events = evlist.stdout.lines().map(str::to_string).collect();
+    (entries, info.missing_features, events)
+}
+
+/// The events, features and records of a perf.data file as perf-data reads them.
+fn parsed(bytes: &[u8]) -> perf_data::trace::Trace {
+    perf_data::read::parse(std::path::Path::new("t"), bytes.to_vec()).expect("perf-data reads it")
+}
+
+/// A recording converted to big-endian prints what the recording prints (perf script,
+/// header, evlist), reads the same in linux-perf-data, and converted back to little-endian
+/// holds the very records, events and features (the empty BPF ones aside) of a
+/// little-endian convert; a second round gives the same bytes.
+fn to_big_endian_and_back(name: &str) {
+    let (path, bytes) = fixture(name);
+    let dir = tempfile::tempdir().unwrap();
+    let compressed = FixtureContent::from_bytes(&bytes)
+        .unwrap()
+        .records
+        .iter()
+        .any(|r| r.record_type == 81);
+    // The reference is the recording, or for a stream the same in a file (perf prints a
+    // stream's header and event names otherwise).
+    let reference = dir.path().join("le.data");
+    run_ok(&["convert", s(&path), s(&reference), "--to", "file"], None);
+    let be = dir.path().join("be.data");
+    run_ok(
+        &[
+            "convert",
+            s(&path),
+            s(&be),
+            "--endian",
+            "big",
+            "--to",
+            "file",
+        ],
+        None,
+    );
+    let be_bytes = std::fs::read(&be).unwrap();
+    assert_eq!(&be_bytes[..8], b"2ELIFREP", "{name}");
+    assert_eq!(
+        lpd_counts(&be_bytes),
+        lpd_counts(&bytes),
+        "{name}: linux-perf-data"
+    );
+    let lpd_be = integration_tests::lpd::read_file(&be_bytes).unwrap();
+    assert_eq!(lpd_be.endian, integration_tests::Endian::Big, "{name}");
+    if compressed {
+        assert!(
+            FixtureContent::from_bytes(&be_bytes)
+                .unwrap()
+                .records
+                .iter()
+                .any(|r| r.record_type == 81),
+            "{name}: compressed again"
+        );
+    }
+    if perf_tool::require_perf() {
+        let original = script(&path);
+        assert_same_lines(&format!("{name}: perf script"), &original, &script(&be));
+        let (want, mut want_missing, want_events) = perf_header(&reference);
+        let (got, got_missing, got_events) = perf_header(&be);
+        assert_eq!(got, want, "{name}: perf report --header-only");
+        for f in ["BPF_PROG_INFO", "BPF_BTF"] {
+            if !want_missing.iter().any(|m| m == f) {
+                want_missing.push(f.to_string());
+            }
+        }
+        want_missing.sort();
+        let mut got_missing = got_missing;
+        got_missing.sort();
+        assert_eq!(got_missing, want_missing, "{name}: missing features");
+        assert_eq!(got_events, want_events, "{name}: perf evlist -v");
+        assert!(
+            got.iter().any(|(k, v)| k == "hostname" && v == "vm"),
+            "{name}"
+        );
+        // A big-endian file written as a stream of this machine's byte order.
+        let stream = dir.path().join("native.pipe");
+        let args = [
+            "convert",
+            s(&be),
+            s(&stream),
+            "--endian",
+            NATIVE.0,
+            "--to",
+            "pipe",
+        ];
+        run_ok(&args, None);
+        assert_same_lines(&format!("{name}: as a stream"), &original, &script(&stream));
+    }
+
+    // Back to little-endian: the same as a little-endian convert, record for record (from
+    // an uncompressed big-endian file: a writer that compresses thins out FINISHED_ROUND).
+    let be_plain = dir.path().join("be_plain.data");
+    run_ok(
+        &[
+            "convert",
+            s(&path),
+            s(&be_plain),
+            "--endian",
+            "big",
+            "--to",
+            "file",
+            "--decompress",
+        ],
+        None,
+    );
+    let back = dir.path().join("back.data");
+    let plain = dir.path().join("plain.data");
+    run_ok(
+        &["convert", s(&be_plain), s(&back), "--endian", "little"],
+        None,
+    );
+    run_ok(
+        &[
+            "convert",
+            s(&path),
+            s(&plain),
+            "--to",
+            "file",
+            "--decompress",
+        ],
+        None,
+    );
+    let (back_bytes, plain_bytes) = (
+        std::fs::read(&back).unwrap(),
+        std::fs::read(&plain).unwrap(),
+    );
+    let (b, p) = (parsed(&back_bytes), parsed(&plain_bytes));
+    let records = |t: &perf_data::trace::Trace| -> Vec<Vec<u8>> {
+        t.records
+            .iter()
+            .map(|r| t.record_bytes(r).to_vec())
+            .collect()
+    };
+    let (rb, rp) = (records(&b), records(&p));
+    let first = rb.iter().zip(&rp).position(|(x, y)| x != y);
+    assert!(
+        rb.len() == rp.len() && first.is_none(),
+        "{name}: records after a round trip: {} against {}, first difference at record {first:?}",
+        rb.len(),
+        rp.len()
+    );
+    let events = |t: &perf_data::trace::Trace| format!("{:?}", t.events);
+    assert_eq!(events(&b), events(&p), "{name}: events after a round trip");
+    let mut want_features = p.features.clone();
+    for bit in BPF_FEATURES {
+        want_features.remove(&bit);
+    }
+    assert_eq!(
+        b.features, want_features,
+        "{name}: features after a round trip"
+    );
+    // A second round trip changes nothing.
+    let be2 = dir.path().join("be2.data");
+    let back2 = dir.path().join("back2.data");
+    run_ok(&["convert", s(&back), s(&be2), "--endian", "big"], None);
+    run_ok(&["convert", s(&be2), s(&back2), "--endian", "little"], None);
+    assert_eq!(
+        std::fs::read(&back2).unwrap(),
+        back_bytes,
+        "{name}: second round"
+    );
+}
+
+#[test]
+fn big_endian_cpu_clock() {
+    to_big_endian_and_back("cpu_clock.data");
+}
+
+#[test]
+fn big_endian_sched_switch() {
+    to_big_endian_and_back("sched_switch.data");
+}
+
+#[test]
+fn big_endian_pipe_sched() {
+    to_big_endian_and_back("pipe_sched.data");
+}
+
+#[test]
+fn big_endian_zstd_sched() {
+    to_big_endian_and_back("zstd_sched.data");
+}
+
+#[test]
+fn big_endian_rounds_getppid() {
+    to_big_endian_and_back("rounds_getppid.data");
+}
+
+/// What perf 6.1 cannot read in the other byte order is refused (one line, status 1, no
+/// OUT): a stream in the byte order other than this machine's, a BPF_PROG_INFO that
+/// describes programs, a record type perf 6.1 does not know.
+#[test]
+fn the_other_byte_order_refuses_what_perf_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("out.data");
+    let (pipe, _) = fixture("pipe_sched.data");
+    let args = [
+        "convert",
+        s(&pipe),
+        s(&out),
+        "--endian",
+        NATIVE.1,
+        "--to",
+        "pipe",
+    ];
+    let err = assert_refused("a stream in the other byte order", &run(&args, None));
+    assert!(err.contains("--to file"), "{err}");
+    assert_dir_holds("a stream in the other byte order", &out_dir, &[]);
+
+    // sched_switch.data with a BPF_PROG_INFO of one program.
+    let (_, mut bytes) = fixture("sched_switch.data");
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let features = u64_at(&bytes, 72);
+    assert!(features & 1 << 25 != 0, "the recording has BPF_PROG_INFO");
+    let table = (u64_at(&bytes, 40) + u64_at(&bytes, 48)) as usize;
+    let index = (features & ((1 << 25) - 1)).count_ones() as usize;
+    let payload = u64_at(&bytes, table + 16 * index) as usize;
+    bytes[payload] = 1;
+    let input = dir.path().join("bpf.data");
+    std::fs::write(&input, &bytes).unwrap();
+    let err = assert_refused(
+        "a BPF program",
+        &run(&["convert", s(&input), s(&out), "--endian", "big"], None),
+    );
+    assert!(err.contains("BPF_PROG_INFO"), "{err}");
+    assert_dir_holds("a BPF program", &out_dir, &[]);
+
+    // cpu_clock.data with its FINISHED_ROUND turned into a record type perf 6.1 does not
+    // know (the reader frames it by its size; its fields are unknown).
+    let (_, mut bytes) = fixture("cpu_clock.data");
+    let round = FixtureContent::from_bytes(&bytes)
+        .unwrap()
+        .records
+        .iter()
+        .find(|r| r.record_type == 68)
+        .map(|r| r.offset as usize)
+        .expect("a FINISHED_ROUND");
+    bytes[round..round + 4].copy_from_slice(&100u32.to_le_bytes());
+    std::fs::write(&input, &bytes).unwrap();
+    let err = assert_refused(
+        "an unknown record type",
+        &run(&["convert", s(&input), s(&out), "--endian", "big"], None),
+    );
+    assert!(
+        err.contains(&format!(
+            "record at byte {round}: record type 100 is unknown"
+        )),
+        "{err}"
+    );
+    assert_dir_holds("an unknown record type", &out_dir, &[]);
 }

@@ -65,6 +65,7 @@ mod output;
 pub mod records;
 pub mod stream;
 mod string;
+pub mod swap;
 
 #[cfg(feature = "alloc")]
 pub use encoder::{append_to_vec, to_vec};

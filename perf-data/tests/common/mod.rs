@@ -133,3 +133,25 @@ pub fn lpd_counts(bytes: &[u8]) -> (BTreeMap<u32, u64>, BTreeMap<String, u64>) {
 pub fn fixture(name: &str) -> (PathBuf, Vec<u8>) {
     (fixtures::fixture_path(name), fixtures::read_fixture(name))
 }
+
+/// The command failed as a user should see it: status 1, one `perf-data: ` line.
+pub fn assert_refused(what: &str, out: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{what}: status; stderr: {err}");
+    assert!(
+        err.starts_with("perf-data: ") && err.ends_with('\n') && err.lines().count() == 1,
+        "{what}: one line, got {err:?}"
+    );
+    assert!(!err.contains("panicked"), "{what}: {err}");
+    err
+}
+
+/// The directory holds exactly `names`.
+pub fn assert_dir_holds(what: &str, dir: &Path, names: &[&str]) {
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(found, names, "{what}: what the output directory holds");
+}

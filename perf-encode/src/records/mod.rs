@@ -9,7 +9,7 @@
 mod encode;
 mod framing;
 mod parse;
-mod sample;
+pub(crate) mod sample;
 mod wire;
 
 pub use encode::{

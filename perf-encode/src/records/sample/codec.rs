@@ -3,6 +3,7 @@
 //! one of these.
 
 use crate::records::sample::field_choices::FieldLength;
+use crate::records::sample::field_swap::FieldSwap;
 use crate::records::sample::fields::{
     branch_flags_to_file, BranchStack, ParsedBranchStack, ParsedRegs, Regs, StackUser, WeightStruct,
 };
@@ -50,6 +51,9 @@ pub(crate) trait FieldCodec {
 
     /// CALLCHAIN: `u64 nr` then that many `u64` (its length follows from that word alone).
     const IS_CALLCHAIN: bool = false;
+
+    /// How the field changes between the two byte orders.
+    const SWAP: FieldSwap = FieldSwap::Words;
 
     /// The ways a present field can be laid out: what of the layout its codec reads besides
     /// its presence (READ: the `read_format`; a register dump: how many registers;
@@ -134,6 +138,7 @@ impl FieldCodec for U64 {
 pub(crate) struct Pair<T>(core::marker::PhantomData<T>);
 
 impl<T: U32Pair> FieldCodec for Pair<T> {
+    const SWAP: FieldSwap = FieldSwap::U32Pair;
     type Value<'a> = T;
     type Parsed<'a> = T;
     const FIXED_LEN: Option<usize> = Some(8);
@@ -265,6 +270,7 @@ impl Raw {
 }
 
 impl FieldCodec for Raw {
+    const SWAP: FieldSwap = FieldSwap::Raw;
     type Value<'a> = &'a [u8];
     type Parsed<'a> = &'a [u8];
 
@@ -309,6 +315,7 @@ impl FieldCodec for Raw {
 pub(crate) struct Branches;
 
 impl FieldCodec for Branches {
+    const SWAP: FieldSwap = FieldSwap::Branches;
     type Value<'a> = BranchStack<'a>;
     type Parsed<'a> = ParsedBranchStack<'a>;
 
@@ -488,6 +495,7 @@ impl<const INTR: bool> FieldCodec for RegsDump<INTR> {
 pub(crate) struct Stack;
 
 impl FieldCodec for Stack {
+    const SWAP: FieldSwap = FieldSwap::Stack;
     type Value<'a> = StackUser<'a>;
     type Parsed<'a> = StackUser<'a>;
 
@@ -587,6 +595,7 @@ impl FieldCodec for Weight {
 pub(crate) struct Aux;
 
 impl FieldCodec for Aux {
+    const SWAP: FieldSwap = FieldSwap::SizedBytes;
     type Value<'a> = &'a [u8];
     type Parsed<'a> = &'a [u8];
 

@@ -6,6 +6,7 @@
 //! of the ways its codec reads a layout (1 and up). Walking a record field by field with a
 //! layout's choices ends where [`SampleLayout::sample_len`] ends: both are the table's walk.
 
+use crate::records::sample::field_swap::FieldSwap;
 use crate::records::sample::layout::SampleLayout;
 use crate::Endian;
 
@@ -55,6 +56,7 @@ pub struct SampleField {
     pub(crate) name: &'static str,
     pub(crate) ways: u8,
     pub(crate) is_raw: bool,
+    pub(crate) swap: FieldSwap,
     pub(crate) present: fn(&SampleLayout) -> bool,
     pub(crate) way_of: fn(&SampleLayout) -> u8,
     pub(crate) layout_of: fn(u8) -> SampleLayout,
@@ -82,6 +84,11 @@ impl SampleField {
     /// The field is RAW (`{u32 size, u8 data[size]}`).
     pub fn is_raw(&self) -> bool {
         self.is_raw
+    }
+
+    /// How the field changes between the two byte orders.
+    pub(crate) fn swap(&self) -> FieldSwap {
+        self.swap
     }
 
     /// The choice `layout` makes (0: absent).

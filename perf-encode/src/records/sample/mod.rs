@@ -6,6 +6,7 @@
 
 pub(crate) mod codec;
 pub(crate) mod field_choices;
+pub(crate) mod field_swap;
 pub(crate) mod fields;
 pub(crate) mod layout;
 pub(crate) mod read_values;

@@ -338,6 +338,7 @@ macro_rules! sample_table {
                     name: stringify!($field),
                     ways: <$codec as FieldCodec>::CHOICES,
                     is_raw: <$codec as FieldCodec>::IS_RAW,
+                    swap: <$codec as FieldCodec>::SWAP,
                     present: |$l: &SampleLayout| -> bool { $present },
                     way_of: <$codec as FieldCodec>::choice_of,
                     layout_of: <$codec as FieldCodec>::layout_of,
