@@ -68,7 +68,8 @@ pub use output::record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};
 pub use output::OutputMode;
 pub use perf_encode::records::MAX_RECORD_LEN;
 pub use perf_encode::Endian;
-pub use writer::{PerfDataFileWriter, PerfPipeWriter, PerfWriter};
+pub use writer::compat::PerfDataFileWriter;
+pub use writer::{PerfPipeWriter, PerfWriter};
 
 /// The encoder crate, re-exported.
 pub use perf_encode;

@@ -66,7 +66,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     /// # #[cfg(feature = "zstd")] {
     /// use perf_writer_std::{Compression, PerfDataFileWriter};
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// w.set_compression(Some(Compression::zstd(1)))?;
     /// assert_eq!(w.compression(), Some(Compression::zstd(1)));
     /// assert!(w.set_compression(Some(Compression::zstd(0))).is_err());
@@ -141,12 +141,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
 #[cfg(all(test, not(feature = "zstd")))]
 mod tests {
-    use crate::{Compression, PerfDataFileWriter, PerfPipeWriter, WriterError};
+    use crate::{Compression, FileOutput, PerfPipeWriter, PerfWriter, WriterError};
     use std::io::Cursor;
 
     #[test]
     fn without_the_feature_compression_is_refused() {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         let refused = w.set_compression(Some(Compression::zstd(1)));
         assert!(
             matches!(refused, Err(WriterError::Compression(_))),

@@ -19,12 +19,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// [`abandon_partial_record`](Self::abandon_partial_record)).
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// w.write_event_data(&[3, 0, 0, 0, 0, 0, 48, 0, 1, 0, 0, 0])?; // 12 of a 48-byte COMM
     /// let p = w.partial_record().unwrap();
     /// assert_eq!((p.type_, p.len, p.given, p.offset), (3, Some(48), 12, 104));
-    /// # Ok::<(), std::io::Error>(())
+    /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn partial_record(&self) -> Option<crate::PartialRecord> {
         self.check
@@ -43,7 +43,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert_eq!(w.partial_record_len(), 8);
     /// assert_eq!(w.abandon_partial_record(), 8);
     /// assert_eq!(w.partial_record_len(), 0);
-    /// # Ok::<(), std::io::Error>(())
+    /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn partial_record_len(&self) -> u64 {
         let held = self.check.held_back() as u64;
@@ -51,11 +51,11 @@ impl<O: OutputMode> PerfWriter<O> {
         held.saturating_add(out)
     }
 
-    /// Drops the record begun and not finished, if any (one whose `size`, or announced
-    /// payload, is more than the bytes given): the stream goes on after the last whole
-    /// record, as if the record had never been started. Returns the bytes dropped.
+    /// Drops the record begun and not finished, if any, and returns the bytes dropped.
     ///
-    /// Its bytes never reached a pipe-mode output (the writer holds back a record split
+    /// Such a record is one whose `size`, or announced payload, is more than the bytes
+    /// given. The stream goes on after the last whole record, as if the record had never
+    /// been started. Its bytes never reached a pipe-mode output (the writer holds back a record split
     /// across calls until it is whole, up to
     /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)). In file mode a record is held
     /// back up to [`FILE_BUFFER_SIZE`](crate::FILE_BUFFER_SIZE) bytes; a longer one goes to
@@ -69,9 +69,15 @@ impl<O: OutputMode> PerfWriter<O> {
         held.saturating_add(out)
     }
 
-    /// Writes out everything buffered but a record begun and not finished. In pipe mode the
-    /// stream is then readable up to here; in file mode the file stays unreadable until
-    /// finalized. On error, what the output did not take stays buffered for the next call.
+    /// Writes out everything buffered but a record begun and not finished.
+    ///
+    /// In pipe mode the stream is then readable up to here; in file mode the file stays
+    /// unreadable until finalized.
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::NotOpen`]; [`WriterError::Io`] when the output fails (what it did
+    /// not take stays buffered for the next call).
     pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
             Some(out) => Ok(out.flush(&self.session)?),
@@ -87,22 +93,34 @@ impl<O: OutputMode> PerfWriter<O> {
             .map(|o| o.position().saturating_add(held_back))
     }
 
-    /// Appends records. `data` holds records in the output's byte order
-    /// (`perf_event_header` then payload, sizes multiples of 8); a record may be split across
-    /// calls (see [`abandon_partial_record`](Self::abandon_partial_record)). Bytes that are
-    /// not records are refused with nothing written.
+    /// Appends records given as bytes in the output's byte order.
     ///
-    /// An error of the output means nothing of `data` was taken: the bytes of earlier calls
-    /// the output did not take stay buffered, to be sent by the next write, flush or finish,
-    /// and the same call may simply be made again (`Interrupted` is retried inside).
+    /// `data` holds records (`perf_event_header` then payload, sizes multiples of 8); a
+    /// record may be split across calls (see
+    /// [`abandon_partial_record`](Self::abandon_partial_record)). An id in a record must
+    /// belong to an event description added before finalize (in pipe mode: before the
+    /// record; in strict mode a record is checked by its description when that comes, see
+    /// [`set_strict`](Self::set_strict)).
     ///
-    /// An id in a record must belong to an event description added before finalize (in pipe
-    /// mode: before the record; in strict mode a record is checked by its description when
-    /// that comes, see [`set_strict`](Self::set_strict)). A refusal while a record begun in an
-    /// earlier call waits is [`WriterError::InsidePartialRecord`]: it names that record and
-    /// whether it was dropped; [`partial_record`](Self::partial_record) says what waits.
+    /// # Errors
+    ///
+    /// Nothing of `data` is written on error.
+    /// - [`WriterError::NotOpen`]; [`WriterError::Framing`]: bytes that are not records.
+    /// - [`WriterError::RecordRefused`]: strict mode refused a record.
+    /// - [`WriterError::InsidePartialRecord`]: a refusal while a record begun in an earlier
+    ///   call waits; it names that record and whether it was dropped
+    ///   ([`partial_record`](Self::partial_record) says what waits).
+    /// - [`WriterError::Io`]: the output failed. The bytes of earlier calls it did not take
+    ///   stay buffered, to be sent by the next write, flush or finish, and the same call may
+    ///   simply be made again (`Interrupted` is retried inside).
     #[inline]
-    pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
+    pub fn write_event_data(&mut self, data: &[u8]) -> Result<(), WriterError> {
+        self.write_event_data_io(data).map_err(WriterError::from)
+    }
+
+    /// [`write_event_data`](Self::write_event_data) as the output layer reports it.
+    #[inline]
+    fn write_event_data_io(&mut self, data: &[u8]) -> io::Result<()> {
         // Inline: a record of an event already checked, or the unchecked path; the rest (the
         // full check, errors) out of line.
         match self.out.as_mut() {
@@ -168,9 +186,23 @@ impl<O: OutputMode> PerfWriter<O> {
         written
     }
 
-    /// Appends the concatenation of `bufs` (see [`write_event_data`](Self::write_event_data));
-    /// returns the number of bytes written, always all of them.
-    pub fn write_event_data_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+    /// Appends the concatenation of `bufs` as [`write_event_data`](Self::write_event_data)
+    /// does; returns the number of bytes written, always all of them.
+    ///
+    /// # Errors
+    ///
+    /// As [`write_event_data`](Self::write_event_data).
+    pub fn write_event_data_vectored(
+        &mut self,
+        bufs: &[IoSlice<'_>],
+    ) -> Result<usize, WriterError> {
+        self.write_event_data_vectored_io(bufs)
+            .map_err(WriterError::from)
+    }
+
+    /// [`write_event_data_vectored`](Self::write_event_data_vectored) as the output layer
+    /// reports it.
+    fn write_event_data_vectored_io(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
@@ -203,31 +235,39 @@ impl<O: OutputMode> PerfWriter<O> {
         for b in bufs {
             joined.extend_from_slice(b);
         }
-        let written = self.write_event_data(&joined).map(|()| len);
+        let written = self.write_event_data_io(&joined).map(|()| len);
         self.scratch = joined;
         written
     }
 
     /// Appends a FINISHED_INIT record: the records describing the initial system state (COMM,
     /// MMAP, ID_INDEX, THREAD_MAP, CPU_MAP…) are all written.
-    pub fn write_finished_init(&mut self) -> io::Result<()> {
-        if self.check.inside_record() {
-            return Err(io_err(WriterError::IncompleteRecord));
-        }
-        match self.out.as_mut() {
-            Some(out) => out.write_own_record(&self.session, OwnRecord::FinishedInit),
-            None => Err(io_err(WriterError::NotOpen)),
-        }
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::NotOpen`]; [`WriterError::IncompleteRecord`] inside a record begun and
+    /// not finished; [`WriterError::Io`] when the output fails.
+    pub fn write_finished_init(&mut self) -> Result<(), WriterError> {
+        self.write_own_record(OwnRecord::FinishedInit)
     }
 
     /// Appends a FINISHED_ROUND record: no record before it is newer than one after it.
-    pub fn write_finished_round(&mut self) -> io::Result<()> {
+    ///
+    /// # Errors
+    ///
+    /// As [`write_finished_init`](Self::write_finished_init).
+    pub fn write_finished_round(&mut self) -> Result<(), WriterError> {
+        self.write_own_record(OwnRecord::FinishedRound)
+    }
+
+    /// Appends a record the writer makes itself, between records.
+    fn write_own_record(&mut self, record: OwnRecord) -> Result<(), WriterError> {
         if self.check.inside_record() {
-            return Err(io_err(WriterError::IncompleteRecord));
+            return Err(WriterError::IncompleteRecord);
         }
         match self.out.as_mut() {
-            Some(out) => out.write_own_record(&self.session, OwnRecord::FinishedRound),
-            None => Err(io_err(WriterError::NotOpen)),
+            Some(out) => Ok(out.write_own_record(&self.session, record)?),
+            None => Err(WriterError::NotOpen),
         }
     }
 }

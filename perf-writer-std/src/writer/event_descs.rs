@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat};
 
 impl<O: OutputMode> PerfWriter<O> {
+    /// Refuses tracepoint formats once a pipe-mode stream sent its tracing data.
     fn check_formats_accepted(&self) -> Result<(), WriterError> {
         match &self.out {
             Some(out) if !out.accepts_new_tracepoint_formats() => {
@@ -17,26 +18,41 @@ impl<O: OutputMode> PerfWriter<O> {
         }
     }
 
-    /// (and adds nothing) for a name of 64 KiB or more or with a NUL, an id already used by
-    /// this or another event, or too many events; in pipe mode also for a name or ids that
-    /// do not fit their records ([`EventUpdateName::MAX_NAME_LEN`](perf_encode::records::EventUpdateName::MAX_NAME_LEN),
-    /// [`HeaderAttr::max_ids`](perf_encode::records::HeaderAttr::max_ids)), and for a
-    /// tracepoint whose format can no longer reach the stream (it started without it).
-    /// [`try_add_event_desc`](Self::try_add_event_desc) says which. `attr.size` is ignored:
-    /// every attr of the file is written with one size.
+    /// Adds an event without a tracefs format: its attr, name and sample ids.
     ///
-    /// A tracepoint attr (`config` its tracefs id) added here needs its format in the file:
+    /// `attr.size` is ignored: every attr of the file is written with one size. A
+    /// tracepoint attr (`config` its tracefs id) added here needs its format in the file:
     /// add it with another description of the same tracepoint
     /// ([`add_tracepoint_event_desc_from_text`](Self::add_tracepoint_event_desc_from_text)),
     /// or set TRACING_DATA with [`set_header`](Self::set_header). Until then finalize (and in
     /// pipe mode the first event) fails with [`WriterError::MissingTracepointFormat`], and
     /// succeeds once the format was added: that refusal is retryable, nothing is lost.
-    pub fn add_event_desc(&mut self, ids: &[u64], attr: &PerfEventAttr, name: &str) -> bool {
-        self.try_add_event_desc(ids, attr, name).is_ok()
-    }
-
-    /// [`add_event_desc`](Self::add_event_desc) with the reason of a refusal.
-    pub fn try_add_event_desc(
+    ///
+    /// # Errors
+    ///
+    /// Nothing is added on error: [`WriterError::Encode`] for a name of 64 KiB or more or
+    /// with a NUL; [`WriterError::DuplicateId`] for an id another event (or this one) owns;
+    /// [`WriterError::TooManyEvents`]; [`WriterError::IndistinguishableEvents`] for an attr
+    /// perf could not tell from another's; [`WriterError::ContradictsRecords`] when records
+    /// written before it contradict it (strict mode). In pipe mode also
+    /// [`WriterError::EventNameTooLongForPipe`], [`WriterError::TooManyIdsForPipe`], and
+    /// [`WriterError::MissingTracepointFormat`] for a tracepoint whose format can no longer
+    /// reach the stream (it started without it).
+    ///
+    /// ```
+    /// use perf_writer_std::{FileOutput, PerfWriter, WriterError};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+    /// let attr = PerfEventAttr {
+    ///     attr_type: PerfEventAttrType::Software,
+    ///     sample_type: PerfEventAttrSampleType::Identifier,
+    ///     ..Default::default()
+    /// };
+    /// let mut w = PerfWriter::<FileOutput>::new();
+    /// w.add_event_desc(&[1], &attr, "cpu-clock")?;
+    /// assert_eq!(w.add_event_desc(&[1], &attr, "again"), Err(WriterError::DuplicateId(1)));
+    /// # Ok::<(), WriterError>(())
+    /// ```
+    pub fn add_event_desc(
         &mut self,
         ids: &[u64],
         attr: &PerfEventAttr,
@@ -81,11 +97,11 @@ impl<O: OutputMode> PerfWriter<O> {
     /// RAW bytes themselves can too.
     ///
     /// ```
-    /// use perf_writer_std::{perf_encode::Endian, PerfDataFileWriter};
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let text = "name: tick\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\nprint fmt: \"tick\"\n";
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, sample_type: S::Identifier.or(S::Raw), ..Default::default() };
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:tick", "x", text)?;
     /// let rule = w.tracepoint_raw_rule(Some(1)).unwrap();
     /// let mut raw = [0u8; 8];
@@ -103,31 +119,23 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.has_tracepoint(common_type)
     }
 
-    /// Adds a tracepoint event: its attr, name, sample ids and tracefs format (written to the
-    /// synthesized TRACING_DATA as `PerfEventFormat::write_to` renders it, at finalize;
-    /// checked now, without rendering, by
-    /// [`check_parsed_format`](perf_encode::features::check_parsed_format)). Returns false for
-    /// the reasons of [`add_event_desc`](Self::add_event_desc), when a format with the same
-    /// id was added, when a tracepoint attr's `config` is not the format's id, when the
-    /// format's system name or its text (as `write_to` renders it) is one perf cannot read
-    /// ([`WriterError::BadSystemName`], [`WriterError::FormatText`]), when its
-    /// `common_type` is not where the formats added before have it
-    /// ([`WriterError::CommonTypeOffset`]), or in pipe mode after the stream started
-    /// ([`WriterError::FormatAfterStart`]).
+    /// Adds a tracepoint event: its attr, name, sample ids and tracefs format.
+    ///
+    /// The format is written to the synthesized TRACING_DATA as `PerfEventFormat::write_to`
+    /// renders it, at finalize; it is checked now, without rendering, by
+    /// [`check_parsed_format`](perf_encode::features::check_parsed_format).
+    ///
+    /// # Errors
+    ///
+    /// Nothing is added on error. The refusals of [`add_event_desc`](Self::add_event_desc),
+    /// and [`WriterError::DuplicateFormat`] when a format with the same id was added,
+    /// [`WriterError::TracepointConfigMismatch`] when a tracepoint attr's `config` is not
+    /// the format's id, [`WriterError::BadSystemName`] and [`WriterError::FormatText`] for a
+    /// system name or text (as `write_to` renders it) perf cannot read,
+    /// [`WriterError::CommonTypeOffset`] when its `common_type` is not where the formats
+    /// added before have it, and in pipe mode [`WriterError::FormatAfterStart`] after the
+    /// stream started.
     pub fn add_tracepoint_event_desc(
-        &mut self,
-        ids: &[u64],
-        attr: &PerfEventAttr,
-        name: &str,
-        format: &Arc<PerfEventFormat>,
-    ) -> bool {
-        self.try_add_tracepoint_event_desc(ids, attr, name, format)
-            .is_ok()
-    }
-
-    /// [`add_tracepoint_event_desc`](Self::add_tracepoint_event_desc) with the reason of a
-    /// refusal.
-    pub fn try_add_tracepoint_event_desc(
         &mut self,
         ids: &[u64],
         attr: &PerfEventAttr,
@@ -143,20 +151,24 @@ impl<O: OutputMode> PerfWriter<O> {
         )
     }
 
-    /// Adds a tracepoint event from its tracefs `format` text, kept byte for byte in the
-    /// TRACING_DATA (perf then sees exactly what tracefs said). `system` is the directory
-    /// under `events/`. Returns the parsed format.
+    /// Adds a tracepoint event from its tracefs `format` text and returns the parsed format.
     ///
-    /// Refused, adding nothing, for the reasons of
+    /// The text is kept byte for byte in the TRACING_DATA (perf then sees exactly what
+    /// tracefs said). `system` is the directory under `events/`.
+    ///
+    /// # Errors
+    ///
+    /// Nothing is added on error. The refusals of
     /// [`add_tracepoint_event_desc`](Self::add_tracepoint_event_desc), with the text checked
     /// before any parser reads it: [`WriterError::FormatText`] names the line and the
-    /// problem ([`check_format_text`](perf_encode::features::check_format_text)).
+    /// problem ([`check_format_text`](perf_encode::features::check_format_text));
+    /// [`WriterError::BadFormatText`] when the parser still refuses it.
     ///
     /// ```
-    /// use perf_writer_std::{perf_encode::features::FormatTextProblem, PerfDataFileWriter, WriterError};
+    /// use perf_writer_std::{perf_encode::features::FormatTextProblem, FileOutput, PerfWriter, WriterError};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, ..Default::default() };
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let err = w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:y", "x", "name: y\nID: 99999999999\n").unwrap_err();
     /// assert!(matches!(err, WriterError::FormatText(e) if e.problem == FormatTextProblem::IdOutOfRange));
     /// ```

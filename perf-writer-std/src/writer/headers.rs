@@ -18,36 +18,34 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.header(index.0)
     }
 
-    /// Sets (or, with empty `data`, clears) the raw payload of feature `index` (1..=31), in
-    /// the file's byte order. A caller's EVENT_DESC or TRACING_DATA is written as given instead
-    /// of the synthesized one. Returns false, changing nothing, where
-    /// [`try_set_header`](Self::try_set_header) gives an error.
-    pub fn set_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> bool {
-        self.try_set_header(index, data).is_ok()
-    }
-
-    /// [`set_header`](Self::set_header) with the reason for a refusal: an index outside
-    /// 1..=31, a payload too long for a pipe-mode record, or one whose counts, strings or
-    /// fields perf 6.1 would not read
+    /// Sets (or, with empty `data`, clears) the raw payload of feature `index`, in the
+    /// file's byte order.
+    ///
+    /// A caller's EVENT_DESC or TRACING_DATA is written as given instead of the synthesized
+    /// one. DIR_FORMAT belongs only in the `data` file of a directory recording: in a plain
+    /// file perf 6.1 drops the features after it.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::BadFeatureIndex`] for an index outside
+    /// 1..=31; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record; [`WriterError::BadFeaturePayload`] for counts, strings or fields
+    /// perf 6.1 would not read
     /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
     /// features are checked and how; TRACING_DATA, BRANCH_STACK, STAT and BPF lists with
-    /// entries are taken as given). DIR_FORMAT belongs only in the `data` file of a
-    /// directory recording: in a plain file perf 6.1 drops the features after it.
+    /// entries are taken as given); [`WriterError::ContradictsRecords`] for a
+    /// HEADER_COMPRESSED the COMPRESSED records written before it contradict.
     ///
     /// ```
-    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex, WriterError};
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// // PMU_MAPPINGS: a count of one, then nothing.
-    /// let err = w.try_set_header(PerfHeaderIndex(16), &1u32.to_ne_bytes()).unwrap_err();
+    /// let err = w.set_header(PerfHeaderIndex(16), &1u32.to_ne_bytes()).unwrap_err();
     /// assert!(matches!(err, WriterError::BadFeaturePayload(_)));
     /// assert!(w.get_header(PerfHeaderIndex(16)).is_empty());
-    /// # Ok::<(), std::io::Error>(())
+    /// # Ok::<(), WriterError>(())
     /// ```
-    pub fn try_set_header(
-        &mut self,
-        index: PerfHeaderIndex,
-        data: &[u8],
-    ) -> Result<(), WriterError> {
+    pub fn set_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> Result<(), WriterError> {
         let compressed = index.0 == feature::COMPRESSED;
         if compressed {
             let readable =
@@ -64,15 +62,17 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 
-    /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE
-    /// (written as a list of this one string, the form perf reads). The value ends at its
-    /// first NUL. Returns false for other features or a value of 2 GiB or more.
-    pub fn set_string_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> bool {
-        self.try_set_string_header(index, data).is_ok()
-    }
-
-    /// [`set_string_header`](Self::set_string_header) with the reason of a refusal.
-    pub fn try_set_string_header(
+    /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE.
+    ///
+    /// CMDLINE is written as a list of this one string, the form perf reads. The value ends
+    /// at its first NUL.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::NotAStringFeature`] for other features,
+    /// [`WriterError::Encode`] for a value of 2 GiB or more,
+    /// [`WriterError::FeatureTooLargeForPipe`] for one too long for a pipe-mode record.
+    pub fn set_string_header(
         &mut self,
         index: PerfHeaderIndex,
         data: &[u8],
@@ -87,6 +87,10 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Sets CMDLINE to the command line `args` (perf shows them joined by spaces).
+    ///
+    /// # Errors
+    ///
+    /// As [`set_string_header`](Self::set_string_header), for the list.
     pub fn set_cmdline_header<S: AsRef<[u8]>>(&mut self, args: &[S]) -> Result<(), WriterError> {
         self.session
             .set_encoded(feature::CMDLINE, &StringList::new(args))
@@ -110,11 +114,13 @@ impl<O: OutputMode> PerfWriter<O> {
             .set_fixed(FeatureSlot::TOTAL_MEM, &TotalMem { kib });
     }
 
-    /// Sets CLOCKID for the clock `clockid`: perf reads this feature as the clock's
-    /// resolution in ns, so the writer stores this machine's `clock_getres(clockid)`. When
-    /// this machine does not know the clock, the feature is cleared rather than filled with a
-    /// wrong value; use [`set_clock_resolution_header`](Self::set_clock_resolution_header)
-    /// to give the resolution of the recording machine.
+    /// Sets CLOCKID for the clock `clockid`, as this machine's resolution of that clock.
+    ///
+    /// perf reads this feature as the clock's resolution in ns, so the writer stores this
+    /// machine's `clock_getres(clockid)`. When this machine does not know the clock, the
+    /// feature is cleared rather than filled with a wrong value; use
+    /// [`set_clock_resolution_header`](Self::set_clock_resolution_header) to give the
+    /// resolution of the recording machine.
     pub fn set_clockid_header(&mut self, clockid: u32) {
         match this_machine::clock_resolution_ns(clockid) {
             Some(ns) => self.set_clock_resolution_header(ns),
@@ -144,9 +150,10 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.set_fixed(FeatureSlot::CLOCK_DATA, &data);
     }
 
-    /// Sets or clears CLOCKID and CLOCK_DATA from a session's clock: CLOCKID gets the
-    /// resolution of `clock_id()` (cleared when it is `u32::MAX` or unknown here), CLOCK_DATA
-    /// the clock offset (cleared when unknown).
+    /// Sets or clears CLOCKID and CLOCK_DATA from a session's clock.
+    ///
+    /// CLOCKID gets the resolution of `clock_id()` (cleared when it is `u32::MAX` or unknown
+    /// here), CLOCK_DATA the clock offset (cleared when unknown).
     pub fn set_session_info_headers(&mut self, session_info: &PerfSessionInfo) {
         let clock_id = session_info.clock_id();
         if clock_id == u32::MAX {
@@ -163,13 +170,6 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Sets HOSTNAME, OSRELEASE and ARCH (from `uname`'s nodename, release and machine).
-    /// Returns false and changes nothing when a value is 2 GiB or longer.
-    pub fn set_utsname_headers(&mut self, hostname: &[u8], os_release: &[u8], arch: &[u8]) -> bool {
-        self.try_set_utsname_headers(hostname, os_release, arch)
-            .is_ok()
-    }
-
-    /// [`set_utsname_headers`](Self::set_utsname_headers) with the reason of a refusal.
     ///
     /// # Errors
     ///
@@ -178,13 +178,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// HEADER_FEATURE record (the values before it are set).
     ///
     /// ```
-    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
-    /// let mut w = PerfDataFileWriter::new();
-    /// w.try_set_utsname_headers(b"vm", b"6.1.0", b"x86_64")?;
+    /// use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
+    /// w.set_utsname_headers(b"vm", b"6.1.0", b"x86_64")?;
     /// assert_eq!(&w.get_header(PerfHeaderIndex::Arch)[4..10], b"x86_64");
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
-    pub fn try_set_utsname_headers(
+    pub fn set_utsname_headers(
         &mut self,
         hostname: &[u8],
         os_release: &[u8],

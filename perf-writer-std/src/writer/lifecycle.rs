@@ -9,6 +9,7 @@ use crate::{PerfWriter, SharedIoError, WriterError};
 use perf_encode::Endian;
 use std::fs::File;
 use std::io;
+use std::path::Path;
 
 impl<O: OutputMode<Stream = File>> PerfWriter<O> {
     /// A writer with no output open, writing in this machine's byte order.
@@ -22,12 +23,19 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
         PerfWriter::closed(endian)
     }
 
-    /// Creates (truncates) the file at `path` and starts the output in it (perf reads
-    /// pipe-mode files from a path too). An output already open is closed first without
-    /// finalizing (as `close_no_finalize`), which discards its settings; settings made while
-    /// no output was open are kept for the new one, also when creating the file fails.
-    pub fn create_file(&mut self, path: &str) -> io::Result<()> {
-        self.open_output(File::create(path)?)
+    /// Creates (truncates) the file at `path` and starts the output in it.
+    ///
+    /// perf reads pipe-mode files from a path too. An output already open is closed first
+    /// without finalizing (as [`close_no_finalize`](Self::close_no_finalize)), which
+    /// discards its settings; settings made while no output was open are kept for the new
+    /// one, also when creating the file fails.
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::Io`] when the file cannot be created or its first bytes written.
+    pub fn create_file(&mut self, path: impl AsRef<Path>) -> Result<(), WriterError> {
+        let file = File::create(path).map_err(WriterError::from)?;
+        self.open_writer(file)
     }
 }
 
@@ -39,20 +47,29 @@ impl<O: OutputMode<Stream = File>> Default for PerfWriter<O> {
 
 impl<O: OutputMode> PerfWriter<O> {
     /// A writer whose output is `stream`, already started, in this machine's byte order.
+    ///
     /// The writer buffers the stream itself. A file-mode file begins at the stream's current
     /// position; a pipe-mode stream gets nothing until the first event, flush or finish.
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::Io`] when the stream refuses the first bytes (file mode).
     pub fn from_writer(stream: O::Stream) -> Result<Self, WriterError> {
         Self::from_writer_with_endian(stream, Endian::NATIVE)
     }
 
     /// A writer whose output is `stream`, already started, writing in `endian`.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_writer`](Self::from_writer).
     pub fn from_writer_with_endian(stream: O::Stream, endian: Endian) -> Result<Self, WriterError> {
         let mut writer = PerfWriter::closed(endian);
         writer.open_writer(stream)?;
         Ok(writer)
     }
 
-    /// A writer with no output, strict in debug builds.
+    /// A writer with no output, in strict mode.
     fn closed(endian: Endian) -> Self {
         PerfWriter {
             session: Session::new(endian, O::PIPE),
@@ -64,20 +81,21 @@ impl<O: OutputMode> PerfWriter<O> {
 }
 
 impl<O: OutputMode> PerfWriter<O> {
-    /// Starts output on `stream` (see [`create_file`](PerfDataFileWriter::create_file) for
-    /// what happens to an output already open and to settings).
+    /// Starts output on `stream`.
+    ///
+    /// An output already open is closed without finalizing, as
+    /// [`create_file`](Self::create_file) does.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_writer`](Self::from_writer).
     pub fn open_writer(&mut self, stream: O::Stream) -> Result<(), WriterError> {
-        Ok(self.open_output(stream)?)
-    }
-
-    /// [`open_writer`](Self::open_writer) for the `io::Result` methods.
-    fn open_output(&mut self, stream: O::Stream) -> io::Result<()> {
         if self.out.is_some() {
             self.close_no_finalize();
         }
         self.out = Some(O::open(stream, self.session.endian())?);
         self.check.reset_output(!O::PIPE);
-        self.start_compression()
+        Ok(self.start_compression()?)
     }
 
     /// The byte order this writer writes.
@@ -85,33 +103,27 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.endian()
     }
 
-    /// Closes the output (if any) without finalizing: a file is left unreadable, a pipe
-    /// stream ends where it is (buffered bytes are written). Forgets every setting and event
+    /// Closes the output (if any) without finalizing, forgetting every setting and event
     /// description.
+    ///
+    /// A file is left unreadable; a pipe stream ends where it is (buffered bytes are
+    /// written).
     pub fn close_no_finalize(&mut self) {
         self.out = None;
         self.session.reset();
         self.check.reset_output(!O::PIPE);
     }
 
-    /// Finalizes the output and closes it. See [`finish`](Self::finish).
-    pub fn finalize_and_close(&mut self) -> io::Result<()> {
-        self.finish_output().map(drop)
+    /// Finalizes the output and closes it: [`finish`](Self::finish) without the stream.
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](Self::finish).
+    pub fn finalize_and_close(&mut self) -> Result<(), WriterError> {
+        self.finish().map(drop)
     }
 
     /// Finalizes the output and returns its stream, flushed (for a `Cursor`, its bytes).
-    ///
-    /// Refused, changing nothing, while records wait for their event description, tracepoint
-    /// format or HEADER_COMPRESSED (file mode in strict mode, see
-    /// [`set_strict`](Self::set_strict)): [`WriterError::UndescribedRecords`] names them; add
-    /// what they need and finish again.
-    ///
-    /// A record begun and not finished is dropped (as
-    /// [`abandon_partial_record`](Self::abandon_partial_record) does): the data ends after
-    /// the last whole record, the output is finalized, and `finish` returns
-    /// [`WriterError::PartialRecordDropped`] naming what was dropped; the output stays open,
-    /// finalized, and the next `finish` returns it (`finalize_and_close` callers have their
-    /// file written; dropping the writer closes it).
     ///
     /// File mode writes after the data section the feature section table and payloads
     /// (EVENT_DESC and, when a tracepoint event exists, TRACING_DATA synthesized unless set by
@@ -120,18 +132,32 @@ impl<O: OutputMode> PerfWriter<O> {
     /// placeholder dummy event, and an empty file one FINISHED_ROUND record, so that every
     /// reader opens it as an empty trace.
     ///
-    /// On error nothing is lost: the writer stays open with its data and settings, and
-    /// `finish` can be called again (after more events, or a fixed setting); a failed write
-    /// is taken up again where it stopped. One exception: when the output says it is full
-    /// (`StorageFull`, `QuotaExceeded`, `FileTooLarge`), file mode stops retrying and
-    /// finalizes the file with what reached it, as [`finish_truncated`](Self::finish_truncated)
-    /// does, and returns [`WriterError::Truncated`] (the output is then closed); when even
-    /// that fails, the error is the output's and the writer stays open.
+    /// # Errors
+    ///
+    /// On error nothing is lost unless said below: the writer stays open with its data and
+    /// settings, and `finish` can be called again (after more events, or a fixed setting); a
+    /// failed write is taken up again where it stopped.
+    ///
+    /// - [`WriterError::NotOpen`]: no output.
+    /// - [`WriterError::UndescribedRecords`] (file mode, strict mode, see
+    ///   [`set_strict`](Self::set_strict)): records still wait for their event description,
+    ///   tracepoint format or HEADER_COMPRESSED; nothing changed. Add what they need and
+    ///   finish again.
+    /// - [`WriterError::PartialRecordDropped`]: a record begun and not finished was dropped
+    ///   (as [`abandon_partial_record`](Self::abandon_partial_record) does) and the output
+    ///   finalized with the records before it; it stays open, and the next `finish` returns
+    ///   it (dropping the writer closes it).
+    /// - [`WriterError::Truncated`]: the output said it is full (`StorageFull`,
+    ///   `QuotaExceeded`, `FileTooLarge`); file mode finalized the file with what reached it,
+    ///   as [`finish_truncated`](Self::finish_truncated) does, and closed it.
+    /// - [`WriterError::Io`] and the refusals of finalize (e.g.
+    ///   [`WriterError::MissingTracepointFormat`]): the writer stays open.
     pub fn finish(&mut self) -> Result<O::Stream, WriterError> {
         Ok(self.finish_output()?)
     }
 
-    /// [`finish`](Self::finish) for the `io::Result` methods.
+    /// [`finish`](Self::finish) as `io::Result`: the output's error kinds decide whether
+    /// the file is salvaged, and `drop` salvages on any error.
     fn finish_output(&mut self) -> io::Result<O::Stream> {
         if self.out.is_none() {
             return Err(io_err(WriterError::NotOpen));
@@ -161,7 +187,7 @@ impl<O: OutputMode> PerfWriter<O> {
             if !is_full(&e) {
                 return Err(e);
             }
-            return Err(match self.finish_truncated_io() {
+            return Err(match self.finish_truncated() {
                 Ok((kept_records, kept_bytes)) => io_err(WriterError::Truncated {
                     kept_records,
                     kept_bytes,
@@ -183,16 +209,20 @@ impl<O: OutputMode> PerfWriter<O> {
         out.into_stream()
     }
 
-    /// Finalizes a file whose output keeps failing (a full disk, a dead device): the file
-    /// keeps the whole records known to have reached the output (each buffer sent ends on
-    /// a record boundary the writer remembers), as many as leave room, within the bytes
-    /// already written, for the file's tail (a full disk still lets a file's own bytes be
-    /// written again); events still buffered are dropped. Then the output is closed.
-    /// Returns the records and data bytes kept.
+    /// Finalizes a file whose output keeps failing (a full disk, a dead device) with the
+    /// records that reached it, and closes it; returns the records and data bytes kept.
     ///
-    /// On error (no room even for an empty data section, or the output refuses to be
-    /// rewritten) the writer stays open as it was. Pipe mode has nothing to rewrite (every
-    /// record flushed is readable as it is): it returns an error.
+    /// The file keeps the whole records known to have reached the output (each buffer sent
+    /// ends on a record boundary the writer remembers), as many as leave room, within the
+    /// bytes already written, for the file's tail (a full disk still lets a file's own bytes
+    /// be written again); events still buffered are dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::NotOpen`]; [`WriterError::Io`] when there is no room even for an
+    /// empty data section or the output refuses to be rewritten, and always in pipe mode,
+    /// which has nothing to rewrite (every record flushed is readable as it is). The writer
+    /// then stays open as it was.
     ///
     /// ```
     /// use perf_writer_std::PerfDataFileWriter;
@@ -218,14 +248,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn finish_truncated(&mut self) -> Result<(u64, u64), WriterError> {
-        Ok(self.finish_truncated_io()?)
-    }
-
-    /// [`finish_truncated`](Self::finish_truncated) for the `io::Result` methods.
-    fn finish_truncated_io(&mut self) -> io::Result<(u64, u64)> {
         self.drop_undescribed();
         let Some(out) = self.out.as_mut() else {
-            return Err(io_err(WriterError::NotOpen));
+            return Err(WriterError::NotOpen);
         };
         self.check.abandon();
         let kept = out.finalize_truncated(&self.session)?;
@@ -259,7 +284,7 @@ impl<O: OutputMode> Drop for PerfWriter<O> {
         // would refuse: the data ends before the first of them.
         self.drop_undescribed();
         if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
-            let _best_effort: io::Result<(u64, u64)> = self.finish_truncated_io();
+            let _best_effort: Result<(u64, u64), WriterError> = self.finish_truncated();
         }
     }
 }

@@ -3,7 +3,7 @@
 //! describe the machine the way `perf record` fills them.
 
 use crate::host::description::HostDescription;
-use crate::model::feature_slot::FeatureSlot;
+use crate::model::feature_slot::{FeatureSlot, FixedPayload};
 use crate::{OutputMode, PerfWriter, WriterError};
 use perf_abi::{feature, CompressedInfo, NrCpus};
 use perf_encode::features::{
@@ -192,17 +192,27 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.header_if_set(index.0).is_some()
     }
 
-    /// Sets COMPRESSED: how the PERF_RECORD_COMPRESSED records of the data section are
-    /// compressed (perf needs it to decompress them). The records themselves are the
-    /// caller's.
+    /// Sets COMPRESSED: how the caller's PERF_RECORD_COMPRESSED records are compressed.
+    ///
+    /// perf needs it to decompress them. The records themselves are the caller's (the
+    /// writer's own compression, [`set_compression`](Self::set_compression), sets it
+    /// itself).
+    ///
+    /// # Errors
+    ///
+    /// As [`set_header`](Self::set_header) for COMPRESSED: in strict mode,
+    /// [`WriterError::ContradictsRecords`] when COMPRESSED records written before it could
+    /// not be decompressed with it (nothing changes).
     ///
     /// ```
     /// use perf_abi::{CompressedInfo, COMPRESSED_VERSION, COMPRESSION_ZSTD};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
-    /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 });
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
+    /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
-    pub fn set_compressed_header(&mut self, info: &CompressedInfo) {
-        self.session.set_fixed(FeatureSlot::COMPRESSED, info);
+    pub fn set_compressed_header(&mut self, info: &CompressedInfo) -> Result<(), WriterError> {
+        let bytes = info.fixed_bytes(self.session.endian());
+        self.set_header(crate::PerfHeaderIndex(feature::COMPRESSED), &bytes)
     }
 
     /// Sets CPU_PMU_CAPS: the capabilities of the `cpu` PMU (`branches`, `max_precise`, …).

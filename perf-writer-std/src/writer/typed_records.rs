@@ -17,7 +17,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// use perf_writer_std::PerfDataFileWriter;
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid), options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll, ..Default::default() };
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// w.add_event_desc(&[7], &attr, "cpu-clock");
     /// let layout = w.sample_layout(Some(7))?;
     /// let sample_id = SampleId { identifier: Some(7), tid: Some(perf_writer_std::perf_encode::records::PidTid { pid: 1, tid: 1 }), ..Default::default() };
@@ -48,7 +48,7 @@ impl<O: OutputMode> PerfWriter<O> {
         buf.clear();
         let result = perf_encode::append_to_vec(record, self.session.endian(), &mut buf)
             .map_err(WriterError::from)
-            .and_then(|()| self.write_event_data(&buf).map_err(WriterError::from));
+            .and_then(|()| self.write_event_data(&buf));
         self.scratch = buf;
         result
     }
@@ -68,7 +68,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// use perf_writer_std::PerfDataFileWriter;
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid).or(S::Time), ..Default::default() };
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// w.add_event_desc(&[1], &attr, "cpu-clock");
     /// let s = Sample { identifier: Some(1), tid: Some(PidTid { pid: 10, tid: 11 }), time: Some(1000), ..Default::default() };
     /// w.write_sample(perf_abi::misc::USER, &s)?;
@@ -180,7 +180,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{PerfDataFileWriter, WriterError};
+    use crate::{FileOutput, PerfWriter, WriterError};
     use perf_encode::features::TracepointRawProblem;
     use perf_encode::records::Sample;
     use perf_encode::Endian;
@@ -197,9 +197,11 @@ mod tests {
             ..Default::default()
         };
         for e in [Endian::Little, Endian::Big] {
-            let mut w =
-                PerfDataFileWriter::from_writer_with_endian(std::io::Cursor::new(Vec::new()), e)
-                    .unwrap();
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
+                std::io::Cursor::new(Vec::new()),
+                e,
+            )
+            .unwrap();
             w.add_tracepoint_event_desc_from_text(&[1], &attr, "t:tick", "t", TEXT)
                 .unwrap();
             let mut raw = [0u8; 8];
@@ -239,7 +241,8 @@ mod tests {
         let moved = TEXT
             .replace("ID: 300", "ID: 301")
             .replace("common_type;\toffset:0;", "common_type;\toffset:2;");
-        let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new())).unwrap();
+        let mut w =
+            PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new())).unwrap();
         w.add_tracepoint_event_desc_from_text(&[1], &attr(300), "t:tick", "t", TEXT)
             .unwrap();
         let err = w
