@@ -225,7 +225,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// then stays open as it was.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
     ///
     /// let attr = PerfEventAttr {
@@ -234,8 +234,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///     ..Default::default()
     /// };
     /// let mut file = std::io::Cursor::new(Vec::new());
-    /// let mut w = PerfDataFileWriter::from_writer(&mut file)?;
-    /// assert!(w.add_event_desc(&[1], &attr, "cpu-clock"));
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(&mut file)?;
+    /// w.add_event_desc(&[1], &attr, "cpu-clock")?;
     /// for _ in 0..40_000 {
     ///     w.write_event_data(&[9, 0, 0, 0, 2, 0, 16, 0, 1, 0, 0, 0, 0, 0, 0, 0])?;
     /// }

@@ -19,9 +19,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// a pipe-mode writer does not send it.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::BuildIdEntry;
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let kernel = BuildIdEntry { misc: perf_abi::misc::KERNEL, pid: -1, build_id: &[0xab; 20], filename: b"[kernel.kallsyms]" };
     /// w.set_build_id_header(&[kernel])?;
     /// assert_eq!(w.get_header(perf_writer_std::PerfHeaderIndex::BuildId).len(), 100);
@@ -36,9 +36,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// count (perf reads that many); a different count is refused when NRCPUS is set.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{CpuTopology, CpuTopologyEntry};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_nr_cpus_header(2, 2);
     /// let cpus = [CpuTopologyEntry { core_id: 0, socket_id: 0, die_id: 0 }, CpuTopologyEntry { core_id: 1, socket_id: 0, die_id: 0 }];
     /// w.set_cpu_topology_header(&CpuTopology { package_cpus: &["0-1"], core_cpus: &["0", "1"], die_cpus: &["0-1"], cpus: &cpus })?;
@@ -64,9 +64,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets NUMA_TOPOLOGY.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{NumaNode, NumaTopology};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let nodes = [NumaNode { node: 0, mem_total_kib: 8 << 20, mem_free_kib: 4 << 20, cpus: b"0-1" }];
     /// w.set_numa_topology_header(&NumaTopology { nodes: &nodes })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -82,9 +82,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// events of dynamic PMUs).
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{PmuMapping, PmuMappings};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_pmu_mappings_header(&PmuMappings { pmus: &[PmuMapping { type_: 1, name: b"software" }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
@@ -96,10 +96,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Refused when groups overlap or are not by ascending leader.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::abi::ANON_GROUP_NAME;
     /// use perf_writer_std::perf_encode::features::{GroupDesc, GroupDescFeature};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let groups = [GroupDesc { name: ANON_GROUP_NAME, leader_idx: 0, nr_members: 2 }];
     /// w.set_group_desc_header(&GroupDescFeature { groups: &groups })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -114,9 +114,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets CACHE: the CPU caches. Not sent in pipe mode (perf does not either).
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{CacheLevel, CpuCaches};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let l1d = CacheLevel { level: 1, line_size: 64, sets: 64, ways: 8, type_: b"Data", size: b"32K", map: b"0" };
     /// w.set_cache_header(&CpuCaches { caches: &[l1d] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -129,9 +129,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// not have `ceil(nbits / 64)` words.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{MemTopology, MemoryNode};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let nodes = [MemoryNode { node: 0, nbits: 8, bitmap: &[0xff] }];
     /// w.set_mem_topology_header(&MemTopology { block_size: 128 << 20, nodes: &nodes })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -149,7 +149,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// directory's `data` file.
     ///
     /// ```
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_dir_format_header(perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION);
     /// ```
     pub fn set_dir_format_header(&mut self, version: u64) {
@@ -161,8 +161,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// `perf report` then offers its branch view. Clear it with `set_header(BranchStack, &[])`.
     ///
     /// ```
-    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
-    /// let mut w = PerfDataFileWriter::new();
+    /// use perf_writer_std::{PerfHeaderIndex, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_branch_stack_header();
     /// assert!(w.has_header(PerfHeaderIndex::BranchStack));
     /// assert!(w.get_header(PerfHeaderIndex::BranchStack).is_empty());
@@ -177,8 +177,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// report`.
     ///
     /// ```
-    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
-    /// let mut w = PerfDataFileWriter::new();
+    /// use perf_writer_std::{PerfHeaderIndex, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_stat_header();
     /// assert!(w.has_header(PerfHeaderIndex::Stat));
     /// ```
@@ -219,7 +219,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{CpuPmuCaps, PmuCap};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_cpu_pmu_caps_header(&CpuPmuCaps { caps: &[PmuCap { name: b"branches", value: b"32" }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
@@ -232,7 +232,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{PmuCap, PmuCaps, PmuCapsEntry};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// let caps = [PmuCap { name: b"max_precise", value: b"3" }];
     /// w.set_pmu_caps_header(&PmuCaps { pmus: &[PmuCapsEntry { pmu: b"cpu_atom", caps: &caps }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -246,7 +246,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{HybridNode, HybridTopology};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_hybrid_topology_header(&HybridTopology { nodes: &[HybridNode { pmu: b"cpu_core", cpus: b"0-7" }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
@@ -263,12 +263,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ([`WriterError::ForeignByteOrder`]) and leaves them unset.
     ///
     /// ```
-    /// use perf_writer_std::{perf_encode::Endian, PerfDataFileWriter, PerfHeaderIndex, WriterError};
-    /// let mut w = PerfDataFileWriter::new();
+    /// use perf_writer_std::{perf_encode::Endian, PerfHeaderIndex, WriterError, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_empty_bpf_headers()?;
     /// assert_eq!(w.get_header(PerfHeaderIndex::BpfProgInfo), [0; 4]);
     /// let foreign = if Endian::NATIVE == Endian::Little { Endian::Big } else { Endian::Little };
-    /// let mut swapped = PerfDataFileWriter::new_with_endian(foreign);
+    /// let mut swapped = PerfWriter::<FileOutput>::new_with_endian(foreign);
     /// assert!(matches!(swapped.set_empty_bpf_headers(), Err(WriterError::ForeignByteOrder(_))));
     /// assert!(swapped.get_header(PerfHeaderIndex::BpfBtf).is_empty());
     /// # Ok::<(), WriterError>(())
@@ -296,9 +296,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// carry) is returned after the others were set.
     ///
     /// ```
-    /// use perf_writer_std::{HostDescription, PerfDataFileWriter, PerfHeaderIndex};
+    /// use perf_writer_std::{HostDescription, PerfHeaderIndex, FileOutput, PerfWriter};
     /// let host = HostDescription { hostname: Some("vm".into()), total_mem_kib: Some(1 << 20), ..Default::default() };
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_host_headers(&host)?;
     /// assert_eq!(w.get_header(PerfHeaderIndex::TotalMem), (1u64 << 20).to_ne_bytes());
     /// assert!(w.get_header(PerfHeaderIndex::Arch).is_empty());
@@ -359,7 +359,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// without `/sys`) is left unset, never an error.
     ///
     /// ```
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_host_headers_from_this_machine()?;
     /// // Which headers are set depends on the machine; VERSION is the writer's on every one.
     /// assert!(!w.get_header(perf_writer_std::PerfHeaderIndex::Version).is_empty());

@@ -14,11 +14,11 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{Mmap2, Mmap2File, SampleId};
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid), options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll, ..Default::default() };
     /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
-    /// w.add_event_desc(&[7], &attr, "cpu-clock");
+    /// w.add_event_desc(&[7], &attr, "cpu-clock")?;
     /// let layout = w.sample_layout(Some(7))?;
     /// let sample_id = SampleId { identifier: Some(7), tid: Some(perf_writer_std::perf_encode::records::PidTid { pid: 1, tid: 1 }), ..Default::default() };
     /// w.write_record(&Mmap2 {
@@ -65,11 +65,11 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{PidTid, Sample};
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid).or(S::Time), ..Default::default() };
     /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
-    /// w.add_event_desc(&[1], &attr, "cpu-clock");
+    /// w.add_event_desc(&[1], &attr, "cpu-clock")?;
     /// let s = Sample { identifier: Some(1), tid: Some(PidTid { pid: 10, tid: 11 }), time: Some(1000), ..Default::default() };
     /// w.write_sample(perf_abi::misc::USER, &s)?;
     /// let missing_time = Sample { time: None, ..s };
