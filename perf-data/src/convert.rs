@@ -10,8 +10,7 @@ use linux_perf_data::PerfFileReader;
 use perf_abi::{feature, record_type};
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{
-    Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
-    WriterError,
+    Compression, FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::io::{Cursor, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -67,7 +66,8 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
     };
     match (to, sink) {
         (Mode::File, Sink::File { path, tmp }) => {
-            let w = PerfDataFileWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
+            let w =
+                PerfWriter::<FileOutput<_>>::from_writer_with_endian(tmp, endian).map_err(werr)?;
             let mut tmp = fill(trace, opts, to, w)?;
             tmp.seek(SeekFrom::Start(0))
                 .map_err(|source| DataError::WriteOutput {
@@ -78,8 +78,11 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
             commit(&path, tmp)
         }
         (Mode::File, Sink::Stdout) => {
-            let w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
-                .map_err(werr)?;
+            let w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
+                Cursor::new(Vec::new()),
+                endian,
+            )
+            .map_err(werr)?;
             let out = fill(trace, opts, to, w)?.into_inner();
             check_readable(trace, Cursor::new(&out[..]))?;
             to_stdout(&out)
@@ -133,7 +136,7 @@ fn fill<O: OutputMode>(
     w.set_compression(opts.compress)
         .map_err(refused("compression".into()))?;
     for ev in &trace.events {
-        w.try_add_event_desc(&ev.ids, &ev.attr, &ev.name)
+        w.add_event_desc(&ev.ids, &ev.attr, &ev.name)
             .map_err(refused(format!("event {}", ev.name)))?;
     }
     for (&bit, payload) in &trace.features {
@@ -142,7 +145,7 @@ fn fill<O: OutputMode>(
         if bit == feature::EVENT_DESC || (bit == feature::COMPRESSED && expand) {
             continue;
         }
-        w.try_set_header(PerfHeaderIndex(bit), payload)
+        w.set_header(PerfHeaderIndex(bit), payload)
             .map_err(refused(format!("feature {}", feature_label(bit))))?;
     }
     let mut decompressor = None;
@@ -172,14 +175,14 @@ fn fill<O: OutputMode>(
                 .map_err(|e| DataError::Writer {
                     path: path.clone(),
                     what: format!("a record inside the COMPRESSED record at byte {at}"),
-                    source: WriterError::from(e),
+                    source: e,
                 })?;
             continue;
         }
         w.write_event_data(bytes).map_err(|e| DataError::Writer {
             path: path.clone(),
             what: format!("record at byte {at} (type {})", r.type_),
-            source: WriterError::from(e),
+            source: e,
         })?;
     }
     if let Some(d) = &decompressor {
