@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_same_lines, lpd_counts, run, s, script};
-use perf_writer_std::PerfDataFileWriter;
+use perf_writer_std::{FileOutput, PerfWriter};
 use std::path::Path;
 use tracepoint_decode::PerfEventAttrType;
 use tracepoint_decode::{PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType};
@@ -39,15 +39,16 @@ fn sample(id: u64, pid: u32, time: u64) -> Vec<u8> {
 /// event 2 (task-clock) and writes `n` more of each. Finalized when `finalize`, otherwise
 /// flushed and abandoned, as a killed writer leaves it.
 fn write(path: &Path, n: u64, late: bool, finalize: bool) {
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(s(path)).unwrap();
-    assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"recover-test"));
-    assert!(w.add_event_desc(&[1], &attr(0), "cpu-clock"));
+    w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"recover-test")
+        .unwrap();
+    w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
     for k in 0..n {
         w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
     }
     if late {
-        assert!(w.add_event_desc(&[2], &attr(1), "task-clock"));
+        w.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
         for k in 0..n {
             w.write_event_data(&sample(2, 200, 100_000 + k)).unwrap();
             w.write_event_data(&sample(1, 100, 100_000 + k)).unwrap();
@@ -154,7 +155,7 @@ fn what_cannot_be_recovered_gets_one_line_and_no_out() {
     // A writer given its records before any description leaves no block.
     let records_first = dir.path().join("records-first.data");
     {
-        let mut w = PerfDataFileWriter::new();
+        let mut w = PerfWriter::<FileOutput>::new();
         w.create_file(s(&records_first)).unwrap();
         w.write_event_data(&sample(1, 1, 1)).unwrap();
         w.flush().unwrap();
