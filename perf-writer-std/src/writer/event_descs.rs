@@ -91,10 +91,11 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 
-    /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must
-    /// follow (`None`: that event is no tracepoint, or its format is the caller's own
-    /// TRACING_DATA). [`write_sample`](Self::write_sample) applies it; callers that build
-    /// RAW bytes themselves can too.
+    /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must follow
+    /// (`None`: that event is no tracepoint, or its format is the caller's own TRACING_DATA).
+    ///
+    /// [`write_sample`](Self::write_sample) applies it; callers that build RAW bytes themselves
+    /// can too.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};

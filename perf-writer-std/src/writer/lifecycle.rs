@@ -17,8 +17,10 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
         Self::new_with_endian(Endian::NATIVE)
     }
 
-    /// A writer with no output open that writes in `endian`. Event bytes given to
-    /// [`write_event_data`](Self::write_event_data) must be in that byte order too.
+    /// A writer with no output open that writes in `endian`.
+    ///
+    /// Event bytes given to [`write_event_data`](Self::write_event_data) must be in that byte
+    /// order too.
     pub fn new_with_endian(endian: Endian) -> Self {
         PerfWriter::closed(endian)
     }

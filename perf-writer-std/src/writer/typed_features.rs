@@ -15,8 +15,16 @@ use perf_encode::Endian;
 
 impl<O: OutputMode> PerfWriter<O> {
     /// Sets BUILD_ID: the build ids of the binaries the samples hit (what `perf buildid-list`
-    /// prints). An empty list clears the feature. perf does not read BUILD_ID from a pipe, so
-    /// a pipe-mode writer does not send it.
+    /// prints).
+    ///
+    /// An empty list clears the feature. perf does not read BUILD_ID from a pipe, so a
+    /// pipe-mode writer does not send it.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
@@ -32,8 +40,17 @@ impl<O: OutputMode> PerfWriter<O> {
             .set_encoded(feature::BUILD_ID, &BuildIdFeature::new(entries))
     }
 
-    /// Sets CPU_TOPOLOGY. `topology.cpus` needs one entry per CPU of NRCPUS' `available`
-    /// count (perf reads that many); a different count is refused when NRCPUS is set.
+    /// Sets CPU_TOPOLOGY.
+    ///
+    /// `topology.cpus` needs one entry per CPU of NRCPUS' `available` count (perf reads that
+    /// many).
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record. [`WriterError::Encode`] also when NRCPUS is set and `topology.cpus`
+    /// does not have its `available` count of entries.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
@@ -63,6 +80,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets NUMA_TOPOLOGY.
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{NumaNode, NumaTopology};
@@ -81,6 +104,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets PMU_MAPPINGS: the PMU names and their attr `type` (perf uses them to name the
     /// events of dynamic PMUs).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{PmuMapping, PmuMappings};
@@ -93,7 +122,13 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Sets GROUP_DESC: which events (by index in the order they were added) form groups.
-    /// Refused when groups overlap or are not by ascending leader.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record. Overlapping groups, or groups not by ascending leader, are
+    /// [`WriterError::Encode`].
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
@@ -113,6 +148,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets CACHE: the CPU caches. Not sent in pipe mode (perf does not either).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{CacheLevel, CpuCaches};
@@ -125,8 +166,14 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.set_encoded(feature::CACHE, caches)
     }
 
-    /// Sets MEM_TOPOLOGY: the memory blocks of each node. Refused when a node's bitmap does
-    /// not have `ceil(nbits / 64)` words.
+    /// Sets MEM_TOPOLOGY: the memory blocks of each node.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record. A node's bitmap without `ceil(nbits / 64)` words is
+    /// [`WriterError::Encode`].
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
@@ -158,7 +205,9 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Sets BRANCH_STACK: a flag feature (no payload) saying the samples carry branch stacks;
-    /// `perf report` then offers its branch view. Clear it with `set_header(BranchStack, &[])`.
+    /// `perf report` then offers its branch view.
+    ///
+    /// Clear it with `set_header(BranchStack, &[])`.
     ///
     /// ```
     /// use perf_writer_std::{PerfHeaderIndex, FileOutput, PerfWriter};
@@ -201,8 +250,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// As [`set_header`](Self::set_header) for COMPRESSED: in strict mode,
-    /// [`WriterError::ContradictsRecords`] when COMPRESSED records written before it could
-    /// not be decompressed with it (nothing changes).
+    /// [`WriterError::ContradictsRecords`] when COMPRESSED records written before it could not
+    /// be decompressed with it (nothing changes).
     ///
     /// ```
     /// use perf_abi::{CompressedInfo, COMPRESSED_VERSION, COMPRESSION_ZSTD};
@@ -217,6 +266,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets CPU_PMU_CAPS: the capabilities of the `cpu` PMU (`branches`, `max_precise`, …).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{CpuPmuCaps, PmuCap};
     /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
@@ -230,6 +285,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets PMU_CAPS: the capabilities of the other PMUs (an empty list is the 4-byte
     /// payload perf writes when no PMU has any).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{PmuCap, PmuCaps, PmuCapsEntry};
     /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
@@ -241,8 +302,15 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.set_encoded(feature::PMU_CAPS, pmus)
     }
 
-    /// Sets HYBRID_TOPOLOGY: the core types of a hybrid CPU and their CPUs. Not sent in pipe
-    /// mode (perf does not either).
+    /// Sets HYBRID_TOPOLOGY: the core types of a hybrid CPU and their CPUs.
+    ///
+    /// Not sent in pipe mode (perf does not either).
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
     ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{HybridNode, HybridTopology};
@@ -261,6 +329,11 @@ impl<O: OutputMode> PerfWriter<O> {
     /// no BPF program. perf 6.1 warns when it reads them from a file of the other byte
     /// order, so a writer whose byte order is not this machine's refuses
     /// ([`WriterError::ForeignByteOrder`]) and leaves them unset.
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::ForeignByteOrder`] when the writer's byte order is not this machine's
+    /// (nothing is set).
     ///
     /// ```
     /// use perf_writer_std::{perf_encode::Endian, PerfHeaderIndex, WriterError, FileOutput, PerfWriter};
@@ -283,17 +356,23 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 
-    /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE,
-    /// ARCH, VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY,
-    /// NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and
-    /// HYBRID_TOPOLOGY; a field that is `None` leaves its header as it was. BPF_PROG_INFO
-    /// and BPF_BTF get empty lists unless already set, in this machine's byte order only
-    /// (see [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
+    /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE, ARCH,
+    /// VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY, NUMA_TOPOLOGY,
+    /// PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and HYBRID_TOPOLOGY; a field
+    /// that is `None` leaves its header as it was.
+    ///
+    /// BPF_PROG_INFO and BPF_BTF get empty lists unless already set, in this machine's byte
+    /// order only (see [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
     ///
     /// Not touched: the headers that describe the recording rather than the machine
     /// (EVENT_DESC, SAMPLE_TIME, BUILD_ID, GROUP_DESC, CLOCKID, CLOCK_DATA, COMPRESSED,
     /// TRACING_DATA). Every header is tried; the first refusal (a value the format cannot
     /// carry) is returned after the others were set.
+    ///
+    /// # Errors
+    ///
+    /// The first refusal of the setters above (a value the format cannot carry), returned after
+    /// every other header was set.
     ///
     /// ```
     /// use perf_writer_std::{HostDescription, PerfHeaderIndex, FileOutput, PerfWriter};
@@ -355,8 +434,13 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Reads this machine's description ([`HostDescription::read`]) and sets its headers
-    /// ([`set_host_headers`](Self::set_host_headers)). What cannot be read (a container
-    /// without `/sys`) is left unset, never an error.
+    /// ([`set_host_headers`](Self::set_host_headers)).
+    ///
+    /// What cannot be read (a container without `/sys`) is left unset, never an error.
+    ///
+    /// # Errors
+    ///
+    /// As [`set_host_headers`](Self::set_host_headers).
     ///
     /// ```
     /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
