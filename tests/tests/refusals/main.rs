@@ -26,14 +26,7 @@ use tracepoint_decode::{
     PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType, PerfEventFormat,
 };
 
-/// A tracepoint with one field of its own, `value`.
-const TICK: &str = "name: tick\nID: 7\nformat:\n\
-\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
-\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n\
-print fmt: \"value=%d\", REC->value\n";
+use integration_tests::formats::{tick_as_ftrace, TICK};
 
 const TICK_ID: u64 = 7;
 /// The sample id of the tick event.
@@ -599,10 +592,8 @@ fn item5_other_tracing_data_texts_are_judged() {
         w.set_tracing_data_printk(b"0xffffffff828125ac : \"thaw\"\n")
             .unwrap();
         w.set_tracing_data_saved_cmd_line(b"42 ticker\n").unwrap();
-        let ftrace = TICK
-            .replace("name: tick", "name: function")
-            .replace("ID: 7", "ID: 1");
-        w.set_tracing_data_add_ftrace(ftrace.as_bytes()).unwrap();
+        w.set_tracing_data_add_ftrace(tick_as_ftrace().as_bytes())
+            .unwrap();
     });
     assert_both_ticks(&r);
 }

@@ -15,6 +15,7 @@ macro_rules! program_written_for_0_5 {
     ($module:ident, $($use_line:tt)*) => {
         mod $module {
             $($use_line)*
+            use integration_tests::formats::{tick_as_ftrace, TICK};
             use integration_tests::records::{sample, StdSample};
             use integration_tests::Endian;
             use std::io::{self, IoSlice};
@@ -23,29 +24,6 @@ macro_rules! program_written_for_0_5 {
                 PerfByteReader, PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType,
                 PerfEventAttrType, PerfEventFormat, PerfSessionInfo,
             };
-
-            /// A tracepoint format (system `test`, id 7).
-            pub const TICK: &str = "name: tick\nID: 7\nformat:\n\
-                \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-                \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-                \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-                \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
-                \tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n\
-                print fmt: \"value=%d\", REC->value\n";
-
-            /// An ftrace format for the tracing data (`events/ftrace/function/format`).
-            const FUNCTION: &str = "name: function\nID: 1\nformat:\n\
-                \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-                \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-                \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-                \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
-                \tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\n\
-                print fmt: \" %ps\", (void *)REC->ip\n";
-
-            const HEADER_PAGE: &[u8] = b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\
-                \tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\
-                \tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\
-                \tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
             const LAYOUT: u64 = sample::IDENTIFIER
                 | sample::IP
@@ -101,8 +79,9 @@ macro_rules! program_written_for_0_5 {
             }
 
             /// Writes `path` (and a scratch file closed unfinalized at `scratch`) with every
-            /// method; returns what the `bool` and `Option` methods answered.
-            pub fn write(path: &str, scratch: &str) -> io::Result<Vec<bool>> {
+            /// method, `header_page` as the tracing data's; returns what the `bool` and
+            /// `Option` methods answered.
+            pub fn write(path: &str, scratch: &str, header_page: &[u8]) -> io::Result<Vec<bool>> {
                 let mut answers = Vec::new();
 
                 let mut abandoned = PerfDataFileWriter::default();
@@ -133,14 +112,14 @@ macro_rules! program_written_for_0_5 {
                 answers.push(!w.has_tracepoint_event_desc(8));
 
                 w.set_tracing_data_required(8, 4096);
-                answers.push(w.set_tracing_data_header_page(HEADER_PAGE));
+                answers.push(w.set_tracing_data_header_page(header_page));
                 answers.push(w.set_tracing_data_header_event(b"# compressed entry header\n"));
                 answers.push(w.set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n"));
                 answers.push(w.set_tracing_data_printk(b"0xffffffff828125ac : \"thaw\"\n"));
                 answers.push(w.set_tracing_data_saved_cmd_line(b"42 ticker\n"));
-                answers.push(w.set_tracing_data_add_ftrace(FUNCTION.as_bytes()));
+                answers.push(w.set_tracing_data_add_ftrace(tick_as_ftrace().as_bytes()));
                 w.set_tracing_data_clear_ftraces();
-                answers.push(w.set_tracing_data_add_ftrace(FUNCTION.as_bytes()));
+                answers.push(w.set_tracing_data_add_ftrace(tick_as_ftrace().as_bytes()));
 
                 answers.push(w.set_utsname_headers(b"vm-05", b"6.1.0-test", b"x86_64"));
                 answers.push(w.set_string_header(PerfHeaderIndex::CpuDesc, b"Test CPU"));
@@ -187,8 +166,10 @@ fn a_program_written_for_0_5_compiles_and_runs_with_only_its_use_line_changed() 
     on_ours::signatures();
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-    let seed = on_seed::write(&path("seed.data"), &path("seed-scratch.data")).unwrap();
-    let ours = on_ours::write(&path("ours.data"), &path("ours-scratch.data")).unwrap();
+    let header_page = perf_writer_std::perf_encode::features::tracing_data::DEFAULT_HEADER_PAGE;
+    let seed = on_seed::write(&path("seed.data"), &path("seed-scratch.data"), header_page);
+    let ours = on_ours::write(&path("ours.data"), &path("ours-scratch.data"), header_page);
+    let (seed, ours) = (seed.unwrap(), ours.unwrap());
     assert!(ours.iter().all(|&a| a), "{ours:?}");
     assert_eq!(ours, seed, "the same answers as 0.5");
 
