@@ -130,7 +130,7 @@ pub enum WriterError {
         problem: TracepointRawProblem,
     },
     /// A pipe-mode stream already sent its tracing data (at the first event): perf reads it
-    /// once, so tracepoint formats must be added before.
+    /// once, so tracepoint formats, and the tracing data's other parts, must come before.
     FormatAfterStart,
     /// A feature payload is larger than a pipe-mode HEADER_FEATURE record holds (64 KiB).
     FeatureTooLargeForPipe(u8),
@@ -443,7 +443,7 @@ impl fmt::Display for WriterError {
                 "tracepoint event {config} has no tracefs format; perf would refuse the file"
             ),
             Self::FormatAfterStart => f.write_str(
-                "tracepoint formats must be added before the first event of a pipe-mode stream",
+                "tracepoint formats and tracing data must be given before the first event of a pipe-mode stream",
             ),
             Self::BadFeaturePayload(e) => write!(f, "refused: {e}"),
             Self::FeatureTooLargeForPipe(i) => {

@@ -310,6 +310,19 @@ fn descriptions_and_features_added_mid_stream() {
         w.add_tracepoint_event_desc(&[3], &tp, "sched:sched_switch", &format),
         Err(WriterError::FormatAfterStart)
     );
+    // Nor can the tracing data's other parts: each setter says so rather than change
+    // what never reaches the stream.
+    let after_start = Err(WriterError::FormatAfterStart);
+    assert_eq!(w.set_tracing_data_required(8, 4096), after_start);
+    assert_eq!(
+        w.set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n"),
+        after_start
+    );
+    assert_eq!(
+        w.set_tracing_data_saved_cmd_line(b"42 ticker\n"),
+        after_start
+    );
+    assert_eq!(w.set_tracing_data_clear_ftraces(), after_start);
     let bytes = w.finish().unwrap();
     let content = FixtureContent::from_bytes(&bytes).unwrap();
     let types: Vec<u32> = content.records.iter().map(|r| r.record_type).collect();

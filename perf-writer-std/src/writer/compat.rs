@@ -251,9 +251,10 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
         self.native.set_tracing_data_saved_cmd_line(data).is_ok()
     }
 
-    /// Removes the ftrace formats; see [`PerfWriter::set_tracing_data_clear_ftraces`].
+    /// Removes the ftrace formats; see [`PerfWriter::set_tracing_data_clear_ftraces`] (which
+    /// refuses only in pipe mode).
     pub fn set_tracing_data_clear_ftraces(&mut self) {
-        self.native.set_tracing_data_clear_ftraces();
+        let _file_mode_never_refuses = self.native.set_tracing_data_clear_ftraces();
     }
 
     /// Adds an ftrace format; false where [`PerfWriter::set_tracing_data_add_ftrace`]

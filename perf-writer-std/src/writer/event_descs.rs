@@ -8,8 +8,9 @@ use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat};
 
 impl<O: OutputMode> PerfWriter<O> {
-    /// Refuses tracepoint formats once a pipe-mode stream sent its tracing data.
-    fn check_formats_accepted(&self) -> Result<(), WriterError> {
+    /// Refuses tracepoint formats (and the tracing data's other parts) once a pipe-mode
+    /// stream sent its tracing data.
+    pub(super) fn check_formats_accepted(&self) -> Result<(), WriterError> {
         match &self.out {
             Some(out) if !out.accepts_new_tracepoint_formats() => {
                 Err(WriterError::FormatAfterStart)

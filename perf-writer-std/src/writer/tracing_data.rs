@@ -3,7 +3,9 @@
 //!
 //! Each text is checked before it is kept, against what perf 6.1 reads: a text it would
 //! misread, crash or hang on is refused with [`WriterError::TracingDataText`], naming the
-//! part, the line and the problem, and the text set before stays.
+//! part, the line and the problem, and the text set before stays. A pipe-mode stream sends
+//! its tracing data once, when it starts: every setter here is refused after that
+//! ([`WriterError::FormatAfterStart`]).
 
 use crate::model::session::TracingSettings;
 use crate::output::OutputMode;
@@ -24,9 +26,10 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::BadTracingDataSetting`], changing nothing, for a `long_size` other than
-    /// 0, 4 or 8 (perf reads `long` fields of no other size), or a `page_size` other than 0
-    /// or a power of two of at least 4096.
+    /// Nothing changes on error: [`WriterError::BadTracingDataSetting`] for a `long_size` other
+    /// than 0, 4 or 8 (perf reads `long` fields of no other size), or a `page_size` other than
+    /// 0 or a power of two of at least 4096; [`WriterError::FormatAfterStart`] in pipe mode
+    /// once the stream started.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter, WriterError};
@@ -41,6 +44,7 @@ impl<O: OutputMode> PerfWriter<O> {
         long_size: u8,
         page_size: u32,
     ) -> Result<(), WriterError> {
+        self.check_formats_accepted()?;
         if !matches!(long_size, 0 | 4 | 8) {
             return Err(WriterError::BadTracingDataSetting(
                 "sizeof(long) must be 4 or 8 (0: this machine's)",
@@ -61,9 +65,10 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for a
-    /// text that is not the field lines perf reads (`timestamp`, `commit`, optionally
-    /// `overwrite`, then `data`; perf 6.1 loops forever on others). The old text stays.
+    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for a text
+    /// that is not the field lines perf reads (`timestamp`, `commit`, optionally `overwrite`,
+    /// then `data`; perf 6.1 loops forever on others); [`WriterError::FormatAfterStart`] in
+    /// pipe mode once the stream started. The old text stays.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter, WriterError};
@@ -86,8 +91,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for a NUL
-    /// or a control byte other than tab and newline. The old text stays.
+    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for a NUL or
+    /// a control byte other than tab and newline; [`WriterError::FormatAfterStart`] in pipe
+    /// mode once the stream started. The old text stays.
     pub fn set_tracing_data_header_event(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("header_event", data, check_header_event, |t| {
             &mut t.header_event
@@ -99,7 +105,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for lines
-    /// not `ADDR TYPE NAME` as in `/proc/kallsyms`. The old text stays.
+    /// not `ADDR TYPE NAME` as in `/proc/kallsyms`; [`WriterError::FormatAfterStart`] in pipe
+    /// mode once the stream started. The old text stays.
     pub fn set_tracing_data_kallsyms(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("kallsyms", data, check_kallsyms, |t| &mut t.kallsyms)
     }
@@ -109,7 +116,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for lines
-    /// not `ADDR : "FORMAT"` as in `printk_formats`. The old text stays.
+    /// not `ADDR : "FORMAT"` as in `printk_formats`; [`WriterError::FormatAfterStart`] in pipe
+    /// mode once the stream started. The old text stays.
     pub fn set_tracing_data_printk(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("printk", data, check_printk, |t| &mut t.printk)
     }
@@ -119,7 +127,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for lines
-    /// not `PID COMM` as in `saved_cmdlines`. The old text stays.
+    /// not `PID COMM` as in `saved_cmdlines`; [`WriterError::FormatAfterStart`] in pipe mode
+    /// once the stream started. The old text stays.
     pub fn set_tracing_data_saved_cmd_line(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("saved_cmdline", data, check_saved_cmdlines, |t| {
             &mut t.saved_cmdline
@@ -127,8 +136,14 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Removes the ftrace formats.
-    pub fn set_tracing_data_clear_ftraces(&mut self) {
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::FormatAfterStart`] in pipe mode once the stream started.
+    pub fn set_tracing_data_clear_ftraces(&mut self) -> Result<(), WriterError> {
+        self.check_formats_accepted()?;
         self.session.tracing_mut().ftraces.clear();
+        Ok(())
     }
 
     /// Adds an ftrace format (`events/ftrace/*/format`).
@@ -137,8 +152,10 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// Nothing is added on error: [`WriterError::Encode`] for 2 GiB or more, or past 2^31
     /// formats; [`WriterError::TracingDataText`] for a format text
-    /// [`check_format_text`](perf_encode::features::check_format_text) refuses.
+    /// [`check_format_text`](perf_encode::features::check_format_text) refuses;
+    /// [`WriterError::FormatAfterStart`] in pipe mode once the stream started.
     pub fn set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> Result<(), WriterError> {
+        self.check_formats_accepted()?;
         blob_len("ftrace format", ftrace)?;
         let count = self.session.tracing.ftraces.len();
         if count >= i32::MAX as usize {
@@ -161,6 +178,7 @@ impl<O: OutputMode> PerfWriter<O> {
         check: impl Fn(&[u8]) -> Result<(), FormatTextError>,
         field: impl Fn(&mut TracingSettings) -> &mut Vec<u8>,
     ) -> Result<(), WriterError> {
+        self.check_formats_accepted()?;
         blob_len(part, data)?;
         check(data).map_err(text_err(part))?;
         let dst = field(self.session.tracing_mut());

@@ -391,7 +391,7 @@ fn fill_and_finish<O: OutputMode>(
                 .unwrap();
             w.set_tracing_data_header_page(&t.header_page).unwrap();
             w.set_tracing_data_header_event(&t.header_event).unwrap();
-            w.set_tracing_data_clear_ftraces();
+            w.set_tracing_data_clear_ftraces().unwrap();
             for f in &t.ftraces {
                 w.set_tracing_data_add_ftrace(f).unwrap();
             }

@@ -161,7 +161,7 @@ fn rewrite(read: &Read, order: Order) -> Vec<u8> {
                 .unwrap();
             w.set_tracing_data_header_page(&read.header_page).unwrap();
             w.set_tracing_data_header_event(&read.header_event).unwrap();
-            w.set_tracing_data_clear_ftraces();
+            w.set_tracing_data_clear_ftraces().unwrap();
             for f in &read.ftraces {
                 w.set_tracing_data_add_ftrace(f).unwrap();
             }
