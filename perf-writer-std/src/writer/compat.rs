@@ -129,8 +129,11 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
     /// # Errors
     ///
     /// The native error as an `io::Error`.
+    #[inline]
     pub fn write_event_data(&mut self, data: &[u8]) -> io::Result<()> {
-        Ok(self.native.write_event_data(data)?)
+        // The output layer's io::Result as it is: the same error as the native one's,
+        // converted, without a round trip through `WriterError` per record.
+        self.native.write_event_data_io(data)
     }
 
     /// Appends the concatenation of `bufs`; see [`PerfWriter::write_event_data_vectored`].

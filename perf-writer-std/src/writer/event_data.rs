@@ -118,9 +118,10 @@ impl<O: OutputMode> PerfWriter<O> {
         self.write_event_data_io(data).map_err(WriterError::from)
     }
 
-    /// [`write_event_data`](Self::write_event_data) as the output layer reports it.
+    /// [`write_event_data`](Self::write_event_data) as the output layer reports it (the
+    /// compatibility face returns this `io::Result` as it is).
     #[inline]
-    fn write_event_data_io(&mut self, data: &[u8]) -> io::Result<()> {
+    pub(crate) fn write_event_data_io(&mut self, data: &[u8]) -> io::Result<()> {
         // Inline: a record of an event already checked, or the unchecked path; the rest (the
         // full check, errors) out of line.
         match self.out.as_mut() {
