@@ -14,7 +14,7 @@ use perf_encode::features::{
     check_format_text, check_header_event, check_header_page, check_kallsyms, check_parsed_format,
     check_printk, check_saved_cmdlines,
 };
-use perf_writer_std::PerfDataFileWriter;
+use perf_writer_std::{FileOutput, PerfWriter};
 use std::io::Cursor;
 use tracepoint_decode::{PerfEventAttr, PerfEventAttrType, PerfEventFormat};
 
@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
         config: u64::from(summary.id),
         ..Default::default()
     };
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.add_tracepoint_event_desc_from_text(&[1], &attr, "fuzz:event", "fuzz", text)
         .expect("the writer takes a text the check accepted");
     assert!(w.tracepoint_raw_rule(Some(1)).is_some());

@@ -1,4 +1,5 @@
-//! An arbitrary sequence of `PerfDataFileWriter` calls over a `Cursor` (descs with arbitrary
+//! An arbitrary sequence of `PerfDataFileWriter` calls (the `tracepoint_perf` 0.5 face, and the
+//! native writer behind it) over a `Cursor` (descs with arbitrary
 //! ids, names and attrs; string, NRCPUS and raw feature headers; records built from arbitrary
 //! fields, whole or split across calls; invalid records that must be refused; FINISHED_ROUND
 //! and FINISHED_INIT; early finishes that must fail), maybe compressed with zstd in either
@@ -26,8 +27,8 @@ use perf_abi::{attr_flags, feature, record_type, sample_type, PerfEventAttr};
 use perf_data_fuzz::{ref_header_string, ref_u16, ref_u32, ref_u64, ArbEndian, Name};
 use perf_encode::{c_str_prefix, Endian};
 use perf_writer_std::{
-    Compression, CompressionForm, PerfDataFileWriter, PerfHeaderIndex, WriterError,
-    PLACEHOLDER_EVENT_NAME,
+    Compression, CompressionForm, FileOutput, PerfDataFileWriter, PerfHeaderIndex, PerfWriter,
+    WriterError, PLACEHOLDER_EVENT_NAME,
 };
 use std::collections::{BTreeMap, HashSet};
 use std::io::Cursor;
@@ -285,7 +286,8 @@ fn is_refused(e: &std::io::Error) -> bool {
 
 fuzz_target!(|input: Input| {
     let e = input.endian.endian();
-    let mut w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap();
+    let native = PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e);
+    let mut w = PerfDataFileWriter::from(native.unwrap());
     // Sample bodies are arbitrary words, not laid out by the attr: the raw path, without
     // strict mode (on by default; its checks are tested in tests/tests/strict_mode/ and
     // fuzzed by the api_sequence target).
@@ -404,7 +406,7 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
                     )
                     .map(|f| assert_eq!(f.id(), id))
                 }
-                None if *with_reason => w.try_add_event_desc(&ids, &td_attr, &name),
+                None if *with_reason => w.native_mut().add_event_desc(&ids, &td_attr, &name),
                 None => {
                     if w.add_event_desc(&ids, &td_attr, &name) {
                         Ok(())

@@ -23,7 +23,7 @@ use arbitrary::Arbitrary;
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 use perf_abi::{attr_flags, sample_type};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
+    FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::cell::RefCell;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
@@ -52,7 +52,7 @@ const SAMPLE: u32 = 9;
 /// Which writer.
 #[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// `PerfDataFileWriter` over a `Write + Seek`.
+    /// `PerfWriter<FileOutput<_>>` (file mode) over a `Write + Seek`.
     File,
     /// `PerfPipeWriter` over a `Write`.
     Pipe,
@@ -374,7 +374,7 @@ pub fn run(input: &Input) -> Outcome {
     let out = FaultyOutput::default();
     match input.mode {
         Mode::File => {
-            let w = PerfDataFileWriter::from_writer_with_endian(out.clone(), e)
+            let w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(out.clone(), e)
                 .expect("opening over a healthy output");
             drive(w, &out, input)
         }
@@ -478,7 +478,7 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
     match op {
         Op::AddClock { ids, n } => {
             let ids = fresh_ids(m, &ids[..usize::from(n % 4)]);
-            let ok = w.add_event_desc(&ids, &clock_attr(), "cpu-clock");
+            let ok = w.add_event_desc(&ids, &clock_attr(), "cpu-clock").is_ok();
             if ok {
                 m.used.extend(&ids);
                 m.events.push(Event {
@@ -607,8 +607,10 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
             let r = w.write_event_data(&rec);
             took(w, m, &rec, &r)
         }
-        Op::SetString { index, text } => w.set_string_header(PerfHeaderIndex(*index % 32), text),
-        Op::SetHeaderPage(data) => w.set_tracing_data_header_page(data),
+        Op::SetString { index, text } => w
+            .set_string_header(PerfHeaderIndex(*index % 32), text)
+            .is_ok(),
+        Op::SetHeaderPage(data) => w.set_tracing_data_header_page(data).is_ok(),
         Op::FinishedRound => {
             let r = w.write_finished_round();
             if r.is_ok() {
@@ -656,7 +658,7 @@ fn took<O: OutputMode>(
     w: &PerfWriter<O>,
     m: &mut Model,
     bytes: &[u8],
-    answer: &io::Result<()>,
+    answer: &Result<(), WriterError>,
 ) -> bool {
     if let Err(e) = answer {
         // A refused record whose start an earlier call left open is dropped whole (the
@@ -664,12 +666,10 @@ fn took<O: OutputMode>(
         // was.
         let held = w.partial_record_len();
         let refused = matches!(
-            WriterError::from_io(e),
-            Some(
-                WriterError::RecordRefused { .. }
-                    | WriterError::Framing(_)
-                    | WriterError::InsidePartialRecord { .. }
-            )
+            e,
+            WriterError::RecordRefused { .. }
+                | WriterError::Framing(_)
+                | WriterError::InsidePartialRecord { .. }
         );
         if held == 0 && refused {
             m.open.clear();

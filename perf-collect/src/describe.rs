@@ -23,8 +23,8 @@ pub fn describe<O: OutputMode>(
         for (file, what) in [("header_page", 0), ("header_event", 1)] {
             if let Some(text) = fs.events_file(file) {
                 let set = match what {
-                    0 => w.try_set_tracing_data_header_page(&text),
-                    _ => w.try_set_tracing_data_header_event(&text),
+                    0 => w.set_tracing_data_header_page(&text),
+                    _ => w.set_tracing_data_header_event(&text),
                 };
                 if let Err(e) = set {
                     warnings.push(format!("tracefs {file} left out: {e}"));
@@ -32,7 +32,7 @@ pub fn describe<O: OutputMode>(
             }
         }
         if let Some(text) = fs.printk_formats() {
-            if let Err(e) = w.try_set_tracing_data_printk(&text) {
+            if let Err(e) = w.set_tracing_data_printk(&text) {
                 warnings.push(format!("tracefs printk_formats left out: {e}"));
             }
         }
@@ -45,7 +45,7 @@ pub fn describe<O: OutputMode>(
                     .map_err(writer_err("describing a tracepoint"))?;
             }
             _ => w
-                .try_add_event_desc(ids, &attr, &spec.name)
+                .add_event_desc(ids, &attr, &spec.name)
                 .map_err(writer_err("describing an event"))?,
         }
     }

@@ -225,12 +225,3 @@ pub fn perf_event_paranoid() -> Option<i32> {
 pub(crate) fn writer_err(what: &'static str) -> impl Fn(WriterError) -> CollectError {
     move |source| CollectError::Writer { what, source }
 }
-
-/// [`writer_err`] for the writer's `io::Result` methods (their error carries a
-/// [`WriterError`]).
-pub(crate) fn io_writer_err(what: &'static str) -> impl Fn(io::Error) -> CollectError {
-    move |e| CollectError::Writer {
-        what,
-        source: WriterError::from(e),
-    }
-}

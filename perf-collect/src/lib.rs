@@ -7,7 +7,7 @@
 //! EXIT) and mappings (MMAP2) that name threads and code; maps one ring buffer per CPU (the
 //! CPU's other events redirected into it); describes what already runs
 //! ([`synthesize`]); and copies the records into a
-//! [`perf_writer_std::PerfDataFileWriter`] (or a [`perf_writer_std::PerfPipeWriter`] for
+//! file-mode [`perf_writer_std::PerfWriter`] (or a [`perf_writer_std::PerfPipeWriter`] for
 //! `-o -`) as the kernel writes them, one FINISHED_ROUND after each pass over the buffers,
 //! until the command it runs exits, the recorded tasks exit, a signal, or a duration; then
 //! adds the build ids of the objects the samples hit ([`build_ids`]). The kernel's LOST

@@ -6,7 +6,7 @@ use crate::build_ids::Hits;
 use crate::call_graph::CallGraph;
 use crate::command::{Command as RecordedCommand, HeldCommand, GRACE};
 use crate::describe::describe;
-use crate::error::{io_writer_err, writer_err, CollectError};
+use crate::error::{writer_err, CollectError};
 use crate::events::{self, EventKind, EventSpec};
 use crate::options::{Options, DEFAULT_FREQ};
 use crate::output::{FileOutput, StdoutOutput, Target};
@@ -20,9 +20,7 @@ use crate::tracefs::Tracefs;
 use crate::watch::{watch, Watched};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
-use perf_writer_std::{
-    Compression, OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, WriterError,
-};
+use perf_writer_std::{Compression, OutputMode, PerfPipeWriter, PerfWriter, WriterError};
 
 /// Records as `opts` says. Errors in what was asked (events, targets, permissions,
 /// tracefs, output) come before the output is created; a recording that cannot start or
@@ -120,7 +118,8 @@ pub fn record(opts: &Options) -> Result<Summary, CollectError> {
         )
     } else {
         let (file, out) = FileOutput::create(&opts.output)?;
-        let writer = PerfDataFileWriter::from_writer(file).map_err(output_err)?;
+        let writer =
+            PerfWriter::<perf_writer_std::FileOutput<_>>::from_writer(file).map_err(output_err)?;
         run(
             writer,
             Target::File(out),
@@ -201,7 +200,7 @@ fn start<O: OutputMode>(
         synthesize(w, tracking_id, what, hits, warnings)?;
     }
     w.write_finished_init()
-        .map_err(io_writer_err("writing FINISHED_INIT"))?;
+        .map_err(writer_err("writing FINISHED_INIT"))?;
     w.set_strict(opts.strict);
     // Events opened with enable_on_exec start at the held command's exec.
     if !started.plan.enable_on_exec {

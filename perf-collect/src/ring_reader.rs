@@ -4,10 +4,10 @@
 
 use crate::build_ids::Hits;
 use crate::cli::MAX_MMAP_PAGES;
-use crate::error::CollectError;
+use crate::error::{writer_err, CollectError};
 use crate::sys::{page_size, Pending, Ring, Snapshot};
 use perf_writer_std::{OutputMode, PerfWriter, WriterError};
-use std::io::{self, IoSlice};
+use std::io::IoSlice;
 use std::time::Duration;
 
 use perf_abi::record_type::{LOST, LOST_SAMPLES, MMAP, MMAP2, SAMPLE};
@@ -377,10 +377,7 @@ pub fn write_snapshots<O: OutputMode>(
             if r.rtype == SAMPLE && time.is_some_and(|t| t < cutoff) {
                 continue;
             }
-            write_one(w, r, stats, hits).map_err(|e| CollectError::Writer {
-                what: "writing records",
-                source: WriterError::from(e),
-            })?;
+            write_one(w, r, stats, hits).map_err(writer_err("writing records"))?;
         }
     }
     // The rings that went round: each covers back to its oldest record only.
@@ -518,7 +515,7 @@ fn write_one<O: OutputMode>(
     r: &RecordView<'_>,
     stats: &mut RingStats,
     hits: &mut Hits,
-) -> io::Result<()> {
+) -> Result<(), WriterError> {
     let result = if r.b.is_empty() {
         w.write_event_data(r.a)
     } else {
@@ -548,10 +545,10 @@ fn write_one<O: OutputMode>(
 }
 
 /// A refusal of the writer (as opposed to a failure of its output).
-fn refusal(e: &io::Error) -> Option<&WriterError> {
-    match WriterError::from_io(e) {
-        Some(WriterError::Io(_)) | None => None,
-        Some(w) => Some(w),
+fn refusal(e: &WriterError) -> Option<&WriterError> {
+    match e {
+        WriterError::Io(_) => None,
+        refused => Some(refused),
     }
 }
 
@@ -638,10 +635,10 @@ pub fn drain<O: OutputMode>(
         }
         // Refused (nothing of it was written): record by record below.
         Err(e) if refusal(&e).is_some() => {}
-        Err(e) => {
+        Err(source) => {
             return Err(CollectError::Writer {
                 what: "writing records",
-                source: WriterError::from(e),
+                source,
             })
         }
     }
@@ -662,9 +659,9 @@ pub fn drain<O: OutputMode>(
             wrote: done > 0,
             left: total - done,
         }),
-        Some(e) => Err(CollectError::Writer {
+        Some(source) => Err(CollectError::Writer {
             what: "writing records",
-            source: WriterError::from(e),
+            source,
         }),
     }
 }

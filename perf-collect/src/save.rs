@@ -2,8 +2,8 @@
 //! and the output finalized, with what became of it (complete, cut short, closed).
 
 use crate::build_ids::Hits;
+use crate::error::writer_err;
 use crate::error::CollectError;
-use crate::error::{io_writer_err, writer_err};
 use crate::options::Options;
 use crate::output::{output_stop, Target};
 use crate::ring_reader::{self, RingStats};
@@ -335,6 +335,6 @@ fn add_unreported_losses<O: OutputMode>(
         stats.lost_added += missing;
     }
     w.write_finished_round()
-        .map_err(io_writer_err("writing FINISHED_ROUND"))?;
+        .map_err(writer_err("writing FINISHED_ROUND"))?;
     Ok(())
 }

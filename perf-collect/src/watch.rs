@@ -4,8 +4,8 @@
 
 use crate::build_ids::Hits;
 use crate::command::Command as RecordedCommand;
+use crate::error::writer_err;
 use crate::error::CollectError;
-use crate::error::{io_writer_err, writer_err};
 use crate::options::Options;
 use crate::output::{output_stop, Target};
 use crate::ring_reader::{self, RingStats};
@@ -77,7 +77,7 @@ impl Rounds {
     ) -> Result<(), CollectError> {
         if self.due {
             w.write_finished_round()
-                .map_err(io_writer_err("writing FINISHED_ROUND"))?;
+                .map_err(writer_err("writing FINISHED_ROUND"))?;
             *self = Rounds::default();
         }
         Ok(())

@@ -11,8 +11,7 @@ use linux_perf_data::PerfFileReader;
 use perf_abi::{feature, record_type};
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{
-    Compression, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
-    WriterError,
+    Compression, FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::io::{Cursor, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -69,7 +68,8 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
     };
     match (to, sink) {
         (Mode::File, Sink::File { path, tmp }) => {
-            let w = PerfDataFileWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
+            let w =
+                PerfWriter::<FileOutput<_>>::from_writer_with_endian(tmp, endian).map_err(werr)?;
             let mut tmp = fill(trace, opts, to, swap, w)?;
             tmp.seek(SeekFrom::Start(0))
                 .map_err(|source| DataError::WriteOutput {
@@ -80,8 +80,11 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
             commit(&path, tmp)
         }
         (Mode::File, Sink::Stdout) => {
-            let w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
-                .map_err(werr)?;
+            let w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
+                Cursor::new(Vec::new()),
+                endian,
+            )
+            .map_err(werr)?;
             let out = fill(trace, opts, to, swap, w)?.into_inner();
             check_readable(trace, Cursor::new(&out[..]))?;
             to_stdout(&out)
@@ -144,7 +147,7 @@ fn fill<O: OutputMode>(
     w.set_compression(compress)
         .map_err(refused("compression".into()))?;
     for ev in &trace.events {
-        w.try_add_event_desc(&ev.ids, &ev.attr, &ev.name)
+        w.add_event_desc(&ev.ids, &ev.attr, &ev.name)
             .map_err(refused(format!("event {}", ev.name)))?;
     }
     for (&bit, payload) in &trace.features {
@@ -164,7 +167,7 @@ fn fill<O: OutputMode>(
                 None => continue,
             },
         };
-        w.try_set_header(PerfHeaderIndex(bit), payload)
+        w.set_header(PerfHeaderIndex(bit), payload)
             .map_err(refused(format!("feature {}", feature_label(bit))))?;
     }
     let mut decompressor = None;
@@ -195,7 +198,7 @@ fn fill<O: OutputMode>(
                 w.write_event_data(&rec).map_err(|e| DataError::Writer {
                     path: path.clone(),
                     what: inside.clone(),
-                    source: WriterError::from(e),
+                    source: e,
                 })
             })
             .map_err(|e| DataError::bad(path, format!("COMPRESSED record at byte {at}: {e}")))??;
@@ -205,7 +208,7 @@ fn fill<O: OutputMode>(
         w.write_event_data(&bytes).map_err(|e| DataError::Writer {
             path: path.clone(),
             what: format!("record at byte {at} (type {})", r.type_),
-            source: WriterError::from(e),
+            source: e,
         })?;
     }
     if let Some(d) = &decompressor {

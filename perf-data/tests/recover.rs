@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_same_lines, lpd_counts, run, s, script};
-use perf_writer_std::PerfDataFileWriter;
+use perf_writer_std::{FileOutput, PerfWriter};
 use std::path::Path;
 use tracepoint_decode::PerfEventAttrType;
 use tracepoint_decode::{PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType};
@@ -72,18 +72,20 @@ fn write_with(path: &Path, n: u64, end: Ending) {
         finalize,
         flush,
     } = end;
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(s(path)).unwrap();
-    assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"recover-test"));
-    assert!(w.add_event_desc(&[1], &attr(0), "cpu-clock"));
+    w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"recover-test")
+        .unwrap();
+    w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
     for k in 0..n {
         w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
     }
     if late {
-        assert!(w.add_event_desc(&[2], &attr(1), "task-clock"));
+        w.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
         if late_feature_len != 0 {
             let desc = vec![b'x'; late_feature_len];
-            assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::OSRelease, &desc));
+            w.set_string_header(perf_writer_std::PerfHeaderIndex::OSRelease, &desc)
+                .unwrap();
         }
         for k in 0..n {
             w.write_event_data(&sample(2, 200, 100_000 + k)).unwrap();
@@ -239,14 +241,16 @@ fn a_feature_changed_after_the_records_reaches_the_block_at_the_next_flush() {
     let dir = tempfile::tempdir().unwrap();
     let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
     {
-        let mut w = PerfDataFileWriter::new();
+        let mut w = PerfWriter::<FileOutput>::new();
         w.create_file(s(&killed)).unwrap();
-        assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"before"));
-        assert!(w.add_event_desc(&[1], &attr(0), "cpu-clock"));
+        w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"before")
+            .unwrap();
+        w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
         for k in 0..10 {
             w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
         }
-        assert!(w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"after-records"));
+        w.set_string_header(perf_writer_std::PerfHeaderIndex::Hostname, b"after-records")
+            .unwrap();
         w.flush().unwrap();
         std::mem::forget(w);
     }
@@ -290,7 +294,7 @@ fn what_cannot_be_recovered_gets_one_line_and_no_out() {
     // A writer given its records before any description leaves no block.
     let records_first = dir.path().join("records-first.data");
     {
-        let mut w = PerfDataFileWriter::new();
+        let mut w = PerfWriter::<FileOutput>::new();
         w.create_file(s(&records_first)).unwrap();
         w.write_event_data(&sample(1, 1, 1)).unwrap();
         w.flush().unwrap();

@@ -24,7 +24,7 @@
 
 use perf_abi::{record_type, sample_type};
 use perf_writer_std::{
-    Compression, CompressionForm, OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter,
+    Compression, CompressionForm, FileOutput, OutputMode, PerfPipeWriter, PerfWriter,
 };
 use std::hint::black_box;
 use std::io::{self, Seek, SeekFrom, Write};
@@ -233,7 +233,7 @@ fn write_any(records: &[u8], c: Option<Compression>, cadence: Cadence) -> (f64, 
         black_box(w.finish().unwrap());
         r
     } else {
-        let mut w = PerfDataFileWriter::from_writer(SinkSeek::default()).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(SinkSeek::default()).unwrap();
         let r = write_to(&mut w, records, c, cadence);
         black_box(w.finish().unwrap());
         r
@@ -249,7 +249,7 @@ fn write_to<O: OutputMode>(
     let start = Instant::now();
     w.set_strict(false);
     w.set_compression(c).unwrap();
-    assert!(w.add_event_desc(&[ID], &attr(), "cpu-clock"));
+    w.add_event_desc(&[ID], &attr(), "cpu-clock").unwrap();
     let header_end = w.file_pos().unwrap();
     // Countdowns rather than `n % k`: two divisions a record would weigh on the writer's rows
     // and not on zstd's.
@@ -359,12 +359,12 @@ fn form_named(name: &str) -> CompressionForm {
 /// file in `dir`, generating them in 64 KiB batches, and prints VmHWM in kB.
 fn peak_child(form: CompressionForm, level: i32, n: usize, dir: &Path) {
     let batch = events(1024);
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(dir.join("peak.data").to_str().unwrap())
         .unwrap();
     w.set_compression(Some(Compression { level, form }))
         .unwrap();
-    assert!(w.add_event_desc(&[ID], &attr(), "cpu-clock"));
+    w.add_event_desc(&[ID], &attr(), "cpu-clock").unwrap();
     for _ in 0..n.div_ceil(1024) {
         for e in batch.chunks_exact(EVENT) {
             w.write_event_data(e).unwrap();

@@ -24,7 +24,7 @@ use perf_writer_std::perf_encode::records::{
     SampleLayout, SampleRecord,
 };
 use perf_writer_std::perf_encode::{to_slice, to_vec, Endian};
-use perf_writer_std::PerfDataFileWriter;
+use perf_writer_std::{FileOutput, PerfDataFileWriter, PerfWriter};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::hint::black_box;
@@ -669,9 +669,10 @@ fn add_stream_descs_ours<W: Write + Seek>(w: &mut PerfDataFileWriter<W>) {
     for (ids, a, name, format) in stream_descs() {
         match format {
             Some(f) => w
-                .try_add_tracepoint_event_desc(&ids, &a, name, &f)
+                .native_mut()
+                .add_tracepoint_event_desc(&ids, &a, name, &f)
                 .expect(name),
-            None => w.try_add_event_desc(&ids, &a, name).expect(name),
+            None => w.native_mut().add_event_desc(&ids, &a, name).expect(name),
         }
     }
 }
@@ -740,7 +741,9 @@ fn run_stream(
             w.finalize_and_close()
         }
         (Imp::Ours, Target::Sink) => {
-            let mut w = PerfDataFileWriter::from_writer(SinkSeek::default())?;
+            let mut w = PerfDataFileWriter::from(PerfWriter::<FileOutput<_>>::from_writer(
+                SinkSeek::default(),
+            )?);
             if !first {
                 add_stream_descs_ours(&mut w);
             }
@@ -884,7 +887,9 @@ fn finalize_inputs() -> FinalizeInputs {
         data_end: 0,
     };
     let small = Events::new(SMALL, small_event);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).expect("cursor");
+    let mut w = PerfDataFileWriter::from(
+        PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).expect("cursor"),
+    );
     prepare_ours(&mut w, &fi, &small);
     fi.data_end = w.file_pos().expect("open") as usize;
     fi.image = w.finish().expect("finalize").into_inner();
@@ -940,7 +945,9 @@ fn run_finalize(
             (add, timed(|| w.finalize_and_close())?)
         }
         (Imp::Ours, Target::Sink) => {
-            let mut w = PerfDataFileWriter::from_writer(SinkSeek::default())?;
+            let mut w = PerfDataFileWriter::from(PerfWriter::<FileOutput<_>>::from_writer(
+                SinkSeek::default(),
+            )?);
             let add = timed(|| {
                 prepare_ours(&mut w, fi, &inp.small);
                 Ok(())

@@ -9,7 +9,7 @@
 use perf_abi::{attr_flags, misc, sample_type};
 use perf_writer_std::perf_encode::records::{PidTid, Sample, SampleCpu, SampleId};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
+    FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::io;
 use tracepoint_decode::{
@@ -52,7 +52,7 @@ fn switch_payload(format: &PerfEventFormat, prev: (&str, u32), next: (&str, u32)
     raw
 }
 
-fn main() -> io::Result<()> {
+fn main() -> Result<(), WriterError> {
     let path = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "sched_trace.data".to_owned());
@@ -61,7 +61,7 @@ fn main() -> io::Result<()> {
         write_trace(&mut writer, "-")?;
         writer.finalize_and_close()?;
     } else {
-        let mut writer = PerfDataFileWriter::new();
+        let mut writer = PerfWriter::<FileOutput>::new();
         writer.create_file(&path)?;
         write_trace(&mut writer, &path)?;
         writer.finalize_and_close()?;
@@ -71,7 +71,7 @@ fn main() -> io::Result<()> {
 }
 
 /// The same calls write file mode and pipe mode.
-fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Result<()> {
+fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> Result<(), WriterError> {
     let format_text =
         std::fs::read_to_string("/sys/kernel/tracing/events/sched/sched_switch/format")
             .unwrap_or_else(|_| STORED_FORMAT.to_owned());
@@ -82,13 +82,11 @@ fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Res
         | sample_type::TIME
         | sample_type::CPU
         | sample_type::PERIOD;
-    writer.set_string_header(PerfHeaderIndex::Hostname, b"demo-host");
-    writer.set_string_header(PerfHeaderIndex::OSRelease, b"6.1.0-demo");
-    writer.set_string_header(PerfHeaderIndex::Arch, std::env::consts::ARCH.as_bytes());
+    writer.set_string_header(PerfHeaderIndex::Hostname, b"demo-host")?;
+    writer.set_string_header(PerfHeaderIndex::OSRelease, b"6.1.0-demo")?;
+    writer.set_string_header(PerfHeaderIndex::Arch, std::env::consts::ARCH.as_bytes())?;
     writer.set_nr_cpus_header(2, 2);
-    writer
-        .set_cmdline_header(&["sched_trace", path])
-        .map_err(io::Error::from)?;
+    writer.set_cmdline_header(&["sched_trace", path])?;
 
     // Look up the format's id so the tracepoint attr's config matches it.
     let parsed =
@@ -101,15 +99,13 @@ fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Res
         options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL),
         ..Default::default()
     };
-    let format = writer
-        .add_tracepoint_event_desc_from_text(
-            &[SWITCH_ID],
-            &tp_attr,
-            "sched:sched_switch",
-            "sched",
-            &format_text,
-        )
-        .map_err(io::Error::from)?;
+    let format = writer.add_tracepoint_event_desc_from_text(
+        &[SWITCH_ID],
+        &tp_attr,
+        "sched:sched_switch",
+        "sched",
+        &format_text,
+    )?;
 
     let clock_attr = PerfEventAttr {
         attr_type: PerfEventAttrType::Software,
@@ -119,7 +115,7 @@ fn write_trace<O: OutputMode>(writer: &mut PerfWriter<O>, path: &str) -> io::Res
         options: PerfEventAttrOptions(attr_flags::SAMPLE_ID_ALL | attr_flags::COMM),
         ..Default::default()
     };
-    assert!(writer.add_event_desc(&[CLOCK_ID], &clock_attr, "cpu-clock"));
+    writer.add_event_desc(&[CLOCK_ID], &clock_attr, "cpu-clock")?;
 
     let threads = [("demo-main", 4242u32), ("demo-worker", 4243u32)];
     let t0 = 1_000_000_000u64;

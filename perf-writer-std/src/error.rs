@@ -7,20 +7,22 @@ use perf_encode::EncodeError;
 use std::sync::Arc;
 use std::{fmt, io};
 
-/// Why a writer call failed: the error of every method that is not one of `tracepoint_perf`
-/// 0.5's (see the crate documentation, "Errors"). The 0.5 methods keep their `bool` or
-/// `io::Result`; an `io::Error` they return carries this error inside
-/// ([`WriterError::from_io`] reaches it), and the output stream's own errors arrive here as
+/// Why a writer call failed: the error of every fallible method of the native writer
+/// ([`PerfWriter`](crate::PerfWriter)); the output stream's own errors arrive here as
 /// [`WriterError::Io`].
 ///
+/// The compatibility face ([`PerfDataFileWriter`](crate::PerfDataFileWriter)) keeps
+/// `tracepoint_perf` 0.5's `bool` and `io::Result`; an `io::Error` it returns carries this
+/// error inside ([`WriterError::from_io`] reaches it).
+///
 /// ```
-/// use perf_writer_std::{PerfDataFileWriter, WriterError};
-/// let mut w = PerfDataFileWriter::new();
-/// // A tracepoint_perf 0.5 method: io::Result, with the WriterError inside.
-/// let err = w.write_event_data(&[0; 8]).unwrap_err();
+/// use perf_writer_std::{FileOutput, PerfDataFileWriter, PerfWriter, WriterError};
+/// let mut w = PerfWriter::<FileOutput>::new();
+/// assert_eq!(w.write_event_data(&[0; 8]), Err(WriterError::NotOpen));
+/// // The 0.5 face: io::Result, with the WriterError inside.
+/// let mut face = PerfDataFileWriter::from(w);
+/// let err = face.write_event_data(&[0; 8]).unwrap_err();
 /// assert_eq!(WriterError::from_io(&err), Some(&WriterError::NotOpen));
-/// // A method of this crate: the WriterError itself.
-/// assert_eq!(w.flush(), Err(WriterError::NotOpen));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -128,7 +130,7 @@ pub enum WriterError {
         problem: TracepointRawProblem,
     },
     /// A pipe-mode stream already sent its tracing data (at the first event): perf reads it
-    /// once, so tracepoint formats must be added before.
+    /// once, so tracepoint formats, and the tracing data's other parts, must come before.
     FormatAfterStart,
     /// A feature payload is larger than a pipe-mode HEADER_FEATURE record holds (64 KiB).
     FeatureTooLargeForPipe(u8),
@@ -351,8 +353,8 @@ impl fmt::Display for RecordProblem {
     }
 }
 
-/// `e` as the `io::Error` the `tracepoint_perf` 0.5 methods return, with the `WriterError`
-/// inside ([`WriterError::from_io`] reaches it).
+/// `e` as an `io::Error` of the output layer, with the `WriterError` inside
+/// ([`WriterError::from_io`] reaches it).
 pub(crate) fn io_err(e: impl Into<WriterError>) -> io::Error {
     io::Error::from(e.into())
 }
@@ -441,7 +443,7 @@ impl fmt::Display for WriterError {
                 "tracepoint event {config} has no tracefs format; perf would refuse the file"
             ),
             Self::FormatAfterStart => f.write_str(
-                "tracepoint formats must be added before the first event of a pipe-mode stream",
+                "tracepoint formats and tracing data must be given before the first event of a pipe-mode stream",
             ),
             Self::BadFeaturePayload(e) => write!(f, "refused: {e}"),
             Self::FeatureTooLargeForPipe(i) => {

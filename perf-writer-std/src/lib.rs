@@ -1,39 +1,172 @@
 //! Write Linux `perf.data` files from std programs.
 //!
-//! [`PerfDataFileWriter`] (file mode, over any `Write + Seek`) is a drop-in replacement for
-//! `tracepoint_perf` 0.5's writer: same method names and signatures, buffered, with its
-//! defects fixed. [`PerfPipeWriter`] has the same methods and writes pipe mode over any
-//! `Write`: readable while it is written and after a crash. Every byte is encoded by
-//! [`perf_encode`]. On top of I/O and state this crate adds checks and facts derived for the
-//! caller: strict mode ([`PerfWriter::set_strict`]), headers derived from the events
-//! ([`PerfWriter::set_headers_from_events`]), the host description ([`HostDescription`],
-//! [`PerfWriter::set_host_headers`]), the synthesized TRACING_DATA, typed records and typed
-//! feature setters.
+//! [`PerfWriter`] is the writer: `PerfWriter<`[`FileOutput<W>`](FileOutput)`>` writes file
+//! mode over any `Write + Seek` (a `File` by default), [`PerfPipeWriter`] writes pipe mode over
+//! any `Write`, readable while it is written and after a crash. Every fallible method returns
+//! `Result<_, `[`WriterError`]`>`. Every byte is encoded by [`perf_encode`]. On top of I/O and
+//! state this crate adds checks and facts derived for the caller: strict mode (below), headers
+//! derived from the events ([`PerfWriter::set_headers_from_events`]), the host description
+//! ([`HostDescription`], [`PerfWriter::set_host_headers`]), the synthesized TRACING_DATA, typed
+//! records and typed feature setters.
 //!
 //! ```no_run
-//! use perf_writer_std::PerfDataFileWriter;
-//! let mut w = PerfDataFileWriter::new();
+//! use perf_writer_std::{FileOutput, PerfWriter};
+//! let mut w = PerfWriter::<FileOutput>::new();
 //! w.create_file("perf.data")?;
 //! // add_event_desc / add_tracepoint_event_desc, write_event_data, set_*_header…
+//! w.finalize_and_close()?;
+//! # Ok::<(), perf_writer_std::WriterError>(())
+//! ```
+//!
+//! [`PerfDataFileWriter`] is a compatibility face for programs written for `tracepoint_perf`
+//! 0.5: its writer's method names and signatures (`bool`, `io::Result`) over the native
+//! file-mode writer, which it dereferences to for everything 0.5 did not have.
+//!
+//! ```no_run
+//! use perf_writer_std::PerfDataFileWriter; // was: use tracepoint_perf::PerfDataFileWriter;
+//! let mut w = PerfDataFileWriter::new();
+//! w.create_file("perf.data")?;
 //! w.finalize_and_close()?;
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
 //! # Errors
 //!
-//! - **Methods of this crate** return `Result<_, `[`WriterError`]`>` when they can fail:
-//!   constructors over a stream (`from_writer`, `open_writer`), `flush` and `finish`, the
-//!   `try_*` variants, the typed feature setters, `set_host_headers`, `sample_layout`,
-//!   `add_tracepoint_event_desc_from_text`, and the typed record writers (`write_record`,
-//!   `write_sample`, `write_comm`, `write_fork`, `write_exit`, `write_lost`). An error of the output stream itself is
-//!   [`WriterError::Io`]. Setters whose value cannot be refused (`set_total_mem_header`,
-//!   `set_stat_header`, …) return nothing.
-//! - **The methods of `tracepoint_perf` 0.5's writer** keep its signatures: `bool` for
-//!   setters (each has a `try_*` variant saying why), `io::Result` for writes, with the
+//! - **The native writer** ([`PerfWriter`]) returns `Result<_, `[`WriterError`]`>` from every
+//!   method that can fail; an error of the output stream itself is [`WriterError::Io`].
+//!   Setters whose value cannot be refused (`set_nr_cpus_header`, `set_stat_header`, …)
+//!   return nothing.
+//! - **The compatibility face** ([`PerfDataFileWriter`]) keeps 0.5's signatures: `bool` for
+//!   setters (the native method of the same name says why), `io::Result` for writes, with the
 //!   `WriterError` inside ([`WriterError::from_io`]).
 //!
 //! `WriterError` converts to `io::Error` (giving back the stream's own error for
 //! `WriterError::Io`) and from it, so `?` works across the two.
+//!
+//! # Strict mode
+//!
+//! On by default ([`PerfWriter::set_strict`]). Every record given to
+//! [`write_event_data`](PerfWriter::write_event_data),
+//! [`write_event_data_vectored`](PerfWriter::write_event_data_vectored) or the typed methods
+//! is checked against its event description, and a call is refused
+//! ([`WriterError::RecordRefused`], naming the record, its offset and the problem) with
+//! nothing of it written when a record:
+//! - is a SAMPLE whose id belongs to no description (with several descriptions; perf
+//!   gives every record to the only one when there is one, and records with id 0, as
+//!   perf synthesizes them, to the first) once its description can no longer come (see
+//!   below);
+//! - is a SAMPLE whose fields disagree with its attr's layout (`sample_type`,
+//!   `read_format`, register masks, `branch_sample_type`): `header.size` must be what
+//!   the layout implies (or that rounded up to 8: padding after the last field, as
+//!   writers that do not count RAW's padding in its size produce, reads the same);
+//! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
+//!   id, or whose size does not fit its type plus the trailer its attr asks for;
+//! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
+//! - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
+//!   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
+//! - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
+//!   fit its type;
+//! - is a COMPRESSED record (passed through as given, e.g. from a `perf record -z` file)
+//!   while no HEADER_COMPRESSED (zstd, `mmap_len` above 0) is set, or while the writer
+//!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not
+//!   decompress it: the records inside are not checked.
+//!
+//! **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
+//! headers may come in any order before finalize: a record whose description (its
+//! event id's), tracepoint format or HEADER_COMPRESSED is not there yet is written, and
+//! what the check needs of it is kept in a summary per event id, not the records: the
+//! layouts its SAMPLEs all fit (every field of varying length among them) and what
+//! their RAW payloads say to any tracepoint format, or the lengths of its other records.
+//! The description checks them when it is added, as it would have checked each record
+//! had it come first, and is refused when they contradict it
+//! ([`WriterError::ContradictsRecords`], naming
+//! how many, the first's offset and id, and what is wrong); a HEADER_COMPRESSED perf
+//! could not decompress them with is refused by `set_header` the same way. Finalize
+//! refuses while records wait
+//! ([`WriterError::UndescribedRecords`]): add
+//! what they need and finalize again. A writer dropped (or
+//! [salvaged](PerfWriter::finish_truncated)) while records wait ends the data before the first
+//! of them, so perf reads the file: the records from there on are lost.
+//!
+//! The memory this takes is bounded. A record past a bound is refused at its call
+//! ([`WriterError::RecordRefused`], nothing of it
+//! written) until descriptions are added: more than
+//! [`MAX_PENDING_IDS`] event ids waiting (`TooManyPendingIds`),
+//! summaries taking [`MAX_PENDING_BYTES`] (`TooManyPendingBytes`),
+//! or a SAMPLE that, with the SAMPLEs of its id before it, fits more layouts than are
+//! kept track of (`TooManyLayouts`: SAMPLEs of one layout stay far below that). Before
+//! the first description the place of the id in a SAMPLE is not known: records are
+//! grouped by the word at each place a layout can put it, and a place where more than
+//! `MAX_PENDING_IDS` words, or 4 MiB of SAMPLEs each alone in its group, were written is
+//! no longer kept; a first description that puts its id there is refused, naming them.
+//!
+//! Pipe mode keeps the stream's order (perf reads it in order): a record whose
+//! description is not there yet is refused
+//! ([`RecordProblem::DescribeFirstInPipeMode`]),
+//! and so it is in file mode while the writer compresses
+//! ([`set_compression`](PerfWriter::set_compression): records are compressed as they come).
+//!
+//! Sizes that are not multiples of 8 are refused in every mode (COMPRESSED and
+//! HEADER_FEATURE records excepted: perf writes them unpadded). A record split across calls is
+//! held back until its last byte arrives, then checked; [`file_pos`](PerfWriter::file_pos)
+//! counts it. Its header is judged by the call that completes it: a type perf 6.1 does
+//! not know, or a pipe-mode header record, is refused there and not taken as the start
+//! of a record that would swallow what follows. When such a record is refused, its
+//! held-back start is dropped with it, so the output continues after the last accepted
+//! record (the error, [`WriterError::InsidePartialRecord`],
+//! says so). Attrs perf could not tell apart are refused by `add_event_desc` in every
+//! mode.
+//!
+//! # Compression
+//!
+//! [`PerfWriter::set_compression`] compresses records with zstd (the `zstd` cargo feature).
+//! Kernel records (SAMPLE, COMM, MMAP…) are compressed from the first SAMPLE or
+//! FINISHED_INIT on; the records before them (the initial state), FINISHED_INIT and the
+//! other tool records stay uncompressed, as perf writes them. Compressed records wait, whole, in a 256 KiB buffer
+//! ([`MAX_DECOMPRESSED_CHUNK`]) that becomes COMPRESSED
+//! records of at most 65,535 bytes when the next record does not fit, before an
+//! uncompressed record, on [`flush`](PerfWriter::flush) and on finish;
+//! [`file_pos`](PerfWriter::file_pos) does not count the waiting bytes. A FINISHED_ROUND among
+//! them does not end the buffer: it is written where the buffer ends anyway, once 256 KiB
+//! of records went by since the last one written; the others are left out (the aligned
+//! form) or compressed in their place (perf's form), which perf and linux-perf-data read
+//! as the same records in the same order (all of them stay where they were when some
+//! events' records carry a time and others' do not). HEADER_COMPRESSED is set when
+//! compression is switched on (pipe
+//! mode sends it just before the first COMPRESSED record, with `mmap_len` 512 KiB and
+//! ratio 0) and rewritten on finish with the ratio of the records compressed to the
+//! COMPRESSED records written and `mmap_len` twice the largest piece one record
+//! decompresses to (the margin perf 6.1's decompression needs); when no COMPRESSED record
+//! was written, a file gets back the HEADER_COMPRESSED it had before (none, unless the
+//! caller set one), and a pipe stream carries none but the caller's.
+//!
+//! A flush ends a piece: in the aligned form (the default) that ends a zstd frame, so a
+//! trace flushed every 1,000 records of 64 bytes is about 1% larger than one flushed
+//! never, and a piece that would not shrink (a flush after every record) is written as
+//! its records, uncompressed; perf's form keeps zstd's history across flushes (its
+//! records shrink even one at a time). BENCHMARKS.md ("Compression") has the numbers.
+//!
+//! It may be switched between records. perf reads one zstd stream per output, and a
+//! stream in perf's form ([`CompressionForm::PerfStream`](crate::CompressionForm)) is
+//! never ended (its end would be a record that decompresses to nothing, which perf 6.1
+//! refuses): once it has written records, compression may go off and on again in perf's
+//! form, at any level, continuing that stream, but not in the aligned form.
+//!
+//! Failures follow the writer's rules: the compressor gets only whole records, so the
+//! start of an unfinished record is held (in memory, out of the compressor) until its
+//! last byte arrives and [`abandon_partial_record`](PerfWriter::abandon_partial_record) drops
+//! it; COMPRESSED records the output did not take wait and are sent again first. Limits
+//! while compressing: an unfinished record is held in memory whole in file mode too (it
+//! is not written out early, as a record longer than the buffer is without
+//! compression), so in both modes a record split across calls may be at most
+//! [`MAX_SPLIT_RECORD_LEN`] bytes
+//! ([`WriterError::SplitRecordTooLong`] at the call that would hold more; a longer
+//! record is taken in one call); a call that compressed records is taken even when the output then
+//! fails to take them (the error comes back at the next call that writes, flushes or
+//! finishes, which is refused whole until they are sent); and the records
+//! [`finish_truncated`](PerfWriter::finish_truncated) keeps are counted as they are in the
+//! file, a COMPRESSED record as one.
+//!
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -68,7 +201,8 @@ pub use output::record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};
 pub use output::OutputMode;
 pub use perf_encode::records::MAX_RECORD_LEN;
 pub use perf_encode::Endian;
-pub use writer::{PerfDataFileWriter, PerfPipeWriter, PerfWriter};
+pub use writer::compat::PerfDataFileWriter;
+pub use writer::{PerfPipeWriter, PerfWriter};
 
 /// The encoder crate, re-exported.
 pub use perf_encode;

@@ -1,10 +1,12 @@
-//! The crate's error convention (crate documentation, "Errors"): its own methods return
-//! `Result<_, WriterError>`, a stream error arriving as `WriterError::Io`; the
-//! `tracepoint_perf` 0.5 methods keep `io::Result`, giving back the stream's own error.
+//! The crate's error convention (crate documentation, "Errors"): the native writer's methods
+//! return `Result<_, WriterError>`, a stream error arriving as `WriterError::Io`; the
+//! compatibility face's `tracepoint_perf` 0.5 methods keep `io::Result`, giving back the
+//! stream's own error.
 
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{
-    HostDescription, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, WriterError,
+    FileOutput, HostDescription, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
+    WriterError,
 };
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 
@@ -44,12 +46,12 @@ fn io_error_code(e: &WriterError) -> Option<i32> {
 #[test]
 fn the_crates_methods_report_stream_errors_as_writer_error_io() {
     // The types are the test as much as the values: these are `Result<_, WriterError>`.
-    let opened: Result<PerfDataFileWriter<Full>, WriterError> =
-        PerfDataFileWriter::from_writer(Full { seek_fails: true });
+    let opened: Result<PerfWriter<FileOutput<Full>>, WriterError> =
+        PerfWriter::<FileOutput<_>>::from_writer(Full { seek_fails: true });
     let err = opened.expect_err("the start position cannot be read");
     assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
 
-    let mut w = PerfDataFileWriter::from_writer(Full { seek_fails: false }).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Full { seek_fails: false }).unwrap();
     let flushed: Result<(), WriterError> = w.flush();
     let err = flushed.unwrap_err();
     assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
@@ -66,16 +68,44 @@ fn the_crates_methods_report_stream_errors_as_writer_error_io() {
     let err = pipe.flush().unwrap_err();
     assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
 
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     let reopened: Result<(), WriterError> = w.open_writer(Cursor::new(Vec::new()));
     reopened.unwrap();
 }
 
 #[test]
+fn the_native_methods_of_the_seeds_names_return_writer_error() {
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Full { seek_fails: false }).unwrap();
+    let finalized: Result<(), WriterError> = w.finalize_and_close();
+    let err = finalized.unwrap_err();
+    assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
+    w.close_no_finalize();
+
+    let mut closed = PerfWriter::<FileOutput>::new();
+    let written: Result<(), WriterError> = closed.write_event_data(&[0; 8]);
+    assert_eq!(written, Err(WriterError::NotOpen));
+    let round: Result<(), WriterError> = closed.write_finished_round();
+    assert_eq!(round, Err(WriterError::NotOpen));
+    let vectored: Result<usize, WriterError> =
+        closed.write_event_data_vectored(&[io::IoSlice::new(&[0; 8])]);
+    assert_eq!(vectored, Err(WriterError::NotOpen));
+    // A refusal 0.5's `()` setter dropped is returned.
+    let required: Result<(), WriterError> = closed.set_tracing_data_required(3, 4096);
+    assert!(matches!(
+        required,
+        Err(WriterError::BadTracingDataSetting(_))
+    ));
+    let created: Result<(), WriterError> = closed.create_file("/nonexistent-dir/perf.data");
+    assert!(matches!(created, Err(WriterError::Io(_))), "{created:?}");
+}
+
+#[test]
 fn the_seeds_methods_give_back_the_streams_own_error() {
-    let mut w = PerfDataFileWriter::from_writer(Full { seek_fails: false }).unwrap();
+    let native = PerfWriter::<FileOutput<_>>::from_writer(Full { seek_fails: false }).unwrap();
+    let mut w = PerfDataFileWriter::from(native);
     let err: io::Error = w.finalize_and_close().unwrap_err();
     assert_eq!(err.raw_os_error(), Some(NO_SPACE), "{err}");
+    w.close_no_finalize();
     // And their refusals carry the WriterError.
     let mut closed = PerfDataFileWriter::new();
     let err = closed.finalize_and_close().unwrap_err();
@@ -110,7 +140,7 @@ fn empty_bpf_lists_are_refused_in_the_foreign_byte_order() {
         Endian::Little => Endian::Big,
         Endian::Big => Endian::Little,
     };
-    let mut w = PerfDataFileWriter::new_with_endian(foreign);
+    let mut w = PerfWriter::<FileOutput>::new_with_endian(foreign);
     assert!(matches!(
         w.set_empty_bpf_headers(),
         Err(WriterError::ForeignByteOrder(_))
@@ -125,7 +155,7 @@ fn empty_bpf_lists_are_refused_in_the_foreign_byte_order() {
     assert!(!w.has_header(PerfHeaderIndex::BpfBtf));
     assert!(w.has_header(PerfHeaderIndex::Hostname));
 
-    let mut native = PerfDataFileWriter::new();
+    let mut native = PerfWriter::<FileOutput>::new();
     native.set_host_headers(&host).unwrap();
     assert_eq!(native.get_header(PerfHeaderIndex::BpfBtf), [0; 4]);
 }

@@ -8,8 +8,8 @@ use perf_writer_std::perf_encode::features::{
 };
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{
-    CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo, MemoryNodeInfo,
-    NumaNodeInfo, PerfDataFileWriter, PerfHeaderIndex, PmuCapInfo, PmuCapsInfo, PmuInfo,
+    CacheInfo, CpuTopologyInfo, FileOutput, HostDescription, HybridNodeInfo, MemTopologyInfo,
+    MemoryNodeInfo, NumaNodeInfo, PerfHeaderIndex, PerfWriter, PmuCapInfo, PmuCapsInfo, PmuInfo,
     WriterError,
 };
 
@@ -136,7 +136,7 @@ fn full_host() -> HostDescription {
 }
 
 /// The same headers through the typed setters, the values written out by hand.
-fn by_hand(w: &mut PerfDataFileWriter) -> Result<(), WriterError> {
+fn by_hand(w: &mut PerfWriter<FileOutput>) -> Result<(), WriterError> {
     let h = full_host();
     for (index, value) in [
         (PerfHeaderIndex::Hostname, "host"),
@@ -146,7 +146,7 @@ fn by_hand(w: &mut PerfDataFileWriter) -> Result<(), WriterError> {
         (PerfHeaderIndex::CpuDesc, "Test CPU @ 1.00GHz"),
         (PerfHeaderIndex::CpuId, "GenuineTest,6,1,2"),
     ] {
-        w.try_set_string_header(index, value.as_bytes())?;
+        w.set_string_header(index, value.as_bytes())?;
     }
     w.set_nr_cpus_header(2, 2);
     w.set_total_mem_header(8 << 20);
@@ -262,9 +262,9 @@ fn by_hand(w: &mut PerfDataFileWriter) -> Result<(), WriterError> {
 #[test]
 fn set_host_headers_writes_what_the_typed_setters_write() {
     for endian in [Endian::Little, Endian::Big] {
-        let mut from_host = PerfDataFileWriter::new_with_endian(endian);
+        let mut from_host = PerfWriter::<FileOutput>::new_with_endian(endian);
         from_host.set_host_headers(&full_host()).unwrap();
-        let mut manual = PerfDataFileWriter::new_with_endian(endian);
+        let mut manual = PerfWriter::<FileOutput>::new_with_endian(endian);
         let r = by_hand(&mut manual);
         if endian == Endian::NATIVE {
             r.unwrap();
@@ -294,7 +294,7 @@ fn every_header_is_tried_and_the_first_refusal_returned() {
         online: 3,
     });
     host.mem_topology.as_mut().unwrap().nodes[0].bitmap = vec![0x0f, 0];
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     let err = w.set_host_headers(&host).unwrap_err();
     assert!(err.to_string().contains("CPU_TOPOLOGY"), "the first: {err}");
     assert!(!w.has_header(PerfHeaderIndex::CpuTopology));

@@ -1,7 +1,7 @@
 //! The writer's state machine over in-memory outputs: refusals leave the output intact, a
 //! failed finalize can be retried, settings survive `create_file`.
 
-use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex, WriterError};
+use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
 use std::cell::Cell;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::rc::Rc;
@@ -57,17 +57,14 @@ impl Seek for Flaky {
 
 #[test]
 fn refused_event_bytes_leave_the_data_section_unchanged() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    assert!(w.add_event_desc(&[1], &attr(), "e"));
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_event_desc(&[1], &attr(), "e").unwrap();
     w.write_event_data(&sample(1)).unwrap();
     let pos = w.file_pos();
     // size 12 is not a multiple of 8; size 4 is below the header.
     for bad in [[9u8, 0, 0, 0, 0, 0, 12, 0], [9, 0, 0, 0, 0, 0, 4, 0]] {
         let err = w.write_event_data(&bad).unwrap_err();
-        assert!(
-            matches!(WriterError::from_io(&err), Some(WriterError::Framing(_))),
-            "{err}"
-        );
+        assert!(matches!(err, WriterError::Framing(_)), "{err}");
         assert_eq!(w.file_pos(), pos);
     }
     // A record split across calls is fine.
@@ -90,8 +87,8 @@ fn a_failed_finalize_can_be_retried() {
         inner: Cursor::new(Vec::new()),
         fail: fail.clone(),
     };
-    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
-    assert!(w.add_event_desc(&[1, 2], &attr(), "e"));
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(out).unwrap();
+    w.add_event_desc(&[1, 2], &attr(), "e").unwrap();
     w.write_event_data(&sample(1)).unwrap();
     fail.set(true);
     assert!(w.finish().is_err());
@@ -114,8 +111,8 @@ fn a_failed_event_write_takes_nothing_and_the_writer_goes_on() {
         inner: Cursor::new(Vec::new()),
         fail: fail.clone(),
     };
-    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
-    assert!(w.add_event_desc(&[1], &attr(), "e"));
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(out).unwrap();
+    w.add_event_desc(&[1], &attr(), "e").unwrap();
     fail.set(true);
     // The writer buffers: the failure shows once the buffer has to be written out.
     let buffered_events = perf_writer_std::FILE_BUFFER_SIZE / 16;
@@ -136,44 +133,50 @@ fn a_failed_event_write_takes_nothing_and_the_writer_goes_on() {
 
 #[test]
 fn duplicate_ids_and_bad_names_are_refused() {
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.add_event_desc(&[1, 2], &attr(), "a"));
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.add_event_desc(&[1, 2], &attr(), "a").unwrap();
     assert_eq!(
-        w.try_add_event_desc(&[3, 2], &attr(), "b"),
+        w.add_event_desc(&[3, 2], &attr(), "b"),
         Err(WriterError::DuplicateId(2))
     );
     assert_eq!(
-        w.try_add_event_desc(&[4, 4], &attr(), "c"),
+        w.add_event_desc(&[4, 4], &attr(), "c"),
         Err(WriterError::DuplicateId(4))
     );
-    assert!(!w.add_event_desc(&[5], &attr(), "nul\0inside"));
-    assert!(!w.add_event_desc(&[6], &attr(), &"x".repeat(0x10000)));
-    assert!(w.add_event_desc(&[3], &attr(), &"x".repeat(0xffff)));
+    assert!(w.add_event_desc(&[5], &attr(), "nul\0inside").is_err());
+    assert!(w
+        .add_event_desc(&[6], &attr(), &"x".repeat(0x10000))
+        .is_err());
+    w.add_event_desc(&[3], &attr(), &"x".repeat(0xffff))
+        .unwrap();
 }
 
 #[test]
 fn string_headers_are_limited_to_string_features() {
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm\0garbage"));
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"vm\0garbage")
+        .unwrap();
     // perf_header_string: len 64, "vm", NUL padding.
     let h = w.get_header(PerfHeaderIndex::Hostname);
     assert_eq!(h.len(), 68);
     assert_eq!(&h[..6], &[64, 0, 0, 0, b'v', b'm']);
     assert!(h[6..].iter().all(|&b| b == 0));
     // CMDLINE becomes a list of one string.
-    assert!(w.set_string_header(PerfHeaderIndex::Cmdline, b"prog --flag"));
+    w.set_string_header(PerfHeaderIndex::Cmdline, b"prog --flag")
+        .unwrap();
     let c = w.get_header(PerfHeaderIndex::Cmdline);
     assert_eq!(&c[..4], &1u32.to_le_bytes());
     assert_eq!(&c[8..19], b"prog --flag");
     assert_eq!(
-        w.try_set_string_header(PerfHeaderIndex::NrCpus, b"2"),
+        w.set_string_header(PerfHeaderIndex::NrCpus, b"2"),
         Err(WriterError::NotAStringFeature(7))
     );
-    assert!(!w.set_header(PerfHeaderIndex::Reserved, b"x"));
-    assert!(!w.set_header(PerfHeaderIndex::LastFeature, b"x"));
+    assert!(w.set_header(PerfHeaderIndex::Reserved, b"x").is_err());
+    assert!(w.set_header(PerfHeaderIndex::LastFeature, b"x").is_err());
     // A raw payload perf would not read is refused; an empty PMU_CAPS list is taken.
-    assert!(!w.set_header(PerfHeaderIndex::PmuCaps, b"x"));
-    assert!(w.set_header(PerfHeaderIndex::PmuCaps, &0u32.to_ne_bytes()));
+    assert!(w.set_header(PerfHeaderIndex::PmuCaps, b"x").is_err());
+    w.set_header(PerfHeaderIndex::PmuCaps, &0u32.to_ne_bytes())
+        .unwrap();
 }
 
 #[test]
@@ -182,9 +185,10 @@ fn settings_made_before_create_file_are_kept() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let path = dir.join("kept.data");
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"kept-host"));
-    assert!(w.add_event_desc(&[9], &attr(), "kept-event"));
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"kept-host")
+        .unwrap();
+    w.add_event_desc(&[9], &attr(), "kept-event").unwrap();
     // A failed create keeps them too.
     assert!(w
         .create_file(dir.join("missing/dir/x.data").to_str().unwrap())
@@ -204,7 +208,7 @@ fn settings_made_before_create_file_are_kept() {
 fn file_pos_counts_from_the_stream_start() {
     let mut cursor = Cursor::new(vec![0u8; 10]);
     cursor.seek(SeekFrom::Start(10)).unwrap();
-    let mut w = PerfDataFileWriter::from_writer(cursor).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(cursor).unwrap();
     assert_eq!(w.file_pos(), Some(10 + 104));
     w.write_finished_round().unwrap();
     let after_round = w.file_pos().unwrap();
@@ -232,43 +236,48 @@ fn events_perf_could_not_tell_apart_are_refused() {
     const IDENTIFIER: u64 = 1 << 16;
     const SAMPLE_ID_ALL: u64 = 1 << 18;
     // One event needs no id in its samples.
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.add_event_desc(&[1], &with(IP_TID_TIME, 0), "only"));
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.add_event_desc(&[1], &with(IP_TID_TIME, 0), "only")
+        .unwrap();
     // A second one without an id anywhere: perf says "non matching sample_type".
     assert!(matches!(
-        w.try_add_event_desc(&[2], &with(IP_TID_TIME, 0), "second"),
+        w.add_event_desc(&[2], &with(IP_TID_TIME, 0), "second"),
         Err(WriterError::IndistinguishableEvents(_))
     ));
     // ID at different positions (ADDR comes before ID).
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.add_event_desc(&[1], &with(IP_TID_TIME | ID, 0), "a"));
-    assert!(w.add_event_desc(
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.add_event_desc(&[1], &with(IP_TID_TIME | ID, 0), "a")
+        .unwrap();
+    w.add_event_desc(
         &[2],
         &with(IP_TID_TIME | ID | (1 << 8), 0),
-        "same id position"
-    ));
+        "same id position",
+    )
+    .unwrap();
     assert!(matches!(
-        w.try_add_event_desc(&[3], &with(IP_TID_TIME | ID | ADDR, 0), "b"),
+        w.add_event_desc(&[3], &with(IP_TID_TIME | ID | ADDR, 0), "b"),
         Err(WriterError::IndistinguishableEvents(_))
     ));
     // ID at different positions from the end (CPU follows ID in trailers): perf compares
     // that position too, with or without sample_id_all.
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.add_event_desc(&[1], &with(ID, 0), "a"));
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.add_event_desc(&[1], &with(ID, 0), "a").unwrap();
     assert!(matches!(
-        w.try_add_event_desc(&[2], &with(ID | (1 << 7), 0), "b"),
+        w.add_event_desc(&[2], &with(ID | (1 << 7), 0), "b"),
         Err(WriterError::IndistinguishableEvents(_))
     ));
     // IDENTIFIER always works; sample_id_all must agree.
-    let mut w = PerfDataFileWriter::new();
-    assert!(w.add_event_desc(&[1], &with(IDENTIFIER, SAMPLE_ID_ALL), "a"));
-    assert!(w.add_event_desc(
+    let mut w = PerfWriter::<FileOutput>::new();
+    w.add_event_desc(&[1], &with(IDENTIFIER, SAMPLE_ID_ALL), "a")
+        .unwrap();
+    w.add_event_desc(
         &[2],
         &with(IDENTIFIER | IP_TID_TIME | ADDR, SAMPLE_ID_ALL),
-        "b"
-    ));
+        "b",
+    )
+    .unwrap();
     assert!(matches!(
-        w.try_add_event_desc(&[3], &with(IDENTIFIER, 0), "c"),
+        w.add_event_desc(&[3], &with(IDENTIFIER, 0), "c"),
         Err(WriterError::IndistinguishableEvents(_))
     ));
 }
@@ -277,17 +286,13 @@ fn events_perf_could_not_tell_apart_are_refused() {
 fn finished_round_inside_a_split_record_is_refused_in_both_modes() {
     // Without strict mode the framer tracks the split; with it the start is held back.
     for strict in [false, true] {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_strict(strict);
-        assert!(w.add_event_desc(&[1], &attr(), "e"));
+        w.add_event_desc(&[1], &attr(), "e").unwrap();
         let s = sample(1);
         w.write_event_data(&s[..6]).unwrap();
         let err = w.write_finished_round().unwrap_err();
-        assert_eq!(
-            WriterError::from_io(&err),
-            Some(&WriterError::IncompleteRecord),
-            "strict {strict}"
-        );
+        assert_eq!(err, WriterError::IncompleteRecord, "strict {strict}");
         w.write_event_data(&s[6..]).unwrap();
         w.write_finished_round().unwrap();
         let bytes = w.finish().unwrap().into_inner();

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod fixtures;
+pub mod formats;
 pub mod lpd;
 pub mod perf_tool;
 pub mod records;

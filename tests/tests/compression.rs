@@ -23,7 +23,7 @@ use integration_tests::perf_tool::{
 use integration_tests::records::{comm, sample, RecordBuilder, StdSample};
 use integration_tests::{lpd, temp_data_file, tp_reader, Endian};
 use perf_writer_std::{
-    Compression, CompressionForm, OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter,
+    Compression, CompressionForm, FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter,
     PerfWriter, RecordProblem, WriterError,
 };
 use std::io::Cursor;
@@ -66,8 +66,9 @@ fn writer_endian(e: Endian) -> perf_writer_std::Endian {
 /// The events: a COMM and FINISHED_INIT (the initial state), then `n` samples (each written
 /// in two calls when `split`), a FINISHED_ROUND every 1000.
 fn fill<O: OutputMode>(w: &mut PerfWriter<O>, e: Endian, n: u64, split: bool) {
-    assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+    w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock").unwrap();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host")
+        .unwrap();
     w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
         .unwrap();
     w.write_finished_init().unwrap();
@@ -104,9 +105,11 @@ fn write(pipe: bool, e: Endian, c: Option<Compression>, n: u64, split: bool) -> 
         fill(&mut w, e, n, split);
         w.finish().unwrap()
     } else {
-        let mut w =
-            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), writer_endian(e))
-                .unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
+            Cursor::new(Vec::new()),
+            writer_endian(e),
+        )
+        .unwrap();
         w.set_compression(c).unwrap();
         fill(&mut w, e, n, split);
         w.finish().unwrap().into_inner()
@@ -344,7 +347,7 @@ fn perf_refuses_a_compressed_record_that_ends_no_zstd_block() {
     });
     rec.records.splice(first..first, recut);
     assert!(!records_cut_inside_a_block(&rec).is_empty());
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     rewrite(&rec, &mut w);
     let recut = w.finish().unwrap().into_inner();
     assert_eq!(lpd_samples(&recut), lpd_samples(&bytes));
@@ -406,9 +409,10 @@ fn raw_samples(alphabet: u64) -> Vec<(Compression, usize, usize)> {
         .map(|_| (0..2044).map(|_| (random() % alphabet) as u8).collect())
         .collect();
     let write_raw = |c: Option<Compression>| {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_compression(c).unwrap();
-        assert!(w.add_event_desc(&[7], &attr(LAYOUT | sample::RAW), "cpu-clock"));
+        w.add_event_desc(&[7], &attr(LAYOUT | sample::RAW), "cpu-clock")
+            .unwrap();
         for (i, raw) in raws.iter().enumerate() {
             let s = StdSample {
                 id: 7,
@@ -527,12 +531,11 @@ fn td_attr(b: &[u8]) -> td::PerfEventAttr {
 fn rewrite<O: OutputMode>(rec: &FixtureContent, w: &mut PerfWriter<O>) {
     for a in &rec.attrs {
         let name = a.name.clone().unwrap_or_default();
-        w.try_add_event_desc(&a.ids, &td_attr(&a.bytes), &name)
-            .unwrap();
+        w.add_event_desc(&a.ids, &td_attr(&a.bytes), &name).unwrap();
     }
     for (&bit, payload) in &rec.features {
         if bit != 12 {
-            assert!(w.set_header(PerfHeaderIndex(bit as u8), payload));
+            w.set_header(PerfHeaderIndex(bit as u8), payload).unwrap();
         }
     }
     for r in &rec.records {
@@ -577,7 +580,7 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
     assert!(!original_lines.is_empty());
 
     // File mode, strict (the default): every record as perf stored it.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     rewrite(&rec, &mut w);
     let file = w.finish().unwrap().into_inner();
     let again = records(&file);
@@ -613,14 +616,14 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
         .find(|r| r.record_type == COMPRESSED)
         .unwrap()
         .full_bytes();
-    let refused = |e: std::io::Error| match WriterError::from_io(&e) {
-        Some(WriterError::RecordRefused { problem, .. }) => *problem,
+    let refused = |e: WriterError| match e {
+        WriterError::RecordRefused { problem, .. } => problem,
         other => panic!("{other:?}"),
     };
     let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
     let e = p.write_event_data(&first).unwrap_err();
     assert_eq!(refused(e), RecordProblem::CompressedWithoutHeader);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.write_event_data(&first).unwrap();
     assert!(matches!(
         w.finish(),
@@ -629,15 +632,17 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
     w.set_header(
         PerfHeaderIndex::Compressed,
         &rec.features[&27], // perf's own HEADER_COMPRESSED
-    );
+    )
+    .unwrap();
     w.set_compression(Some(STREAM)).unwrap();
     let e = w.write_event_data(&first).unwrap_err();
     assert_eq!(refused(e), RecordProblem::CompressedWhileCompressing);
     w.set_compression(None).unwrap();
-    w.set_header(PerfHeaderIndex::Compressed, &rec.features[&27]);
+    w.set_header(PerfHeaderIndex::Compressed, &rec.features[&27])
+        .unwrap();
     w.write_event_data(&first).unwrap();
     // Unchecked, the record goes through as given.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(false);
     w.write_event_data(&first).unwrap();
 }
@@ -672,8 +677,9 @@ fn compression_switched_off_and_on_between_records() {
             };
             let bytes = if pipe {
                 let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
-                assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
-                assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+                w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock").unwrap();
+                w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host")
+                    .unwrap();
                 w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
                     .unwrap();
                 w.write_finished_init().unwrap();
@@ -686,9 +692,11 @@ fn compression_switched_off_and_on_between_records() {
                 });
                 w.finish().unwrap()
             } else {
-                let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-                assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
-                assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+                let mut w =
+                    PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+                w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock").unwrap();
+                w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host")
+                    .unwrap();
                 w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
                     .unwrap();
                 w.write_finished_init().unwrap();
@@ -728,8 +736,8 @@ fn compression_switched_off_and_on_between_records() {
         }
     }
     // After perf's form wrote records, the aligned form would start a second stream.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock").unwrap();
     w.set_compression(Some(STREAM)).unwrap();
     let s = StdSample {
         id: 20,
@@ -783,7 +791,7 @@ fn mmap_len_needs_twice_the_largest_chunk_in_perf() {
         let with = |mmap_len: u32| {
             let mut h = header.clone();
             h[16..20].copy_from_slice(&mmap_len.to_le_bytes());
-            let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
             let mut rec = rec.clone();
             rec.features.insert(27, h);
             rewrite(&rec, &mut w);
@@ -824,13 +832,13 @@ fn a_long_record_split_while_compressing_is_refused_at_its_first_call() {
     head[6..8].copy_from_slice(&48u16.to_le_bytes());
     head[8..16].copy_from_slice(&payload.to_le_bytes());
     for strict in [true, false] {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_strict(strict);
         w.set_compression(Some(ALIGNED)).unwrap();
         fill(&mut w, e, 10, false);
         let err = w.write_event_data(&head).unwrap_err();
-        match WriterError::from_io(&err) {
-            Some(WriterError::SplitRecordTooLong { len, max }) => {
+        match &err {
+            WriterError::SplitRecordTooLong { len, max } => {
                 assert_eq!(*len, 48 + payload);
                 assert_eq!(*max, perf_writer_std::MAX_SPLIT_RECORD_LEN);
             }
@@ -927,7 +935,7 @@ fn a_perf_recording_with_perfs_rounds_rewritten_compressed() {
     let rounds_before = count(&rec, 68);
     assert!(rounds_before > 1000, "{rounds_before} rounds");
     let write_file = |c: Option<Compression>| {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_compression(c).unwrap();
         rewrite(&rec, &mut w);
         w.finish().unwrap().into_inner()
@@ -1074,8 +1082,9 @@ struct Cadence {
 /// pattern a single frame would find and pieces of 256 KiB could not.
 fn cadence_trace<O: OutputMode>(w: &mut PerfWriter<O>, n: u64, cadence: Cadence) {
     let e = Endian::Little;
-    assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host"));
+    w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock").unwrap();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"zstd-host")
+        .unwrap();
     w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
         .unwrap();
     w.write_finished_init().unwrap();
@@ -1112,7 +1121,7 @@ fn cadence_bytes(pipe: bool, c: Option<Compression>, n: u64, cadence: Cadence) -
         cadence_trace(&mut w, n, cadence);
         w.finish().unwrap()
     } else {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_compression(c).unwrap();
         cadence_trace(&mut w, n, cadence);
         w.finish().unwrap().into_inner()
@@ -1251,7 +1260,8 @@ fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
     };
     let write = |pipe: bool, c: Option<Compression>| -> Vec<u8> {
         fn go<O: OutputMode>(w: &mut PerfWriter<O>, trace: &Trace) {
-            assert!(w.add_event_desc(&[20], &attr(sample::IP | sample::RAW), "cpu-clock"));
+            w.add_event_desc(&[20], &attr(sample::IP | sample::RAW), "cpu-clock")
+                .unwrap();
             trace(&mut |record, flush| {
                 w.write_event_data(record).unwrap();
                 if flush {
@@ -1265,7 +1275,7 @@ fn pieces_that_do_not_compress_go_out_as_they_are_in_both_forms() {
             go(&mut w, &trace);
             w.finish().unwrap()
         } else {
-            let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
             w.set_compression(c).unwrap();
             go(&mut w, &trace);
             w.finish().unwrap().into_inner()
@@ -1334,10 +1344,10 @@ fn every_round_stays_when_timed_and_untimed_events_mix() {
     let untimed = sample::IDENTIFIER | sample::IP | sample::TID | sample::CPU | sample::PERIOD;
     let round = RecordBuilder::new(e, 68, 0).finish();
     let write = |c: Option<Compression>, strict: bool| {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_strict(strict);
         w.set_compression(c).unwrap();
-        assert!(w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock"));
+        w.add_event_desc(&[20], &attr(LAYOUT), "cpu-clock").unwrap();
         w.write_event_data(&comm(e, 300, 300, "packer", 1, 20))
             .unwrap();
         w.write_finished_init().unwrap();
@@ -1353,7 +1363,8 @@ fn every_round_stays_when_timed_and_untimed_events_mix() {
             misc: 2,
         };
         w.write_event_data(&first.encode(e)).unwrap();
-        assert!(w.add_event_desc(&[21], &attr(untimed), "task-clock"));
+        w.add_event_desc(&[21], &attr(untimed), "task-clock")
+            .unwrap();
         for i in 0..3000u64 {
             // Times out of order within a round, as perf's per-CPU buffers give them.
             let timed = StdSample {
@@ -1421,9 +1432,10 @@ fn perfs_form_goes_on_in_a_new_frame_when_records_stop_compressing() {
         .map(|_| (0..2044).map(|_| random() as u8).collect())
         .collect();
     let write = |c: Option<Compression>| {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         w.set_compression(c).unwrap();
-        assert!(w.add_event_desc(&[7], &attr(LAYOUT | sample::RAW), "cpu-clock"));
+        w.add_event_desc(&[7], &attr(LAYOUT | sample::RAW), "cpu-clock")
+            .unwrap();
         for i in 0..4000u64 {
             let raw = [(i % 7) as u8; 20];
             let long_raw = raws.get((i as usize).wrapping_sub(3000));

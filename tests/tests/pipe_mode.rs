@@ -9,7 +9,7 @@ use integration_tests::perf_tool::{
 use integration_tests::records::{comm, sample, StdSample};
 use integration_tests::{lpd, temp_data_file, tp_reader, Endian};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
+    FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::io::{BufRead, BufReader, Cursor, Write};
 use std::process::{Command, Stdio};
@@ -59,9 +59,11 @@ fn fill<O: OutputMode>(w: &mut PerfWriter<O>, endian: Endian) {
         options: PerfEventAttrOptions(1 << 18),
         ..Default::default()
     };
-    assert!(w.add_tracepoint_event_desc(&[10], &tp, "sched:sched_switch", &format));
-    assert!(w.add_event_desc(&[20], &sw_attr(), "cpu-clock"));
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"pipe-host"));
+    w.add_tracepoint_event_desc(&[10], &tp, "sched:sched_switch", &format)
+        .unwrap();
+    w.add_event_desc(&[20], &sw_attr(), "cpu-clock").unwrap();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"pipe-host")
+        .unwrap();
     w.set_nr_cpus_header(2, 2);
     w.write_event_data(&comm(endian, 300, 300, "streamer", 1, 20))
         .unwrap();
@@ -141,7 +143,7 @@ fn pipe_stream_through_an_os_pipe_to_perf_script() {
 
 #[test]
 fn file_mode_and_pipe_mode_print_the_same() {
-    let mut file = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut file = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     fill(&mut file, Endian::Little);
     let file_bytes = file.finish().unwrap().into_inner();
     let mut pipe = PerfPipeWriter::from_writer(Vec::new()).unwrap();
@@ -217,9 +219,10 @@ fn big_endian_pipe_stream_decodes_and_perf_report_works() {
     };
     let mut w =
         PerfPipeWriter::from_writer_with_endian(Vec::new(), perf_writer_std::Endian::Big).unwrap();
-    assert!(w.add_event_desc(&[20], &attr, "cpu-clock"));
-    assert!(w.add_event_desc(&[21], &attr, "task-clock"));
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"be-host"));
+    w.add_event_desc(&[20], &attr, "cpu-clock").unwrap();
+    w.add_event_desc(&[21], &attr, "task-clock").unwrap();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"be-host")
+        .unwrap();
     w.write_event_data(&comm(e, 300, 300, "streamer", 1, 20))
         .unwrap();
     for i in 0..4u64 {
@@ -287,12 +290,12 @@ fn big_endian_pipe_stream_decodes_and_perf_report_works() {
 #[test]
 fn descriptions_and_features_added_mid_stream() {
     let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
-    assert!(w.add_event_desc(&[1], &sw_attr(), "first"));
+    w.add_event_desc(&[1], &sw_attr(), "first").unwrap();
     w.set_nr_cpus_header(2, 2);
     w.write_event_data(&tick(1, 5, 100, Endian::Little))
         .unwrap();
     // A new event after the stream started: HEADER_ATTR + EVENT_UPDATE before its records.
-    assert!(w.add_event_desc(&[2], &sw_attr(), "second"));
+    w.add_event_desc(&[2], &sw_attr(), "second").unwrap();
     w.set_nr_cpus_header(3, 3);
     w.write_event_data(&tick(2, 5, 200, Endian::Little))
         .unwrap();
@@ -304,9 +307,22 @@ fn descriptions_and_features_added_mid_stream() {
     tp.attr_type = PerfEventAttrType::Tracepoint;
     tp.config = u64::from(format.id());
     assert_eq!(
-        w.try_add_tracepoint_event_desc(&[3], &tp, "sched:sched_switch", &format),
+        w.add_tracepoint_event_desc(&[3], &tp, "sched:sched_switch", &format),
         Err(WriterError::FormatAfterStart)
     );
+    // Nor can the tracing data's other parts: each setter says so rather than change
+    // what never reaches the stream.
+    let after_start = Err(WriterError::FormatAfterStart);
+    assert_eq!(w.set_tracing_data_required(8, 4096), after_start);
+    assert_eq!(
+        w.set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n"),
+        after_start
+    );
+    assert_eq!(
+        w.set_tracing_data_saved_cmd_line(b"42 ticker\n"),
+        after_start
+    );
+    assert_eq!(w.set_tracing_data_clear_ftraces(), after_start);
     let bytes = w.finish().unwrap();
     let content = FixtureContent::from_bytes(&bytes).unwrap();
     let types: Vec<u32> = content.records.iter().map(|r| r.record_type).collect();

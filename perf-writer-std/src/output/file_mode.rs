@@ -19,8 +19,11 @@ use perf_encode::records::{FinishedInit, FinishedRound};
 use perf_encode::{append_to_vec, Encode, Endian};
 use std::io::{self, IoSlice, Seek, Write};
 
-/// File mode over a `Write + Seek` stream (see [`PerfDataFileWriter`](crate::PerfDataFileWriter)).
-pub struct FileOutput<W: Write + Seek> {
+/// File mode over a `Write + Seek` stream: `PerfWriter<FileOutput<W>>` is the native
+/// file-mode writer (`PerfWriter<FileOutput>` writes a [`File`](std::fs::File)), and
+/// [`PerfDataFileWriter`](crate::PerfDataFileWriter) its face with `tracepoint_perf` 0.5's
+/// signatures.
+pub struct FileOutput<W: Write + Seek = std::fs::File> {
     stream: RecordStream<W>,
     /// Stream position of the file's first byte.
     base: u64,

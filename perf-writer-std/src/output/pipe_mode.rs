@@ -16,7 +16,7 @@ use perf_encode::{append_to_vec, Encode, Endian, EventEntry};
 use std::io::{self, IoSlice, Write};
 
 /// Pipe mode over a `Write` stream (see [`PerfPipeWriter`](crate::PerfPipeWriter)).
-pub struct PipeOutput<W: Write> {
+pub struct PipeOutput<W: Write = std::fs::File> {
     stream: RecordStream<W>,
     /// The pipe header, first descriptions, features and tracing data are out.
     started: bool,
@@ -433,8 +433,10 @@ mod tests {
     fn first_sync_starts_the_stream_and_later_ones_send_what_changed() {
         let e = Endian::Little;
         let mut w = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
-        assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm"));
-        assert!(w.add_event_desc(&[1], &attr(PerfEventAttrType::Software, 0), "a"));
+        w.set_string_header(PerfHeaderIndex::Hostname, b"vm")
+            .unwrap();
+        w.add_event_desc(&[1], &attr(PerfEventAttrType::Software, 0), "a")
+            .unwrap();
         let tp = attr(PerfEventAttrType::Tracepoint, format_id());
         w.add_tracepoint_event_desc_from_text(
             &[2],
@@ -448,8 +450,10 @@ mod tests {
         // Nothing new: no sync.
         w.write_event_data(&sample(2, e)).unwrap();
         // A new description, a changed feature and a new one.
-        assert!(w.add_event_desc(&[3, 4], &attr(PerfEventAttrType::Software, 1), "c"));
-        assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm2"));
+        w.add_event_desc(&[3, 4], &attr(PerfEventAttrType::Software, 1), "c")
+            .unwrap();
+        w.set_string_header(PerfHeaderIndex::Hostname, b"vm2")
+            .unwrap();
         w.set_nr_cpus_header(2, 2);
         w.write_event_data(&sample(3, e)).unwrap();
         let stream = w.finish().unwrap();
@@ -483,7 +487,8 @@ mod tests {
     fn an_empty_stream_gets_the_placeholder_and_a_big_endian_one_no_features() {
         for e in [Endian::Little, Endian::Big] {
             let mut w = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
-            assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"vm"));
+            w.set_string_header(PerfHeaderIndex::Hostname, b"vm")
+                .unwrap();
             let stream = w.finish().unwrap();
             let expected: &[(u32, u64)] = match e {
                 Endian::Little => &[

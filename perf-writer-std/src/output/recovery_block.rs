@@ -27,9 +27,9 @@
 //! ```
 //! use perf_writer_std::recovery_block::{find_recovery_block, RECOVERY_BLOCK_AT};
 //! let path = std::env::temp_dir().join("recovery_block_doctest.data");
-//! let mut w = perf_writer_std::PerfDataFileWriter::new();
-//! w.create_file(path.to_str().unwrap())?;
-//! w.add_event_desc(&[1], &Default::default(), "e");
+//! let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
+//! w.create_file(&path)?;
+//! w.add_event_desc(&[1], &Default::default(), "e")?;
 //! w.write_event_data(&[68, 0, 0, 0, 0, 0, 8, 0])?; // a FINISHED_ROUND
 //! w.flush()?;
 //! // What a killed writer leaves: the block is there before finalize.

@@ -7,66 +7,28 @@ use std::io;
 
 impl<O: OutputMode> PerfWriter<O> {
     /// Compresses the records written from now on with zstd into PERF_RECORD_COMPRESSED
-    /// records, as `perf record -z` does (`None`: stops). Needs the `zstd` cargo feature;
-    /// off by default.
+    /// records, as `perf record -z` does (`None`: stops).
     ///
-    /// Records keep flowing through [`write_event_data`](Self::write_event_data) and the
-    /// typed calls, checked as before. Kernel records (SAMPLE, COMM, MMAP…) are compressed
-    /// from the first SAMPLE or FINISHED_INIT on; the records before them (the initial
-    /// state), FINISHED_INIT and the other tool records stay uncompressed, as perf writes
-    /// them. Compressed records wait, whole, in a 256 KiB buffer
-    /// ([`MAX_DECOMPRESSED_CHUNK`](crate::MAX_DECOMPRESSED_CHUNK)) that becomes COMPRESSED
-    /// records of at most 65,535 bytes when the next record does not fit, before an
-    /// uncompressed record, on [`flush`](Self::flush) and on finish;
-    /// [`file_pos`](Self::file_pos) does not count the waiting bytes. A FINISHED_ROUND among
-    /// them does not end the buffer: it is written where the buffer ends anyway, once 256 KiB
-    /// of records went by since the last one written; the others are left out (the aligned
-    /// form) or compressed in their place (perf's form), which perf and linux-perf-data read
-    /// as the same records in the same order (all of them stay where they were when some
-    /// events' records carry a time and others' do not). HEADER_COMPRESSED is set now (pipe
-    /// mode sends it just before the first COMPRESSED record, with `mmap_len` 512 KiB and
-    /// ratio 0) and rewritten on finish with the ratio of the records compressed to the
-    /// COMPRESSED records written and `mmap_len` twice the largest piece one record
-    /// decompresses to (the margin perf 6.1's decompression needs); when no COMPRESSED record
-    /// was written, a file gets back the HEADER_COMPRESSED it had before (none, unless the
-    /// caller set one), and a pipe stream carries none but the caller's.
+    /// Needs the `zstd` cargo feature; off by default. Records keep flowing through
+    /// [`write_event_data`](Self::write_event_data) and the typed calls, checked as before,
+    /// and the writer keeps HEADER_COMPRESSED right. The crate documentation's
+    /// "Compression" says which records are compressed, when compressed bytes become
+    /// records, what a flush costs, the two forms
+    /// ([`CompressionForm`](crate::CompressionForm)) and the limits while compressing. A
+    /// dropped writer finishes, so the bytes waiting for compression are written.
     ///
-    /// A flush ends a piece: in the aligned form (the default) that ends a zstd frame, so a
-    /// trace flushed every 1,000 records of 64 bytes is about 1% larger than one flushed
-    /// never, and a piece that would not shrink (a flush after every record) is written as
-    /// its records, uncompressed; perf's form keeps zstd's history across flushes (its
-    /// records shrink even one at a time). BENCHMARKS.md ("Compression") has the numbers.
+    /// # Errors
     ///
-    /// It may be switched between records. perf reads one zstd stream per output, and a
-    /// stream in perf's form ([`CompressionForm::PerfStream`](crate::CompressionForm)) is
-    /// never ended (its end would be a record that decompresses to nothing, which perf 6.1
-    /// refuses): once it has written records, compression may go off and on again in perf's
-    /// form, at any level, continuing that stream, but not in the aligned form.
-    ///
-    /// Refused (nothing changes): a level outside 1..=22, a build without the `zstd`
-    /// feature, a byte-swapped pipe stream (it carries no HEADER_COMPRESSED), a call in the
-    /// middle of a record, the aligned form after perf's ([`WriterError::CompressionSwitch`]).
-    /// A dropped writer finishes, so the bytes waiting for compression are written.
-    ///
-    /// Failures follow the writer's rules: the compressor gets only whole records, so the
-    /// start of an unfinished record is held (in memory, out of the compressor) until its
-    /// last byte arrives and [`abandon_partial_record`](Self::abandon_partial_record) drops
-    /// it; COMPRESSED records the output did not take wait and are sent again first. Limits
-    /// while compressing: an unfinished record is held in memory whole in file mode too (it
-    /// is not written out early, as a record longer than the buffer is without
-    /// compression), so in both modes a record split across calls may be at most
-    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN) bytes
-    /// ([`WriterError::SplitRecordTooLong`] at the call that would hold more; a longer
-    /// record is taken in one call); a call that compressed records is taken even when the output then
-    /// fails to take them (the error comes back at the next call that writes, flushes or
-    /// finishes, which is refused whole until they are sent); and the records
-    /// [`finish_truncated`](Self::finish_truncated) keeps are counted as they are in the
-    /// file, a COMPRESSED record as one.
+    /// Nothing changes on error: [`WriterError::CompressionLevel`] for a level outside
+    /// 1..=22; [`WriterError::Compression`] in a build without the `zstd` feature;
+    /// [`WriterError::CompressionUnreadable`] for a byte-swapped pipe stream (it carries no
+    /// HEADER_COMPRESSED); [`WriterError::IncompleteRecord`] in the middle of a record;
+    /// [`WriterError::CompressionSwitch`] for the aligned form after perf's.
     ///
     /// ```
     /// # #[cfg(feature = "zstd")] {
-    /// use perf_writer_std::{Compression, PerfDataFileWriter};
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// use perf_writer_std::{Compression, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// w.set_compression(Some(Compression::zstd(1)))?;
     /// assert_eq!(w.compression(), Some(Compression::zstd(1)));
     /// assert!(w.set_compression(Some(Compression::zstd(0))).is_err());
@@ -141,12 +103,12 @@ impl<O: OutputMode> PerfWriter<O> {
 
 #[cfg(all(test, not(feature = "zstd")))]
 mod tests {
-    use crate::{Compression, PerfDataFileWriter, PerfPipeWriter, WriterError};
+    use crate::{Compression, FileOutput, PerfPipeWriter, PerfWriter, WriterError};
     use std::io::Cursor;
 
     #[test]
     fn without_the_feature_compression_is_refused() {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         let refused = w.set_compression(Some(Compression::zstd(1)));
         assert!(
             matches!(refused, Err(WriterError::Compression(_))),

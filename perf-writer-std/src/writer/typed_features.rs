@@ -3,7 +3,7 @@
 //! describe the machine the way `perf record` fills them.
 
 use crate::host::description::HostDescription;
-use crate::model::feature_slot::FeatureSlot;
+use crate::model::feature_slot::{FeatureSlot, FixedPayload};
 use crate::{OutputMode, PerfWriter, WriterError};
 use perf_abi::{feature, CompressedInfo, NrCpus};
 use perf_encode::features::{
@@ -15,13 +15,21 @@ use perf_encode::Endian;
 
 impl<O: OutputMode> PerfWriter<O> {
     /// Sets BUILD_ID: the build ids of the binaries the samples hit (what `perf buildid-list`
-    /// prints). An empty list clears the feature. perf does not read BUILD_ID from a pipe, so
-    /// a pipe-mode writer does not send it.
+    /// prints).
+    ///
+    /// An empty list clears the feature. perf does not read BUILD_ID from a pipe, so a
+    /// pipe-mode writer does not send it.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::BuildIdEntry;
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let kernel = BuildIdEntry { misc: perf_abi::misc::KERNEL, pid: -1, build_id: &[0xab; 20], filename: b"[kernel.kallsyms]" };
     /// w.set_build_id_header(&[kernel])?;
     /// assert_eq!(w.get_header(perf_writer_std::PerfHeaderIndex::BuildId).len(), 100);
@@ -32,13 +40,22 @@ impl<O: OutputMode> PerfWriter<O> {
             .set_encoded(feature::BUILD_ID, &BuildIdFeature::new(entries))
     }
 
-    /// Sets CPU_TOPOLOGY. `topology.cpus` needs one entry per CPU of NRCPUS' `available`
-    /// count (perf reads that many); a different count is refused when NRCPUS is set.
+    /// Sets CPU_TOPOLOGY.
+    ///
+    /// `topology.cpus` needs one entry per CPU of NRCPUS' `available` count (perf reads that
+    /// many).
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record. [`WriterError::Encode`] also when NRCPUS is set and `topology.cpus`
+    /// does not have its `available` count of entries.
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{CpuTopology, CpuTopologyEntry};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_nr_cpus_header(2, 2);
     /// let cpus = [CpuTopologyEntry { core_id: 0, socket_id: 0, die_id: 0 }, CpuTopologyEntry { core_id: 1, socket_id: 0, die_id: 0 }];
     /// w.set_cpu_topology_header(&CpuTopology { package_cpus: &["0-1"], core_cpus: &["0", "1"], die_cpus: &["0-1"], cpus: &cpus })?;
@@ -63,10 +80,16 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets NUMA_TOPOLOGY.
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{NumaNode, NumaTopology};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let nodes = [NumaNode { node: 0, mem_total_kib: 8 << 20, mem_free_kib: 4 << 20, cpus: b"0-1" }];
     /// w.set_numa_topology_header(&NumaTopology { nodes: &nodes })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -81,10 +104,16 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets PMU_MAPPINGS: the PMU names and their attr `type` (perf uses them to name the
     /// events of dynamic PMUs).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{PmuMapping, PmuMappings};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_pmu_mappings_header(&PmuMappings { pmus: &[PmuMapping { type_: 1, name: b"software" }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
@@ -93,13 +122,19 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Sets GROUP_DESC: which events (by index in the order they were added) form groups.
-    /// Refused when groups overlap or are not by ascending leader.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record. Overlapping groups, or groups not by ascending leader, are
+    /// [`WriterError::Encode`].
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::abi::ANON_GROUP_NAME;
     /// use perf_writer_std::perf_encode::features::{GroupDesc, GroupDescFeature};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let groups = [GroupDesc { name: ANON_GROUP_NAME, leader_idx: 0, nr_members: 2 }];
     /// w.set_group_desc_header(&GroupDescFeature { groups: &groups })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -113,10 +148,16 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Sets CACHE: the CPU caches. Not sent in pipe mode (perf does not either).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{CacheLevel, CpuCaches};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let l1d = CacheLevel { level: 1, line_size: 64, sets: 64, ways: 8, type_: b"Data", size: b"32K", map: b"0" };
     /// w.set_cache_header(&CpuCaches { caches: &[l1d] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -125,13 +166,19 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.set_encoded(feature::CACHE, caches)
     }
 
-    /// Sets MEM_TOPOLOGY: the memory blocks of each node. Refused when a node's bitmap does
-    /// not have `ceil(nbits / 64)` words.
+    /// Sets MEM_TOPOLOGY: the memory blocks of each node.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record. A node's bitmap without `ceil(nbits / 64)` words is
+    /// [`WriterError::Encode`].
     ///
     /// ```
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use perf_writer_std::perf_encode::features::{MemTopology, MemoryNode};
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// let nodes = [MemoryNode { node: 0, nbits: 8, bitmap: &[0xff] }];
     /// w.set_mem_topology_header(&MemTopology { block_size: 128 << 20, nodes: &nodes })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -149,7 +196,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// directory's `data` file.
     ///
     /// ```
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_dir_format_header(perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION);
     /// ```
     pub fn set_dir_format_header(&mut self, version: u64) {
@@ -158,11 +205,13 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Sets BRANCH_STACK: a flag feature (no payload) saying the samples carry branch stacks;
-    /// `perf report` then offers its branch view. Clear it with `set_header(BranchStack, &[])`.
+    /// `perf report` then offers its branch view.
+    ///
+    /// Clear it with `set_header(BranchStack, &[])`.
     ///
     /// ```
-    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
-    /// let mut w = PerfDataFileWriter::new();
+    /// use perf_writer_std::{PerfHeaderIndex, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_branch_stack_header();
     /// assert!(w.has_header(PerfHeaderIndex::BranchStack));
     /// assert!(w.get_header(PerfHeaderIndex::BranchStack).is_empty());
@@ -177,8 +226,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// report`.
     ///
     /// ```
-    /// use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
-    /// let mut w = PerfDataFileWriter::new();
+    /// use perf_writer_std::{PerfHeaderIndex, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_stat_header();
     /// assert!(w.has_header(PerfHeaderIndex::Stat));
     /// ```
@@ -192,24 +241,40 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.header_if_set(index.0).is_some()
     }
 
-    /// Sets COMPRESSED: how the PERF_RECORD_COMPRESSED records of the data section are
-    /// compressed (perf needs it to decompress them). The records themselves are the
-    /// caller's.
+    /// Sets COMPRESSED: how the caller's PERF_RECORD_COMPRESSED records are compressed.
+    ///
+    /// perf needs it to decompress them. The records themselves are the caller's (the
+    /// writer's own compression, [`set_compression`](Self::set_compression), sets it
+    /// itself).
+    ///
+    /// # Errors
+    ///
+    /// As [`set_header`](Self::set_header) for COMPRESSED: in strict mode,
+    /// [`WriterError::ContradictsRecords`] when COMPRESSED records written before it could not
+    /// be decompressed with it (nothing changes).
     ///
     /// ```
     /// use perf_abi::{CompressedInfo, COMPRESSED_VERSION, COMPRESSION_ZSTD};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
-    /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 });
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
+    /// w.set_compressed_header(&CompressedInfo { version: COMPRESSED_VERSION, type_: COMPRESSION_ZSTD, level: 1, ratio: 3, mmap_len: 528384 })?;
+    /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
-    pub fn set_compressed_header(&mut self, info: &CompressedInfo) {
-        self.session.set_fixed(FeatureSlot::COMPRESSED, info);
+    pub fn set_compressed_header(&mut self, info: &CompressedInfo) -> Result<(), WriterError> {
+        let bytes = info.fixed_bytes(self.session.endian());
+        self.set_header(crate::PerfHeaderIndex(feature::COMPRESSED), &bytes)
     }
 
     /// Sets CPU_PMU_CAPS: the capabilities of the `cpu` PMU (`branches`, `max_precise`, …).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{CpuPmuCaps, PmuCap};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_cpu_pmu_caps_header(&CpuPmuCaps { caps: &[PmuCap { name: b"branches", value: b"32" }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
@@ -220,9 +285,15 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets PMU_CAPS: the capabilities of the other PMUs (an empty list is the 4-byte
     /// payload perf writes when no PMU has any).
     ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
+    ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{PmuCap, PmuCaps, PmuCapsEntry};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// let caps = [PmuCap { name: b"max_precise", value: b"3" }];
     /// w.set_pmu_caps_header(&PmuCaps { pmus: &[PmuCapsEntry { pmu: b"cpu_atom", caps: &caps }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
@@ -231,12 +302,19 @@ impl<O: OutputMode> PerfWriter<O> {
         self.session.set_encoded(feature::PMU_CAPS, pmus)
     }
 
-    /// Sets HYBRID_TOPOLOGY: the core types of a hybrid CPU and their CPUs. Not sent in pipe
-    /// mode (perf does not either).
+    /// Sets HYBRID_TOPOLOGY: the core types of a hybrid CPU and their CPUs.
+    ///
+    /// Not sent in pipe mode (perf does not either).
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
+    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record.
     ///
     /// ```
     /// use perf_writer_std::perf_encode::features::{HybridNode, HybridTopology};
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_hybrid_topology_header(&HybridTopology { nodes: &[HybridNode { pmu: b"cpu_core", cpus: b"0-7" }] })?;
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
@@ -252,13 +330,18 @@ impl<O: OutputMode> PerfWriter<O> {
     /// order, so a writer whose byte order is not this machine's refuses
     /// ([`WriterError::ForeignByteOrder`]) and leaves them unset.
     ///
+    /// # Errors
+    ///
+    /// [`WriterError::ForeignByteOrder`] when the writer's byte order is not this machine's
+    /// (nothing is set).
+    ///
     /// ```
-    /// use perf_writer_std::{perf_encode::Endian, PerfDataFileWriter, PerfHeaderIndex, WriterError};
-    /// let mut w = PerfDataFileWriter::new();
+    /// use perf_writer_std::{perf_encode::Endian, PerfHeaderIndex, WriterError, FileOutput, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_empty_bpf_headers()?;
     /// assert_eq!(w.get_header(PerfHeaderIndex::BpfProgInfo), [0; 4]);
     /// let foreign = if Endian::NATIVE == Endian::Little { Endian::Big } else { Endian::Little };
-    /// let mut swapped = PerfDataFileWriter::new_with_endian(foreign);
+    /// let mut swapped = PerfWriter::<FileOutput>::new_with_endian(foreign);
     /// assert!(matches!(swapped.set_empty_bpf_headers(), Err(WriterError::ForeignByteOrder(_))));
     /// assert!(swapped.get_header(PerfHeaderIndex::BpfBtf).is_empty());
     /// # Ok::<(), WriterError>(())
@@ -273,22 +356,28 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 
-    /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE,
-    /// ARCH, VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY,
-    /// NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and
-    /// HYBRID_TOPOLOGY; a field that is `None` leaves its header as it was. BPF_PROG_INFO
-    /// and BPF_BTF get empty lists unless already set, in this machine's byte order only
-    /// (see [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
+    /// Sets every header `host` knows, as `perf record` fills them: HOSTNAME, OSRELEASE, ARCH,
+    /// VERSION, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, CPU_TOPOLOGY, NUMA_TOPOLOGY,
+    /// PMU_MAPPINGS, CACHE, MEM_TOPOLOGY, CPU_PMU_CAPS, PMU_CAPS and HYBRID_TOPOLOGY; a field
+    /// that is `None` leaves its header as it was.
+    ///
+    /// BPF_PROG_INFO and BPF_BTF get empty lists unless already set, in this machine's byte
+    /// order only (see [`set_empty_bpf_headers`](Self::set_empty_bpf_headers)).
     ///
     /// Not touched: the headers that describe the recording rather than the machine
     /// (EVENT_DESC, SAMPLE_TIME, BUILD_ID, GROUP_DESC, CLOCKID, CLOCK_DATA, COMPRESSED,
     /// TRACING_DATA). Every header is tried; the first refusal (a value the format cannot
     /// carry) is returned after the others were set.
     ///
+    /// # Errors
+    ///
+    /// The first refusal of the setters above (a value the format cannot carry), returned after
+    /// every other header was set.
+    ///
     /// ```
-    /// use perf_writer_std::{HostDescription, PerfDataFileWriter, PerfHeaderIndex};
+    /// use perf_writer_std::{HostDescription, PerfHeaderIndex, FileOutput, PerfWriter};
     /// let host = HostDescription { hostname: Some("vm".into()), total_mem_kib: Some(1 << 20), ..Default::default() };
-    /// let mut w = PerfDataFileWriter::new();
+    /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_host_headers(&host)?;
     /// assert_eq!(w.get_header(PerfHeaderIndex::TotalMem), (1u64 << 20).to_ne_bytes());
     /// assert!(w.get_header(PerfHeaderIndex::Arch).is_empty());
@@ -345,11 +434,16 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Reads this machine's description ([`HostDescription::read`]) and sets its headers
-    /// ([`set_host_headers`](Self::set_host_headers)). What cannot be read (a container
-    /// without `/sys`) is left unset, never an error.
+    /// ([`set_host_headers`](Self::set_host_headers)).
+    ///
+    /// What cannot be read (a container without `/sys`) is left unset, never an error.
+    ///
+    /// # Errors
+    ///
+    /// As [`set_host_headers`](Self::set_host_headers).
     ///
     /// ```
-    /// let mut w = perf_writer_std::PerfDataFileWriter::new();
+    /// let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
     /// w.set_host_headers_from_this_machine()?;
     /// // Which headers are set depends on the machine; VERSION is the writer's on every one.
     /// assert!(!w.get_header(perf_writer_std::PerfHeaderIndex::Version).is_empty());

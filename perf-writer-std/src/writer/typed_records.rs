@@ -8,17 +8,24 @@ use perf_encode::records::{Comm, Lost, Sample, SampleId, SampleLayout, SampleRec
 use perf_encode::Encode;
 
 impl<O: OutputMode> PerfWriter<O> {
-    /// The record layout of the event that owns sample id `id` (`None`: the first event,
-    /// for records without an id). Pass it to `perf-encode`'s record encoders and write the
-    /// result with [`write_record`](Self::write_record).
+    /// The record layout of the event that owns sample id `id` (`None`: the first event, for
+    /// records without an id).
+    ///
+    /// Pass it to `perf-encode`'s record encoders and write the result with
+    /// [`write_record`](Self::write_record).
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::UnknownEventId`] for an id no event description owns;
+    /// [`WriterError::NoEventDescription`] when none was added.
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{Mmap2, Mmap2File, SampleId};
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid), options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll, ..Default::default() };
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
-    /// w.add_event_desc(&[7], &attr, "cpu-clock");
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.add_event_desc(&[7], &attr, "cpu-clock")?;
     /// let layout = w.sample_layout(Some(7))?;
     /// let sample_id = SampleId { identifier: Some(7), tid: Some(perf_writer_std::perf_encode::records::PidTid { pid: 1, tid: 1 }), ..Default::default() };
     /// w.write_record(&Mmap2 {
@@ -33,12 +40,18 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Encodes `record` in the file's byte order and appends it as
-    /// [`write_event_data`](Self::write_event_data) would (checked in strict mode). For the
-    /// records whose layout depends on an attr, build them with
-    /// [`sample_layout`](Self::sample_layout), or use the methods below. Refused with
-    /// [`WriterError::IncompleteRecord`] while a record begun by
+    /// [`write_event_data`](Self::write_event_data) would (checked in strict mode).
+    ///
+    /// For the records whose layout depends on an attr, build them with
+    /// [`sample_layout`](Self::sample_layout), or use the methods below.
+    ///
+    /// # Errors
+    ///
+    /// Nothing is written on error: [`WriterError::Encode`] for a record its encoder
+    /// refuses; [`WriterError::IncompleteRecord`] while a record begun by
     /// [`write_event_data`](Self::write_event_data) is unfinished
-    /// ([`partial_record_len`](Self::partial_record_len)): it would become that record's body.
+    /// ([`partial_record_len`](Self::partial_record_len)), whose body it would become; then
+    /// the refusals of [`write_event_data`](Self::write_event_data).
     pub fn write_record<R: Encode + ?Sized>(&mut self, record: &R) -> Result<(), WriterError> {
         // A whole record given while a caller's record is unfinished would become its body.
         if self.partial_record_len() != 0 {
@@ -48,28 +61,34 @@ impl<O: OutputMode> PerfWriter<O> {
         buf.clear();
         let result = perf_encode::append_to_vec(record, self.session.endian(), &mut buf)
             .map_err(WriterError::from)
-            .and_then(|()| self.write_event_data(&buf).map_err(WriterError::from));
+            .and_then(|()| self.write_event_data(&buf));
         self.scratch = buf;
         result
     }
 
     /// Appends a SAMPLE record laid out by the attr of the event `sample` names (its
-    /// `identifier`, else its `id`; with neither, the first event). `misc` is the header's
-    /// `misc` (the cpu mode, `misc::USER`, `misc::KERNEL`, …). A field the attr's
-    /// `sample_type` has and `sample` lacks, or the other way round, is refused
-    /// ([`EncodeError::MissingField`](perf_encode::EncodeError::MissingField) /
-    /// [`UnexpectedField`](perf_encode::EncodeError::UnexpectedField)), as is an id no event
-    /// owns, and a tracepoint SAMPLE whose RAW payload breaks its format's
-    /// [`tracepoint_raw_rule`](Self::tracepoint_raw_rule) ([`WriterError::TracepointRaw`]:
-    /// perf 6.1 crashes on a `common_type` that is not the format's id).
+    /// `identifier`, else its `id`; with neither, the first event).
+    ///
+    /// `misc` is the header's `misc` (the cpu mode, `misc::USER`, `misc::KERNEL`, …).
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::Encode`] for a field the attr's `sample_type` has and `sample` lacks, or
+    /// the other way round ([`EncodeError::MissingField`](perf_encode::EncodeError::MissingField)
+    /// / [`UnexpectedField`](perf_encode::EncodeError::UnexpectedField));
+    /// [`WriterError::UnknownEventId`] / [`WriterError::NoEventDescription`] when no event
+    /// owns it; [`WriterError::TracepointRaw`] for a tracepoint SAMPLE whose RAW payload breaks
+    /// its format's [`tracepoint_raw_rule`](Self::tracepoint_raw_rule) (perf 6.1 crashes on a
+    /// `common_type` that is not the format's id); then those of
+    /// [`write_record`](Self::write_record).
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{PidTid, Sample};
-    /// use perf_writer_std::PerfDataFileWriter;
+    /// use perf_writer_std::{FileOutput, PerfWriter};
     /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Software, sample_type: S::Identifier.or(S::Tid).or(S::Time), ..Default::default() };
-    /// let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new()))?;
-    /// w.add_event_desc(&[1], &attr, "cpu-clock");
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.add_event_desc(&[1], &attr, "cpu-clock")?;
     /// let s = Sample { identifier: Some(1), tid: Some(PidTid { pid: 10, tid: 11 }), time: Some(1000), ..Default::default() };
     /// w.write_sample(perf_abi::misc::USER, &s)?;
     /// let missing_time = Sample { time: None, ..s };
@@ -91,9 +110,16 @@ impl<O: OutputMode> PerfWriter<O> {
         })
     }
 
-    /// Appends a COMM record: thread `tid` of process `pid` is named `comm` (`exec`: because
-    /// of an exec). The `sample_id` trailer follows the attr of the event `sample_id` names
-    /// (fields the attr does not ask for must be `None`).
+    /// Appends a COMM record: thread `tid` of process `pid` is named `comm` (`exec`: because of
+    /// an exec).
+    ///
+    /// The `sample_id` trailer follows the attr of the event `sample_id` names (fields the attr
+    /// does not ask for must be `None`).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`sample_layout`](Self::sample_layout) for the event `sample_id` names, then
+    /// those of [`write_record`](Self::write_record).
     pub fn write_comm(
         &mut self,
         pid: u32,
@@ -114,6 +140,10 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Appends a FORK record: `pid`/`tid` was created by `ppid`/`ptid` at `time`.
+    ///
+    /// # Errors
+    ///
+    /// As [`write_comm`](Self::write_comm).
     pub fn write_fork(
         &mut self,
         task: (u32, u32),
@@ -125,6 +155,10 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Appends an EXIT record: `pid`/`tid` (child of `ppid`/`ptid`) exited at `time`.
+    ///
+    /// # Errors
+    ///
+    /// As [`write_comm`](Self::write_comm).
     pub fn write_exit(
         &mut self,
         task: (u32, u32),
@@ -157,6 +191,10 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// Appends a LOST record: `lost` records of event `id` were dropped.
+    ///
+    /// # Errors
+    ///
+    /// As [`write_comm`](Self::write_comm).
     pub fn write_lost(
         &mut self,
         id: u64,
@@ -180,7 +218,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{PerfDataFileWriter, WriterError};
+    use crate::{FileOutput, PerfWriter, WriterError};
     use perf_encode::features::TracepointRawProblem;
     use perf_encode::records::Sample;
     use perf_encode::Endian;
@@ -197,9 +235,11 @@ mod tests {
             ..Default::default()
         };
         for e in [Endian::Little, Endian::Big] {
-            let mut w =
-                PerfDataFileWriter::from_writer_with_endian(std::io::Cursor::new(Vec::new()), e)
-                    .unwrap();
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
+                std::io::Cursor::new(Vec::new()),
+                e,
+            )
+            .unwrap();
             w.add_tracepoint_event_desc_from_text(&[1], &attr, "t:tick", "t", TEXT)
                 .unwrap();
             let mut raw = [0u8; 8];
@@ -239,7 +279,8 @@ mod tests {
         let moved = TEXT
             .replace("ID: 300", "ID: 301")
             .replace("common_type;\toffset:0;", "common_type;\toffset:2;");
-        let mut w = PerfDataFileWriter::from_writer(std::io::Cursor::new(Vec::new())).unwrap();
+        let mut w =
+            PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new())).unwrap();
         w.add_tracepoint_event_desc_from_text(&[1], &attr(300), "t:tick", "t", TEXT)
             .unwrap();
         let err = w

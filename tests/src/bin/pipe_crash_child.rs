@@ -43,8 +43,9 @@ fn main() {
     };
     let mut w = PerfPipeWriter::new();
     w.create_file(path).unwrap();
-    assert!(w.add_event_desc(&[1], &attr, "crash-test"));
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"crash-host"));
+    w.add_event_desc(&[1], &attr, "crash-test").unwrap();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"crash-host")
+        .unwrap();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut out = std::io::stdout();

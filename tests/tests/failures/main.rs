@@ -14,8 +14,8 @@ use integration_tests::records::{sample, RecordBuilder, StdSample};
 use integration_tests::{lpd, temp_data_file, Endian};
 use perf_writer_std::perf_encode::records::FramingError;
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
-    MAX_RECORD_LEN, MAX_SPLIT_RECORD_LEN,
+    FileOutput, OutputMode, PerfPipeWriter, PerfWriter, RecordProblem, WriterError, MAX_RECORD_LEN,
+    MAX_SPLIT_RECORD_LEN,
 };
 use std::cell::RefCell;
 use std::io::{self, IoSlice, Seek, SeekFrom, Write};
@@ -110,8 +110,20 @@ fn assert_read_back(bytes: &[u8], pipe: bool, times: &[u64]) {
     }
 }
 
-fn io_kind(e: &io::Error) -> Option<&WriterError> {
-    WriterError::from_io(e)
+/// The writer's refusal, or `None` for an error of the output stream.
+fn refusal(e: &WriterError) -> Option<&WriterError> {
+    match e {
+        WriterError::Io(_) => None,
+        refused => Some(refused),
+    }
+}
+
+/// The OS error code of an error of the output stream.
+fn os_error(e: &WriterError) -> Option<i32> {
+    match e {
+        WriterError::Io(stream) => stream.get().raw_os_error(),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -125,32 +137,33 @@ fn an_unfinished_record_is_dropped_and_the_writer_goes_on() {
         for e in [Endian::Little, Endian::Big] {
             for strict in [false, true] {
                 let what = format!("pipe {pipe}, {e:?}, strict {strict}");
-                let run = |w: &mut dyn FnMut(&[u8]) -> io::Result<()>,
-                           partial: &dyn Fn() -> u64,
-                           abandon: &mut dyn FnMut() -> u64,
-                           round: &mut dyn FnMut() -> io::Result<()>| {
-                    for n in 0..3 {
-                        w(&one_sample(n, e)).unwrap();
-                    }
-                    w(&one_sample(99, e)[..20]).unwrap();
-                    assert_eq!(partial(), 20, "{what}");
-                    // Nothing of the writer's own goes inside it.
-                    let err = round().unwrap_err();
-                    assert_eq!(io_kind(&err), Some(&WriterError::IncompleteRecord));
-                    assert_eq!(abandon(), 20, "{what}");
-                    assert_eq!(partial(), 0);
-                    for n in 3..5 {
-                        w(&one_sample(n, e)).unwrap();
-                    }
-                    // Left unfinished: finish drops it.
-                    w(&one_sample(98, e)[..30]).unwrap();
-                };
+                let run =
+                    |w: &mut dyn FnMut(&[u8]) -> Result<(), WriterError>,
+                     partial: &dyn Fn() -> u64,
+                     abandon: &mut dyn FnMut() -> u64,
+                     round: &mut dyn FnMut() -> Result<(), WriterError>| {
+                        for n in 0..3 {
+                            w(&one_sample(n, e)).unwrap();
+                        }
+                        w(&one_sample(99, e)[..20]).unwrap();
+                        assert_eq!(partial(), 20, "{what}");
+                        // Nothing of the writer's own goes inside it.
+                        let err = round().unwrap_err();
+                        assert_eq!(refusal(&err), Some(&WriterError::IncompleteRecord));
+                        assert_eq!(abandon(), 20, "{what}");
+                        assert_eq!(partial(), 0);
+                        for n in 3..5 {
+                            w(&one_sample(n, e)).unwrap();
+                        }
+                        // Left unfinished: finish drops it.
+                        w(&one_sample(98, e)[..30]).unwrap();
+                    };
                 let bytes = if pipe {
                     let mut w =
                         PerfPipeWriter::from_writer_with_endian(Vec::new(), writer_endian(e))
                             .unwrap();
                     w.set_strict(strict);
-                    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+                    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
                     let w = RefCell::new(w);
                     run(
                         &mut |d| w.borrow_mut().write_event_data(d),
@@ -161,13 +174,13 @@ fn an_unfinished_record_is_dropped_and_the_writer_goes_on() {
                     let bytes = finish_dropping(|| w.borrow_mut().finish(), 30);
                     bytes
                 } else {
-                    let mut w = PerfDataFileWriter::from_writer_with_endian(
+                    let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
                         io::Cursor::new(Vec::new()),
                         writer_endian(e),
                     )
                     .unwrap();
                     w.set_strict(strict);
-                    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+                    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
                     let w = RefCell::new(w);
                     run(
                         &mut |d| w.borrow_mut().write_event_data(d),
@@ -202,20 +215,20 @@ fn finish_dropping<S>(mut finish: impl FnMut() -> Result<S, WriterError>, given:
 #[test]
 fn a_record_in_the_wrong_byte_order_can_be_dropped() {
     for strict in [false, true] {
-        let mut w = PerfDataFileWriter::from_writer_with_endian(
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
             io::Cursor::new(Vec::new()),
             perf_writer_std::Endian::Big,
         )
         .unwrap();
         w.set_strict(strict);
-        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, Endian::Big)).unwrap();
         let taken = w.write_event_data(&one_sample(1, Endian::Little));
         if strict {
             let err = taken.unwrap_err();
             assert!(
                 matches!(
-                    io_kind(&err),
+                    refusal(&err),
                     Some(WriterError::RecordRefused {
                         offset: 0,
                         type_: 0x0900_0000,
@@ -261,11 +274,11 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         // Pipe mode: refused, nothing written.
         let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
         w.set_strict(strict);
-        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, e)).unwrap();
         let err = w.write_event_data(&auxtrace(e, 1 << 40)).unwrap_err();
         assert!(
-            matches!(io_kind(&err), Some(WriterError::SplitRecordTooLong { max, .. }) if *max == MAX_SPLIT_RECORD_LEN),
+            matches!(refusal(&err), Some(WriterError::SplitRecordTooLong { max, .. }) if *max == MAX_SPLIT_RECORD_LEN),
             "strict {strict}: {err}"
         );
         assert_eq!(w.partial_record_len(), 0);
@@ -277,9 +290,9 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         assert_read_back(&bytes, true, &[1000, 1001]);
 
         // File mode: taken; finish drops it, and says so.
-        let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(io::Cursor::new(Vec::new())).unwrap();
         w.set_strict(strict);
-        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, e)).unwrap();
         w.write_event_data(&auxtrace(e, 1 << 40)).unwrap();
         let bytes = finish_dropping(|| w.finish(), 48).into_inner();
@@ -288,15 +301,15 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         // A payload no file can hold: refused at the call in either mode.
         let err = w_refusing_too_long(strict, e);
         assert!(
-            matches!(io_kind(&err), Some(WriterError::Framing(FramingError::TooLong { len, .. })) if *len > MAX_RECORD_LEN),
+            matches!(refusal(&err), Some(WriterError::Framing(FramingError::TooLong { len, .. })) if *len > MAX_RECORD_LEN),
             "{err}"
         );
 
         // File mode, 600 KiB of the payload given (more than the buffer holds back: it
         // reached the file), then dropped: the file goes back over it.
-        let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(io::Cursor::new(Vec::new())).unwrap();
         w.set_strict(strict);
-        assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+        w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, e)).unwrap();
         w.write_event_data(&auxtrace(e, 1 << 20)).unwrap();
         let chunk = vec![0xAAu8; 100 * 1024];
@@ -314,10 +327,10 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
 /// An AUXTRACE announcing `u64::MAX` bytes given to a file-mode writer in strict mode or
 /// not, after a SAMPLE: the error, once the writer was shown to go on (the record was not
 /// taken).
-fn w_refusing_too_long(strict: bool, e: Endian) -> io::Error {
-    let mut w = PerfDataFileWriter::from_writer(io::Cursor::new(Vec::new())).unwrap();
+fn w_refusing_too_long(strict: bool, e: Endian) -> WriterError {
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(io::Cursor::new(Vec::new())).unwrap();
     w.set_strict(strict);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     w.write_event_data(&one_sample(0, e)).unwrap();
     let err = w.write_event_data(&auxtrace(e, u64::MAX)).unwrap_err();
     assert_eq!(w.partial_record_len(), 0);
@@ -342,15 +355,15 @@ fn a_dropped_writer_leaves_a_file_perf_reads() {
         if pipe {
             let mut w = PerfPipeWriter::new();
             w.create_file(path_str).unwrap();
-            assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+            w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
             for n in 0..10 {
                 w.write_event_data(&one_sample(n, e)).unwrap();
             }
             w.write_event_data(&one_sample(10, e)[..16]).unwrap();
         } else {
-            let mut w = PerfDataFileWriter::new();
+            let mut w = PerfWriter::<FileOutput>::new();
             w.create_file(path_str).unwrap();
-            assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+            w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
             for n in 0..10 {
                 w.write_event_data(&one_sample(n, e)).unwrap();
             }
@@ -367,9 +380,9 @@ fn a_dropped_writer_leaves_a_file_perf_reads() {
     }
     // close_no_finalize still closes without: the file is not a perf file.
     let path = dir.path().join("closed.data");
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(path.to_str().unwrap()).unwrap();
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     w.write_event_data(&one_sample(0, e)).unwrap();
     w.close_no_finalize();
     drop(w);
@@ -528,10 +541,10 @@ const BATCH: u64 = 2_400;
 
 /// Calls `op` until it is not refused by a transient fault; `Err` for a refusal of the
 /// writer or (disk full) the output's error.
-fn retry(fault: Fault, mut op: impl FnMut() -> io::Result<()>) -> io::Result<()> {
+fn retry(fault: Fault, mut op: impl FnMut() -> Result<(), WriterError>) -> Result<(), WriterError> {
     for _ in 0..10_000 {
         match op() {
-            Err(e) if io_kind(&e).is_none() && fault != Fault::DiskFull => continue,
+            Err(e) if refusal(&e).is_none() && fault != Fault::DiskFull => continue,
             other => return other,
         }
     }
@@ -542,7 +555,7 @@ fn retry(fault: Fault, mut op: impl FnMut() -> io::Result<()>) -> io::Result<()>
 /// first failure of a full disk; then finishes.
 fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: bool) -> Outcome {
     w.set_strict(strict);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     let mut accepted = Vec::new();
     let mut n = 0u64;
     for k in 0..OPS {
@@ -556,7 +569,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
                 accepted.extend((0..BATCH).map(|i| 1000 + n + i));
                 n += BATCH;
             }
-            if r.as_ref().is_err_and(|e| io_kind(e).is_none()) {
+            if r.as_ref().is_err_and(|e| refusal(e).is_none()) {
                 break; // the disk is full
             }
             continue;
@@ -578,7 +591,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
                     accepted.extend((0..4).map(|i| 1000 + n + i));
                     n += 4;
                 }
-                if r.as_ref().is_err_and(|e| io_kind(e).is_none()) {
+                if r.as_ref().is_err_and(|e| refusal(e).is_none()) {
                     break; // the disk is full
                 }
                 continue;
@@ -586,7 +599,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
             // Not a record in either byte order (size 0x0c0c): refused, nothing taken.
             5 => {
                 let err = w.write_event_data(&[9, 0, 0, 9, 0, 0, 12, 12]).unwrap_err();
-                assert!(matches!(io_kind(&err), Some(WriterError::Framing(_))));
+                assert!(matches!(refusal(&err), Some(WriterError::Framing(_))));
                 continue;
             }
             // Begun and dropped.
@@ -607,7 +620,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
                 accepted.push(1000 + n);
                 n += 1;
             }
-            Err(e) if io_kind(&e).is_none() => {
+            Err(e) if refusal(&e).is_none() => {
                 // The disk is full: a split sample's first part may be in; finish drops it.
                 break;
             }
@@ -637,7 +650,7 @@ fn run(pipe: bool, e: Endian, fault: Fault, every: u64) -> Outcome {
         let w = PerfPipeWriter::from_writer_with_endian(out, writer_endian(e)).unwrap();
         drive(w, fault, e, strict)
     } else {
-        match PerfDataFileWriter::from_writer_with_endian(out, writer_endian(e)) {
+        match PerfWriter::<FileOutput<_>>::from_writer_with_endian(out, writer_endian(e)) {
             Ok(w) => drive(w, fault, e, strict),
             Err(err) => panic!("open: {err}"),
         }
@@ -684,7 +697,7 @@ fn calls_of_a_clean_run(pipe: bool, e: Endian) -> u64 {
         )
     } else {
         drive(
-            PerfDataFileWriter::from_writer_with_endian(out, writer_endian(e)).unwrap(),
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(out, writer_endian(e)).unwrap(),
             Fault::Eio,
             e,
             true,
@@ -815,8 +828,8 @@ fn perf_reads_what_the_faulty_runs_left() {
 fn a_transient_failure_is_retried_and_a_full_disk_truncates() {
     let e = Endian::Little;
     let (out, data) = Faulty::new(Fault::Eio, 2);
-    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(out).unwrap();
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     let mut accepted = Vec::new();
     let mut refused = 0;
     for n in 0..20_000u64 {
@@ -825,8 +838,8 @@ fn a_transient_failure_is_retried_and_a_full_disk_truncates() {
             match w.write_event_data(&one_sample(n, e)) {
                 Ok(()) => break,
                 Err(err) => {
-                    assert!(io_kind(&err).is_none(), "{err}");
-                    assert_eq!(err.raw_os_error(), Some(5));
+                    assert!(refusal(&err).is_none(), "{err}");
+                    assert_eq!(os_error(&err), Some(5));
                     refused += 1;
                 }
             }
@@ -849,10 +862,10 @@ fn a_transient_failure_is_retried_and_a_full_disk_truncates() {
 /// finish.
 fn run_compressed(every: u64) -> Outcome {
     let (out, data) = Faulty::new(Fault::DiskFull, every);
-    let mut w = PerfDataFileWriter::from_writer(out).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(out).unwrap();
     w.set_compression(Some(perf_writer_std::Compression::zstd(1)))
         .unwrap();
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     let mut accepted = Vec::new();
     let mut ip = 0x1234_5678u64;
     'batches: for batch in 0..400u64 {

@@ -29,7 +29,7 @@ use perf_writer_std::perf_encode::features::{
     BuildIdEntry, CpuPmuCaps, GroupDesc, GroupDescFeature, HybridNode, HybridTopology, MemTopology,
     MemoryNode, PmuCap, PmuCaps, PmuCapsEntry,
 };
-use perf_writer_std::{HostDescription, PerfDataFileWriter, PerfPipeWriter};
+use perf_writer_std::{FileOutput, HostDescription, PerfPipeWriter, PerfWriter};
 use std::collections::BTreeSet;
 use std::path::Path;
 use tracepoint_decode::{
@@ -135,9 +135,10 @@ fn perf_record(path: &Path) {
 
 /// One cpu-clock event, one sample, SAMPLE_TIME and this machine's host headers.
 fn write_ours(path: &Path) {
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(path_str(path)).unwrap();
-    assert!(w.add_event_desc(&[1], &software_attr(0), "cpu-clock"));
+    w.add_event_desc(&[1], &software_attr(0), "cpu-clock")
+        .unwrap();
     w.write_event_data(&sample(1, 1_000_000)).unwrap();
     w.set_sample_time_header(1_000_000, 1_000_000);
     w.set_host_headers_from_this_machine().unwrap();
@@ -424,7 +425,8 @@ fn pipe_mode_host_headers_print_the_same() {
     perf_record(&rec);
     let mut w = PerfPipeWriter::new();
     w.create_file(path_str(&pipe)).unwrap();
-    assert!(w.add_event_desc(&[1], &software_attr(0), "cpu-clock"));
+    w.add_event_desc(&[1], &software_attr(0), "cpu-clock")
+        .unwrap();
     w.set_host_headers_from_this_machine().unwrap();
     w.write_event_data(&sample(1, 1_000_000)).unwrap();
     w.finalize_and_close().unwrap();
@@ -458,9 +460,10 @@ fn byte_swapped_host_headers_print_the_same() {
     } else {
         perf_writer_std::Endian::Big
     };
-    let mut w = PerfDataFileWriter::new_with_endian(other);
+    let mut w = PerfWriter::<FileOutput>::new_with_endian(other);
     w.create_file(path_str(&swapped)).unwrap();
-    assert!(w.add_event_desc(&[1], &software_attr(0), "cpu-clock"));
+    w.add_event_desc(&[1], &software_attr(0), "cpu-clock")
+        .unwrap();
     w.write_event_data(&sample_in(other == perf_writer_std::Endian::Big, 1, 1_000))
         .unwrap();
     w.set_host_headers_from_this_machine().unwrap();
@@ -481,10 +484,12 @@ fn typed_features_print_as_perf_prints_them() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("typed.data");
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(path_str(&path)).unwrap();
-    assert!(w.add_event_desc(&[1], &software_attr(0), "cpu-clock"));
-    assert!(w.add_event_desc(&[2], &software_attr(1), "task-clock"));
+    w.add_event_desc(&[1], &software_attr(0), "cpu-clock")
+        .unwrap();
+    w.add_event_desc(&[2], &software_attr(1), "task-clock")
+        .unwrap();
     w.write_event_data(&sample(1, 1_000)).unwrap();
     w.write_event_data(&sample(2, 2_000)).unwrap();
     w.set_sample_time_header(1_000, 2_000);
@@ -502,7 +507,8 @@ fn typed_features_print_as_perf_prints_them() {
         level: 3,
         ratio: 4,
         mmap_len: 528_384,
-    });
+    })
+    .unwrap();
     w.set_cpu_pmu_caps_header(&CpuPmuCaps {
         caps: &[
             PmuCap {
@@ -625,9 +631,10 @@ fn a_host_description_without_sources_sets_only_what_it_has() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bare.data");
     let host = HostDescription::read_from(&dir.path().join("sys"), &dir.path().join("proc"));
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(path_str(&path)).unwrap();
-    assert!(w.add_event_desc(&[1], &software_attr(0), "cpu-clock"));
+    w.add_event_desc(&[1], &software_attr(0), "cpu-clock")
+        .unwrap();
     w.write_event_data(&sample(1, 1_000)).unwrap();
     w.set_host_headers(&host).unwrap();
     w.finalize_and_close().unwrap();

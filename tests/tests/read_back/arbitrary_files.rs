@@ -17,7 +17,7 @@
 use integration_tests::fixtures::FixtureContent;
 use integration_tests::{lpd, tp_reader, Endian};
 use linux_perf_data::linux_perf_event_reader::{AttrFlags, ReadFormat, SampleFormat};
-use perf_writer_std::{perf_encode, PerfDataFileWriter, PerfHeaderIndex, WriterError};
+use perf_writer_std::{perf_encode, FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
 use proptest::prelude::*;
 use std::collections::HashSet;
 use std::io::Cursor;
@@ -340,8 +340,9 @@ fn write_case(case: &Case) -> Written {
     } else {
         perf_encode::Endian::Little
     };
-    let mut w = PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian)
-        .expect("writer over a cursor");
+    let mut w =
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), endian)
+            .expect("writer over a cursor");
     // Arbitrary record bytes after the fixed fields: the raw path, without strict mode's
     // layout checks (tests/tests/strict_mode/ covers those).
     w.set_strict(false);
@@ -369,7 +370,7 @@ fn write_case(case: &Case) -> Written {
             })
             .collect();
         let attr = make_attr(&d.attr, case);
-        w.try_add_event_desc(&ids, &attr, &d.name)
+        w.add_event_desc(&ids, &attr, &d.name)
             .unwrap_or_else(|err| panic!("desc {i} ({} bytes) refused: {err}", d.name.len()));
         used.extend_from_slice(&ids);
         descs.push((d.name.clone(), ids, attr));
@@ -384,7 +385,8 @@ fn write_case(case: &Case) -> Written {
 
     let mut strings: Vec<(u8, String)> = Vec::new();
     for (index, value) in &case.strings {
-        assert!(w.set_string_header(PerfHeaderIndex(*index), value.as_bytes()));
+        w.set_string_header(PerfHeaderIndex(*index), value.as_bytes())
+            .unwrap();
         let content = value.split('\0').next().unwrap_or("").to_string();
         strings.retain(|(i, _)| i != index);
         strings.push((*index, content));
@@ -445,7 +447,12 @@ fn write_case(case: &Case) -> Written {
 }
 
 /// Makes one call that must be refused; nothing may change.
-fn try_bad(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, b: &Bad, used: &[u64], next_id: &mut u64) {
+fn try_bad(
+    w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>,
+    b: &Bad,
+    used: &[u64],
+    next_id: &mut u64,
+) {
     let attr = PerfEventAttr::default();
     let fresh = next_id.wrapping_add(1_000_000);
     let (ids, name): (Vec<u64>, String) = match b {
@@ -457,8 +464,11 @@ fn try_bad(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, b: &Bad, used: &[u64], n
         Bad::UsedId(k) if !used.is_empty() => (vec![fresh, used[k % used.len()]], "dup".into()),
         Bad::UsedId(_) | Bad::RepeatedId => (vec![fresh, fresh], "dup".into()),
     };
-    assert!(!w.add_event_desc(&ids, &attr, &name), "{b:?} accepted");
-    let err = w.try_add_event_desc(&ids, &attr, &name).unwrap_err();
+    assert!(
+        w.add_event_desc(&ids, &attr, &name).is_err(),
+        "{b:?} accepted"
+    );
+    let err = w.add_event_desc(&ids, &attr, &name).unwrap_err();
     match b {
         Bad::NulName(..) | Bad::TooLong => {
             assert!(matches!(err, WriterError::Encode(_)), "{b:?}: {err:?}")
@@ -742,16 +752,18 @@ proptest! {
 
 #[test]
 fn the_longest_name_is_accepted_and_one_more_byte_is_refused() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     let attr = PerfEventAttr {
         sample_type: PerfEventAttrSampleType(IDENTIFIER),
         ..Default::default()
     };
     let longest = "a".repeat(0xffff);
-    assert!(!w.add_event_desc(&[1], &attr, &format!("{longest}b")));
-    assert!(w.add_event_desc(&[1], &attr, &longest));
-    assert!(!w.add_event_desc(&[2], &attr, "nul\0inside"));
-    assert!(!w.add_event_desc(&[1], &attr, "reuses id 1"));
+    assert!(w
+        .add_event_desc(&[1], &attr, &format!("{longest}b"))
+        .is_err());
+    w.add_event_desc(&[1], &attr, &longest).unwrap();
+    assert!(w.add_event_desc(&[2], &attr, "nul\0inside").is_err());
+    assert!(w.add_event_desc(&[1], &attr, "reuses id 1").is_err());
     let bytes = w.finish().unwrap().into_inner();
     let l = lpd::read_file(&bytes).unwrap();
     assert_eq!(l.attr_names(), [Some(longest.as_str())]);

@@ -12,7 +12,7 @@ use integration_tests::perf_tool::{
 };
 use integration_tests::records::{comm, sample, RecordBuilder, StdSample};
 use integration_tests::{lpd, perf_tool, temp_data_file, tp_reader, Endian};
-use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter};
 use std::collections::BTreeMap;
 use std::io::Cursor;
 use std::sync::Arc;
@@ -26,10 +26,10 @@ const COMM_FLAG: u64 = 1 << 9;
 const STD_LAYOUT: u64 =
     sample::IDENTIFIER | sample::IP | sample::TID | sample::TIME | sample::CPU | sample::PERIOD;
 
-type Writer = PerfDataFileWriter<Cursor<Vec<u8>>>;
+type Writer = PerfWriter<FileOutput<Cursor<Vec<u8>>>>;
 
 fn writer() -> Writer {
-    PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap()
+    PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap()
 }
 
 fn software_attr(config: u64, flags: u64) -> PerfEventAttr {
@@ -147,7 +147,8 @@ fn tracepoint_event_with_format(text: &str) {
     };
     let mut w = writer();
     // No set_tracing_data_required: TRACING_DATA must be synthesized anyway.
-    assert!(w.add_tracepoint_event_desc(&[11, 12], &tp_attr, "sched:sched_switch", &format));
+    w.add_tracepoint_event_desc(&[11, 12], &tp_attr, "sched:sched_switch", &format)
+        .unwrap();
     let pairs = [
         (("alpha", 100), ("beta", 200)),
         (("beta", 200), ("gamma", 300)),
@@ -218,7 +219,8 @@ fn tracepoint_event_with_format(text: &str) {
 #[test]
 fn software_event_with_comm_and_samples() {
     let mut w = writer();
-    assert!(w.add_event_desc(&[7], &software_attr(0, COMM_FLAG), "cpu-clock"));
+    w.add_event_desc(&[7], &software_attr(0, COMM_FLAG), "cpu-clock")
+        .unwrap();
     let e = Endian::Little;
     w.write_event_data(&comm(e, 321, 321, "worker-a", 10, 7))
         .unwrap();
@@ -289,7 +291,8 @@ fn sixty_four_descs_of_four_ids() {
     let mut w = writer();
     for d in 0..64u64 {
         let ids: Vec<u64> = (0..4).map(|i| 1000 + d * 4 + i).collect();
-        assert!(w.add_event_desc(&ids, &software_attr(d % 12, 0), &format!("event-{d:02}")));
+        w.add_event_desc(&ids, &software_attr(d % 12, 0), &format!("event-{d:02}"))
+            .unwrap();
     }
     // One sample for the last id of each desc.
     for d in 0..64u64 {
@@ -377,7 +380,7 @@ fn empty_file_is_an_empty_trace_for_every_reader() {
 fn non_ascii_event_name() {
     let name = "événement-ü-日本";
     let mut w = writer();
-    assert!(w.add_event_desc(&[5], &software_attr(0, 0), name));
+    w.add_event_desc(&[5], &software_attr(0, 0), name).unwrap();
     let s = StdSample {
         id: 5,
         ip: 1,
@@ -412,11 +415,16 @@ fn non_ascii_event_name() {
 #[test]
 fn every_string_header() {
     let mut w = writer();
-    assert!(w.add_event_desc(&[1], &software_attr(0, 0), "cpu-clock"));
-    assert!(w.set_utsname_headers(b"host-\xc3\xa9\0\0\0", b"6.1.0-test", b"x86_64"));
-    assert!(w.set_string_header(PerfHeaderIndex::Version, b"6.1.187"));
-    assert!(w.set_string_header(PerfHeaderIndex::CpuDesc, b"Test CPU @ 1.00GHz"));
-    assert!(w.set_string_header(PerfHeaderIndex::CpuId, b"GenuineIntel,6,167,1"));
+    w.add_event_desc(&[1], &software_attr(0, 0), "cpu-clock")
+        .unwrap();
+    w.set_utsname_headers(b"host-\xc3\xa9\0\0\0", b"6.1.0-test", b"x86_64")
+        .unwrap();
+    w.set_string_header(PerfHeaderIndex::Version, b"6.1.187")
+        .unwrap();
+    w.set_string_header(PerfHeaderIndex::CpuDesc, b"Test CPU @ 1.00GHz")
+        .unwrap();
+    w.set_string_header(PerfHeaderIndex::CpuId, b"GenuineIntel,6,167,1")
+        .unwrap();
     w.set_cmdline_header(&["/usr/bin/tracer", "--all", "-o", "x.data"])
         .unwrap();
     let bytes = w.finish().unwrap().into_inner();
@@ -448,7 +456,8 @@ fn every_string_header() {
 #[test]
 fn clock_and_count_headers() {
     let mut w = writer();
-    assert!(w.add_event_desc(&[1], &software_attr(0, 0), "cpu-clock"));
+    w.add_event_desc(&[1], &software_attr(0, 0), "cpu-clock")
+        .unwrap();
     w.set_clock_resolution_header(1);
     w.set_clock_data_header(1, 1_700_000_000_123_456_789, 5_000_000_000);
     w.set_sample_time_header(5_000_000_000, 5_300_000_000);
@@ -506,13 +515,15 @@ fn clock_and_count_headers() {
 
 #[test]
 fn big_endian_file_decodes_in_perf_and_linux_perf_data() {
-    let mut w = PerfDataFileWriter::from_writer_with_endian(
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
         Cursor::new(Vec::new()),
         perf_writer_std::Endian::Big,
     )
     .unwrap();
-    assert!(w.add_event_desc(&[3], &software_attr(0, COMM_FLAG), "cpu-clock"));
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"be-host"));
+    w.add_event_desc(&[3], &software_attr(0, COMM_FLAG), "cpu-clock")
+        .unwrap();
+    w.set_string_header(PerfHeaderIndex::Hostname, b"be-host")
+        .unwrap();
     w.set_nr_cpus_header(4, 4);
     let e = Endian::Big;
     w.write_event_data(&comm(e, 55, 55, "be-task", 1, 3))

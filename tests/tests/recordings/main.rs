@@ -43,9 +43,7 @@ use integration_tests::lpd::{self, LpdSummary};
 use integration_tests::perf_tool::{self, script_lines, HeaderEvent, PerfOutput, StatsInfo};
 use integration_tests::tp_reader::{self, TpSummary};
 use integration_tests::{record_type_name, Endian};
-use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
-};
+use perf_writer_std::{FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter};
 use tracepoint_decode as td;
 
 const SCHED: &str = "sched_switch.data";
@@ -371,7 +369,8 @@ enum TracepointMode {
 
 /// Writes the recording again with the writer over a `Cursor`.
 fn rewrite(rec: &Recording, mode: TracepointMode) -> Vec<u8> {
-    let w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).expect("writer over a Cursor");
+    let w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new()))
+        .expect("writer over a Cursor");
     fill_and_finish(rec, mode, w).into_inner()
 }
 
@@ -388,16 +387,17 @@ fn fill_and_finish<O: OutputMode>(
             let t = TracingDataParts::parse(blob)
                 .unwrap_or_else(|e| panic!("{name}: cannot parse TRACING_DATA: {e}"));
             assert!(!t.big_endian, "{name}");
-            w.set_tracing_data_required(t.long_size, t.page_size);
-            assert!(w.set_tracing_data_header_page(&t.header_page));
-            assert!(w.set_tracing_data_header_event(&t.header_event));
-            w.set_tracing_data_clear_ftraces();
+            w.set_tracing_data_required(t.long_size, t.page_size)
+                .unwrap();
+            w.set_tracing_data_header_page(&t.header_page).unwrap();
+            w.set_tracing_data_header_event(&t.header_event).unwrap();
+            w.set_tracing_data_clear_ftraces().unwrap();
             for f in &t.ftraces {
-                assert!(w.set_tracing_data_add_ftrace(f));
+                w.set_tracing_data_add_ftrace(f).unwrap();
             }
-            assert!(w.set_tracing_data_kallsyms(&t.kallsyms));
-            assert!(w.set_tracing_data_printk(&t.printk));
-            assert!(w.set_tracing_data_saved_cmd_line(&t.saved_cmdline));
+            w.set_tracing_data_kallsyms(&t.kallsyms).unwrap();
+            w.set_tracing_data_printk(&t.printk).unwrap();
+            w.set_tracing_data_saved_cmd_line(&t.saved_cmdline).unwrap();
             Some(t)
         }
     };
@@ -414,7 +414,7 @@ fn fill_and_finish<O: OutputMode>(
                     let format = td::PerfEventFormat::parse(t.long_size == 8, system, text)
                         .unwrap_or_else(|| panic!("{name}: format of {} does not parse", ev.name));
                     assert_eq!(u64::from(format.id()), ev.attr.config);
-                    w.try_add_tracepoint_event_desc(&ev.ids, &ev.attr, &ev.name, &Arc::new(format))
+                    w.add_tracepoint_event_desc(&ev.ids, &ev.attr, &ev.name, &Arc::new(format))
                         .unwrap_or_else(|e| {
                             panic!("{name}: add_tracepoint_event_desc {}: {e}", ev.name)
                         });
@@ -434,7 +434,7 @@ fn fill_and_finish<O: OutputMode>(
                 }
             }
             _ => {
-                w.try_add_event_desc(&ev.ids, &ev.attr, &ev.name)
+                w.add_event_desc(&ev.ids, &ev.attr, &ev.name)
                     .unwrap_or_else(|e| panic!("{name}: add_event_desc {}: {e}", ev.name));
             }
         }
@@ -448,7 +448,8 @@ fn fill_and_finish<O: OutputMode>(
         };
         if copy {
             let index = PerfHeaderIndex(u8::try_from(bit).unwrap());
-            assert!(w.set_header(index, payload), "{name}: set_header({index})");
+            w.set_header(index, payload)
+                .unwrap_or_else(|e| panic!("{name}: set_header({index}): {e}"));
             assert_eq!(w.get_header(index), payload.as_slice());
         }
     }
@@ -1095,7 +1096,7 @@ fn create_file_writes_the_same_bytes() {
     let via_cursor = rewrite(&rec, TracepointMode::CopyTracingData);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rewrite.data");
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.create_file(path.to_str().unwrap()).unwrap();
     drop(fill_and_finish(&rec, TracepointMode::CopyTracingData, w));
     assert!(

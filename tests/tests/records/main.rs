@@ -22,7 +22,7 @@ use perf_writer_std::perf_encode::records::{
     Switch, SwitchCpuWide, ThreadMap, ThreadMapEntry, Throttle, WeightStruct,
 };
 use perf_writer_std::perf_encode::{to_vec, Encode, Endian};
-use perf_writer_std::{PerfDataFileWriter, PerfHeaderIndex};
+use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter};
 use std::io::Cursor;
 use tracepoint_decode::PerfEventAttr;
 
@@ -116,7 +116,7 @@ struct Trace {
     bytes: Vec<u8>,
 }
 
-fn push(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, r: &(impl Encode + ?Sized)) {
+fn push(w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, r: &(impl Encode + ?Sized)) {
     let bytes = to_vec(r, w.endian()).unwrap();
     w.write_event_data(&bytes).unwrap();
 }
@@ -131,13 +131,15 @@ fn build_in(structured: bool, lost: bool, endian: Endian) -> Trace {
     let [a, b] = attrs(structured);
     let (la, lb) = (SampleLayout::from_attr(&a), SampleLayout::from_attr(&b));
     let mut w =
-        PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian).unwrap();
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), endian)
+            .unwrap();
     let ta: PerfEventAttr = PerfEventAttr::try_from(&a).unwrap();
     let tb: PerfEventAttr = PerfEventAttr::try_from(&b).unwrap();
-    assert!(w.add_event_desc(&[11, 12], &ta, "cpu-clock"));
-    assert!(w.add_event_desc(&[21, 22], &tb, "task-clock"));
+    w.add_event_desc(&[11, 12], &ta, "cpu-clock").unwrap();
+    w.add_event_desc(&[21, 22], &tb, "task-clock").unwrap();
     // perf names the registers after ARCH (after the machine it runs on when ARCH is absent).
-    assert!(w.set_string_header(PerfHeaderIndex::Arch, b"x86_64"));
+    w.set_string_header(PerfHeaderIndex::Arch, b"x86_64")
+        .unwrap();
 
     push(
         &mut w,

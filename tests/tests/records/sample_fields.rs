@@ -19,7 +19,7 @@ use perf_writer_std::perf_encode::records::{
     BranchEntry, BranchStack, PidTid, Regs, Sample, SampleCpu, SampleLayout, StackUser,
 };
 use perf_writer_std::perf_encode::Endian;
-use perf_writer_std::PerfDataFileWriter;
+use perf_writer_std::{FileOutput, PerfWriter};
 use proptest::prelude::*;
 use std::io::Cursor;
 use tracepoint_decode::PerfEventAttr;
@@ -151,7 +151,8 @@ fn check(spec: &AttrSpec, vals: &[Values]) {
         Endian::Little
     };
     let mut w =
-        PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian).unwrap();
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), endian)
+            .unwrap();
     // linux-perf-data hands samples out in time order: distinct times, written in that order.
     let mut vals = vals.to_vec();
     for (i, v) in vals.iter_mut().enumerate() {
@@ -159,7 +160,7 @@ fn check(spec: &AttrSpec, vals: &[Values]) {
     }
     vals.sort_by_key(|v| v.words[2]);
     let attr = PerfEventAttr::try_from(&abi).unwrap();
-    assert!(w.add_event_desc(&[ID], &attr, "ev"));
+    w.add_event_desc(&[ID], &attr, "ev").unwrap();
     for v in &vals {
         let word = |i: usize, bit: u64| has(bit).then_some(v.words[i]);
         let branches: Vec<BranchEntry> = v

@@ -18,7 +18,7 @@ use perf_writer_std::perf_encode::features::{
 };
 use perf_writer_std::perf_encode::records::{EventUpdateName, HeaderAttr, PidTid, Sample};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
+    FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
 use std::io::Cursor;
 use std::sync::Arc;
@@ -26,14 +26,7 @@ use tracepoint_decode::{
     PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType, PerfEventFormat,
 };
 
-/// A tracepoint with one field of its own, `value`.
-const TICK: &str = "name: tick\nID: 7\nformat:\n\
-\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
-\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n\
-print fmt: \"value=%d\", REC->value\n";
+use integration_tests::formats::{tick_as_ftrace, TICK};
 
 const TICK_ID: u64 = 7;
 /// The sample id of the tick event.
@@ -57,8 +50,8 @@ fn sw_attr() -> PerfEventAttr {
     }
 }
 
-fn file_writer() -> PerfDataFileWriter<Cursor<Vec<u8>>> {
-    PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap()
+fn file_writer() -> PerfWriter<FileOutput<Cursor<Vec<u8>>>> {
+    PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap()
 }
 
 fn pipe_writer() -> PerfPipeWriter<Vec<u8>> {
@@ -170,7 +163,7 @@ fn assert_both_ticks(r: &Readback) {
 }
 
 /// A file with a tick, then `refuse` (which must return the refusal), then a tick.
-fn file_around(refuse: impl FnOnce(&mut PerfDataFileWriter<Cursor<Vec<u8>>>)) -> Readback {
+fn file_around(refuse: impl FnOnce(&mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>)) -> Readback {
     let mut w = file_writer();
     add_tick(&mut w);
     write_tick(&mut w, 1, 1000);
@@ -206,7 +199,7 @@ fn format_refused(text: &str, problem: FormatTextProblem, line: u32) {
         });
         // Nothing of it stayed: its id and the name are free.
         assert!(!w.has_tracepoint_event_desc(8));
-        assert!(w.add_event_desc(&[5], &sw_attr(), "after"));
+        w.add_event_desc(&[5], &sw_attr(), "after").unwrap();
     });
     assert_both_ticks(&r);
     let names: Vec<Option<&str>> = r.lpd_names.iter().map(Option::as_deref).collect();
@@ -328,7 +321,7 @@ fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
         let parsed = Arc::new(parsed);
         let r = file_around(|w| {
             let err = w
-                .try_add_tracepoint_event_desc(
+                .add_tracepoint_event_desc(
                     &[5],
                     &tp_attr(u64::from(parsed.id())),
                     "test:bad",
@@ -337,7 +330,7 @@ fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
                 .unwrap_err();
             assert_eq!(err, WriterError::FormatText(want));
             assert!(!w.has_tracepoint_event_desc(parsed.id()));
-            assert!(w.add_event_desc(&[5], &sw_attr(), "after"));
+            w.add_event_desc(&[5], &sw_attr(), "after").unwrap();
         });
         assert_both_ticks(&r);
     }
@@ -535,10 +528,8 @@ fn item5_tracepoint_sample_with_wrong_common_type_is_refused() {
 #[test]
 fn item5_header_page_junk_is_refused() {
     let r = file_around(|w| {
-        assert!(!w.set_tracing_data_header_page(b"0123456789"));
-        let err = w
-            .try_set_tracing_data_header_page(b"0123456789")
-            .unwrap_err();
+        assert!(w.set_tracing_data_header_page(b"0123456789").is_err());
+        let err = w.set_tracing_data_header_page(b"0123456789").unwrap_err();
         assert!(matches!(
             err,
             WriterError::TracingDataText {
@@ -548,7 +539,7 @@ fn item5_header_page_junk_is_refused() {
         ));
         // A page header without `commit`: perf's parser would look for it forever.
         let no_commit = b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-        let err = w.try_set_tracing_data_header_page(no_commit).unwrap_err();
+        let err = w.set_tracing_data_header_page(no_commit).unwrap_err();
         assert!(matches!(
             err,
             WriterError::TracingDataText { error, .. }
@@ -556,13 +547,13 @@ fn item5_header_page_junk_is_refused() {
         ));
         // The default text (the one tracefs gives) is accepted.
         let default = perf_writer_std::perf_encode::features::tracing_data::DEFAULT_HEADER_PAGE;
-        w.try_set_tracing_data_header_page(default).unwrap();
+        w.set_tracing_data_header_page(default).unwrap();
     });
     assert_both_ticks(&r);
     // `overwrite` may be left out (older kernels have none): perf reads such a page header.
     let no_overwrite = b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
     let r = file_around(|w| {
-        w.try_set_tracing_data_header_page(no_overwrite).unwrap();
+        w.set_tracing_data_header_page(no_overwrite).unwrap();
     });
     assert_both_ticks(&r);
 }
@@ -575,39 +566,33 @@ fn item5_other_tracing_data_texts_are_judged() {
             other => panic!("{other:?}"),
         };
         let bad_line = FormatTextProblem::BadLine;
-        let e = w.try_set_tracing_data_kallsyms(b"junk\n").unwrap_err();
+        let e = w.set_tracing_data_kallsyms(b"junk\n").unwrap_err();
         assert_eq!(part(e), ("kallsyms", bad_line));
-        let e = w.try_set_tracing_data_printk(b"no colon\n").unwrap_err();
+        let e = w.set_tracing_data_printk(b"no colon\n").unwrap_err();
         assert_eq!(part(e), ("printk", bad_line));
-        let e = w
-            .try_set_tracing_data_saved_cmd_line(b"x 42\n")
-            .unwrap_err();
+        let e = w.set_tracing_data_saved_cmd_line(b"x 42\n").unwrap_err();
         assert_eq!(part(e), ("saved_cmdline", bad_line));
-        let e = w.try_set_tracing_data_header_event(b"a\0b").unwrap_err();
+        let e = w.set_tracing_data_header_event(b"a\0b").unwrap_err();
         assert_eq!(part(e), ("header_event", FormatTextProblem::Nul));
         let e = w
-            .try_set_tracing_data_add_ftrace(b"name: f\nID: 1\n")
+            .set_tracing_data_add_ftrace(b"name: f\nID: 1\n")
             .unwrap_err();
         assert_eq!(part(e), ("ftrace format", FormatTextProblem::MissingFormat));
-        assert!(!w.set_tracing_data_add_ftrace(b"junk"));
+        assert!(w.set_tracing_data_add_ftrace(b"junk").is_err());
         for (long_size, page_size) in [(3, 4096), (8, 5000), (8, 1024)] {
             let e = w
-                .try_set_tracing_data_required(long_size, page_size)
+                .set_tracing_data_required(long_size, page_size)
                 .unwrap_err();
             assert!(matches!(e, WriterError::BadTracingDataSetting(_)), "{e:?}");
         }
-        w.try_set_tracing_data_required(8, 4096).unwrap();
+        w.set_tracing_data_required(8, 4096).unwrap();
         // Texts in their files' form are accepted.
-        w.try_set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n")
+        w.set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n")
             .unwrap();
-        w.try_set_tracing_data_printk(b"0xffffffff828125ac : \"thaw\"\n")
+        w.set_tracing_data_printk(b"0xffffffff828125ac : \"thaw\"\n")
             .unwrap();
-        w.try_set_tracing_data_saved_cmd_line(b"42 ticker\n")
-            .unwrap();
-        let ftrace = TICK
-            .replace("name: tick", "name: function")
-            .replace("ID: 7", "ID: 1");
-        w.try_set_tracing_data_add_ftrace(ftrace.as_bytes())
+        w.set_tracing_data_saved_cmd_line(b"42 ticker\n").unwrap();
+        w.set_tracing_data_add_ftrace(tick_as_ftrace().as_bytes())
             .unwrap();
     });
     assert_both_ticks(&r);
@@ -635,7 +620,7 @@ fn item4_nul_in_system_name_is_refused_at_the_call() {
         // A parsed format with such a system is refused too.
         let parsed = PerfEventFormat::parse(true, "s\0x", &other_format()).unwrap();
         let err = w
-            .try_add_tracepoint_event_desc(&[5], &tp_attr(8), "s:bad", &std::sync::Arc::new(parsed))
+            .add_tracepoint_event_desc(&[5], &tp_attr(8), "s:bad", &std::sync::Arc::new(parsed))
             .unwrap_err();
         assert_eq!(err, WriterError::BadSystemName("it contains a NUL byte"));
     });
@@ -646,7 +631,8 @@ fn item4_nul_in_system_name_is_refused_at_the_call() {
 fn item4_tracepoint_without_format_is_retryable_in_file_mode() {
     // Documented case: reported at finalize, which succeeds once the format is added.
     let mut w = file_writer();
-    assert!(w.add_event_desc(&[5], &tp_attr(TICK_ID), "test:tick"));
+    w.add_event_desc(&[5], &tp_attr(TICK_ID), "test:tick")
+        .unwrap();
     let err = w.finish().unwrap_err();
     assert_eq!(
         err,
@@ -663,11 +649,11 @@ fn item4_tracepoint_without_format_is_retryable_in_file_mode() {
 fn item4_pipe_tracepoint_without_format_after_start_is_refused() {
     let r = pipe_around(|w| {
         let err = w
-            .try_add_event_desc(&[5], &tp_attr(8), "test:other")
+            .add_event_desc(&[5], &tp_attr(8), "test:other")
             .unwrap_err();
         assert_eq!(err, WriterError::MissingTracepointFormat { config: 8 });
         // Another event of a tracepoint whose format went out is fine.
-        w.try_add_event_desc(&[6], &tp_attr(TICK_ID), "test:tick2")
+        w.add_event_desc(&[6], &tp_attr(TICK_ID), "test:tick2")
             .unwrap();
     });
     assert_both_ticks(&r);
@@ -728,15 +714,17 @@ fn item4_pipe_event_name_must_fit_event_update() {
     let longest = "m".repeat(max);
     let script = pipe_refused_and_boundary_accepted(
         |w| {
-            let err = w.try_add_event_desc(&[5], &sw_attr(), &long).unwrap_err();
+            let err = w.add_event_desc(&[5], &sw_attr(), &long).unwrap_err();
             assert_eq!(
                 err,
                 WriterError::EventNameTooLongForPipe { len: 65_510, max }
             );
-            assert!(!w.add_event_desc(&[5], &sw_attr(), &"n".repeat(max + 1)));
+            assert!(w
+                .add_event_desc(&[5], &sw_attr(), &"n".repeat(max + 1))
+                .is_err());
         },
         |w| {
-            w.try_add_event_desc(&[5], &sw_attr(), &longest).unwrap();
+            w.add_event_desc(&[5], &sw_attr(), &longest).unwrap();
             5
         },
     );
@@ -751,7 +739,7 @@ fn item4_pipe_event_name_must_fit_event_update() {
     }
     // File mode keeps its own limit (64 KiB): the same name is accepted there.
     let mut w = file_writer();
-    w.try_add_event_desc(&[5], &sw_attr(), &long).unwrap();
+    w.add_event_desc(&[5], &sw_attr(), &long).unwrap();
 }
 
 #[test]
@@ -762,13 +750,12 @@ fn item4_pipe_ids_must_fit_header_attr() {
     let script = pipe_refused_and_boundary_accepted(
         |w| {
             let err = w
-                .try_add_event_desc(&ids[..8_200], &sw_attr(), "many")
+                .add_event_desc(&ids[..8_200], &sw_attr(), "many")
                 .unwrap_err();
             assert_eq!(err, WriterError::TooManyIdsForPipe { ids: 8_200, max });
         },
         |w| {
-            w.try_add_event_desc(&ids[..max], &sw_attr(), "many")
-                .unwrap();
+            w.add_event_desc(&ids[..max], &sw_attr(), "many").unwrap();
             ids[max - 1] // the last id reached perf
         },
     );
@@ -778,25 +765,26 @@ fn item4_pipe_ids_must_fit_header_attr() {
     // File mode takes far more.
     let mut w = file_writer();
     let many: Vec<u64> = (100..100_100).collect();
-    w.try_add_event_desc(&many, &sw_attr(), "many").unwrap();
+    w.add_event_desc(&many, &sw_attr(), "many").unwrap();
 }
 
 #[test]
 fn item4_pipe_feature_must_fit_header_feature() {
     let big = vec![b'h'; perf_writer_std::perf_encode::abi::MAX_FEATURE_PAYLOAD];
     let mut w = pipe_writer();
-    assert!(w.set_string_header(PerfHeaderIndex::Hostname, b"before"));
+    w.set_string_header(PerfHeaderIndex::Hostname, b"before")
+        .unwrap();
     add_tick(&mut w);
     write_tick(&mut w, 1, 1000);
     let err = w
-        .try_set_string_header(PerfHeaderIndex::Hostname, &big)
+        .set_string_header(PerfHeaderIndex::Hostname, &big)
         .unwrap_err();
     assert_eq!(
         err,
         WriterError::FeatureTooLargeForPipe(perf_writer_std::perf_encode::abi::feature::HOSTNAME)
     );
     let over = vec![b'o'; big.len() + 1];
-    assert!(!w.set_header(PerfHeaderIndex::OSRelease, &over));
+    assert!(w.set_header(PerfHeaderIndex::OSRelease, &over).is_err());
     write_tick(&mut w, 2, 2000);
     let bytes = w.finish().unwrap();
     assert_both_ticks(&read_pipe(&bytes));
@@ -808,7 +796,7 @@ fn item4_pipe_feature_must_fit_header_feature() {
     }
     // File mode has no such limit.
     let mut w = file_writer();
-    w.try_set_string_header(PerfHeaderIndex::Hostname, &big)
+    w.set_string_header(PerfHeaderIndex::Hostname, &big)
         .unwrap();
 }
 
@@ -847,7 +835,7 @@ fn every_tracefs_format_of_this_machine_is_accepted() {
     let mut events = 0u64;
     for (i, (system, text)) in formats.iter().enumerate() {
         if system == "ftrace" {
-            w.try_set_tracing_data_add_ftrace(text.as_bytes())
+            w.set_tracing_data_add_ftrace(text.as_bytes())
                 .unwrap_or_else(|e| panic!("ftrace {text}: {e}"));
             continue;
         }
@@ -867,7 +855,7 @@ fn every_tracefs_format_of_this_machine_is_accepted() {
             "{name}"
         );
         parsed_w
-            .try_add_tracepoint_event_desc(&[i as u64 + 1], &attr, &name, &Arc::new(format))
+            .add_tracepoint_event_desc(&[i as u64 + 1], &attr, &name, &Arc::new(format))
             .unwrap_or_else(|e| panic!("{name} parsed: {e}\n{rendered}"));
         events += 1;
     }
@@ -927,13 +915,13 @@ fn raw_feature_payloads_perf_cannot_read_are_refused() {
         );
     };
     let mut pipe = PerfPipeWriter::from_writer(Vec::new()).unwrap();
-    assert!(pipe.add_event_desc(&[1], &attr, "e"));
-    feed(&mut |i, d| pipe.try_set_header(PerfHeaderIndex(i), d));
+    pipe.add_event_desc(&[1], &attr, "e").unwrap();
+    feed(&mut |i, d| pipe.set_header(PerfHeaderIndex(i), d));
     pipe.write_event_data(&sample).unwrap();
     let pipe = pipe.finish().unwrap();
-    let mut file = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    assert!(file.add_event_desc(&[1], &attr, "e"));
-    feed(&mut |i, d| file.try_set_header(PerfHeaderIndex(i), d));
+    let mut file = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    file.add_event_desc(&[1], &attr, "e").unwrap();
+    feed(&mut |i, d| file.set_header(PerfHeaderIndex(i), d));
     for &index in &refused_by_perf {
         assert!(
             file.get_header(PerfHeaderIndex(index)).is_empty(),

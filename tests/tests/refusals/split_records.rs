@@ -8,10 +8,10 @@ use integration_tests::records::RecordBuilder;
 use integration_tests::{lpd, temp_data_file, Endian};
 use perf_writer_std::perf_encode::records::FramingError;
 use perf_writer_std::{
-    OutputMode, PartialRecord, PerfDataFileWriter, PerfPipeWriter, PerfWriter, RecordProblem,
-    WriterError, MAX_RECORD_LEN,
+    FileOutput, OutputMode, PartialRecord, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
+    MAX_RECORD_LEN,
 };
-use std::io::{self, Cursor};
+use std::io::Cursor;
 use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
 
 const IDENTIFIER: u64 = 1 << 16;
@@ -39,15 +39,11 @@ fn sample(e: Endian, pid: u32, t: u64) -> Vec<u8> {
         .finish()
 }
 
-fn writer(strict: bool) -> PerfDataFileWriter<Cursor<Vec<u8>>> {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+fn writer(strict: bool) -> PerfWriter<FileOutput<Cursor<Vec<u8>>>> {
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(strict);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     w
-}
-
-fn error(e: &io::Error) -> &WriterError {
-    WriterError::from_io(e).unwrap_or_else(|| panic!("not the writer's: {e}"))
 }
 
 /// Both readers see exactly the SAMPLEs at `times`.
@@ -77,18 +73,18 @@ fn read_back(bytes: &[u8], pipe: bool, times: &[u64]) {
 /// not taken as the start of an 8 KiB record that swallows the SAMPLEs after it.
 #[test]
 fn a_header_of_an_unknown_type_is_refused_at_its_call() {
-    let mut w = PerfDataFileWriter::from_writer_with_endian(
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
         Cursor::new(Vec::new()),
         perf_writer_std::Endian::Big,
     )
     .unwrap();
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     w.write_event_data(&sample(Endian::Big, 7, 100)).unwrap();
     let err = w
         .write_event_data(&sample(Endian::Little, 7, 200))
         .unwrap_err();
     assert_eq!(
-        error(&err),
+        &err,
         &WriterError::RecordRefused {
             offset: 0,
             type_: 0x0900_0000,
@@ -120,7 +116,7 @@ fn a_payload_no_file_can_hold_is_refused_at_its_call() {
             .finish();
         let err = w.write_event_data(&aux).unwrap_err();
         assert!(
-            matches!(error(&err), WriterError::Framing(FramingError::TooLong { len, .. }) if *len > MAX_RECORD_LEN),
+            matches!(&err, WriterError::Framing(FramingError::TooLong { len, .. }) if *len > MAX_RECORD_LEN),
             "{err}"
         );
         assert!(
@@ -144,7 +140,7 @@ fn a_pipe_only_record_is_refused_by_its_header() {
     let tracing = RecordBuilder::new(e, 66, 0).u32(u32::MAX).u32(0).finish();
     let err = w.write_event_data(&tracing).unwrap_err();
     assert_eq!(
-        error(&err),
+        &err,
         &WriterError::RecordRefused {
             offset: 0,
             type_: 66,
@@ -176,7 +172,7 @@ fn a_refusal_names_the_waiting_record<O: OutputMode>(
 ) -> O::Stream {
     let e = Endian::Little;
     w.set_strict(strict);
-    assert!(w.add_event_desc(&[1], &attr(), "cpu-clock"));
+    w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     w.write_event_data(&sample(e, 7, 100)).unwrap();
     let good = sample(e, 31337, 200);
     let at = w.file_pos().unwrap();
@@ -191,7 +187,7 @@ fn a_refusal_names_the_waiting_record<O: OutputMode>(
     let err = w.write_event_data(&good).unwrap_err();
     let msg = err.to_string();
     assert_eq!(
-        error(&err),
+        &err,
         &WriterError::InsidePartialRecord {
             partial: waiting,
             dropped: false,
@@ -212,7 +208,7 @@ fn a_refusal_names_the_waiting_record<O: OutputMode>(
         w.write_event_data(&begun(e, 7, 40)).unwrap();
         let err = w.write_event_data(&good).unwrap_err();
         let msg = err.to_string();
-        match error(&err) {
+        match &err {
             WriterError::InsidePartialRecord {
                 partial,
                 dropped: true,
@@ -243,7 +239,7 @@ fn a_refusal_names_the_waiting_record<O: OutputMode>(
 #[test]
 fn a_refusal_while_a_record_waits_names_it_and_the_remedy() {
     for strict in [false, true] {
-        let file = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let file = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         let bytes = a_refusal_names_the_waiting_record(file, strict).into_inner();
         read_back(&bytes, false, &[100, 200]);
         let pipe = PerfPipeWriter::from_writer(Vec::new()).unwrap();

@@ -8,7 +8,7 @@
 //! decoded meanings are compared, not bytes.
 
 use integration_tests::{lpd, tp_reader, Endian};
-use perf_writer_std::PerfDataFileWriter;
+use perf_writer_std::{FileOutput, PerfDataFileWriter, PerfWriter};
 use proptest::prelude::*;
 use std::io::Cursor;
 use tracepoint_decode::{
@@ -201,7 +201,8 @@ fn write_both(case: &Case) -> (Vec<u8>, Vec<u8>) {
     let seed_path = dir.path().join("seed.data");
     let mut seed = tracepoint_perf::PerfDataFileWriter::new();
     seed.create_file(seed_path.to_str().unwrap()).unwrap();
-    let mut ours = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let native = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut ours = PerfDataFileWriter::from(native);
     // The cases give both writers arbitrary record bytes (fields that need not match the
     // attr's layout): the raw path, which strict mode would refuse in debug builds.
     ours.set_strict(false);

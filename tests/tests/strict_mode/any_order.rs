@@ -28,8 +28,8 @@ use perf_writer_std::perf_encode::records::{
 };
 use perf_writer_std::perf_encode::{to_vec, Endian};
 use perf_writer_std::{
-    Contradiction, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, RecordProblem, WriterError,
-    MAX_PENDING_IDS,
+    Contradiction, FileOutput, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem,
+    WriterError, MAX_PENDING_IDS,
 };
 use std::collections::BTreeSet;
 use std::io::Cursor;
@@ -134,42 +134,40 @@ enum Order {
 }
 
 fn rewrite(read: &Read, order: Order) -> Vec<u8> {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     assert!(w.strict());
-    let records = |w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>| {
+    let records = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
         for (i, r) in read.records.iter().enumerate() {
             w.write_event_data(r)
                 .unwrap_or_else(|e| panic!("record {i}: {e}"));
         }
     };
-    let descs = |w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>| {
+    let descs = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
         for d in &read.descs {
             match &d.format {
-                Some(f) => w.try_add_tracepoint_event_desc(&d.ids, &d.attr, &d.name, f),
-                None => w.try_add_event_desc(&d.ids, &d.attr, &d.name),
+                Some(f) => w.add_tracepoint_event_desc(&d.ids, &d.attr, &d.name, f),
+                None => w.add_event_desc(&d.ids, &d.attr, &d.name),
             }
             .unwrap_or_else(|e| panic!("{}: {e}", d.name));
         }
     };
-    let headers = |w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>| {
+    let headers = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
         for (bit, h) in &read.headers {
-            w.try_set_header(PerfHeaderIndex(*bit), h)
+            w.set_header(PerfHeaderIndex(*bit), h)
                 .unwrap_or_else(|e| panic!("feature {bit}: {e}"));
         }
         if read.long_size != 0 {
-            w.try_set_tracing_data_required(read.long_size, read.page_size)
+            w.set_tracing_data_required(read.long_size, read.page_size)
                 .unwrap();
-            w.try_set_tracing_data_header_page(&read.header_page)
-                .unwrap();
-            w.try_set_tracing_data_header_event(&read.header_event)
-                .unwrap();
-            w.set_tracing_data_clear_ftraces();
+            w.set_tracing_data_header_page(&read.header_page).unwrap();
+            w.set_tracing_data_header_event(&read.header_event).unwrap();
+            w.set_tracing_data_clear_ftraces().unwrap();
             for f in &read.ftraces {
-                w.try_set_tracing_data_add_ftrace(f).unwrap();
+                w.set_tracing_data_add_ftrace(f).unwrap();
             }
-            w.try_set_tracing_data_kallsyms(&read.kallsyms).unwrap();
-            w.try_set_tracing_data_printk(&read.printk).unwrap();
-            w.try_set_tracing_data_saved_cmd_line(&read.saved_cmdline)
+            w.set_tracing_data_kallsyms(&read.kallsyms).unwrap();
+            w.set_tracing_data_printk(&read.printk).unwrap();
+            w.set_tracing_data_saved_cmd_line(&read.saved_cmdline)
                 .unwrap();
         }
     };
@@ -469,14 +467,14 @@ fn contradiction(e: WriterError) -> (u64, u64, u32, Option<u64>, Contradiction) 
 
 #[test]
 fn records_before_their_descriptions_are_checked_when_they_arrive() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     let records = trace();
     for r in &records {
         w.write_event_data(r).unwrap();
     }
     // The first description: its layout has no PERIOD, the records of its ids have one.
     let err = w
-        .try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON & !st::PERIOD), "cpu-clock")
+        .add_event_desc(&CLOCK_IDS, &clock_attr(COMMON & !st::PERIOD), "cpu-clock")
         .unwrap_err();
     let msg = err.to_string();
     let (n, offset, type_, id, problem) = contradiction(err);
@@ -492,7 +490,7 @@ fn records_before_their_descriptions_are_checked_when_they_arrive() {
         "{msg}"
     );
     // Nothing was added: the right one is.
-    w.try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+    w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
         .unwrap();
     // Still waiting: sched_switch's SAMPLEs.
     match w.finish() {
@@ -529,7 +527,8 @@ fn records_before_their_descriptions_are_checked_when_they_arrive() {
         &switch_attr(),
         "sched:sched_switch",
         &switch_format(),
-    );
+    )
+    .unwrap();
     let bytes = w.finish().unwrap().into_inner();
     read_back(&bytes, 8, &["sched:sched_switch", "cpu-clock"]);
     let l = lpd::read_file(&bytes).unwrap();
@@ -558,7 +557,7 @@ fn records_before_their_descriptions_are_checked_when_they_arrive() {
 
 #[test]
 fn a_description_without_the_trailer_the_records_have_is_refused() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     for r in trace() {
         w.write_event_data(&r).unwrap();
     }
@@ -567,19 +566,20 @@ fn a_description_without_the_trailer_the_records_have_is_refused() {
     // No sample_id_all: COMM and FORK would be 32 bytes shorter (and perf would read every
     // record as the first event's).
     let err = w
-        .try_add_event_desc(&CLOCK_IDS, &attr, "cpu-clock")
+        .add_event_desc(&CLOCK_IDS, &attr, "cpu-clock")
         .unwrap_err();
     let (_, offset, type_, _, problem) = contradiction(err);
     assert_eq!((offset, type_), (104, record_type::FORK));
     assert_eq!(problem, Contradiction::SideBandLength { trailer: 0 });
-    w.try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+    w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
         .unwrap();
     w.add_tracepoint_event_desc(
         &SWITCH_IDS,
         &switch_attr(),
         "sched:sched_switch",
         &switch_format(),
-    );
+    )
+    .unwrap();
     read_back(
         &w.finish().unwrap().into_inner(),
         8,
@@ -609,24 +609,24 @@ fn a_first_comm_whose_trailer_is_too_short_for_its_description_is_checked_by_it(
         Endian::Little,
     )
     .unwrap();
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    w.try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
         .unwrap();
     let e = w.write_event_data(&comm).unwrap_err();
     assert!(
         matches!(
-            WriterError::from_io(&e),
-            Some(WriterError::RecordRefused {
+            e,
+            WriterError::RecordRefused {
                 problem: RecordProblem::Size { .. },
                 ..
-            })
+            }
         ),
         "{e}"
     );
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.write_event_data(&comm).unwrap();
     let err = w
-        .try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+        .add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
         .unwrap_err();
     let (n, offset, type_, id, problem) = contradiction(err);
     assert_eq!(
@@ -634,8 +634,7 @@ fn a_first_comm_whose_trailer_is_too_short_for_its_description_is_checked_by_it(
         (1, 104, record_type::COMM, Some(CLOCK_IDS[0]))
     );
     assert_eq!(problem, Contradiction::SideBandLength { trailer: 32 });
-    w.try_add_event_desc(&CLOCK_IDS, &no_cpu, "cpu-clock")
-        .unwrap();
+    w.add_event_desc(&CLOCK_IDS, &no_cpu, "cpu-clock").unwrap();
     let bytes = w.finish().unwrap().into_inner();
     let l = lpd::read_file(&bytes).unwrap();
     assert_eq!(l.count(record_type::COMM), 1);
@@ -656,9 +655,9 @@ fn finalize_waits_for_descriptions_and_a_dropped_writer_keeps_the_described_reco
     let dir = tempfile::tempdir().unwrap();
     for fix in [false, true] {
         let path = dir.path().join(format!("waiting-{fix}.data"));
-        let mut w = PerfDataFileWriter::new();
+        let mut w = PerfWriter::<FileOutput>::new();
         w.create_file(path.to_str().unwrap()).unwrap();
-        w.try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+        w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
             .unwrap();
         for k in 0..3 {
             w.write_event_data(&clock_sample(CLOCK_IDS[0], T0 + k))
@@ -671,8 +670,8 @@ fn finalize_waits_for_descriptions_and_a_dropped_writer_keeps_the_described_reco
             .unwrap();
         let err = w.finalize_and_close().unwrap_err();
         let msg = err.to_string();
-        match WriterError::from_io(&err) {
-            Some(WriterError::UndescribedRecords(p)) => {
+        match &err {
+            WriterError::UndescribedRecords(p) => {
                 assert_eq!(
                     (p.records, p.ids, p.offset, p.type_),
                     (1, 1, first_unknown, 9)
@@ -683,7 +682,7 @@ fn finalize_waits_for_descriptions_and_a_dropped_writer_keeps_the_described_reco
         assert!(msg.contains("finalize again"), "{msg}");
         if fix {
             // Described now: finalize succeeds with every record.
-            w.try_add_event_desc(&[99], &clock_attr(COMMON), "late")
+            w.add_event_desc(&[99], &clock_attr(COMMON), "late")
                 .unwrap();
             w.finalize_and_close().unwrap();
             read_back(&std::fs::read(&path).unwrap(), 5, &["cpu-clock", "late"]);
@@ -702,10 +701,10 @@ fn finalize_waits_for_descriptions_and_a_dropped_writer_keeps_the_described_reco
 #[test]
 fn tracepoint_samples_before_their_format_are_checked_by_it() {
     for good in [true, false] {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         // sched_switch described without its format (as `add_event_desc` of a tracepoint
         // does); its SAMPLEs' RAW payloads wait for the format.
-        w.try_add_event_desc(&SWITCH_IDS[..1], &switch_attr(), "sched:sched_switch")
+        w.add_event_desc(&SWITCH_IDS[..1], &switch_attr(), "sched:sched_switch")
             .unwrap();
         let ct = if good { 372 } else { 0 };
         for k in 0..3 {
@@ -713,7 +712,7 @@ fn tracepoint_samples_before_their_format_are_checked_by_it() {
                 .unwrap();
         }
         // The format arrives with another id of the event.
-        let r = w.try_add_tracepoint_event_desc(
+        let r = w.add_tracepoint_event_desc(
             &SWITCH_IDS[1..],
             &switch_attr(),
             "sched:sched_switch",
@@ -738,7 +737,7 @@ fn compressed_records_wait_for_a_readable_header_compressed() {
     let name = "zstd_sched.data";
     let path = fixtures::fixture_path(name);
     let read = read_with_seed_reader(&path);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     for r in &read.records {
         w.write_event_data(r).unwrap();
     }
@@ -750,8 +749,8 @@ fn compressed_records_wait_for_a_readable_header_compressed() {
     assert!(compressed > 0);
     for d in &read.descs {
         match &d.format {
-            Some(f) => w.try_add_tracepoint_event_desc(&d.ids, &d.attr, &d.name, f),
-            None => w.try_add_event_desc(&d.ids, &d.attr, &d.name),
+            Some(f) => w.add_tracepoint_event_desc(&d.ids, &d.attr, &d.name, f),
+            None => w.add_event_desc(&d.ids, &d.attr, &d.name),
         }
         .unwrap();
     }
@@ -767,10 +766,8 @@ fn compressed_records_wait_for_a_readable_header_compressed() {
     // Not zstd: refused, naming the COMPRESSED records.
     let mut lz4 = header.clone();
     lz4[4..8].copy_from_slice(&2u32.to_le_bytes());
-    let (n, _, type_, _, problem) = contradiction(
-        w.try_set_header(PerfHeaderIndex::Compressed, &lz4)
-            .unwrap_err(),
-    );
+    let (n, _, type_, _, problem) =
+        contradiction(w.set_header(PerfHeaderIndex::Compressed, &lz4).unwrap_err());
     assert_eq!(
         (n, type_, problem),
         (
@@ -780,10 +777,10 @@ fn compressed_records_wait_for_a_readable_header_compressed() {
         )
     );
     for (bit, h) in &read.headers {
-        w.try_set_header(PerfHeaderIndex(*bit), h).unwrap();
+        w.set_header(PerfHeaderIndex(*bit), h).unwrap();
     }
     // Taken back now would make them unreadable: refused too.
-    assert!(w.try_set_header(PerfHeaderIndex::Compressed, &[]).is_err());
+    assert!(w.set_header(PerfHeaderIndex::Compressed, &[]).is_err());
     let bytes = w.finish().unwrap().into_inner();
     assert_eq!(
         lpd_records(&bytes),
@@ -802,24 +799,24 @@ fn pipe_mode_keeps_its_order_and_says_so() {
         .write_event_data(&clock_sample(CLOCK_IDS[0], T0))
         .unwrap_err();
     let msg = err.to_string();
-    match WriterError::from_io(&err) {
-        Some(WriterError::RecordRefused { problem, .. }) => {
+    match &err {
+        WriterError::RecordRefused { problem, .. } => {
             assert_eq!(*problem, RecordProblem::DescribeFirstInPipeMode(None))
         }
         other => panic!("{other:?}"),
     }
     assert!(msg.contains("perf reads a pipe stream in order"), "{msg}");
     assert!(msg.contains("file mode takes them in any order"), "{msg}");
-    w.try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+    w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
         .unwrap();
     // A record naming an id added later: refused too.
     let err = w.write_event_data(&clock_sample(99, T0)).unwrap_err();
     assert!(matches!(
-        WriterError::from_io(&err),
-        Some(WriterError::RecordRefused {
+        err,
+        WriterError::RecordRefused {
             problem: RecordProblem::DescribeFirstInPipeMode(Some(99)),
             ..
-        })
+        }
     ));
     for k in 0..3 {
         w.write_event_data(&clock_sample(CLOCK_IDS[0], T0 + k))
@@ -836,8 +833,8 @@ fn pipe_mode_keeps_its_order_and_says_so() {
 
 #[test]
 fn the_ids_that_wait_are_bounded_and_the_refusal_says_so() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    w.try_add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
         .unwrap();
     for id in 0..MAX_PENDING_IDS as u64 {
         w.write_event_data(&clock_sample(1000 + id, T0 + id))
@@ -846,11 +843,11 @@ fn the_ids_that_wait_are_bounded_and_the_refusal_says_so() {
     // One more id: refused at the record, which names the limit.
     let err = w.write_event_data(&clock_sample(999_999, T0)).unwrap_err();
     assert!(matches!(
-        WriterError::from_io(&err),
-        Some(WriterError::RecordRefused {
+        err,
+        WriterError::RecordRefused {
             problem: RecordProblem::TooManyPendingIds,
             ..
-        })
+        }
     ));
     assert!(
         err.to_string().contains(&MAX_PENDING_IDS.to_string()),
@@ -859,8 +856,7 @@ fn the_ids_that_wait_are_bounded_and_the_refusal_says_so() {
     // Records of the ids that wait are still taken; their descriptions resolve them.
     w.write_event_data(&clock_sample(1000, T0)).unwrap();
     let ids: Vec<u64> = (1000..1000 + MAX_PENDING_IDS as u64).collect();
-    w.try_add_event_desc(&ids, &clock_attr(COMMON), "many")
-        .unwrap();
+    w.add_event_desc(&ids, &clock_attr(COMMON), "many").unwrap();
     let bytes = w.finish().unwrap().into_inner();
     read_back(&bytes, MAX_PENDING_IDS + 1, &["many"]);
 }
@@ -1004,9 +1000,8 @@ fn every_field_of_a_sample_written_before_its_description_is_checked() {
             .map(|k| full_sample(&right, CLOCK_IDS[(k % 2) as usize], k))
             .collect();
         // The wrong description first: every record is refused.
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-        w.try_add_event_desc(&CLOCK_IDS, &wrong, "cpu-clock")
-            .unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        w.add_event_desc(&CLOCK_IDS, &wrong, "cpu-clock").unwrap();
         for r in &records {
             let e = w
                 .write_event_data(r)
@@ -1014,22 +1009,22 @@ fn every_field_of_a_sample_written_before_its_description_is_checked() {
                 .unwrap_or_else(|| panic!("{what}: taken"));
             assert!(
                 matches!(
-                    WriterError::from_io(&e),
-                    Some(WriterError::RecordRefused {
+                    e,
+                    WriterError::RecordRefused {
                         problem: RecordProblem::SampleLayout(_),
                         ..
-                    })
+                    }
                 ),
                 "{what}: {e}"
             );
         }
         // The records first: the wrong description is refused, naming them.
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         for r in &records {
             w.write_event_data(r).unwrap();
         }
         let err = w
-            .try_add_event_desc(&CLOCK_IDS, &wrong, "cpu-clock")
+            .add_event_desc(&CLOCK_IDS, &wrong, "cpu-clock")
             .unwrap_err();
         let (n, offset, type_, id, problem) = contradiction(err);
         assert_eq!(
@@ -1043,7 +1038,7 @@ fn every_field_of_a_sample_written_before_its_description_is_checked() {
             Contradiction::SampleLength { min: len, max: len },
             "{what}"
         );
-        w.try_add_event_desc(&CLOCK_IDS, &right, "cpu-clock")
+        w.add_event_desc(&CLOCK_IDS, &right, "cpu-clock")
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         let bytes = w.finish().unwrap().into_inner();
         let l = lpd::read_file(&bytes).unwrap();
@@ -1096,41 +1091,41 @@ print fmt: \"%s %s\", __get_str(name), __get_rel_str(other)\n";
         |k: u64, name_at: u16| tracepoint_sample(&attr, SWITCH_IDS[0], T0 + k, 0, &raw(name_at));
     let bad = sample(3, 626);
     // The format first: the SAMPLE whose name ends past the payload is refused.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    w.try_add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
         .unwrap();
     let e = w.write_event_data(&bad).unwrap_err();
     assert!(
         matches!(
-            WriterError::from_io(&e),
-            Some(WriterError::RecordRefused {
+            e,
+            WriterError::RecordRefused {
                 problem: RecordProblem::TracepointRaw(TracepointRawProblem::DynamicData {
                     field: 612,
                     ..
                 }),
                 ..
-            })
+            }
         ),
         "{e}"
     );
     // The SAMPLEs first: the format is refused, naming them.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     for k in 0..3 {
         w.write_event_data(&sample(k, 620)).unwrap();
     }
     w.write_event_data(&bad).unwrap();
     let err = w
-        .try_add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
+        .add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
         .unwrap_err();
     let (n, offset, _, _, problem) = contradiction(err);
     assert_eq!((n, offset), (4, 104));
     assert_eq!(problem, Contradiction::DynamicData { field: 612 });
     // Without the bad one, the same calls are taken.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     for k in 0..3 {
         w.write_event_data(&sample(k, 620)).unwrap();
     }
-    w.try_add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
+    w.add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
         .unwrap();
     let bytes = w.finish().unwrap().into_inner();
     let l = lpd::read_file(&bytes).unwrap();
@@ -1186,20 +1181,20 @@ fn records_with_id_and_no_identifier_before_their_descriptions_in_any_order() {
         })
         .collect();
     for first_one in [true, false] {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         for r in &records {
             w.write_event_data(r).unwrap();
         }
         // A layout with a callchain the `one` records do not have: refused, naming them.
         let (_, offset, _, id, problem) =
-            contradiction(w.try_add_event_desc(&[5, 6], &two, "one").unwrap_err());
+            contradiction(w.add_event_desc(&[5, 6], &two, "one").unwrap_err());
         assert_eq!((offset, id), (104, Some(5)));
         assert!(matches!(problem, Contradiction::SampleLength { .. }));
         let (a, b) = match first_one {
             true => ((&[5, 6], &one, "one"), (&[7, 8], &two, "two")),
             false => ((&[7, 8], &two, "two"), (&[5, 6], &one, "one")),
         };
-        w.try_add_event_desc(a.0, a.1, a.2).unwrap();
+        w.add_event_desc(a.0, a.1, a.2).unwrap();
         match w.finish() {
             Err(WriterError::UndescribedRecords(p)) => assert_eq!((p.records, p.ids), (4, 2)),
             other => panic!("{other:?}"),
@@ -1207,10 +1202,10 @@ fn records_with_id_and_no_identifier_before_their_descriptions_in_any_order() {
         // IDENTIFIER would put the other's id elsewhere: perf could not tell them apart.
         let moved = clock_attr(st::IDENTIFIER | st::IP | st::TID | st::TIME | st::CPU);
         assert!(matches!(
-            w.try_add_event_desc(b.0, &moved, b.2),
+            w.add_event_desc(b.0, &moved, b.2),
             Err(WriterError::IndistinguishableEvents(_))
         ));
-        w.try_add_event_desc(b.0, b.1, b.2).unwrap();
+        w.add_event_desc(b.0, b.1, b.2).unwrap();
         let bytes = w.finish().unwrap().into_inner();
         let l = lpd::read_file(&bytes).unwrap();
         assert!(l.records_with_parse_errors().is_empty());
@@ -1256,39 +1251,39 @@ print fmt: \"value=%u\", REC->value\n";
         tracepoint_sample(&attr, SWITCH_IDS[0], T0 + k, 0, &raw)
     };
     let bad = sample(9, 0);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
-    w.try_add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
         .unwrap();
     let e = w.write_event_data(&bad).unwrap_err();
     assert!(
         matches!(
-            WriterError::from_io(&e),
-            Some(WriterError::RecordRefused {
+            e,
+            WriterError::RecordRefused {
                 problem: RecordProblem::TracepointRaw(TracepointRawProblem::CommonType {
                     found: 0,
                     expected: 9101
                 }),
                 ..
-            })
+            }
         ),
         "{e}"
     );
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     for k in 0..3 {
         w.write_event_data(&sample(k, 9101)).unwrap();
     }
     w.write_event_data(&bad).unwrap();
     let err = w
-        .try_add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
+        .add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
         .unwrap_err();
     let (n, offset, _, _, problem) = contradiction(err);
     assert_eq!((n, offset), (4, 104));
     assert_eq!(problem, Contradiction::CommonTypes);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     for k in 0..3 {
         w.write_event_data(&sample(k, 9101)).unwrap();
     }
-    w.try_add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
+    w.add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
         .unwrap();
     let bytes = w.finish().unwrap().into_inner();
     let l = lpd::read_file(&bytes).unwrap();
@@ -1556,14 +1551,14 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
     }
 
     /// Adds the case's descriptions; the index of the first one refused.
-    fn describe(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, c: &Case) -> Option<usize> {
+    fn describe(w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, c: &Case) -> Option<usize> {
         let format = Arc::new(PerfEventFormat::parse(true, "test", PROBE).unwrap());
         c.events.iter().enumerate().find_map(|(j, e)| {
             let ids = [10 + 2 * j as u64, 11 + 2 * j as u64];
             let name = format!("e{j}");
             let r = match e.tracepoint {
-                true => w.try_add_tracepoint_event_desc(&ids, &e.attr, &name, &format),
-                false => w.try_add_event_desc(&ids, &e.attr, &name),
+                true => w.add_tracepoint_event_desc(&ids, &e.attr, &name, &format),
+                false => w.add_event_desc(&ids, &e.attr, &name),
             };
             r.err().map(|_| j)
         })
@@ -1579,7 +1574,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
         /// linux-perf-data reads.
         #[test]
         fn records_before_or_after_their_descriptions_get_the_same_verdict(c in case()) {
-            let mut after = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            let mut after = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
             prop_assume!(describe(&mut after, &c).is_none());
             // Refused after: a record, or finish (a record of an id no event owns waits for
             // a description in file mode).
@@ -1591,7 +1586,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             let finished_after = after.finish();
             let refused_after = refused_records > 0
                 || matches!(finished_after, Err(WriterError::UndescribedRecords(_)));
-            let mut before = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+            let mut before = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
             for r in &c.records {
                 before.write_event_data(r).unwrap();
             }

@@ -19,8 +19,7 @@ use perf_writer_std::perf_encode::records::{
 };
 use perf_writer_std::perf_encode::{to_vec, Endian};
 use perf_writer_std::{
-    OutputMode, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem,
-    WriterError,
+    FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
 };
 use std::io::{Cursor, IoSlice};
 use std::sync::Arc;
@@ -74,13 +73,15 @@ fn clock_attr() -> PerfEventAttr {
 /// A writer with the two events: sched_switch (ids 11, 12) and cpu-clock (id 21).
 fn add_events<O: OutputMode>(w: &mut PerfWriter<O>) {
     let format = format();
-    assert!(w.add_tracepoint_event_desc(
+    w.add_tracepoint_event_desc(
         &SWITCH_IDS,
         &switch_attr(&format),
         "sched:sched_switch",
-        &format
-    ));
-    assert!(w.add_event_desc(&[CLOCK_ID], &clock_attr(), "cpu-clock"));
+        &format,
+    )
+    .unwrap();
+    w.add_event_desc(&[CLOCK_ID], &clock_attr(), "cpu-clock")
+        .unwrap();
 }
 
 /// RAW payload of sched_switch in byte order `e`, fields where the format puts them.
@@ -221,7 +222,8 @@ fn write_typed_trace<O: OutputMode>(w: &mut PerfWriter<O>) {
 
 fn typed_file(endian: Endian) -> Vec<u8> {
     let mut w =
-        PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian).unwrap();
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), endian)
+            .unwrap();
     w.set_strict(true);
     add_events(&mut w);
     write_typed_trace(&mut w);
@@ -354,7 +356,7 @@ fn typed_methods_write_pipe_mode() {
 
 #[test]
 fn typed_methods_refuse_what_the_attr_does_not_lay_out() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     add_events(&mut w);
     let before = w.file_pos();
     // cpu-clock has no RAW.
@@ -390,7 +392,7 @@ fn typed_methods_refuse_what_the_attr_does_not_lay_out() {
     assert!(matches!(err, WriterError::Encode(_)), "{err}");
     assert_eq!(w.file_pos(), before, "nothing written");
     // A writer without events has no layout to offer.
-    let w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     assert_eq!(w.sample_layout(None), Err(WriterError::NoEventDescription));
 }
 
@@ -418,21 +420,21 @@ fn clock_sample(e: Endian, id: u64, time: u64, cpu: u32) -> Vec<u8> {
     .unwrap()
 }
 
-fn refusal(err: &std::io::Error) -> (usize, u32, RecordProblem) {
-    match WriterError::from_io(err) {
-        Some(&WriterError::RecordRefused {
+fn refusal(err: &WriterError) -> (usize, u32, RecordProblem) {
+    match *err {
+        WriterError::RecordRefused {
             offset,
             type_,
             problem,
-        }) => (offset, type_, problem),
-        other => panic!("not a strict refusal: {other:?} ({err})"),
+        } => (offset, type_, problem),
+        ref other => panic!("not a strict refusal: {other:?} ({err})"),
     }
 }
 
 #[test]
 fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     let e = Endian::Little;
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(true);
     assert!(w.strict());
     add_events(&mut w);
@@ -511,8 +513,8 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     w.write_event_data(&good[5..20]).unwrap();
     assert_eq!(w.file_pos(), Some(pos + 20));
     assert_eq!(
-        WriterError::from_io(&w.write_finished_round().unwrap_err()),
-        Some(&WriterError::IncompleteRecord)
+        w.write_finished_round().unwrap_err(),
+        WriterError::IncompleteRecord
     );
     w.write_event_data(&good[20..]).unwrap();
     let pos = pos + good.len() as u64;
@@ -522,12 +524,12 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     //    says so.
     w.write_event_data(&short[..12]).unwrap();
     let err = w.write_event_data(&short[12..]).unwrap_err();
-    match WriterError::from_io(&err) {
-        Some(WriterError::InsidePartialRecord {
+    match &err {
+        WriterError::InsidePartialRecord {
             partial,
             dropped: true,
             error,
-        }) => {
+        } => {
             assert_eq!((partial.type_, partial.given, partial.offset), (9, 12, pos));
             assert!(
                 matches!(**error, WriterError::RecordRefused { offset: 0, problem: p, .. } if p == short_problem),
@@ -564,7 +566,7 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
 #[test]
 fn without_strict_mode_the_same_records_are_written_as_given() {
     let e = Endian::Little;
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(false);
     add_events(&mut w);
     w.write_event_data(&clock_sample(e, 99, T0, 0)).unwrap();
@@ -580,7 +582,7 @@ fn without_strict_mode_the_same_records_are_written_as_given() {
 
 #[test]
 fn strict_mode_is_on_in_every_build() {
-    let w = PerfDataFileWriter::new();
+    let w = PerfWriter::<FileOutput>::new();
     assert!(w.strict());
     let p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
     assert!(p.strict());
@@ -635,7 +637,7 @@ fn feed_unreadable<O: OutputMode>(w: &mut PerfWriter<O>, e: Endian) {
 #[test]
 fn a_sample_like_the_last_one_is_still_checked() {
     let e = Endian::Little;
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     add_events(&mut w);
     let good = clock_sample(e, CLOCK_ID, T0, 0);
     w.write_event_data(&good).unwrap();
@@ -669,7 +671,8 @@ fn a_sample_like_the_last_one_is_still_checked() {
 fn records_perf_cannot_read_are_refused_by_default() {
     for e in [Endian::Little, Endian::Big] {
         let mut file =
-            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap();
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e)
+                .unwrap();
         feed_unreadable(&mut file, e);
         let file = file.finish().unwrap().into_inner();
         let mut pipe = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
@@ -754,7 +757,8 @@ fn write_for_derived<O: OutputMode>(w: &mut PerfWriter<O>) {
 fn sample_time_and_nrcpus_come_from_the_events_when_asked() {
     for endian in [Endian::Little, Endian::Big] {
         let mut w =
-            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), endian).unwrap();
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), endian)
+                .unwrap();
         w.set_strict(false); // the statistics work without strict mode
         w.set_headers_from_events(true);
         write_for_derived(&mut w);
@@ -787,7 +791,7 @@ fn sample_time_and_nrcpus_come_from_the_events_when_asked() {
 
 #[test]
 fn derived_headers_leave_the_callers_values_alone() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_headers_from_events(true);
     w.set_nr_cpus_header(64, 32);
     write_for_derived(&mut w);
@@ -798,7 +802,7 @@ fn derived_headers_leave_the_callers_values_alone() {
     assert_eq!(l.sample_time_range, Some((T0 + 300_000, T0 + 900_000)));
 
     // Off (the default): no SAMPLE_TIME, no NRCPUS.
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     write_for_derived(&mut w);
     let l = lpd::read_file(&w.finish().unwrap().into_inner()).unwrap();
     assert_eq!(l.sample_time_range, None);
@@ -858,7 +862,7 @@ fn derived_headers_reach_a_pipe_stream_at_its_end() {
 
 #[test]
 fn branch_stack_and_stat_flags_are_features_without_payload() {
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     add_events(&mut w);
     w.set_branch_stack_header();
     w.set_stat_header();
@@ -889,9 +893,9 @@ fn branch_stack_and_stat_flags_are_features_without_payload() {
         );
     }
     // Cleared again by an empty raw payload.
-    let mut w = PerfDataFileWriter::new();
+    let mut w = PerfWriter::<FileOutput>::new();
     w.set_branch_stack_header();
-    assert!(w.set_header(PerfHeaderIndex::BranchStack, &[]));
+    w.set_header(PerfHeaderIndex::BranchStack, &[]).unwrap();
     assert!(!w.has_header(PerfHeaderIndex::BranchStack));
 }
 
@@ -908,9 +912,10 @@ fn a_held_record_is_continued_even_by_bytes_that_look_like_a_sample() {
     let mut b = clock_sample(e, head_as_id, T0 + 1, 0);
     b[16..24].copy_from_slice(&CLOCK_ID.to_le_bytes());
     let c = clock_sample(e, CLOCK_ID, T0 + 2, 0);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     add_events(&mut w);
-    assert!(w.add_event_desc(&[head_as_id], &clock_attr(), "cpu-clock-2"));
+    w.add_event_desc(&[head_as_id], &clock_attr(), "cpu-clock-2")
+        .unwrap();
     // A, then B's header held back.
     w.write_event_data(&[&a[..], &b[..8]].concat()).unwrap();
     // The rest of B and C's header: as long as A, A's header first, CLOCK_ID where A has it.
@@ -960,7 +965,8 @@ fn switch_sample(e: Endian, raw: &[u8], time: u64) -> Vec<u8> {
 fn a_tracepoint_sample_whose_raw_is_not_its_formats_is_refused() {
     for e in [Endian::Little, Endian::Big] {
         let mut w =
-            PerfDataFileWriter::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap();
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e)
+                .unwrap();
         add_events(&mut w);
         let good = switch_raw(e, ("main", MAIN), ("worker", WORKER));
         let mut zero = good.clone();
@@ -1038,7 +1044,7 @@ fn strict_mode_toggled_inside_a_record_keeps_the_record() {
             w(&b[12..], Some(second));
             w(&a, None);
         };
-        let mut file = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut file = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         add_events(&mut file);
         let mut pipe = PerfPipeWriter::from_writer(Vec::new()).unwrap();
         add_events(&mut pipe);
@@ -1107,7 +1113,7 @@ fn vectored_samples_are_checked_across_any_cut() {
     };
     let slices = |parts: &[Vec<u8>]| -> Vec<Vec<u8>> { parts.to_vec() };
     for step in [1usize, 3, 5, 7, 11] {
-        let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         add_events(&mut w);
         w.write_event_data(&one).unwrap();
         let mut expected = one.clone();
@@ -1156,7 +1162,7 @@ fn vectored_samples_are_checked_across_any_cut() {
 fn a_typed_record_inside_an_unfinished_record_is_refused() {
     let e = Endian::Little;
     let a = clock_sample(e, CLOCK_ID, T0, 0);
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     add_events(&mut w);
     w.write_event_data(&a[..16]).unwrap();
     let s = Sample {
@@ -1233,7 +1239,7 @@ print fmt: \"name=%s value=%u\", __get_str(name), REC->value\n";
         )
         .unwrap()
     };
-    let mut w = PerfDataFileWriter::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.add_tracepoint_event_desc_from_text(&[31, 32], &attr, "test:probe", "test", text)
         .unwrap();
     let good = 4 << 16 | 16;

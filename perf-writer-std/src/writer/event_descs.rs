@@ -1,0 +1,204 @@
+//! Event descriptions: events with and without a tracefs format.
+
+use crate::host::this_machine;
+use crate::output::OutputMode;
+use crate::{PerfWriter, WriterError};
+use perf_encode::features::{check_format_text, TracepointRawRule};
+use std::sync::Arc;
+use tracepoint_decode::{PerfEventAttr, PerfEventFormat};
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// Refuses tracepoint formats (and the tracing data's other parts) once a pipe-mode
+    /// stream sent its tracing data.
+    pub(super) fn check_formats_accepted(&self) -> Result<(), WriterError> {
+        match &self.out {
+            Some(out) if !out.accepts_new_tracepoint_formats() => {
+                Err(WriterError::FormatAfterStart)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds an event without a tracefs format: its attr, name and sample ids.
+    ///
+    /// `attr.size` is ignored: every attr of the file is written with one size. A
+    /// tracepoint attr (`config` its tracefs id) added here needs its format in the file:
+    /// add it with another description of the same tracepoint
+    /// ([`add_tracepoint_event_desc_from_text`](Self::add_tracepoint_event_desc_from_text)),
+    /// or set TRACING_DATA with [`set_header`](Self::set_header). Until then finalize (and in
+    /// pipe mode the first event) fails with [`WriterError::MissingTracepointFormat`], and
+    /// succeeds once the format was added: that refusal is retryable, nothing is lost.
+    ///
+    /// # Errors
+    ///
+    /// Nothing is added on error: [`WriterError::Encode`] for a name of 64 KiB or more or
+    /// with a NUL; [`WriterError::DuplicateId`] for an id another event (or this one) owns;
+    /// [`WriterError::TooManyEvents`]; [`WriterError::IndistinguishableEvents`] for an attr
+    /// perf could not tell from another's; [`WriterError::ContradictsRecords`] when records
+    /// written before it contradict it (strict mode). In pipe mode also
+    /// [`WriterError::EventNameTooLongForPipe`], [`WriterError::TooManyIdsForPipe`], and
+    /// [`WriterError::MissingTracepointFormat`] for a tracepoint whose format can no longer
+    /// reach the stream (it started without it).
+    ///
+    /// ```
+    /// use perf_writer_std::{FileOutput, PerfWriter, WriterError};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType, PerfEventAttrType};
+    /// let attr = PerfEventAttr {
+    ///     attr_type: PerfEventAttrType::Software,
+    ///     sample_type: PerfEventAttrSampleType::Identifier,
+    ///     ..Default::default()
+    /// };
+    /// let mut w = PerfWriter::<FileOutput>::new();
+    /// w.add_event_desc(&[1], &attr, "cpu-clock")?;
+    /// assert_eq!(w.add_event_desc(&[1], &attr, "again"), Err(WriterError::DuplicateId(1)));
+    /// # Ok::<(), WriterError>(())
+    /// ```
+    pub fn add_event_desc(
+        &mut self,
+        ids: &[u64],
+        attr: &PerfEventAttr,
+        name: &str,
+    ) -> Result<(), WriterError> {
+        let attr = perf_abi::PerfEventAttr::from(attr);
+        if attr.type_ == perf_abi::attr::TYPE_TRACEPOINT
+            && self.check_formats_accepted().is_err()
+            && !self.session.has_own_tracing_data()
+            && !u32::try_from(attr.config).is_ok_and(|id| self.session.has_tracepoint(id))
+        {
+            // The stream's tracing data went out without this format.
+            return Err(WriterError::MissingTracepointFormat {
+                config: attr.config,
+            });
+        }
+        self.add_desc_checked(ids, attr, name, None)
+    }
+
+    /// Adds a description to the session once the records that wait for it agree with it
+    /// (strict mode; see [`set_strict`](Self::set_strict)).
+    fn add_desc_checked(
+        &mut self,
+        ids: &[u64],
+        attr: perf_abi::PerfEventAttr,
+        name: &str,
+        tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
+    ) -> Result<(), WriterError> {
+        let check = &self.check;
+        let resolution = self
+            .session
+            .add_desc(ids, attr, name, tracepoint, |session, new| {
+                check.check_description(session, new)
+            })?;
+        self.check.description_added(resolution);
+        Ok(())
+    }
+
+    /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must follow
+    /// (`None`: that event is no tracepoint, or its format is the caller's own TRACING_DATA).
+    ///
+    /// [`write_sample`](Self::write_sample) applies it; callers that build RAW bytes themselves
+    /// can too.
+    ///
+    /// ```
+    /// use perf_writer_std::{FileOutput, PerfWriter};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrSampleType as S, PerfEventAttrType};
+    /// let text = "name: tick\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\nprint fmt: \"tick\"\n";
+    /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, sample_type: S::Identifier.or(S::Raw), ..Default::default() };
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:tick", "x", text)?;
+    /// let rule = w.tracepoint_raw_rule(Some(1)).unwrap();
+    /// let mut raw = [0u8; 8];
+    /// assert!(rule.check(&raw, w.endian()).is_err()); // common_type left 0
+    /// raw[..2].copy_from_slice(&w.endian().u16_bytes(7));
+    /// assert!(rule.check(&raw, w.endian()).is_ok());
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
+        self.session.tracepoint_raw_rule(id)
+    }
+
+    /// True when a tracepoint format with id `common_type` was added.
+    pub fn has_tracepoint_event_desc(&self, common_type: u32) -> bool {
+        self.session.has_tracepoint(common_type)
+    }
+
+    /// Adds a tracepoint event: its attr, name, sample ids and tracefs format.
+    ///
+    /// The format is written to the synthesized TRACING_DATA as `PerfEventFormat::write_to`
+    /// renders it, at finalize; it is checked now, without rendering, by
+    /// [`check_parsed_format`](perf_encode::features::check_parsed_format).
+    ///
+    /// # Errors
+    ///
+    /// Nothing is added on error. The refusals of [`add_event_desc`](Self::add_event_desc),
+    /// and [`WriterError::DuplicateFormat`] when a format with the same id was added,
+    /// [`WriterError::TracepointConfigMismatch`] when a tracepoint attr's `config` is not
+    /// the format's id, [`WriterError::BadSystemName`] and [`WriterError::FormatText`] for a
+    /// system name or text (as `write_to` renders it) perf cannot read,
+    /// [`WriterError::CommonTypeOffset`] when its `common_type` is not where the formats
+    /// added before have it, and in pipe mode [`WriterError::FormatAfterStart`] after the
+    /// stream started.
+    pub fn add_tracepoint_event_desc(
+        &mut self,
+        ids: &[u64],
+        attr: &PerfEventAttr,
+        name: &str,
+        format: &Arc<PerfEventFormat>,
+    ) -> Result<(), WriterError> {
+        self.check_formats_accepted()?;
+        self.add_desc_checked(
+            ids,
+            perf_abi::PerfEventAttr::from(attr),
+            name,
+            Some((format, None)),
+        )
+    }
+
+    /// Adds a tracepoint event from its tracefs `format` text and returns the parsed format.
+    ///
+    /// The text is kept byte for byte in the TRACING_DATA (perf then sees exactly what
+    /// tracefs said). `system` is the directory under `events/`.
+    ///
+    /// # Errors
+    ///
+    /// Nothing is added on error. The refusals of
+    /// [`add_tracepoint_event_desc`](Self::add_tracepoint_event_desc), with the text checked
+    /// before any parser reads it: [`WriterError::FormatText`] names the line and the
+    /// problem ([`check_format_text`](perf_encode::features::check_format_text));
+    /// [`WriterError::BadFormatText`] when the parser still refuses it.
+    ///
+    /// ```
+    /// use perf_writer_std::{perf_encode::features::FormatTextProblem, FileOutput, PerfWriter, WriterError};
+    /// use tracepoint_decode::{PerfEventAttr, PerfEventAttrType};
+    /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, ..Default::default() };
+    /// let mut w = PerfWriter::<FileOutput>::new();
+    /// let err = w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:y", "x", "name: y\nID: 99999999999\n").unwrap_err();
+    /// assert!(matches!(err, WriterError::FormatText(e) if e.problem == FormatTextProblem::IdOutOfRange));
+    /// ```
+    pub fn add_tracepoint_event_desc_from_text(
+        &mut self,
+        ids: &[u64],
+        attr: &PerfEventAttr,
+        name: &str,
+        system: &str,
+        format_text: &str,
+    ) -> Result<Arc<PerfEventFormat>, WriterError> {
+        self.check_formats_accepted()?;
+        crate::model::session::check_system_name(system)?;
+        // Before the parser: tracepoint_decode 0.5 overflows on numbers above u32::MAX.
+        check_format_text(format_text.as_bytes()).map_err(WriterError::FormatText)?;
+        let long_is_64 = match self.session.tracing.long_size {
+            0 => this_machine::long_size() == 8,
+            n => n == 8,
+        };
+        let format = PerfEventFormat::parse(long_is_64, system, format_text)
+            .ok_or(WriterError::BadFormatText)?;
+        let format = Arc::new(format);
+        self.add_desc_checked(
+            ids,
+            perf_abi::PerfEventAttr::from(attr),
+            name,
+            Some((&format, Some(format_text.as_bytes()))),
+        )?;
+        Ok(format)
+    }
+}

@@ -1,0 +1,210 @@
+//! Feature headers given as bytes or as plain values: `set_header`, the string headers,
+//! the counts, the clocks and the `uname` strings.
+
+use crate::host::this_machine;
+use crate::model::feature_slot::FeatureSlot;
+use crate::output::OutputMode;
+use crate::{PerfHeaderIndex, PerfWriter, WriterError};
+use perf_abi::feature::{self, Payload};
+use perf_abi::{ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
+use perf_encode::features::{ClockResolution, TotalMem};
+use perf_encode::{HeaderString, StringList};
+use tracepoint_decode::PerfSessionInfo;
+
+impl<O: OutputMode> PerfWriter<O> {
+    /// The payload set for a feature (empty when unset; EVENT_DESC and TRACING_DATA are
+    /// synthesized only at finalize and read empty here unless set).
+    pub fn get_header(&self, index: PerfHeaderIndex) -> &[u8] {
+        self.session.header(index.0)
+    }
+
+    /// Sets (or, with empty `data`, clears) the raw payload of feature `index`, in the
+    /// file's byte order.
+    ///
+    /// A caller's EVENT_DESC or TRACING_DATA is written as given instead of the synthesized
+    /// one. DIR_FORMAT belongs only in the `data` file of a directory recording: in a plain
+    /// file perf 6.1 drops the features after it.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::BadFeatureIndex`] for an index outside
+    /// 1..=31; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record; [`WriterError::BadFeaturePayload`] for counts, strings or fields
+    /// perf 6.1 would not read
+    /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
+    /// features are checked and how; TRACING_DATA, BRANCH_STACK, STAT and BPF lists with
+    /// entries are taken as given); [`WriterError::ContradictsRecords`] for a
+    /// HEADER_COMPRESSED the COMPRESSED records written before it contradict.
+    ///
+    /// ```
+    /// use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
+    /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// // PMU_MAPPINGS: a count of one, then nothing.
+    /// let err = w.set_header(PerfHeaderIndex(16), &1u32.to_ne_bytes()).unwrap_err();
+    /// assert!(matches!(err, WriterError::BadFeaturePayload(_)));
+    /// assert!(w.get_header(PerfHeaderIndex(16)).is_empty());
+    /// # Ok::<(), WriterError>(())
+    /// ```
+    pub fn set_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> Result<(), WriterError> {
+        let compressed = index.0 == feature::COMPRESSED;
+        if compressed {
+            let readable =
+                crate::check::compressed_check::readable_header(self.session.endian(), data);
+            self.check.check_compression_header(readable)?;
+        }
+        self.session.set_header(index.0, data)?;
+        if compressed && !data.is_empty() {
+            self.check.compression_header_set();
+        }
+        if index.0 == feature::TRACING_DATA && !data.is_empty() {
+            self.check.formats_given();
+        }
+        Ok(())
+    }
+
+    /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE.
+    ///
+    /// CMDLINE is written as a list of this one string, the form perf reads. The value ends
+    /// at its first NUL.
+    ///
+    /// # Errors
+    ///
+    /// Nothing changes on error: [`WriterError::NotAStringFeature`] for other features,
+    /// [`WriterError::Encode`] for a value of 2 GiB or more,
+    /// [`WriterError::FeatureTooLargeForPipe`] for one too long for a pipe-mode record.
+    pub fn set_string_header(
+        &mut self,
+        index: PerfHeaderIndex,
+        data: &[u8],
+    ) -> Result<(), WriterError> {
+        match feature::info(index.0).map(|f| f.payload) {
+            Some(Payload::StringList) => {
+                self.session.set_encoded(index.0, &StringList::new(&[data]))
+            }
+            Some(Payload::String) => self.session.set_encoded(index.0, &HeaderString::new(data)),
+            _ => Err(WriterError::NotAStringFeature(index.0)),
+        }
+    }
+
+    /// Sets CMDLINE to the command line `args` (perf shows them joined by spaces).
+    ///
+    /// # Errors
+    ///
+    /// As [`set_string_header`](Self::set_string_header), for the list.
+    pub fn set_cmdline_header<S: AsRef<[u8]>>(&mut self, args: &[S]) -> Result<(), WriterError> {
+        self.session
+            .set_encoded(feature::CMDLINE, &StringList::new(args))
+    }
+
+    /// Sets NRCPUS.
+    pub fn set_nr_cpus_header(&mut self, available: u32, online: u32) {
+        self.session
+            .set_fixed(FeatureSlot::NRCPUS, &NrCpus { available, online });
+    }
+
+    /// Sets SAMPLE_TIME: time stamps of the first and last sample.
+    pub fn set_sample_time_header(&mut self, first: u64, last: u64) {
+        self.session
+            .set_fixed(FeatureSlot::SAMPLE_TIME, &SampleTime { first, last });
+    }
+
+    /// Sets TOTAL_MEM, in kB.
+    pub fn set_total_mem_header(&mut self, kib: u64) {
+        self.session
+            .set_fixed(FeatureSlot::TOTAL_MEM, &TotalMem { kib });
+    }
+
+    /// Sets CLOCKID for the clock `clockid`, as this machine's resolution of that clock.
+    ///
+    /// perf reads this feature as the clock's resolution in ns, so the writer stores this
+    /// machine's `clock_getres(clockid)`. When this machine does not know the clock, the
+    /// feature is cleared rather than filled with a wrong value; use
+    /// [`set_clock_resolution_header`](Self::set_clock_resolution_header) to give the
+    /// resolution of the recording machine.
+    pub fn set_clockid_header(&mut self, clockid: u32) {
+        match this_machine::clock_resolution_ns(clockid) {
+            Some(ns) => self.set_clock_resolution_header(ns),
+            None => self.session.clear_header(FeatureSlot::CLOCKID),
+        }
+    }
+
+    /// Sets CLOCKID to a clock resolution of `ns` nanoseconds.
+    pub fn set_clock_resolution_header(&mut self, ns: u64) {
+        self.session
+            .set_fixed(FeatureSlot::CLOCKID, &ClockResolution { ns });
+    }
+
+    /// Sets CLOCK_DATA: `wall_clock_ns` and `clockid_time_ns` read at the same instant.
+    pub fn set_clock_data_header(
+        &mut self,
+        clockid: u32,
+        wall_clock_ns: u64,
+        clockid_time_ns: u64,
+    ) {
+        let data = ClockData {
+            version: CLOCK_DATA_VERSION,
+            clockid,
+            wall_clock_ns,
+            clockid_time_ns,
+        };
+        self.session.set_fixed(FeatureSlot::CLOCK_DATA, &data);
+    }
+
+    /// Sets or clears CLOCKID and CLOCK_DATA from a session's clock.
+    ///
+    /// CLOCKID gets the resolution of `clock_id()` (cleared when it is `u32::MAX` or unknown
+    /// here), CLOCK_DATA the clock offset (cleared when unknown).
+    pub fn set_session_info_headers(&mut self, session_info: &PerfSessionInfo) {
+        let clock_id = session_info.clock_id();
+        if clock_id == u32::MAX {
+            self.session.clear_header(FeatureSlot::CLOCKID);
+        } else {
+            self.set_clockid_header(clock_id);
+        }
+        if session_info.clock_offset_known() {
+            let (wall_clock_ns, clockid_time_ns) = session_info.get_clock_data();
+            self.set_clock_data_header(clock_id, wall_clock_ns, clockid_time_ns);
+        } else {
+            self.session.clear_header(FeatureSlot::CLOCK_DATA);
+        }
+    }
+
+    /// Sets HOSTNAME, OSRELEASE and ARCH (from `uname`'s nodename, release and machine).
+    ///
+    /// # Errors
+    ///
+    /// [`WriterError::Encode`] when a value is 2 GiB or longer (nothing changes); in pipe
+    /// mode, [`WriterError::FeatureTooLargeForPipe`] for the first value too long for a
+    /// HEADER_FEATURE record (the values before it are set).
+    ///
+    /// ```
+    /// use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter};
+    /// let mut w = PerfWriter::<FileOutput>::new();
+    /// w.set_utsname_headers(b"vm", b"6.1.0", b"x86_64")?;
+    /// assert_eq!(&w.get_header(PerfHeaderIndex::Arch)[4..10], b"x86_64");
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn set_utsname_headers(
+        &mut self,
+        hostname: &[u8],
+        os_release: &[u8],
+        arch: &[u8],
+    ) -> Result<(), WriterError> {
+        let values = [
+            (feature::HOSTNAME, hostname),
+            (feature::OSRELEASE, os_release),
+            (feature::ARCH, arch),
+        ];
+        let mut encoded = Vec::with_capacity(3);
+        for (index, v) in values {
+            encoded.push((
+                index,
+                perf_encode::to_vec(&HeaderString::new(v), self.session.endian())?,
+            ));
+        }
+        for (index, bytes) in encoded {
+            self.session.set_header(index, &bytes)?;
+        }
+        Ok(())
+    }
+}
