@@ -194,7 +194,7 @@ pub use host::description::{
     MemoryNodeInfo, NumaNodeInfo, PmuCapInfo, PmuCapsInfo, PmuInfo, UnameInfo,
 };
 pub use model::header_index::PerfHeaderIndex;
-pub use model::session::PLACEHOLDER_EVENT_NAME;
+pub use model::trace_model::PLACEHOLDER_EVENT_NAME;
 pub use output::file_mode::FileOutput;
 pub use output::pipe_mode::PipeOutput;
 pub use output::record_stream::{FILE_BUFFER_SIZE, MAX_SPLIT_RECORD_LEN};

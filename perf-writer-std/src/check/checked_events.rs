@@ -5,8 +5,8 @@
 //!
 //! Records of several events, and of one event on several CPUs (each CPU has its own id),
 //! interleave in every real trace, so a few events are kept at a time: a direct-mapped table
-//! by event id. Every fact is read from the session when a record of the event passes the
-//! full check; a change to the session (a description, a feature, a tracing-data setting)
+//! by event id. Every fact is read from the model when a record of the event passes the
+//! full check; a change to the model (a description, a feature, a tracing-data setting)
 //! makes the table stale, and the next record of each event takes the full check again.
 //!
 //! What a record passes here is exactly what the full check ([`RecordCheck`]) accepts for it
@@ -15,7 +15,7 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::check_body;
-use crate::model::session::{EventDescData, Session};
+use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
 use perf_encode::records::header_type_and_size;
@@ -29,7 +29,7 @@ const SLOTS: usize = 16;
 struct Facts {
     /// The record bytes that name the event, as stored (see [`CheckedEvents::passes`]).
     key: u64,
-    /// [`Session::revision`] when the facts were read (at least 1: a session with a
+    /// [`TraceModel::revision`] when the facts were read (at least 1: a model with a
     /// description was changed); 0: an empty slot.
     revision: u64,
     /// Where the length of the event's SAMPLEs comes from: 0 when it is fixed (`len`), else
@@ -62,8 +62,8 @@ fn fits(len: usize, size: usize) -> bool {
     len == size || ((len | 7).wrapping_add(1) == size && len & 7 != 0)
 }
 
-/// Where records name their event, in a session at one revision (see
-/// [`Session::desc_for`]).
+/// Where records name their event, in a model at one revision (see
+/// [`TraceModel::desc_for`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct IdPlaces {
     /// The revision these were read at; 0: not read yet (facts are learned only once a
@@ -93,7 +93,7 @@ pub(crate) struct CheckedEvents {
 /// `id_at`, under `id_mask`, are `key`, and whose RAW size and `common_type` are `raw`'s,
 /// is as long as that SAMPLE, of the same event, with a RAW as long and of the same format:
 /// right, once its dynamic fields (if its format has any) put their data within its RAW,
-/// as long as the session is at `revision`. One event, or one tracepoint, taking the
+/// as long as the model is at `revision`. One event, or one tracepoint, taking the
 /// SAMPLEs is the commonest trace; its check is then three or four compares.
 #[derive(Clone, Copy, Debug, Default)]
 struct LastSample {
@@ -172,15 +172,15 @@ impl CheckedEvents {
     /// strict mode's check by the facts kept of its event: then the full check would pass it
     /// too. False says nothing (the full check decides).
     #[inline]
-    pub(crate) fn passes(&self, session: &Session, record: &[u8]) -> bool {
-        let endian = session.endian();
-        if self.last.like(session, record) {
+    pub(crate) fn passes(&self, model: &TraceModel, record: &[u8]) -> bool {
+        let endian = model.endian();
+        if self.last.like(model, record) {
             return self.last.dynamic_fit(endian, record);
         }
-        match self.sample_facts(session, record) {
+        match self.sample_facts(model, record) {
             Some(Some(facts)) => facts.sample_passes(endian, record),
             Some(None) => false,
-            None => self.side_band_passes(session, record),
+            None => self.side_band_passes(model, record),
         }
     }
 
@@ -189,14 +189,14 @@ impl CheckedEvents {
     /// the way). [`Quick::DynamicFields`]: like the last one learned, its RAW's dynamic
     /// fields still to read ([`passes`](Self::passes) does).
     #[inline(always)]
-    pub(crate) fn sample_passes_inline(&self, session: &Session, record: &[u8]) -> Quick {
-        if self.last.like(session, record) {
+    pub(crate) fn sample_passes_inline(&self, model: &TraceModel, record: &[u8]) -> Quick {
+        if self.last.like(model, record) {
             return match self.last.dynamic {
                 None => Quick::Passes,
                 Some(_) => Quick::DynamicFields,
             };
         }
-        match self.sample_facts(session, record) {
+        match self.sample_facts(model, record) {
             Some(Some(facts)) if facts.raw_size_at == 0 && fits(facts.len, record.len()) => {
                 Quick::Passes
             }
@@ -208,31 +208,31 @@ impl CheckedEvents {
     /// one learned ([`Quick::DynamicFields`]), put their data within its RAW: then it passes.
     ///
     /// [`sample_passes_inline`]: Self::sample_passes_inline
-    pub(crate) fn dynamic_fields_fit(&self, session: &Session, record: &[u8]) -> bool {
-        self.last.dynamic_fit(session.endian(), record)
+    pub(crate) fn dynamic_fields_fit(&self, model: &TraceModel, record: &[u8]) -> bool {
+        self.last.dynamic_fit(model.endian(), record)
     }
 
     /// [`passes`](Self::passes) for a SAMPLE of an event whose SAMPLEs all have one length
     /// (false for any other).
     #[cfg(test)]
-    pub(crate) fn fixed_sample_passes(&self, session: &Session, record: &[u8]) -> bool {
-        self.sample_passes_inline(session, record) == Quick::Passes
+    pub(crate) fn fixed_sample_passes(&self, model: &TraceModel, record: &[u8]) -> bool {
+        self.sample_passes_inline(model, record) == Quick::Passes
     }
 
     /// [`fixed_sample_passes`](Self::fixed_sample_passes) of a record read where it lies
     /// (and of one like the last SAMPLE learned, dynamic fields aside),
     /// by its first 8 bytes `head`, its `len` and `word_at` (the 8 bytes at an offset, when
-    /// the record has them): true when those settle it. A record they do not settle is
+    /// the record has them): true when those apply_waiting_settings it. A record they do not apply_waiting_settings is
     /// checked whole by [`passes`](Self::passes).
     #[inline]
     pub(crate) fn fixed_sample_passes_by_words(
         &self,
-        session: &Session,
+        model: &TraceModel,
         head: [u8; 8],
         len: usize,
         mut word_at: impl FnMut(usize) -> Option<u64>,
     ) -> bool {
-        let revision = session.revision();
+        let revision = model.revision();
         let last = &self.last;
         if revision == last.revision
             && last.dynamic.is_none()
@@ -253,7 +253,7 @@ impl CheckedEvents {
                 return true;
             }
         }
-        let (type_, size) = header_type_and_size(session.endian(), &head);
+        let (type_, size) = header_type_and_size(model.endian(), &head);
         if type_ != record_type::SAMPLE
             || usize::from(size) != len
             || size & 7 != 0
@@ -277,13 +277,13 @@ impl CheckedEvents {
     /// The facts of the event of `record`, a whole SAMPLE whose size is its length: `None`
     /// when it is not a SAMPLE, `Some(None)` when no fact settles it.
     #[inline(always)]
-    fn sample_facts(&self, session: &Session, record: &[u8]) -> Option<Option<&Facts>> {
+    fn sample_facts(&self, model: &TraceModel, record: &[u8]) -> Option<Option<&Facts>> {
         let head = record.first_chunk::<8>()?;
-        let (type_, size) = header_type_and_size(session.endian(), head);
+        let (type_, size) = header_type_and_size(model.endian(), head);
         if type_ != record_type::SAMPLE {
             return None;
         }
-        let revision = session.revision();
+        let revision = model.revision();
         if usize::from(size) != record.len() || size & 7 != 0 || self.places.revision != revision {
             return Some(None);
         }
@@ -300,12 +300,12 @@ impl CheckedEvents {
     /// [`passes`](Self::passes) of a record other than SAMPLE (out of line: the commonest
     /// records are SAMPLEs).
     #[inline(never)]
-    fn side_band_passes(&self, session: &Session, record: &[u8]) -> bool {
+    fn side_band_passes(&self, model: &TraceModel, record: &[u8]) -> bool {
         let Some(head) = record.first_chunk::<8>() else {
             return false;
         };
-        let (type_, size) = header_type_and_size(session.endian(), head);
-        let revision = session.revision();
+        let (type_, size) = header_type_and_size(model.endian(), head);
+        let revision = model.revision();
         if usize::from(size) != record.len()
             || size & 7 != 0
             || self.places.revision != revision
@@ -327,7 +327,7 @@ impl CheckedEvents {
             },
             None => &self.first,
         };
-        // Facts at revision 0 were never learned (the session had no description then).
+        // Facts at revision 0 were never learned (the model had no description then).
         facts.revision != 0
             && facts.revision == revision
             && check_body(info.body, record.len(), facts.trailer).is_ok()
@@ -348,11 +348,11 @@ impl CheckedEvents {
     /// the next records of its event are checked by them. Events whose records need more
     /// than the full check's verdict (a tracepoint whose format is not known yet) are not
     /// kept.
-    pub(crate) fn learn(&mut self, session: &Session, desc: &EventDescData, record: &[u8]) {
-        let endian = session.endian();
-        let revision = session.revision();
+    pub(crate) fn learn(&mut self, model: &TraceModel, desc: &EventDescData, record: &[u8]) {
+        let endian = model.endian();
+        let revision = model.revision();
         if self.places.revision != revision {
-            self.places = IdPlaces::of(session);
+            self.places = IdPlaces::of(model);
             self.slots = [EMPTY; SLOTS];
             self.first = EMPTY;
         }
@@ -368,7 +368,7 @@ impl CheckedEvents {
                 .trailer_back
                 .and_then(|back| record.len().checked_sub(back)),
         };
-        if session.format_pending(desc) {
+        if model.format_pending(desc) {
             return;
         }
         let layout = &desc.layout;
@@ -382,7 +382,7 @@ impl CheckedEvents {
             revision,
             raw_size_at,
             len,
-            rule: session.raw_rule_of(desc).copied(),
+            rule: model.raw_rule_of(desc).copied(),
             trailer: layout.sample_id_len(),
         };
         self.last = match sample {
@@ -403,13 +403,13 @@ impl CheckedEvents {
 }
 
 impl IdPlaces {
-    /// Where the records of `session` name their event now.
-    fn of(session: &Session) -> Self {
-        let first = session.descs().first().map(|d| &d.layout);
+    /// Where the records of `model` name their event now.
+    fn of(model: &TraceModel) -> Self {
+        let first = model.descs().first().map(|d| &d.layout);
         // With one event and no ids, perf gives that event every record.
-        let ids = !session.has_no_ids();
+        let ids = !model.has_no_ids();
         IdPlaces {
-            revision: session.revision(),
+            revision: model.revision(),
             sample_at: first.and_then(|l| l.sample_id_offset()).filter(|_| ids),
             trailer_back: first
                 .and_then(|l| l.trailer_id_offset_from_end())
@@ -422,8 +422,8 @@ impl LastSample {
     /// `record` is like the SAMPLE: of its event, as long, with a RAW as long and of the
     /// same format (see [`LastSample`]).
     #[inline(always)]
-    fn like(&self, session: &Session, record: &[u8]) -> bool {
-        if session.revision() != self.revision {
+    fn like(&self, model: &TraceModel, record: &[u8]) -> bool {
+        if model.revision() != self.revision {
             return false;
         }
         let (Some(head), Some(id), Some(raw)) = (

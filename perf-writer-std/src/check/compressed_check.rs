@@ -2,7 +2,7 @@
 //! without decompressing it.
 
 use crate::error::RecordProblem;
-use crate::model::session::Session;
+use crate::model::trace_model::TraceModel;
 use perf_abi::{feature, COMPRESSION_ZSTD};
 use perf_encode::features::read_compressed_info;
 use perf_encode::Endian;
@@ -10,11 +10,11 @@ use perf_encode::Endian;
 /// A COMPRESSED record may be written now: perf can decompress it (HEADER_COMPRESSED says
 /// zstd and gives a buffer size) and no other zstd stream is written (the writer's own
 /// compression is off). The bytes inside are not looked at.
-pub(crate) fn check_compressed(session: &Session) -> Result<(), RecordProblem> {
-    if session.compression.is_some() {
+pub(crate) fn check_compressed(model: &TraceModel) -> Result<(), RecordProblem> {
+    if model.compression.is_some() {
         return Err(RecordProblem::CompressedWhileCompressing);
     }
-    match readable_header(session.endian(), session.header(feature::COMPRESSED)) {
+    match readable_header(model.endian(), model.header(feature::COMPRESSED)) {
         true => Ok(()),
         false => Err(RecordProblem::CompressedWithoutHeader),
     }

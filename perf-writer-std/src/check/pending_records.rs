@@ -29,7 +29,7 @@ use crate::check::record_summary::{
     FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
-use crate::model::session::{NewDesc, Session};
+use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
 use perf_abi::record_type;
 use perf_encode::Endian;
@@ -242,17 +242,17 @@ impl PendingRecords {
     /// changing what waits; [`commit`](Self::commit) adds it once the call is written.
     pub(crate) fn admit(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         record: &[u8],
         why: Deferral,
     ) -> Result<(), RecordProblem> {
         if why != Deferral::Owner {
             return Ok(());
         }
-        let endian = session.endian();
+        let endian = model.endian();
         let sample = is_sample(record, endian);
-        if !session.descs().is_empty() {
-            let Some(id) = key_after_first(session, record) else {
+        if !model.descs().is_empty() {
+            let Some(id) = key_after_first(model, record) else {
                 return Ok(());
             };
             if !self.by_id.contains_key(&id) && !self.stage.new_ids.contains(&id) {
@@ -265,7 +265,7 @@ impl PendingRecords {
                 return Ok(());
             }
             self.within_memory()?;
-            self.prepare(Group::Id(id), id_place(session), record, endian)
+            self.prepare(Group::Id(id), id_place(model), record, endian)
                 .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
             self.stage.actions.push(Action::End);
             return Ok(());
@@ -393,13 +393,13 @@ impl PendingRecords {
     /// for the check its description will make, once its call is written.
     pub(crate) fn commit(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         record: &[u8],
         why: Deferral,
         first: FirstRecord,
         derive: bool,
     ) {
-        let endian = session.endian();
+        let endian = model.endian();
         match why {
             Deferral::Compressed => {
                 Counted::add(&mut self.compressed, first);
@@ -433,9 +433,9 @@ impl PendingRecords {
                 }
             }
             Deferral::Owner if is_sample(record, endian) => {
-                self.commit_sample(session, record, first, derive);
+                self.commit_sample(model, record, first, derive);
             }
-            Deferral::Owner if session.descs().is_empty() => {
+            Deferral::Owner if model.descs().is_empty() => {
                 let b = self.before.get_or_insert_with(Box::default);
                 b.side_band
                     .get_or_insert_with(|| RecordSummary::new(first))
@@ -460,7 +460,7 @@ impl PendingRecords {
                 }
             }
             Deferral::Owner => {
-                let Some(id) = key_after_first(session, record) else {
+                let Some(id) = key_after_first(model, record) else {
                     return;
                 };
                 self.by_id
@@ -474,12 +474,12 @@ impl PendingRecords {
     /// [`commit`](Self::commit) of a SAMPLE: what [`admit`](Self::admit) prepared.
     fn commit_sample(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         record: &[u8],
         first: FirstRecord,
         derive: bool,
     ) {
-        let endian = session.endian();
+        let endian = model.endian();
         while let Some(action) = self.stage.actions.get_mut(self.stage.next) {
             self.stage.next = self.stage.next.saturating_add(1);
             let action = std::mem::replace(action, Action::End);
@@ -547,13 +547,13 @@ impl PendingRecords {
     /// adding it resolves, or how it contradicts them (with the records it names).
     pub(crate) fn check_description(
         &self,
-        session: &Session,
+        model: &TraceModel,
         new: &NewDesc<'_>,
     ) -> Result<Resolution, crate::WriterError> {
-        let endian = session.endian();
+        let endian = model.endian();
         let mut res = Resolution::default();
         let mut owned: Vec<(Option<u64>, &RecordSummary)> = Vec::new();
-        if session.descs().is_empty() {
+        if model.descs().is_empty() {
             if let Some(b) = &self.before {
                 res.before = Some(attribute(b, new, &mut owned)?);
             }
@@ -817,15 +817,15 @@ fn is_sample(record: &[u8], endian: Endian) -> bool {
 }
 
 /// Where the first description's layout puts a SAMPLE's event id.
-fn id_place(session: &Session) -> Option<usize> {
-    session.descs().first()?.layout.sample_id_offset()
+fn id_place(model: &TraceModel) -> Option<usize> {
+    model.descs().first()?.layout.sample_id_offset()
 }
 
 /// The id of a record where the first description's layout puts it (`None` before any
 /// description, or for a record that carries none).
-fn key_after_first(session: &Session, record: &[u8]) -> Option<u64> {
-    let layout = &session.descs().first()?.layout;
-    let endian = session.endian();
+fn key_after_first(model: &TraceModel, record: &[u8]) -> Option<u64> {
+    let layout = &model.descs().first()?.layout;
+    let endian = model.endian();
     let at = match is_sample(record, endian) {
         true => layout.sample_id_offset()?,
         false => record

@@ -9,7 +9,7 @@ use crate::check::record_rules::{check_body, check_sample_len, with_parsed, Even
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
 use crate::error::{RecordProblem, WriterError};
-use crate::model::session::{EventDescData, NewDesc, Session};
+use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::output::OutputMode;
 use crate::PartialRecord;
 use perf_abi::record_type;
@@ -141,7 +141,7 @@ impl RecordCheck {
     }
 
     /// True when calls take the long way: records are checked, or a setting waits for the
-    /// next record boundary (see [`settle`](Self::settle)).
+    /// next record boundary (see [`apply_waiting_settings`](Self::apply_waiting_settings)).
     #[inline]
     pub(crate) fn active(&self) -> bool {
         self.active
@@ -163,13 +163,13 @@ impl RecordCheck {
     }
 
     /// Strict mode: refuse records perf would misread. Takes effect at the next record
-    /// boundary ([`settle`](Self::settle)).
+    /// boundary ([`apply_waiting_settings`](Self::apply_waiting_settings)).
     pub(crate) fn set_strict(&mut self, on: bool) {
         self.want(on, self.derive());
     }
 
     /// Gathering the stats the derived headers come from. Takes effect at the next record
-    /// boundary ([`settle`](Self::settle)).
+    /// boundary ([`apply_waiting_settings`](Self::apply_waiting_settings)).
     pub(crate) fn set_derive(&mut self, on: bool) {
         self.want(self.strict(), on);
     }
@@ -183,7 +183,7 @@ impl RecordCheck {
     /// Applies the settings waiting for a record boundary when the stream is at one:
     /// `output_inside_record` tells whether the output holds part of a record (written to
     /// it while nothing was checked). Call after every call that writes records.
-    pub(crate) fn settle(&mut self, output_inside_record: bool) {
+    pub(crate) fn apply_waiting_settings(&mut self, output_inside_record: bool) {
         if let Some((strict, derive)) = self.wanted {
             if !output_inside_record && !self.inside_record() {
                 self.strict = strict;
@@ -256,13 +256,13 @@ impl RecordCheck {
     /// Checks a description about to be added against the records that wait for it.
     pub(crate) fn check_description(
         &self,
-        session: &Session,
+        model: &TraceModel,
         new: &NewDesc<'_>,
     ) -> Result<Resolution, WriterError> {
         if !self.strict {
             return Ok(Resolution::default());
         }
-        self.undescribed.check_description(session, new)
+        self.undescribed.check_description(model, new)
     }
 
     /// The description [`check_description`](Self::check_description) checked was added.
@@ -301,16 +301,16 @@ impl RecordCheck {
     /// writes nothing and changes nothing. Returns the bytes accepted (all of them).
     pub(crate) fn write<O: OutputMode, C: Deref<Target = [u8]>>(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         out: &mut O,
         chunks: &[C],
     ) -> io::Result<usize> {
-        if let Some(written) = self.write_whole_records(session, out, chunks) {
+        if let Some(written) = self.write_whole_records(model, out, chunks) {
             return written;
         }
         let pending = std::mem::take(&mut self.pending);
         let waiting = self.partial;
-        match self.write_parts(session, out, &pending, chunks) {
+        match self.write_parts(model, out, &pending, chunks) {
             Ok(n) => Ok(n),
             Err(Refusal::Held(e)) => {
                 self.partial = None;
@@ -328,11 +328,11 @@ impl RecordCheck {
     /// written. `None` when the call needs the general path.
     fn write_whole_records<O: OutputMode, C: Deref<Target = [u8]>>(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         out: &mut O,
         chunks: &[C],
     ) -> Option<io::Result<usize>> {
-        let endian = session.endian();
+        let endian = model.endian();
         if !self.pending.is_empty()
             || self.skip != 0
             || !chunks.iter().all(|c| is_plain_record(endian, c))
@@ -341,7 +341,7 @@ impl RecordCheck {
         }
         let (mut stats, mut offset) = (self.stats, 0usize);
         self.start_call();
-        out.prepare_records(session);
+        out.prepare_records(model);
         let (pos, records) = (out.position(), out.records());
         for (i, chunk) in chunks.iter().enumerate() {
             let place = Place {
@@ -349,7 +349,7 @@ impl RecordCheck {
                 pos: pos.saturating_add(offset as u64),
                 records: records.saturating_add(i as u64),
             };
-            if let Err(problem) = self.check_one(session, chunk, &mut stats, place) {
+            if let Err(problem) = self.check_one(model, chunk, &mut stats, place) {
                 let type_ = endian.read_u32(first_bytes(chunk));
                 return Some(Err(WriterError::RecordRefused {
                     offset,
@@ -362,11 +362,11 @@ impl RecordCheck {
         }
         // Room for all of them first: then none of the writes below can fail on I/O, and the
         // call is written whole or not at all.
-        if let Err(e) = out.reserve(session, offset) {
+        if let Err(e) = out.reserve(model, offset) {
             return Some(Err(e));
         }
         for chunk in chunks {
-            if let Err(e) = out.write_records(session, chunk) {
+            if let Err(e) = out.write_records(model, chunk) {
                 return Some(Err(e));
             }
         }
@@ -375,7 +375,7 @@ impl RecordCheck {
             pending: &[],
             chunks,
         };
-        self.keep_deferred(session, &parts);
+        self.keep_deferred(model, &parts);
         Some(Ok(offset))
     }
 
@@ -386,7 +386,7 @@ impl RecordCheck {
     }
 
     /// The call was written: its deferred records go to what waits for descriptions.
-    fn keep_deferred<C: Deref<Target = [u8]>>(&mut self, session: &Session, parts: &Parts<'_, C>) {
+    fn keep_deferred<C: Deref<Target = [u8]>>(&mut self, model: &TraceModel, parts: &Parts<'_, C>) {
         if self.deferred.is_empty() {
             return;
         }
@@ -405,22 +405,22 @@ impl RecordCheck {
                 }
             };
             self.undescribed
-                .commit(session, record, d.why, d.first, derive);
+                .commit(model, record, d.why, d.first, derive);
         }
     }
 
     fn write_parts<O: OutputMode, C: Deref<Target = [u8]>>(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         out: &mut O,
         pending: &[u8],
         chunks: &[C],
     ) -> Result<usize, Refusal> {
         let parts = Parts { pending, chunks };
         self.start_call();
-        out.prepare_records(session);
+        out.prepare_records(model);
         let call_start = (out.position(), out.records());
-        let walk = self.walk(session, &parts, call_start)?;
+        let walk = self.walk(model, &parts, call_start)?;
         if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
             let len = walk.open_len;
             return Err(Refusal::Call(
@@ -429,7 +429,7 @@ impl RecordCheck {
         }
         // Room for every byte written below first: then none of those writes can fail on
         // I/O, and the call is written whole or not at all.
-        out.reserve(session, walk.tail).map_err(Refusal::Call)?;
+        out.reserve(model, walk.tail).map_err(Refusal::Call)?;
         let deferred = !self.deferred.is_empty();
         // Everything before the tail is whole records (or pass-through payload): written in
         // vectored batches, so that records split across parts cost one framer pass.
@@ -446,7 +446,7 @@ impl RecordCheck {
                     used = used.saturating_add(1);
                 }
                 if used == BATCH {
-                    out.write_records_vectored(session, &batch)
+                    out.write_records_vectored(model, &batch)
                         .map_err(Refusal::Call)?;
                     used = 0;
                 }
@@ -454,11 +454,11 @@ impl RecordCheck {
             start = end;
         }
         if let Some(rest) = batch.get(..used).filter(|b| !b.is_empty()) {
-            out.write_records_vectored(session, rest)
+            out.write_records_vectored(model, rest)
                 .map_err(Refusal::Call)?;
         }
         if deferred {
-            self.keep_deferred(session, &parts);
+            self.keep_deferred(model, &parts);
         }
         let total = parts.len();
         self.partial = match walk.open {
@@ -489,12 +489,12 @@ impl RecordCheck {
     /// Finds the records of `parts` and checks each complete one.
     fn walk<C: Deref<Target = [u8]>>(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         parts: &Parts<'_, C>,
         start: (u64, u64),
     ) -> Result<Walk, Refusal> {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let walk = self.walk_joining(session, parts, start, &mut scratch);
+        let walk = self.walk_joining(model, parts, start, &mut scratch);
         self.scratch = scratch;
         walk
     }
@@ -503,7 +503,7 @@ impl RecordCheck {
     /// start at stream position `start.0` after `start.1` whole records.
     fn walk_joining<C: Deref<Target = [u8]>>(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         parts: &Parts<'_, C>,
         start: (u64, u64),
         scratch: &mut Vec<u8>,
@@ -515,7 +515,7 @@ impl RecordCheck {
         let held = parts.pending.len();
         let mut stats = self.stats;
         // A payload begun in an earlier call passes through first.
-        let mut walker = RecordWalker::within_record(session.endian(), self.skip);
+        let mut walker = RecordWalker::within_record(model.endian(), self.skip);
         let mut open_len = 0u64;
         // The start of the first record that is not whole (held back), when there is one.
         let mut cut = None;
@@ -594,7 +594,7 @@ impl RecordCheck {
                     records,
                 };
                 records = records.saturating_add(1);
-                if let Err(problem) = self.check_one(session, record, &mut stats, place) {
+                if let Err(problem) = self.check_one(model, record, &mut stats, place) {
                     let offset = pos.saturating_sub(held);
                     let e = WriterError::RecordRefused {
                         offset,
@@ -619,7 +619,7 @@ impl RecordCheck {
             // A header not whole yet: its type once 4 bytes of it are here.
             let mut head = [0u8; 4];
             let type_ = match parts.copy_into(&mut cursor, tail, &mut head) {
-                4 => session.endian().read_u32(head),
+                4 => model.endian().read_u32(head),
                 _ => 0,
             };
             open = Some((type_, None, tail));
@@ -640,18 +640,18 @@ impl RecordCheck {
     #[inline]
     pub(crate) fn write_whole_record<O: OutputMode>(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         out: &mut O,
         data: &[u8],
     ) -> Option<io::Result<()>> {
         if !self.pending.is_empty() || self.skip != 0 || data.is_empty() {
             return None;
         }
-        let endian = session.endian();
+        let endian = model.endian();
         let (mut stats, mut pos) = (self.stats, 0usize);
         let mut records = 0u64;
         self.start_call();
-        out.prepare_records(session);
+        out.prepare_records(model);
         let start = (out.position(), out.records());
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
             let record = first_plain_record(endian, rest)?;
@@ -660,7 +660,7 @@ impl RecordCheck {
                 pos: start.0.saturating_add(pos as u64),
                 records: start.1.saturating_add(records),
             };
-            if let Err(problem) = self.check_one(session, record, &mut stats, place) {
+            if let Err(problem) = self.check_one(model, record, &mut stats, place) {
                 let type_ = endian.read_u32(first_bytes(record));
                 return Some(Err(WriterError::RecordRefused {
                     offset: pos,
@@ -674,8 +674,8 @@ impl RecordCheck {
         }
         // One call to the output: taken whole or not at all.
         let written = match records {
-            1 => out.write_records(session, data),
-            n => out.write_known_records(session, &[IoSlice::new(data)], n),
+            1 => out.write_records(model, data),
+            n => out.write_known_records(model, &[IoSlice::new(data)], n),
         };
         if written.is_ok() {
             self.stats = stats;
@@ -683,7 +683,7 @@ impl RecordCheck {
                 pending: &[],
                 chunks: &[data],
             };
-            self.keep_deferred(session, &parts);
+            self.keep_deferred(model, &parts);
         }
         Some(written)
     }
@@ -693,22 +693,22 @@ impl RecordCheck {
     /// Only in strict mode without derived headers (they need each record's time and cpu)
     /// and between records.
     #[inline]
-    pub(crate) fn passes_quickly(&self, session: &Session, data: &[u8]) -> bool {
-        self.quick && self.events.passes(session, data)
+    pub(crate) fn passes_quickly(&self, model: &TraceModel, data: &[u8]) -> bool {
+        self.quick && self.events.passes(model, data)
     }
 
     /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last
     /// one learned, put their data within its RAW: then it passes.
-    pub(crate) fn dynamic_fields_fit(&self, session: &Session, data: &[u8]) -> bool {
-        self.events.dynamic_fields_fit(session, data)
+    pub(crate) fn dynamic_fields_fit(&self, model: &TraceModel, data: &[u8]) -> bool {
+        self.events.dynamic_fields_fit(model, data)
     }
 
     /// [`passes_quickly`](Self::passes_quickly) for the commonest SAMPLEs, with no call on
     /// the way ([`CheckedEvents::sample_passes_inline`]).
     #[inline(always)]
-    pub(crate) fn sample_passes_inline(&self, session: &Session, data: &[u8]) -> Quick {
+    pub(crate) fn sample_passes_inline(&self, model: &TraceModel, data: &[u8]) -> Quick {
         match self.quick {
-            true => self.events.sample_passes_inline(session, data),
+            true => self.events.sample_passes_inline(model, data),
             false => Quick::Unsettled,
         }
     }
@@ -719,7 +719,7 @@ impl RecordCheck {
     /// call needs the full check.
     pub(crate) fn known_records_vectored(
         &self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
         len: usize,
     ) -> Option<u64> {
@@ -730,7 +730,7 @@ impl RecordCheck {
             pending: &[],
             chunks: bufs,
         };
-        let endian = session.endian();
+        let endian = model.endian();
         let mut cursor = Cursor::default();
         let mut gathered = [0u8; GATHER];
         let (mut start, mut records) = (0usize, 0u64);
@@ -744,7 +744,7 @@ impl RecordCheck {
             // A SAMPLE of fixed length is settled by its header and id: not gathered.
             let by_words = self
                 .events
-                .fixed_sample_passes_by_words(session, head, size, |at| {
+                .fixed_sample_passes_by_words(model, head, size, |at| {
                     let mut w = [0u8; 8];
                     let at = start
                         .checked_add(at)
@@ -766,7 +766,7 @@ impl RecordCheck {
                     &*dst
                 }
             };
-            if !self.events.passes(session, record) {
+            if !self.events.passes(model, record) {
                 return None;
             }
             start = end;
@@ -787,21 +787,21 @@ impl RecordCheck {
     #[inline]
     fn check_one(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         record: &[u8],
         stats: &mut EventStats,
         place: Place,
     ) -> Result<(), RecordProblem> {
         let learning = self.learning();
-        if learning && self.events.passes(session, record) {
+        if learning && self.events.passes(model, record) {
             return Ok(());
         }
-        match self.check_record(session, record, stats)? {
-            Outcome::Owned(desc) if learning => self.events.learn(session, desc, record),
+        match self.check_record(model, record, stats)? {
+            Outcome::Owned(desc) if learning => self.events.learn(model, desc, record),
             Outcome::Owned(_) | Outcome::Free => {}
             Outcome::Deferred(why) => {
-                self.undescribed.admit(session, record, why)?;
-                let type_ = session.endian().read_u32(first_bytes(record));
+                self.undescribed.admit(model, record, why)?;
+                let type_ = model.endian().read_u32(first_bytes(record));
                 self.deferred.push(DeferredRecord {
                     at: place.at,
                     len: record.len(),
@@ -822,17 +822,17 @@ impl RecordCheck {
     #[inline]
     fn check_record<'s>(
         &self,
-        session: &'s Session,
+        model: &'s TraceModel,
         record: &[u8],
         stats: &mut EventStats,
     ) -> Result<Outcome<'s>, RecordProblem> {
-        let endian = session.endian();
+        let endian = model.endian();
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
-            return match self.owner(session, record, true) {
-                Ok(Some(desc)) => self.check_sample(session, desc, record, stats),
-                Ok(None) => self.no_owner(session, None),
-                Err(RecordProblem::UnknownId(id)) => self.no_owner(session, Some(id)),
+            return match self.owner(model, record, true) {
+                Ok(Some(desc)) => self.check_sample(model, desc, record, stats),
+                Ok(None) => self.no_owner(model, None),
+                Err(RecordProblem::UnknownId(id)) => self.no_owner(model, Some(id)),
                 Err(e) => Err(e),
             };
         }
@@ -846,8 +846,8 @@ impl RecordCheck {
                 return Err(RecordProblem::WriterManaged);
             }
             if self.strict && type_ == record_type::COMPRESSED {
-                let why = match crate::check::compressed_check::check_compressed(session) {
-                    Err(RecordProblem::CompressedWithoutHeader) if self.defers(session) => {
+                let why = match crate::check::compressed_check::check_compressed(model) {
+                    Err(RecordProblem::CompressedWithoutHeader) if self.defers(model) => {
                         Deferral::Compressed
                     }
                     checked => {
@@ -867,10 +867,10 @@ impl RecordCheck {
             }
             return Ok(Outcome::Free);
         }
-        let desc = match self.owner(session, record, false) {
+        let desc = match self.owner(model, record, false) {
             Ok(Some(desc)) => desc,
-            Ok(None) => return self.no_owner(session, None),
-            Err(RecordProblem::UnknownId(id)) => return self.no_owner(session, Some(id)),
+            Ok(None) => return self.no_owner(model, None),
+            Err(RecordProblem::UnknownId(id)) => return self.no_owner(model, Some(id)),
             Err(e) => return Err(e),
         };
         let trailer = desc.layout.sample_id_len();
@@ -887,8 +887,8 @@ impl RecordCheck {
 
     /// Strict mode defers what it cannot check yet: in file mode, while the writer does not
     /// compress (records then go into zstd frames as they come, and are checked first).
-    fn defers(&self, session: &Session) -> bool {
-        self.strict && self.defers && session.compression.is_none()
+    fn defers(&self, model: &TraceModel) -> bool {
+        self.strict && self.defers && model.compression.is_none()
     }
 
     /// A kernel record no description owns yet (`id`: the id it names, when it names one):
@@ -896,13 +896,13 @@ impl RecordCheck {
     /// unchecked out of strict mode.
     fn no_owner(
         &self,
-        session: &Session,
+        model: &TraceModel,
         id: Option<u64>,
     ) -> Result<Outcome<'static>, RecordProblem> {
         if !self.strict {
             return Ok(Outcome::Free);
         }
-        if self.defers(session) {
+        if self.defers(model) {
             return Ok(Outcome::Deferred(Deferral::Owner));
         }
         Err(match self.defers {
@@ -916,16 +916,16 @@ impl RecordCheck {
     #[inline]
     fn check_sample<'s>(
         &self,
-        session: &Session,
+        model: &TraceModel,
         desc: &'s EventDescData,
         record: &[u8],
         stats: &mut EventStats,
     ) -> Result<Outcome<'s>, RecordProblem> {
-        let endian = session.endian();
+        let endian = model.endian();
         let mut outcome = Outcome::Owned(desc);
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
-            if let Some(rule) = session.raw_rule_of(desc) {
+            if let Some(rule) = model.raw_rule_of(desc) {
                 // perf finds a RAW payload's format by its common_type: the one rule of
                 // `write_sample`, on bytes.
                 // (A tracepoint without RAW in its layout has nothing to decode.)
@@ -934,7 +934,7 @@ impl RecordCheck {
                 })
                 .map_err(RecordProblem::SampleLayout)?
                 .map_err(RecordProblem::TracepointRaw)?;
-            } else if session.format_pending(desc) && self.defers(session) {
+            } else if model.format_pending(desc) && self.defers(model) {
                 // Its format comes later: its RAW payload is checked then.
                 let raw = with_parsed(&desc.layout, endian, record, |s, parsed| {
                     s.raw.map(|raw| raw_range(parsed, raw))
@@ -970,11 +970,11 @@ impl RecordCheck {
     #[inline]
     fn owner<'s>(
         &self,
-        session: &'s Session,
+        model: &'s TraceModel,
         record: &[u8],
         sample: bool,
     ) -> Result<Option<&'s EventDescData>, RecordProblem> {
-        let Some(first) = session.descs().first() else {
+        let Some(first) = model.descs().first() else {
             return Ok(None);
         };
         let layout = &first.layout;
@@ -984,8 +984,8 @@ impl RecordCheck {
                 .trailer_id_offset_from_end()
                 .and_then(|back| record.len().checked_sub(back)),
         };
-        let id = at.and_then(|at| read_u64(record, at, session.endian()));
-        self.event_of(session, first, id).map(Some)
+        let id = at.and_then(|at| read_u64(record, at, model.endian()));
+        self.event_of(model, first, id).map(Some)
     }
 
     /// What a record's header alone says is wrong (strict mode): a type perf 6.1 does not
@@ -1012,15 +1012,15 @@ impl RecordCheck {
         }
     }
 
-    /// The description a record with event id `id` belongs to ([`Session::desc_for`]); out
+    /// The description a record with event id `id` belongs to ([`TraceModel::desc_for`]); out
     /// of strict mode, the first when no description owns the id.
     fn event_of<'s>(
         &self,
-        session: &'s Session,
+        model: &'s TraceModel,
         first: &'s EventDescData,
         id: Option<u64>,
     ) -> Result<&'s EventDescData, RecordProblem> {
-        match session.desc_for(id) {
+        match model.desc_for(id) {
             Ok(d) => Ok(d),
             Err(_) if !self.strict => Ok(first),
             Err(_) => Err(RecordProblem::UnknownId(id.unwrap_or(0))),
@@ -1226,7 +1226,7 @@ mod tests {
 print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
 
     /// A description checked against nothing.
-    fn none(_: &Session, _: &NewDesc<'_>) -> Result<(), WriterError> {
+    fn none(_: &TraceModel, _: &NewDesc<'_>) -> Result<(), WriterError> {
         Ok(())
     }
 
@@ -1263,8 +1263,8 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
 
     /// Four events: a fixed layout, a tracepoint whose only varying field is RAW, RAW with
     /// fixed fields after it, and a layout walked per record (CALLCHAIN and RAW).
-    fn session(endian: Endian) -> Session {
-        let mut s = Session::new(endian, false);
+    fn model(endian: Endian) -> TraceModel {
+        let mut s = TraceModel::new(endian, false);
         let common = st::IDENTIFIER | st::TID | st::TIME | st::CPU;
         s.add_desc(
             &[1, 2],
@@ -1337,10 +1337,10 @@ print fmt: \"%u\", REC->value\n";
     }
 
     /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
-    fn record(rng: &mut Rng, session: &Session, event: usize, endian: Endian) -> Vec<u8> {
+    fn record(rng: &mut Rng, model: &TraceModel, event: usize, endian: Endian) -> Vec<u8> {
         let ids: [u64; 6] = [1, 3, 5, 6, 2, 7];
         let id = ids[event.min(5)];
-        let d = session.desc_for(Some(id)).unwrap();
+        let d = model.desc_for(Some(id)).unwrap();
         let raw = match event {
             1 => probe_raw(rng, endian),
             5 => {
@@ -1442,14 +1442,14 @@ print fmt: \"%u\", REC->value\n";
     #[test]
     fn learned_events_pass_what_the_full_check_passes() {
         for endian in [Endian::Little, Endian::Big] {
-            let session = session(endian);
+            let model = model(endian);
             let mut rng = Rng(0x5eed ^ endian.is_native() as u64);
             let mut check = RecordCheck::new(true);
             let mut stats = EventStats::default();
             for event in [1, 2, 3, 4, 5, 0] {
                 for _ in 0..3 {
-                    let r = record(&mut rng, &session, event, endian);
-                    check.check_one(&session, &r, &mut stats, PLACE).unwrap();
+                    let r = record(&mut rng, &model, event, endian);
+                    check.check_one(&model, &r, &mut stats, PLACE).unwrap();
                 }
             }
             let (mut passed, mut refused) = (0, 0);
@@ -1459,24 +1459,24 @@ print fmt: \"%u\", REC->value\n";
                 // comparing them with it (and reading their dynamic fields).
                 if n % 10_000 == 0 {
                     let event = [0, 5, 1][n / 10_000];
-                    let r = record(&mut rng, &session, event, endian);
+                    let r = record(&mut rng, &model, event, endian);
                     let id = [1, 7, 3][n / 10_000];
                     check
                         .events
-                        .learn(&session, session.desc_for(Some(id)).unwrap(), &r);
+                        .learn(&model, model.desc_for(Some(id)).unwrap(), &r);
                     assert_ne!(check.events.last_revision(), 0);
                 }
                 let event = rng.below(6) as usize;
-                let good = record(&mut rng, &session, event, endian);
+                let good = record(&mut rng, &model, event, endian);
                 let r = match n % 2 {
                     0 => good,
                     _ => mutate(&mut rng, good, endian),
                 };
-                let full = check.check_record(&session, &r, &mut stats).is_ok();
-                let quick = check.events.passes(&session, &r);
-                let fixed = match check.events.sample_passes_inline(&session, &r) {
+                let full = check.check_record(&model, &r, &mut stats).is_ok();
+                let quick = check.events.passes(&model, &r);
+                let fixed = match check.events.sample_passes_inline(&model, &r) {
                     Quick::Passes => true,
-                    Quick::DynamicFields => check.events.dynamic_fields_fit(&session, &r),
+                    Quick::DynamicFields => check.events.dynamic_fields_fit(&model, &r),
                     Quick::Unsettled => false,
                 };
                 let words = r.first_chunk::<8>().is_some_and(|head| {
@@ -1484,14 +1484,14 @@ print fmt: \"%u\", REC->value\n";
                         |at: usize| Some(u64::from_ne_bytes(*r.get(at..)?.first_chunk::<8>()?));
                     check
                         .events
-                        .fixed_sample_passes_by_words(&session, *head, r.len(), word)
+                        .fixed_sample_passes_by_words(&model, *head, r.len(), word)
                 });
                 assert!(full || !(fixed || words), "{endian:?} event {event}: {r:?}");
                 // Bytes that are not one whole record (two, or a piece) never pass.
                 let two = [&r[..], &r].concat();
                 for bytes in [&two[..], &r[..r.len() - 8]] {
-                    assert!(!check.events.passes(&session, bytes));
-                    assert!(!check.events.fixed_sample_passes(&session, bytes));
+                    assert!(!check.events.passes(&model, bytes));
+                    assert!(!check.events.fixed_sample_passes(&model, bytes));
                 }
                 assert!(full || !quick, "{endian:?} event {event}: learned facts passed a record the full check refuses: {r:?}");
                 if n % 2 == 0 && event != 3 {

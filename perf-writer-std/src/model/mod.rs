@@ -4,5 +4,5 @@
 pub(crate) mod feature_slot;
 pub(crate) mod header_index;
 pub(crate) mod id_index;
-pub(crate) mod session;
 pub(crate) mod stable_storage;
+pub(crate) mod trace_model;

@@ -7,7 +7,7 @@
 use crate::compress::{Compression, CompressionStats};
 use crate::error::io_err;
 use crate::model::feature_slot::FeatureSlot;
-use crate::model::session::Session;
+use crate::model::trace_model::TraceModel;
 use crate::output::record_stream::RecordStream;
 use crate::output::recovery_block::{
     encode_recovery_block, image_pointer, slot_at, IMAGE_POINTER_AT,
@@ -31,8 +31,8 @@ pub struct FileOutput<W: Write + Seek = std::fs::File> {
     tail: Option<Tail>,
     /// The recovery block before the data section.
     recovery: Recovery,
-    /// The session revision the recovery block was last brought up to date with: records
-    /// take the short way while it is the session's.
+    /// The model revision the recovery block was last brought up to date with: records
+    /// take the short way while it is the model's.
     seen_revision: u64,
 }
 
@@ -41,7 +41,7 @@ pub struct FileOutput<W: Write + Seek = std::fs::File> {
 enum Recovery {
     /// Not written yet: written before the first record (the stream is held until then).
     Due,
-    /// Encoded at the session's `revision`, to be written before the first record: the
+    /// Encoded at the model's `revision`, to be written before the first record: the
     /// record check takes the records' positions before they are written.
     Encoded { block: Vec<u8>, revision: u64 },
     /// Written.
@@ -59,7 +59,7 @@ struct WrittenBlock {
     len: u64,
     /// The slot its image is in (0 or 1).
     slot: usize,
-    /// The session revision its image was encoded at.
+    /// The model revision its image was encoded at.
     revision: u64,
 }
 
@@ -113,28 +113,28 @@ impl<W: Write + Seek> FileOutput<W> {
     }
 
     /// [`reposition`](Self::reposition) before records: also writes the recovery block
-    /// when it is due, and its image again when the session changed since.
+    /// when it is due, and its image again when the model changed since.
     #[inline]
-    fn ready(&mut self, session: &Session) -> io::Result<()> {
-        if self.stream.is_held() || self.seen_revision != session.revision() {
-            return self.seek_back_and_describe(session);
+    fn ready(&mut self, model: &TraceModel) -> io::Result<()> {
+        if self.stream.is_held() || self.seen_revision != model.revision() {
+            return self.seek_back_and_describe(model);
         }
         Ok(())
     }
 
     #[cold]
     #[inline(never)]
-    fn seek_back_and_describe(&mut self, session: &Session) -> io::Result<()> {
+    fn seek_back_and_describe(&mut self, model: &TraceModel) -> io::Result<()> {
         if self.stream.is_held() {
             self.seek_back()?;
         }
         if !self.recovery_settled() {
-            self.describe(session)?;
+            self.describe(model)?;
             self.stream.hold(false);
         } else {
-            self.update_recovery(session)?;
+            self.update_recovery(model)?;
         }
-        self.seen_revision = session.revision();
+        self.seen_revision = model.revision();
         Ok(())
     }
 
@@ -143,35 +143,35 @@ impl<W: Write + Seek> FileOutput<W> {
         matches!(self.recovery, Recovery::Written(_) | Recovery::Skipped)
     }
 
-    /// Encodes the recovery block, unless it is encoded with the session as it is or
+    /// Encodes the recovery block, unless it is encoded with the model as it is or
     /// settled: the file as finalize would write it with the descriptions known now and no
     /// records. With no event described yet there is nothing to recover the records by, and
     /// descriptions that cannot be encoded yet (a tracepoint format missing) cannot be
     /// written: both leave the block out.
-    fn encode_recovery(&mut self, session: &Session) {
-        let revision = session.revision();
+    fn encode_recovery(&mut self, model: &TraceModel) {
+        let revision = model.revision();
         match &self.recovery {
             Recovery::Due => {}
             Recovery::Encoded { revision: r, .. } if *r != revision => {}
             _ => return,
         }
-        self.recovery = match self.recovery_block(session) {
+        self.recovery = match self.recovery_block(model) {
             Some(block) => Recovery::Encoded { block, revision },
             None => Recovery::Skipped,
         };
     }
 
     /// The recovery block's bytes (see [`encode_recovery`](Self::encode_recovery)).
-    fn recovery_block(&self, session: &Session) -> Option<Vec<u8>> {
-        let image = self.recovery_image(session)?;
+    fn recovery_block(&self, model: &TraceModel) -> Option<Vec<u8>> {
+        let image = self.recovery_image(model)?;
         Some(encode_recovery_block(&image, self.stream.endian()))
     }
 
     /// The recovery block's image: the file finalize would write with the descriptions
     /// known now and one FINISHED_ROUND as its data. `None` with no event described, or
     /// descriptions that cannot be encoded yet.
-    fn recovery_image(&self, session: &Session) -> Option<Vec<u8>> {
-        if session.descs().is_empty() {
+    fn recovery_image(&self, model: &TraceModel) -> Option<Vec<u8>> {
+        if model.descs().is_empty() {
             return None;
         }
         let endian = self.stream.endian();
@@ -180,7 +180,7 @@ impl<W: Write + Seek> FileOutput<W> {
         // any record ends up compressed is known at finalize only.
         let compressed = FeatureSlot::COMPRESSED.index();
         let image = self
-            .encode_features(session, round, 0, |index| index != compressed)
+            .encode_features(model, round, 0, |index| index != compressed)
             .ok()?;
         let mut bytes = image.header;
         push(&FinishedRound, endian, &mut bytes).ok()?;
@@ -188,15 +188,15 @@ impl<W: Write + Seek> FileOutput<W> {
         Some(bytes)
     }
 
-    /// Writes the image of the session as it is into the written block's other slot, then
+    /// Writes the image of the model as it is into the written block's other slot, then
     /// points the block's head at it (a writer killed between the two leaves the old image
     /// whole). An image that cannot be encoded yet or has outgrown its slot leaves the last
     /// one in place.
-    fn update_recovery(&mut self, session: &Session) -> io::Result<()> {
+    fn update_recovery(&mut self, model: &TraceModel) -> io::Result<()> {
         let Recovery::Written(block) = self.recovery else {
             return Ok(());
         };
-        if block.revision == session.revision() {
+        if block.revision == model.revision() {
             return Ok(());
         }
         let slot = 1 - block.slot;
@@ -205,7 +205,7 @@ impl<W: Write + Seek> FileOutput<W> {
             block.len.saturating_sub(slot_at(block.len, 1)),
         );
         let Some(image) = self
-            .recovery_image(session)
+            .recovery_image(model)
             .filter(|image| image.len() as u64 <= room)
         else {
             return Ok(());
@@ -223,22 +223,22 @@ impl<W: Write + Seek> FileOutput<W> {
         w.place()?;
         self.recovery = Recovery::Written(WrittenBlock {
             slot,
-            revision: session.revision(),
+            revision: model.revision(),
             ..block
         });
         Ok(())
     }
 
-    /// Writes the recovery block (encoded first, when it is not yet or the session changed
+    /// Writes the recovery block (encoded first, when it is not yet or the model changed
     /// since).
-    fn describe(&mut self, session: &Session) -> io::Result<()> {
-        self.encode_recovery(session);
+    fn describe(&mut self, model: &TraceModel) -> io::Result<()> {
+        self.encode_recovery(model);
         if let Recovery::Encoded { block, .. } = &self.recovery {
             self.stream.write_raw(block)?;
             self.recovery = Recovery::Written(WrittenBlock {
                 len: block.len() as u64,
                 slot: 0,
-                revision: session.revision(),
+                revision: model.revision(),
             });
             self.stream.mark_start();
         }
@@ -255,13 +255,13 @@ impl<W: Write + Seek> FileOutput<W> {
 
     /// [`write_records`](OutputMode::write_records) the long way.
     #[inline(never)]
-    fn write_records_general(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
-        self.ready(session)?;
+    fn write_records_general(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
+        self.ready(model)?;
         // A compressed record taken the short way needs no round rule looked up.
         if self.stream.compress_whole_record(data, false) {
             return Ok(());
         }
-        self.stream.keep_rounds(session.keep_rounds());
+        self.stream.keep_rounds(model.keep_rounds());
         self.stream.write_records_general(data)
     }
 
@@ -285,22 +285,22 @@ impl<W: Write + Seek> FileOutput<W> {
 
     /// Encodes the header and the tail of a file whose data section is `data_size` bytes
     /// and starts `gap` bytes after the file header.
-    fn encode(&self, session: &Session, data_size: u64, gap: u64) -> io::Result<Finalized> {
-        self.encode_features(session, data_size, gap, |_| true)
+    fn encode(&self, model: &TraceModel, data_size: u64, gap: u64) -> io::Result<Finalized> {
+        self.encode_features(model, data_size, gap, |_| true)
     }
 
     /// [`encode`](Self::encode) with the features `keep` keeps.
     fn encode_features(
         &self,
-        session: &Session,
+        model: &TraceModel,
         data_size: u64,
         gap: u64,
         keep: impl Fn(u8) -> bool,
     ) -> io::Result<Finalized> {
-        session.check_tracepoint_formats().map_err(io_err)?;
+        model.check_tracepoint_formats().map_err(io_err)?;
         let endian = self.stream.endian();
-        let events = session.event_entries();
-        let mut payloads = session.feature_payloads(&events).map_err(io_err)?;
+        let events = model.event_entries();
+        let mut payloads = model.feature_payloads(&events).map_err(io_err)?;
         payloads.retain(|(index, _)| keep(*index));
         let features = payloads
             .iter()
@@ -358,7 +358,7 @@ impl<W: Write + Seek> FileOutput<W> {
     /// The output failed for good: writes a file of the records known to have reached it,
     /// as many as leave room, in what was written, for the tail (a full disk still lets a
     /// file's own bytes be written again). Returns the records and data bytes kept.
-    fn salvage_file(&mut self, session: &Session) -> io::Result<(u64, u64)> {
+    fn finalize_what_reached_the_output(&mut self, model: &TraceModel) -> io::Result<(u64, u64)> {
         self.stream.abandon_partial();
         if let Some(tail) = self.tail.take() {
             self.stream.w.cut_at(tail.data_end);
@@ -368,7 +368,7 @@ impl<W: Write + Seek> FileOutput<W> {
         let header_end = self.header_end();
         let start = self.data_start();
         let high = self.stream.w.high();
-        let tail_len = self.encode(session, 0, 0)?.tail.len() as u64;
+        let tail_len = self.encode(model, 0, 0)?.tail.len() as u64;
         let round = finished_round_len()?;
         let cut = self
             .stream
@@ -390,7 +390,7 @@ impl<W: Write + Seek> FileOutput<W> {
         } else {
             cut.pos.saturating_sub(start)
         };
-        let done = self.encode(session, data_size, gap)?;
+        let done = self.encode(model, data_size, gap)?;
         tail.extend_from_slice(&done.tail);
         // Nothing pending is written any more.
         self.stream.w.cut_at(cut.pos);
@@ -441,61 +441,61 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
     }
 
     #[inline]
-    fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
+    fn write_records(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
         // A held stream keeps its short way closed, so that way never needs to seek.
-        if self.seen_revision == session.revision() && self.stream.write_small_record(data) {
+        if self.seen_revision == model.revision() && self.stream.write_small_record(data) {
             return Ok(());
         }
-        self.write_records_general(session, data)
+        self.write_records_general(model, data)
     }
 
     #[inline]
-    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
-        if self.seen_revision == session.revision() && self.stream.write_small_known_record(data) {
+    fn write_known_record(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
+        if self.seen_revision == model.revision() && self.stream.write_small_known_record(data) {
             return Ok(());
         }
-        self.write_records_general(session, data)
+        self.write_records_general(model, data)
     }
 
     fn write_known_records(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
         n: u64,
     ) -> io::Result<()> {
-        self.ready(session)?;
-        self.stream.keep_rounds(session.keep_rounds());
+        self.ready(model)?;
+        self.stream.keep_rounds(model.keep_rounds());
         self.stream.write_known_records(bufs, n)
     }
 
     #[inline]
     fn write_records_vectored(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
     ) -> io::Result<usize> {
-        self.ready(session)?;
-        self.stream.keep_rounds(session.keep_rounds());
+        self.ready(model)?;
+        self.stream.keep_rounds(model.keep_rounds());
         self.stream.write_records_vectored(bufs)
     }
 
-    fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
-        self.ready(session)?;
-        self.stream.keep_rounds(session.keep_rounds());
+    fn write_own_record(&mut self, model: &TraceModel, record: OwnRecord) -> io::Result<()> {
+        self.ready(model)?;
+        self.stream.keep_rounds(model.keep_rounds());
         match record {
             OwnRecord::FinishedRound => self.stream.write_finished_round(),
             OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
         }
     }
 
-    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()> {
-        self.ready(session)?;
+    fn reserve(&mut self, model: &TraceModel, len: usize) -> io::Result<()> {
+        self.ready(model)?;
         self.stream.reserve(len)
     }
 
-    fn flush(&mut self, session: &Session) -> io::Result<()> {
+    fn flush(&mut self, model: &TraceModel) -> io::Result<()> {
         if self.recovery_settled() {
-            self.ready(session)?;
+            self.ready(model)?;
         } else {
             self.reposition()?;
         }
@@ -529,9 +529,9 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
     /// Resumable: a failure leaves what was done, and the next call goes on from there
     /// (the tail is encoded again and compared: when events or settings changed since, the
     /// old tail is taken back first).
-    fn finalize(&mut self, session: &Session) -> io::Result<()> {
+    fn finalize(&mut self, model: &TraceModel) -> io::Result<()> {
         if !self.recovery_settled() {
-            self.ready(session)?;
+            self.ready(model)?;
         }
         // Encoding can refuse (a missing format): before anything changes.
         let data_end = self.data_end();
@@ -541,7 +541,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
             // FINISHED_ROUND record, which says nothing, makes an empty trace read as empty.
             data_size = finished_round_len()?;
         }
-        let done = self.encode(session, data_size, self.gap())?;
+        let done = self.encode(model, data_size, self.gap())?;
         let resumed = self
             .tail
             .as_ref()
@@ -587,8 +587,8 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         Ok(())
     }
 
-    fn finalize_truncated(&mut self, session: &Session) -> io::Result<(u64, u64)> {
-        self.salvage_file(session)
+    fn finalize_truncated(&mut self, model: &TraceModel) -> io::Result<(u64, u64)> {
+        self.finalize_what_reached_the_output(model)
     }
 
     fn into_stream(self) -> io::Result<W> {
@@ -608,9 +608,9 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         }
     }
 
-    fn prepare_records(&mut self, session: &Session) {
+    fn prepare_records(&mut self, model: &TraceModel) {
         if !self.recovery_settled() {
-            self.encode_recovery(session);
+            self.encode_recovery(model);
         }
     }
 

@@ -6,7 +6,7 @@
 //! `OutputBuffer`.
 
 use crate::compress::{Compression, CompressionStats};
-use crate::model::session::Session;
+use crate::model::trace_model::TraceModel;
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
 
@@ -20,7 +20,7 @@ pub mod recovery_block;
 /// (file mode, needs `Seek`) or [`PipeOutput`](crate::PipeOutput) (pipe mode, `Write` only).
 /// Implemented by this crate only: what a mode does for the writer is the crate's own.
 // The supertrait is crate-private, which seals this trait (no other crate can implement it)
-// and keeps the writer's internals (the session, the compression statistics) out of the API.
+// and keeps the writer's internals (the model, the compression statistics) out of the API.
 #[allow(private_bounds)]
 pub trait OutputMode: Sized + Mode<Self::Stream> {
     /// The stream written to.
@@ -34,26 +34,26 @@ pub trait OutputMode: Sized + Mode<Self::Stream> {
 /// What an output mode does for the writer, over a stream of type `S`.
 pub(crate) trait Mode<S>: Sized {
     fn open(stream: S, endian: Endian) -> io::Result<Self>;
-    fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()>;
+    fn write_records(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()>;
     /// [`write_records`](Self::write_records) for `data` known to be one whole plain
     /// record in the output's byte order.
-    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()>;
+    fn write_known_record(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()>;
     /// [`write_records_vectored`](Self::write_records_vectored) for `bufs` known to be `n`
     /// whole plain records in the output's byte order; all of them or none.
     fn write_known_records(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
         n: u64,
     ) -> io::Result<()>;
     fn write_records_vectored(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
     ) -> io::Result<usize>;
-    fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()>;
-    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()>;
-    fn flush(&mut self, session: &Session) -> io::Result<()>;
+    fn write_own_record(&mut self, model: &TraceModel, record: OwnRecord) -> io::Result<()>;
+    fn reserve(&mut self, model: &TraceModel, len: usize) -> io::Result<()>;
+    fn flush(&mut self, model: &TraceModel) -> io::Result<()>;
     fn partial_len(&self) -> u64;
     /// The record begun and not finished in the output, if any.
     fn partial_record(&self) -> Option<crate::PartialRecord>;
@@ -63,13 +63,13 @@ pub(crate) trait Mode<S>: Sized {
     /// records before it (what follows is dropped; the file is finalized after it). Pipe
     /// mode cannot take back what it sent: nothing changes.
     fn drop_from(&mut self, pos: u64, records: u64);
-    fn finalize_truncated(&mut self, session: &Session) -> io::Result<(u64, u64)>;
-    fn finalize(&mut self, session: &Session) -> io::Result<()>;
+    fn finalize_truncated(&mut self, model: &TraceModel) -> io::Result<(u64, u64)>;
+    fn finalize(&mut self, model: &TraceModel) -> io::Result<()>;
     fn into_stream(self) -> io::Result<S>;
     fn position(&self) -> u64;
     /// Settles what goes before the next record, so that [`position`](Self::position) says
     /// where it will go (file mode: the recovery block before the first record).
-    fn prepare_records(&mut self, _session: &Session) {}
+    fn prepare_records(&mut self, _model: &TraceModel) {}
     /// Whole records in the stream (at a record boundary: all of them).
     fn records(&self) -> u64;
     fn accepts_new_tracepoint_formats(&self) -> bool;

@@ -4,7 +4,7 @@
 use crate::compress::{Compression, CompressionStats};
 use crate::error::io_err;
 use crate::model::feature_slot::{sent_in_pipe, FEATURE_SLOTS};
-use crate::model::session::Session;
+use crate::model::trace_model::TraceModel;
 use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
 use crate::output::{Mode, OutputMode, OwnRecord};
 use crate::WriterError;
@@ -20,7 +20,7 @@ pub struct PipeOutput<W: Write = std::fs::File> {
     stream: RecordStream<W>,
     /// The pipe header, first descriptions, features and tracing data are out.
     started: bool,
-    /// Session revision at the last sync.
+    /// TraceModel revision at the last sync.
     seen_revision: u64,
     /// Descriptions sent as HEADER_ATTR.
     attrs_sent: usize,
@@ -57,8 +57,8 @@ impl Batch {
 
     /// The pipe header, which starts the stream; refused when a tracepoint event has no
     /// format (the tracing data, sent once, could not describe it).
-    fn pipe_header(&mut self, session: &Session) -> io::Result<()> {
-        session.check_tracepoint_formats().map_err(io_err)?;
+    fn pipe_header(&mut self, model: &TraceModel) -> io::Result<()> {
+        model.check_tracepoint_formats().map_err(io_err)?;
         self.push(&PerfPipeHeader {
             magic: PERF_MAGIC,
             size: PIPE_HEADER_SIZE,
@@ -89,12 +89,12 @@ impl Batch {
 
     /// Every feature perf reads from a pipe (with the synthesized EVENT_DESC), then the
     /// end-of-features record; HEADER_COMPRESSED not when `held`.
-    fn all_features(&mut self, session: &Session, held: bool) -> io::Result<()> {
+    fn all_features(&mut self, model: &TraceModel, held: bool) -> io::Result<()> {
         if !self.carries_features() {
             return Ok(());
         }
-        let events = session.event_entries();
-        for (index, payload) in session.feature_payloads(&events).map_err(io_err)? {
+        let events = model.event_entries();
+        for (index, payload) in model.feature_payloads(&events).map_err(io_err)? {
             if !sent_in_pipe(index) || (held && index == feature::COMPRESSED) {
                 continue;
             }
@@ -111,7 +111,7 @@ impl Batch {
     /// HEADER_COMPRESSED not when `held`.
     fn changed_features(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         sent: &[u64; FEATURE_SLOTS],
         held: bool,
     ) -> io::Result<()> {
@@ -120,8 +120,8 @@ impl Batch {
         }
         for index in 1..feature::LAST_FEATURE {
             let sent_at = sent.get(usize::from(index)).copied().unwrap_or(0);
-            let payload = session.header(index);
-            if session.feature_revision(index) != sent_at
+            let payload = model.header(index);
+            if model.feature_revision(index) != sent_at
                 && !payload.is_empty()
                 && sent_in_pipe(index)
                 && !(held && index == feature::COMPRESSED)
@@ -141,8 +141,8 @@ impl Batch {
     }
 
     /// The TRACING_DATA record, when the events need one (perf reads it once).
-    fn tracing_data(&mut self, session: &Session) -> io::Result<()> {
-        match session.tracing_data().map_err(io_err)? {
+    fn tracing_data(&mut self, model: &TraceModel) -> io::Result<()> {
+        match model.tracing_data().map_err(io_err)? {
             Some(data) => self.push(&HeaderTracingData { data: &data }),
             None => Ok(()),
         }
@@ -150,47 +150,47 @@ impl Batch {
 }
 
 impl<W: Write> PipeOutput<W> {
-    /// Sends what the session has that the stream does not, between two records. The first
+    /// Sends what the model has that the stream does not, between two records. The first
     /// sync starts the stream: the pipe header, the attrs (a placeholder when finishing
     /// without any, as readers refuse a stream without attrs), every feature, the tracing
     /// data. Later ones send the new attrs and the changed features. Both end with the
     /// names of the new events.
-    fn sync(&mut self, session: &Session, finishing: bool) -> io::Result<()> {
+    fn sync(&mut self, model: &TraceModel, finishing: bool) -> io::Result<()> {
         // A stream that started (a flush, a record) before any description still needs one
         // attr when it ends.
-        let placeholder = finishing && session.descs().is_empty() && !self.placeholder_sent;
-        if self.is_synced(session) && !placeholder {
+        let placeholder = finishing && model.descs().is_empty() && !self.placeholder_sent;
+        if self.is_synced(model) && !placeholder {
             return Ok(());
         }
-        self.stream.keep_rounds(session.keep_rounds());
-        let held = self.compressed_header_held(session);
+        self.stream.keep_rounds(model.keep_rounds());
+        let held = self.compressed_header_held(model);
         let mut batch = Batch::new(self.stream.endian());
         if !self.started {
-            batch.pipe_header(session)?;
+            batch.pipe_header(model)?;
         }
         if placeholder {
-            batch.attrs(session.event_entries())?;
+            batch.attrs(model.event_entries())?;
         }
         if self.started {
-            batch.attrs(self.new_events(session))?;
-            batch.changed_features(session, &self.features_sent, held)?;
+            batch.attrs(self.new_events(model))?;
+            batch.changed_features(model, &self.features_sent, held)?;
         } else {
-            batch.attrs(self.new_events(session))?;
-            batch.all_features(session, held)?;
-            batch.tracing_data(session)?;
+            batch.attrs(self.new_events(model))?;
+            batch.all_features(model, held)?;
+            batch.tracing_data(model)?;
         }
-        batch.names(self.new_events(session))?;
+        batch.names(self.new_events(model))?;
         let prelude = match held && batch.carries_features() {
             true => {
                 let mut header = Batch::new(self.stream.endian());
-                header.feature(feature::COMPRESSED, session.header(feature::COMPRESSED))?;
+                header.feature(feature::COMPRESSED, model.header(feature::COMPRESSED))?;
                 header.bytes
             }
             false => Vec::new(),
         };
         self.stream.write_raw(&batch.bytes)?;
         self.stream.set_compressed_prelude(prelude);
-        self.mark_sent(session);
+        self.mark_sent(model);
         self.placeholder_sent |= placeholder;
         Ok(())
     }
@@ -198,43 +198,43 @@ impl<W: Write> PipeOutput<W> {
     /// The HEADER_COMPRESSED the writer's compression set waits to go out just before the
     /// first COMPRESSED record it writes (see [`RecordStream::set_compressed_prelude`]): a
     /// stream in which nothing ends up compressed carries none, as a file does not.
-    fn compressed_header_held(&self, session: &Session) -> bool {
-        session.compressed_before.is_some()
-            && session.feature_revision(feature::COMPRESSED) == session.compressed_revision
+    fn compressed_header_held(&self, model: &TraceModel) -> bool {
+        model.compressed_before.is_some()
+            && model.feature_revision(feature::COMPRESSED) == model.compressed_revision
             && !self.stream.compressed_out()
     }
 
-    /// True when the stream has started and nothing changed in the session since.
+    /// True when the stream has started and nothing changed in the model since.
     #[inline]
-    fn is_synced(&self, session: &Session) -> bool {
-        self.started && session.revision() == self.seen_revision
+    fn is_synced(&self, model: &TraceModel) -> bool {
+        self.started && model.revision() == self.seen_revision
     }
 
     /// The events whose attrs were not sent yet.
-    fn new_events<'s>(&self, session: &'s Session) -> impl Iterator<Item = EventEntry<'s>> {
-        let descs = session.descs().iter_from(self.attrs_sent);
-        descs.map(move |d| session.entry(d))
+    fn new_events<'s>(&self, model: &'s TraceModel) -> impl Iterator<Item = EventEntry<'s>> {
+        let descs = model.descs().iter_from(self.attrs_sent);
+        descs.map(move |d| model.entry(d))
     }
 
-    /// Notes that everything the session has was sent.
-    fn mark_sent(&mut self, session: &Session) {
+    /// Notes that everything the model has was sent.
+    fn mark_sent(&mut self, model: &TraceModel) {
         self.started = true;
-        self.attrs_sent = session.descs().len();
-        self.seen_revision = session.revision();
+        self.attrs_sent = model.descs().len();
+        self.seen_revision = model.revision();
         for index in 1..feature::LAST_FEATURE {
             if let Some(r) = self.features_sent.get_mut(usize::from(index)) {
-                *r = session.feature_revision(index);
+                *r = model.feature_revision(index);
             }
         }
     }
 
     /// Syncs when the stream is between two records (never inside a caller's record).
     #[inline]
-    fn sync_at_boundary(&mut self, session: &Session) -> io::Result<()> {
+    fn sync_at_boundary(&mut self, model: &TraceModel) -> io::Result<()> {
         // The same test `sync` starts with, here so that the common call (nothing new) does
         // not leave the write path.
-        if !self.is_synced(session) && self.stream.at_boundary() {
-            self.sync(session, false)?;
+        if !self.is_synced(model) && self.stream.at_boundary() {
+            self.sync(model, false)?;
         }
         Ok(())
     }
@@ -258,14 +258,14 @@ impl<W: Write> Mode<W> for PipeOutput<W> {
     }
 
     #[inline]
-    fn write_records(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
-        self.sync_at_boundary(session)?;
+    fn write_records(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
+        self.sync_at_boundary(model)?;
         self.stream.write_records(data)
     }
 
     #[inline]
-    fn write_known_record(&mut self, session: &Session, data: &[u8]) -> io::Result<()> {
-        self.sync_at_boundary(session)?;
+    fn write_known_record(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
+        self.sync_at_boundary(model)?;
         if self.stream.write_small_known_record(data) {
             return Ok(());
         }
@@ -274,39 +274,39 @@ impl<W: Write> Mode<W> for PipeOutput<W> {
 
     fn write_known_records(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
         n: u64,
     ) -> io::Result<()> {
-        self.sync_at_boundary(session)?;
+        self.sync_at_boundary(model)?;
         self.stream.write_known_records(bufs, n)
     }
 
     #[inline]
     fn write_records_vectored(
         &mut self,
-        session: &Session,
+        model: &TraceModel,
         bufs: &[IoSlice<'_>],
     ) -> io::Result<usize> {
-        self.sync_at_boundary(session)?;
+        self.sync_at_boundary(model)?;
         self.stream.write_records_vectored(bufs)
     }
 
-    fn write_own_record(&mut self, session: &Session, record: OwnRecord) -> io::Result<()> {
-        self.sync_at_boundary(session)?;
+    fn write_own_record(&mut self, model: &TraceModel, record: OwnRecord) -> io::Result<()> {
+        self.sync_at_boundary(model)?;
         match record {
             OwnRecord::FinishedRound => self.stream.write_finished_round(),
             OwnRecord::FinishedInit => self.stream.write_encoded_record(&FinishedInit),
         }
     }
 
-    fn reserve(&mut self, session: &Session, len: usize) -> io::Result<()> {
-        self.sync_at_boundary(session)?;
+    fn reserve(&mut self, model: &TraceModel, len: usize) -> io::Result<()> {
+        self.sync_at_boundary(model)?;
         self.stream.reserve(len)
     }
 
-    fn flush(&mut self, session: &Session) -> io::Result<()> {
-        self.sync_at_boundary(session)?;
+    fn flush(&mut self, model: &TraceModel) -> io::Result<()> {
+        self.sync_at_boundary(model)?;
         self.stream.flush()
     }
 
@@ -326,14 +326,14 @@ impl<W: Write> Mode<W> for PipeOutput<W> {
         self.stream.abandon_partial()
     }
 
-    fn finalize(&mut self, session: &Session) -> io::Result<()> {
+    fn finalize(&mut self, model: &TraceModel) -> io::Result<()> {
         self.stream.abandon_partial();
-        self.sync(session, true)?;
+        self.sync(model, true)?;
         self.stream.flush()
     }
 
     /// Nothing to rewrite: every record flushed before the failure is readable as it is.
-    fn finalize_truncated(&mut self, _: &Session) -> io::Result<(u64, u64)> {
+    fn finalize_truncated(&mut self, _: &TraceModel) -> io::Result<(u64, u64)> {
         Err(io::Error::other("a pipe-mode stream cannot be rewritten"))
     }
 

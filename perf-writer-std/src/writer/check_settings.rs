@@ -50,7 +50,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn set_strict(&mut self, strict: bool) {
         self.check.set_strict(strict);
-        self.settle_check();
+        self.apply_waiting_check_settings();
     }
 
     /// True in strict mode (see [`set_strict`](Self::set_strict)).
@@ -89,14 +89,14 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn set_headers_from_events(&mut self, on: bool) {
         self.check.set_derive(on);
-        self.settle_check();
+        self.apply_waiting_check_settings();
     }
 
-    /// Puts the derived headers into the session (the caller's own values win).
+    /// Puts the derived headers into the model (the caller's own values win).
     pub(crate) fn set_headers_derived_from_events(&mut self) {
         let stats = self.check.stats;
         if let Some((first, last)) = stats.time {
-            self.session
+            self.model
                 .set_derived(FeatureSlot::SAMPLE_TIME, &SampleTime { first, last });
         }
         if let Some(cpu) = stats.max_cpu {
@@ -105,7 +105,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 available: n,
                 online: n,
             };
-            self.session.set_derived(FeatureSlot::NRCPUS, &nr);
+            self.model.set_derived(FeatureSlot::NRCPUS, &nr);
         }
     }
 }

@@ -38,7 +38,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_compression(&mut self, setting: Option<Compression>) -> Result<(), WriterError> {
         if let Some(c) = setting {
             c.check()?;
-            if !O::compression_readable(self.session.endian()) {
+            if !O::compression_readable(self.model.endian()) {
                 return Err(WriterError::CompressionUnreadable);
             }
         }
@@ -49,29 +49,29 @@ impl<O: OutputMode> PerfWriter<O> {
             out.set_compression(setting)?;
         } else if let Some(c) = setting {
             // Without an output, only what `open_writer` will do is checked (the feature).
-            crate::compress::Compressor::new(c, self.session.endian())?;
+            crate::compress::Compressor::new(c, self.model.endian())?;
         }
-        self.session.compression = setting;
+        self.model.compression = setting;
         if let Some(c) = setting {
             let slot = FeatureSlot::COMPRESSED;
-            if self.session.compressed_before.is_none() {
-                let before = self.session.header_if_set(slot.index()).map(<[u8]>::to_vec);
-                self.session.compressed_before = Some(before);
+            if self.model.compressed_before.is_none() {
+                let before = self.model.header_if_set(slot.index()).map(<[u8]>::to_vec);
+                self.model.compressed_before = Some(before);
             }
-            self.session.set_fixed(slot, &c.announced());
-            self.session.compressed_revision = self.session.feature_revision(slot.index());
+            self.model.set_fixed(slot, &c.announced());
+            self.model.compressed_revision = self.model.feature_revision(slot.index());
         }
         Ok(())
     }
 
     /// The compression setting ([`set_compression`](Self::set_compression)).
     pub fn compression(&self) -> Option<Compression> {
-        self.session.compression
+        self.model.compression
     }
 
-    /// Starts the session's compression on a new output.
+    /// Starts the model's compression on a new output.
     pub(crate) fn start_compression(&mut self) -> io::Result<()> {
-        match (self.out.as_mut(), self.session.compression) {
+        match (self.out.as_mut(), self.model.compression) {
             (Some(out), Some(c)) => out.set_compression(Some(c)),
             _ => Ok(()),
         }
@@ -90,11 +90,11 @@ impl<O: OutputMode> PerfWriter<O> {
         };
         let slot = FeatureSlot::COMPRESSED;
         if stats.bytes_out > 0 {
-            self.session.set_fixed(slot, &stats.info());
-        } else if self.session.feature_revision(slot.index()) == self.session.compressed_revision {
-            match self.session.compressed_before.clone().flatten() {
-                Some(before) => self.session.set_header(slot.index(), &before)?,
-                None => self.session.clear_header(slot),
+            self.model.set_fixed(slot, &stats.info());
+        } else if self.model.feature_revision(slot.index()) == self.model.compressed_revision {
+            match self.model.compressed_before.clone().flatten() {
+                Some(before) => self.model.set_header(slot.index(), &before)?,
+                None => self.model.clear_header(slot),
             }
         }
         Ok(())

@@ -65,7 +65,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn abandon_partial_record(&mut self) -> u64 {
         let held = self.check.abandon() as u64;
         let out = self.out.as_mut().map_or(0, |o| o.abandon_partial());
-        self.settle_check();
+        self.apply_waiting_check_settings();
         held.saturating_add(out)
     }
 
@@ -80,7 +80,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// not take stays buffered for the next call).
     pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
-            Some(out) => Ok(out.flush(&self.session)?),
+            Some(out) => Ok(out.flush(&self.model)?),
             None => Err(WriterError::NotOpen),
         }
     }
@@ -125,9 +125,9 @@ impl<O: OutputMode> PerfWriter<O> {
         // Inline: a record of an event already checked, or the unchecked path; the rest (the
         // full check, errors) out of line.
         match self.out.as_mut() {
-            Some(out) if !self.check.active() => out.write_records(&self.session, data),
-            Some(out) => match self.check.sample_passes_inline(&self.session, data) {
-                Quick::Passes => out.write_known_record(&self.session, data),
+            Some(out) if !self.check.active() => out.write_records(&self.model, data),
+            Some(out) => match self.check.sample_passes_inline(&self.model, data) {
+                Quick::Passes => out.write_known_record(&self.model, data),
                 Quick::DynamicFields => self.write_event_data_dynamic(data),
                 Quick::Unsettled => self.write_event_data_learned(data),
             },
@@ -140,8 +140,8 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline(never)]
     fn write_event_data_dynamic(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) if self.check.dynamic_fields_fit(&self.session, data) => {
-                out.write_known_record(&self.session, data)
+            Some(out) if self.check.dynamic_fields_fit(&self.model, data) => {
+                out.write_known_record(&self.model, data)
             }
             _ => self.write_event_data_checked(data),
         }
@@ -153,8 +153,8 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline(never)]
     fn write_event_data_learned(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) if self.check.passes_quickly(&self.session, data) => {
-                out.write_known_record(&self.session, data)
+            Some(out) if self.check.passes_quickly(&self.model, data) => {
+                out.write_known_record(&self.model, data)
             }
             _ => self.write_event_data_checked(data),
         }
@@ -162,9 +162,9 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Applies a strict-mode or derived-headers setting made inside a record once the
     /// stream is at a record boundary.
-    pub(crate) fn settle_check(&mut self) {
+    pub(crate) fn apply_waiting_check_settings(&mut self) {
         let inside = self.out.as_ref().is_some_and(|o| o.partial_len() != 0);
-        self.check.settle(inside);
+        self.check.apply_waiting_settings(inside);
     }
 
     /// [`write_event_data`](Self::write_event_data) through the record check (strict mode,
@@ -174,16 +174,16 @@ impl<O: OutputMode> PerfWriter<O> {
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::NotOpen));
         };
-        self.check.settle(out.partial_len() != 0);
+        self.check.apply_waiting_settings(out.partial_len() != 0);
         let written = if !self.check.checking() {
-            out.write_records(&self.session, data)
+            out.write_records(&self.model, data)
         } else {
-            match self.check.write_whole_record(&self.session, out, data) {
+            match self.check.write_whole_record(&self.model, out, data) {
                 Some(written) => written,
-                None => self.check.write(&self.session, out, &[data]).map(drop),
+                None => self.check.write(&self.model, out, &[data]).map(drop),
             }
         };
-        self.check.settle(out.partial_len() != 0);
+        self.check.apply_waiting_settings(out.partial_len() != 0);
         written
     }
 
@@ -208,24 +208,22 @@ impl<O: OutputMode> PerfWriter<O> {
             return Err(io_err(WriterError::NotOpen));
         };
         if !self.check.active() {
-            return out.write_records_vectored(&self.session, bufs);
+            return out.write_records_vectored(&self.model, bufs);
         }
-        self.check.settle(out.partial_len() != 0);
+        self.check.apply_waiting_settings(out.partial_len() != 0);
         if !self.check.checking() {
-            let written = out.write_records_vectored(&self.session, bufs);
-            self.check.settle(out.partial_len() != 0);
+            let written = out.write_records_vectored(&self.model, bufs);
+            self.check.apply_waiting_settings(out.partial_len() != 0);
             return written;
         }
         let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
         // Records of events already checked, read where they lie: no join, no second walk.
-        if let Some(n) = self.check.known_records_vectored(&self.session, bufs, len) {
-            return out
-                .write_known_records(&self.session, bufs, n)
-                .map(|()| len);
+        if let Some(n) = self.check.known_records_vectored(&self.model, bufs, len) {
+            return out.write_known_records(&self.model, bufs, n).map(|()| len);
         }
         if len > JOIN_VECTORED_UP_TO {
-            let written = self.check.write(&self.session, out, bufs);
-            self.check.settle(out.partial_len() != 0);
+            let written = self.check.write(&self.model, out, bufs);
+            self.check.apply_waiting_settings(out.partial_len() != 0);
             return written;
         }
         // Small calls are joined and checked in one piece (records split across slices
@@ -267,7 +265,7 @@ impl<O: OutputMode> PerfWriter<O> {
             return Err(WriterError::IncompleteRecord);
         }
         match self.out.as_mut() {
-            Some(out) => Ok(out.write_own_record(&self.session, record)?),
+            Some(out) => Ok(out.write_own_record(&self.model, record)?),
             None => Err(WriterError::NotOpen),
         }
     }

@@ -62,8 +62,8 @@ impl<O: OutputMode> PerfWriter<O> {
         let attr = perf_abi::PerfEventAttr::from(attr);
         if attr.type_ == perf_abi::attr::TYPE_TRACEPOINT
             && self.check_formats_accepted().is_err()
-            && !self.session.has_own_tracing_data()
-            && !u32::try_from(attr.config).is_ok_and(|id| self.session.has_tracepoint(id))
+            && !self.model.has_own_tracing_data()
+            && !u32::try_from(attr.config).is_ok_and(|id| self.model.has_tracepoint(id))
         {
             // The stream's tracing data went out without this format.
             return Err(WriterError::MissingTracepointFormat {
@@ -73,7 +73,7 @@ impl<O: OutputMode> PerfWriter<O> {
         self.add_desc_checked(ids, attr, name, None)
     }
 
-    /// Adds a description to the session once the records that wait for it agree with it
+    /// Adds a description to the model once the records that wait for it agree with it
     /// (strict mode; see [`set_strict`](Self::set_strict)).
     fn add_desc_checked(
         &mut self,
@@ -84,9 +84,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ) -> Result<(), WriterError> {
         let check = &self.check;
         let resolution = self
-            .session
-            .add_desc(ids, attr, name, tracepoint, |session, new| {
-                check.check_description(session, new)
+            .model
+            .add_desc(ids, attr, name, tracepoint, |model, new| {
+                check.check_description(model, new)
             })?;
         self.check.description_added(resolution);
         Ok(())
@@ -113,12 +113,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
-        self.session.tracepoint_raw_rule(id)
+        self.model.tracepoint_raw_rule(id)
     }
 
     /// True when a tracepoint format with id `common_type` was added.
     pub fn has_tracepoint_event_desc(&self, common_type: u32) -> bool {
-        self.session.has_tracepoint(common_type)
+        self.model.has_tracepoint(common_type)
     }
 
     /// Adds a tracepoint event: its attr, name, sample ids and tracefs format.
@@ -183,10 +183,10 @@ impl<O: OutputMode> PerfWriter<O> {
         format_text: &str,
     ) -> Result<Arc<PerfEventFormat>, WriterError> {
         self.check_formats_accepted()?;
-        crate::model::session::check_system_name(system)?;
+        crate::model::trace_model::check_system_name(system)?;
         // Before the parser: tracepoint_decode 0.5 overflows on numbers above u32::MAX.
         check_format_text(format_text.as_bytes()).map_err(WriterError::FormatText)?;
-        let long_is_64 = match self.session.tracing.long_size {
+        let long_is_64 = match self.model.tracing.long_size {
             0 => this_machine::long_size() == 8,
             n => n == 8,
         };

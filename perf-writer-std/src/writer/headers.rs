@@ -15,7 +15,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// The payload set for a feature (empty when unset; EVENT_DESC and TRACING_DATA are
     /// synthesized only at finalize and read empty here unless set).
     pub fn get_header(&self, index: PerfHeaderIndex) -> &[u8] {
-        self.session.header(index.0)
+        self.model.header(index.0)
     }
 
     /// Sets (or, with empty `data`, clears) the raw payload of feature `index`, in the
@@ -49,10 +49,10 @@ impl<O: OutputMode> PerfWriter<O> {
         let compressed = index.0 == feature::COMPRESSED;
         if compressed {
             let readable =
-                crate::check::compressed_check::readable_header(self.session.endian(), data);
+                crate::check::compressed_check::readable_header(self.model.endian(), data);
             self.check.check_compression_header(readable)?;
         }
-        self.session.set_header(index.0, data)?;
+        self.model.set_header(index.0, data)?;
         if compressed && !data.is_empty() {
             self.check.compression_header_set();
         }
@@ -78,10 +78,8 @@ impl<O: OutputMode> PerfWriter<O> {
         data: &[u8],
     ) -> Result<(), WriterError> {
         match feature::info(index.0).map(|f| f.payload) {
-            Some(Payload::StringList) => {
-                self.session.set_encoded(index.0, &StringList::new(&[data]))
-            }
-            Some(Payload::String) => self.session.set_encoded(index.0, &HeaderString::new(data)),
+            Some(Payload::StringList) => self.model.set_encoded(index.0, &StringList::new(&[data])),
+            Some(Payload::String) => self.model.set_encoded(index.0, &HeaderString::new(data)),
             _ => Err(WriterError::NotAStringFeature(index.0)),
         }
     }
@@ -92,25 +90,25 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// As [`set_string_header`](Self::set_string_header), for the list.
     pub fn set_cmdline_header<S: AsRef<[u8]>>(&mut self, args: &[S]) -> Result<(), WriterError> {
-        self.session
+        self.model
             .set_encoded(feature::CMDLINE, &StringList::new(args))
     }
 
     /// Sets NRCPUS.
     pub fn set_nr_cpus_header(&mut self, available: u32, online: u32) {
-        self.session
+        self.model
             .set_fixed(FeatureSlot::NRCPUS, &NrCpus { available, online });
     }
 
     /// Sets SAMPLE_TIME: time stamps of the first and last sample.
     pub fn set_sample_time_header(&mut self, first: u64, last: u64) {
-        self.session
+        self.model
             .set_fixed(FeatureSlot::SAMPLE_TIME, &SampleTime { first, last });
     }
 
     /// Sets TOTAL_MEM, in kB.
     pub fn set_total_mem_header(&mut self, kib: u64) {
-        self.session
+        self.model
             .set_fixed(FeatureSlot::TOTAL_MEM, &TotalMem { kib });
     }
 
@@ -124,13 +122,13 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_clockid_header(&mut self, clockid: u32) {
         match this_machine::clock_resolution_ns(clockid) {
             Some(ns) => self.set_clock_resolution_header(ns),
-            None => self.session.clear_header(FeatureSlot::CLOCKID),
+            None => self.model.clear_header(FeatureSlot::CLOCKID),
         }
     }
 
     /// Sets CLOCKID to a clock resolution of `ns` nanoseconds.
     pub fn set_clock_resolution_header(&mut self, ns: u64) {
-        self.session
+        self.model
             .set_fixed(FeatureSlot::CLOCKID, &ClockResolution { ns });
     }
 
@@ -147,7 +145,7 @@ impl<O: OutputMode> PerfWriter<O> {
             wall_clock_ns,
             clockid_time_ns,
         };
-        self.session.set_fixed(FeatureSlot::CLOCK_DATA, &data);
+        self.model.set_fixed(FeatureSlot::CLOCK_DATA, &data);
     }
 
     /// Sets or clears CLOCKID and CLOCK_DATA from a session's clock.
@@ -157,7 +155,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_session_info_headers(&mut self, session_info: &PerfSessionInfo) {
         let clock_id = session_info.clock_id();
         if clock_id == u32::MAX {
-            self.session.clear_header(FeatureSlot::CLOCKID);
+            self.model.clear_header(FeatureSlot::CLOCKID);
         } else {
             self.set_clockid_header(clock_id);
         }
@@ -165,7 +163,7 @@ impl<O: OutputMode> PerfWriter<O> {
             let (wall_clock_ns, clockid_time_ns) = session_info.get_clock_data();
             self.set_clock_data_header(clock_id, wall_clock_ns, clockid_time_ns);
         } else {
-            self.session.clear_header(FeatureSlot::CLOCK_DATA);
+            self.model.clear_header(FeatureSlot::CLOCK_DATA);
         }
     }
 
@@ -199,11 +197,11 @@ impl<O: OutputMode> PerfWriter<O> {
         for (index, v) in values {
             encoded.push((
                 index,
-                perf_encode::to_vec(&HeaderString::new(v), self.session.endian())?,
+                perf_encode::to_vec(&HeaderString::new(v), self.model.endian())?,
             ));
         }
         for (index, bytes) in encoded {
-            self.session.set_header(index, &bytes)?;
+            self.model.set_header(index, &bytes)?;
         }
         Ok(())
     }

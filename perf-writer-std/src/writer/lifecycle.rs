@@ -3,7 +3,7 @@
 
 use crate::check::record_check::RecordCheck;
 use crate::error::io_err;
-use crate::model::session::Session;
+use crate::model::trace_model::TraceModel;
 use crate::output::OutputMode;
 use crate::{PerfWriter, SharedIoError, WriterError};
 use perf_encode::Endian;
@@ -74,7 +74,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// A writer with no output, in strict mode.
     fn closed(endian: Endian) -> Self {
         PerfWriter {
-            session: Session::new(endian, O::PIPE),
+            model: TraceModel::new(endian, O::PIPE),
             out: None,
             check: RecordCheck::new(true),
             scratch: Vec::new(),
@@ -95,14 +95,14 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.out.is_some() {
             self.close_no_finalize();
         }
-        self.out = Some(O::open(stream, self.session.endian())?);
+        self.out = Some(O::open(stream, self.model.endian())?);
         self.check.reset_output(!O::PIPE);
         Ok(self.start_compression()?)
     }
 
     /// The byte order this writer writes.
     pub fn endian(&self) -> Endian {
-        self.session.endian()
+        self.model.endian()
     }
 
     /// Closes the output (if any) without finalizing, forgetting every setting and event
@@ -112,7 +112,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// written).
     pub fn close_no_finalize(&mut self) {
         self.out = None;
-        self.session.reset();
+        self.model.reset();
         self.check.reset_output(!O::PIPE);
     }
 
@@ -183,7 +183,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 .out
                 .as_mut()
                 .ok_or_else(|| io_err(WriterError::NotOpen))?;
-            out.finalize(&self.session)
+            out.finalize(&self.model)
         });
         if let Err(e) = finalized {
             if !is_full(&e) {
@@ -206,7 +206,7 @@ impl<O: OutputMode> PerfWriter<O> {
             .out
             .take()
             .ok_or_else(|| io_err(WriterError::NotOpen))?;
-        self.session.reset();
+        self.model.reset();
         self.check.reset_output(!O::PIPE);
         out.into_stream()
     }
@@ -255,9 +255,9 @@ impl<O: OutputMode> PerfWriter<O> {
             return Err(WriterError::NotOpen);
         };
         self.check.abandon();
-        let kept = out.finalize_truncated(&self.session)?;
+        let kept = out.finalize_truncated(&self.model)?;
         self.out = None;
-        self.session.reset();
+        self.model.reset();
         self.check.reset_output(!O::PIPE);
         Ok(kept)
     }

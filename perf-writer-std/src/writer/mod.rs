@@ -1,7 +1,7 @@
 //! [`PerfWriter`]: the native writer, in file mode (`PerfWriter<FileOutput<W>>`) or pipe
 //! mode ([`PerfPipeWriter`]), and [`PerfDataFileWriter`](compat::PerfDataFileWriter), its
 //! file-mode face with `tracepoint_perf` 0.5's signatures (`compat`). Settings and event
-//! descriptions live in a session shared by both modes; the mode decides how they reach the
+//! descriptions live in a model shared by both modes; the mode decides how they reach the
 //! stream.
 //!
 //! The native methods, one file per task: opening and finishing (`lifecycle`), records as
@@ -23,7 +23,7 @@ mod typed_features;
 mod typed_records;
 
 use crate::check::record_check::RecordCheck;
-use crate::model::session::Session;
+use crate::model::trace_model::TraceModel;
 use crate::output::OutputMode;
 use crate::PipeOutput;
 use std::fmt;
@@ -99,7 +99,7 @@ pub type PerfPipeWriter<W = File> = PerfWriter<PipeOutput<W>>;
 /// ```
 pub struct PerfWriter<O: OutputMode> {
     /// Settings and descriptions (other modules add typed setters on top of them).
-    pub(crate) session: Session,
+    pub(crate) model: TraceModel,
     /// The open output, if any.
     pub(crate) out: Option<O>,
     /// Strict mode and the statistics derived from the events.
@@ -111,8 +111,8 @@ pub struct PerfWriter<O: OutputMode> {
 impl<O: OutputMode> fmt::Debug for PerfWriter<O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PerfWriter")
-            .field("endian", &self.session.endian())
-            .field("event_descs", &self.session.descs().len())
+            .field("endian", &self.model.endian())
+            .field("event_descs", &self.model.descs().len())
             .field("file_pos", &self.file_pos())
             .field("strict", &self.check.strict())
             .finish()

@@ -7,7 +7,7 @@
 //! its tracing data once, when it starts: every setter here is refused after that
 //! ([`WriterError::FormatAfterStart`]).
 
-use crate::model::session::TracingSettings;
+use crate::model::trace_model::TracingSettings;
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
 use perf_encode::features::{
@@ -55,7 +55,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 "the page size must be a power of two of at least 4096 (0: this machine's)",
             ));
         }
-        let t = self.session.tracing_mut();
+        let t = self.model.tracing_mut();
         t.long_size = long_size;
         t.page_size = page_size;
         Ok(())
@@ -142,7 +142,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// [`WriterError::FormatAfterStart`] in pipe mode once the stream started.
     pub fn set_tracing_data_clear_ftraces(&mut self) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
-        self.session.tracing_mut().ftraces.clear();
+        self.model.tracing_mut().ftraces.clear();
         Ok(())
     }
 
@@ -157,7 +157,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
         blob_len("ftrace format", ftrace)?;
-        let count = self.session.tracing.ftraces.len();
+        let count = self.model.tracing.ftraces.len();
         if count >= i32::MAX as usize {
             return Err(WriterError::Encode(perf_encode::EncodeError::TooLong {
                 what: "ftrace formats",
@@ -166,7 +166,7 @@ impl<O: OutputMode> PerfWriter<O> {
             }));
         }
         check_format_text(ftrace).map_err(text_err("ftrace format"))?;
-        self.session.tracing_mut().ftraces.push(ftrace.to_vec());
+        self.model.tracing_mut().ftraces.push(ftrace.to_vec());
         Ok(())
     }
 
@@ -181,7 +181,7 @@ impl<O: OutputMode> PerfWriter<O> {
         self.check_formats_accepted()?;
         blob_len(part, data)?;
         check(data).map_err(text_err(part))?;
-        let dst = field(self.session.tracing_mut());
+        let dst = field(self.model.tracing_mut());
         dst.clear();
         dst.extend_from_slice(data);
         Ok(())

@@ -36,7 +36,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_build_id_header(&mut self, entries: &[BuildIdEntry<'_>]) -> Result<(), WriterError> {
-        self.session
+        self.model
             .set_encoded(feature::BUILD_ID, &BuildIdFeature::new(entries))
     }
 
@@ -75,7 +75,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 ));
             }
         }
-        self.session.set_encoded(feature::CPU_TOPOLOGY, topology)
+        self.model.set_encoded(feature::CPU_TOPOLOGY, topology)
     }
 
     /// Sets NUMA_TOPOLOGY.
@@ -98,7 +98,7 @@ impl<O: OutputMode> PerfWriter<O> {
         &mut self,
         topology: &NumaTopology<'_>,
     ) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::NUMA_TOPOLOGY, topology)
+        self.model.set_encoded(feature::NUMA_TOPOLOGY, topology)
     }
 
     /// Sets PMU_MAPPINGS: the PMU names and their attr `type` (perf uses them to name the
@@ -118,7 +118,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_pmu_mappings_header(&mut self, pmus: &PmuMappings<'_>) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::PMU_MAPPINGS, pmus)
+        self.model.set_encoded(feature::PMU_MAPPINGS, pmus)
     }
 
     /// Sets GROUP_DESC: which events (by index in the order they were added) form groups.
@@ -143,7 +143,7 @@ impl<O: OutputMode> PerfWriter<O> {
         &mut self,
         groups: &GroupDescFeature<'_>,
     ) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::GROUP_DESC, groups)
+        self.model.set_encoded(feature::GROUP_DESC, groups)
     }
 
     /// Sets CACHE: the CPU caches. Not sent in pipe mode (perf does not either).
@@ -163,7 +163,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_cache_header(&mut self, caches: &CpuCaches<'_>) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::CACHE, caches)
+        self.model.set_encoded(feature::CACHE, caches)
     }
 
     /// Sets MEM_TOPOLOGY: the memory blocks of each node.
@@ -187,7 +187,7 @@ impl<O: OutputMode> PerfWriter<O> {
         &mut self,
         topology: &MemTopology<'_>,
     ) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::MEM_TOPOLOGY, topology)
+        self.model.set_encoded(feature::MEM_TOPOLOGY, topology)
     }
 
     /// Sets DIR_FORMAT. perf writes it only in the `data` file of a directory recording
@@ -200,7 +200,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.set_dir_format_header(perf_writer_std::perf_encode::abi::DIR_FORMAT_VERSION);
     /// ```
     pub fn set_dir_format_header(&mut self, version: u64) {
-        self.session
+        self.model
             .set_fixed(FeatureSlot::DIR_FORMAT, &DirFormat { version });
     }
 
@@ -217,7 +217,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert!(w.get_header(PerfHeaderIndex::BranchStack).is_empty());
     /// ```
     pub fn set_branch_stack_header(&mut self) {
-        self.session
+        self.model
             .set_fixed(FeatureSlot::BRANCH_STACK, &EmptyFeature);
     }
 
@@ -232,13 +232,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert!(w.has_header(PerfHeaderIndex::Stat));
     /// ```
     pub fn set_stat_header(&mut self) {
-        self.session.set_fixed(FeatureSlot::STAT, &EmptyFeature);
+        self.model.set_fixed(FeatureSlot::STAT, &EmptyFeature);
     }
 
     /// True when feature `index` is set, including the flag features whose payload is
     /// empty (EVENT_DESC and TRACING_DATA synthesized at finalize do not count).
     pub fn has_header(&self, index: crate::PerfHeaderIndex) -> bool {
-        self.session.header_if_set(index.0).is_some()
+        self.model.header_if_set(index.0).is_some()
     }
 
     /// Sets COMPRESSED: how the caller's PERF_RECORD_COMPRESSED records are compressed.
@@ -260,7 +260,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_compressed_header(&mut self, info: &CompressedInfo) -> Result<(), WriterError> {
-        let bytes = info.fixed_bytes(self.session.endian());
+        let bytes = info.fixed_bytes(self.model.endian());
         self.set_header(crate::PerfHeaderIndex(feature::COMPRESSED), &bytes)
     }
 
@@ -279,7 +279,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_cpu_pmu_caps_header(&mut self, caps: &CpuPmuCaps<'_>) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::CPU_PMU_CAPS, caps)
+        self.model.set_encoded(feature::CPU_PMU_CAPS, caps)
     }
 
     /// Sets PMU_CAPS: the capabilities of the other PMUs (an empty list is the 4-byte
@@ -299,7 +299,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn set_pmu_caps_header(&mut self, pmus: &PmuCaps<'_>) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::PMU_CAPS, pmus)
+        self.model.set_encoded(feature::PMU_CAPS, pmus)
     }
 
     /// Sets HYBRID_TOPOLOGY: the core types of a hybrid CPU and their CPUs.
@@ -322,7 +322,7 @@ impl<O: OutputMode> PerfWriter<O> {
         &mut self,
         topology: &HybridTopology<'_>,
     ) -> Result<(), WriterError> {
-        self.session.set_encoded(feature::HYBRID_TOPOLOGY, topology)
+        self.model.set_encoded(feature::HYBRID_TOPOLOGY, topology)
     }
 
     /// Sets BPF_PROG_INFO and BPF_BTF to empty lists, what `perf record` writes when it saw
@@ -347,12 +347,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), WriterError>(())
     /// ```
     pub fn set_empty_bpf_headers(&mut self) -> Result<(), WriterError> {
-        if self.session.endian() != Endian::NATIVE {
+        if self.model.endian() != Endian::NATIVE {
             return Err(WriterError::ForeignByteOrder(feature::BPF_PROG_INFO));
         }
-        self.session
+        self.model
             .set_fixed(FeatureSlot::BPF_PROG_INFO, &EmptyBpfList);
-        self.session.set_fixed(FeatureSlot::BPF_BTF, &EmptyBpfList);
+        self.model.set_fixed(FeatureSlot::BPF_BTF, &EmptyBpfList);
         Ok(())
     }
 
@@ -391,7 +391,7 @@ impl<O: OutputMode> PerfWriter<O> {
             self.set_host_strings(host),
             self.set_host_counts(host),
             host.cmdline_list()
-                .map(|args| self.session.set_encoded(feature::CMDLINE, &args)),
+                .map(|args| self.model.set_encoded(feature::CMDLINE, &args)),
             host.cpu_topology_view()
                 .map(|t| self.set_cpu_topology_header(&t)),
             host.with_numa_topology(|t| self.set_numa_topology_header(t)),
@@ -410,17 +410,17 @@ impl<O: OutputMode> PerfWriter<O> {
     fn set_host_strings(&mut self, host: &HostDescription) -> Option<Result<(), WriterError>> {
         let results = host
             .string_features()
-            .map(|(index, value)| self.session.set_encoded(index, &value));
+            .map(|(index, value)| self.model.set_encoded(index, &value));
         Some(first_error(results))
     }
 
     /// NRCPUS and TOTAL_MEM, which cannot be refused.
     fn set_host_counts(&mut self, host: &HostDescription) -> Option<Result<(), WriterError>> {
         if let Some(nr) = host.nr_cpus {
-            self.session.set_fixed(FeatureSlot::NRCPUS, &nr);
+            self.model.set_fixed(FeatureSlot::NRCPUS, &nr);
         }
         if let Some(mem) = host.total_mem() {
-            self.session.set_fixed(FeatureSlot::TOTAL_MEM, &mem);
+            self.model.set_fixed(FeatureSlot::TOTAL_MEM, &mem);
         }
         None
     }
@@ -428,9 +428,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// BPF_PROG_INFO and BPF_BTF as `perf record` writes them, unless the caller set either;
     /// left out in the other byte order, where perf would warn about them.
     fn set_empty_bpf_headers_unless_set(&mut self) -> Option<Result<(), WriterError>> {
-        let unset = self.session.header(feature::BPF_PROG_INFO).is_empty()
-            && self.session.header(feature::BPF_BTF).is_empty();
-        (unset && self.session.endian() == Endian::NATIVE).then(|| self.set_empty_bpf_headers())
+        let unset = self.model.header(feature::BPF_PROG_INFO).is_empty()
+            && self.model.header(feature::BPF_BTF).is_empty();
+        (unset && self.model.endian() == Endian::NATIVE).then(|| self.set_empty_bpf_headers())
     }
 
     /// Reads this machine's description ([`HostDescription::read`]) and sets its headers
@@ -455,8 +455,8 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// NRCPUS as set, if it was set by a typed setter (decoded in the writer's byte order).
     fn nr_cpus_set(&self) -> Option<NrCpus> {
-        let raw: [u8; 8] = self.session.header(feature::NRCPUS).try_into().ok()?;
-        let endian = self.session.endian();
+        let raw: [u8; 8] = self.model.header(feature::NRCPUS).try_into().ok()?;
+        let endian = self.model.endian();
         let word = |b: &[u8]| -> Option<u32> {
             let b: [u8; 4] = b.try_into().ok()?;
             Some(match endian {

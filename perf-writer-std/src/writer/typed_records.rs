@@ -36,7 +36,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn sample_layout(&self, id: Option<u64>) -> Result<SampleLayout, WriterError> {
-        self.session.desc_for(id).map(|d| d.layout)
+        self.model.desc_for(id).map(|d| d.layout)
     }
 
     /// Encodes `record` in the file's byte order and appends it as
@@ -59,7 +59,7 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
-        let result = perf_encode::append_to_vec(record, self.session.endian(), &mut buf)
+        let result = perf_encode::append_to_vec(record, self.model.endian(), &mut buf)
             .map_err(WriterError::from)
             .and_then(|()| self.write_event_data(&buf));
         self.scratch = buf;
@@ -97,10 +97,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn write_sample(&mut self, misc: u16, sample: &Sample<'_>) -> Result<(), WriterError> {
         let id = sample.identifier.or(sample.id);
-        let desc = self.session.desc_for(id)?;
+        let desc = self.model.desc_for(id)?;
         let layout = desc.layout;
-        if let (Some(raw), Some(rule)) = (sample.raw, self.session.raw_rule_of(desc)) {
-            rule.check(raw, self.session.endian())
+        if let (Some(raw), Some(rule)) = (sample.raw, self.model.raw_rule_of(desc)) {
+            rule.check(raw, self.model.endian())
                 .map_err(|problem| WriterError::TracepointRaw { id, problem })?;
         }
         self.write_record(&SampleRecord {

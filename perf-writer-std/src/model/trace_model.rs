@@ -34,8 +34,8 @@ pub(crate) struct NewDesc<'a> {
 /// reader can open it (readers refuse a file without attrs).
 pub const PLACEHOLDER_EVENT_NAME: &str = "dummy:u";
 
-/// One event description. Its name and ids are kept by the session
-/// ([`Session::entry`] reaches them).
+/// One event description. Its name and ids are kept by the model
+/// ([`TraceModel::entry`] reaches them).
 #[derive(Debug, Clone)]
 pub(crate) struct EventDescData {
     name: ArenaSlice,
@@ -110,7 +110,7 @@ impl Encode for Payload<'_> {
 
 /// The description of one file.
 #[derive(Debug)]
-pub(crate) struct Session {
+pub(crate) struct TraceModel {
     endian: Endian,
     /// The output is pipe mode: descriptions and features must fit its records.
     pipe: bool,
@@ -129,7 +129,7 @@ pub(crate) struct Session {
     /// A description was added without ids (then it stays the only one).
     desc_without_ids: bool,
     /// Descriptions with sample_id_all whose records carry a time (TIME), and those whose
-    /// records do not (see [`Session::keep_rounds`]).
+    /// records do not (see [`TraceModel::keep_rounds`]).
     timed_descs: usize,
     untimed_descs: usize,
     /// Feature payloads; `None` is unset (an empty payload is a feature that is present with
@@ -160,10 +160,10 @@ fn placeholder_attr() -> PerfEventAttr {
     }
 }
 
-impl Session {
-    /// A session for an output in `endian`; `pipe`: pipe mode (its limits apply).
+impl TraceModel {
+    /// A model for an output in `endian`; `pipe`: pipe mode (its limits apply).
     pub(crate) fn new(endian: Endian, pipe: bool) -> Self {
-        Session {
+        TraceModel {
             endian,
             pipe,
             revision: 0,
@@ -191,7 +191,7 @@ impl Session {
 
     /// Forgets everything but the byte order.
     pub(crate) fn reset(&mut self) {
-        *self = Session::new(self.endian, self.pipe);
+        *self = TraceModel::new(self.endian, self.pipe);
     }
 
     /// The event descriptions, in the order they were added.
@@ -251,7 +251,7 @@ impl Session {
         self.revision = self.revision.wrapping_add(1);
     }
 
-    /// Changes so far (see [`Session::touch`]).
+    /// Changes so far (see [`TraceModel::touch`]).
     pub(crate) fn revision(&self) -> u64 {
         self.revision
     }
@@ -343,7 +343,7 @@ impl Session {
     }
 
     /// Adds an event description after checking everything that could make the file wrong;
-    /// `also` is the caller's last check, given the session before and the description (its
+    /// `also` is the caller's last check, given the model before and the description (its
     /// result is returned; an error adds nothing).
     pub(crate) fn add_desc<T>(
         &mut self,
@@ -351,7 +351,7 @@ impl Session {
         attr: PerfEventAttr,
         name: &str,
         tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
-        also: impl FnOnce(&Session, &NewDesc<'_>) -> Result<T, WriterError>,
+        also: impl FnOnce(&TraceModel, &NewDesc<'_>) -> Result<T, WriterError>,
     ) -> Result<T, WriterError> {
         let entry = EventEntry { attr, name, ids };
         entry.check()?;
@@ -460,14 +460,14 @@ impl Session {
     }
 
     /// The rule the RAW payloads of the event that owns sample id `id` follow (resolved as
-    /// [`Session::desc_for`] does): `None` when that event is no tracepoint or its format is
+    /// [`TraceModel::desc_for`] does): `None` when that event is no tracepoint or its format is
     /// not known (the caller set TRACING_DATA itself).
     #[inline]
     pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
         self.raw_rule_of(self.desc_for(id).ok()?).copied()
     }
 
-    /// [`Session::tracepoint_raw_rule`] of a description already found, where it is kept
+    /// [`TraceModel::tracepoint_raw_rule`] of a description already found, where it is kept
     /// (the per-event checks read it without copying its dynamic fields).
     #[inline]
     pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<&TracepointRawRule> {
@@ -545,7 +545,7 @@ impl Session {
         entries
     }
 
-    /// The description `d` with its name and ids (`d` is one of this session's
+    /// The description `d` with its name and ids (`d` is one of this model's
     /// descriptions, so both are always found).
     pub(crate) fn entry<'s>(&'s self, d: &EventDescData) -> EventEntry<'s> {
         EventEntry {
