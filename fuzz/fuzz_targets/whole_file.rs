@@ -30,6 +30,7 @@ use perf_writer_std::{
     Compression, CompressionForm, FileOutput, PerfDataFileWriter, PerfHeaderIndex, PerfWriter,
     WriterError, PLACEHOLDER_EVENT_NAME,
 };
+use perf_writer_std::{EventError, OutputError, RecordError, TracingError};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Cursor;
 
@@ -281,7 +282,10 @@ fn format_text(id: u32) -> String {
 }
 
 fn is_refused(e: &std::io::Error) -> bool {
-    matches!(WriterError::from_io(e), Some(WriterError::Framing(_)))
+    matches!(
+        WriterError::from_io(e),
+        Some(WriterError::Record(RecordError::Framing(_)))
+    )
 }
 
 fuzz_target!(|input: Input| {
@@ -411,7 +415,7 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
                     if w.add_event_desc(&ids, &td_attr, &name) {
                         Ok(())
                     } else {
-                        Err(WriterError::NotOpen) // the reason is not told
+                        Err(WriterError::Output(OutputError::NotOpen)) // the reason is not told
                     }
                 }
             };
@@ -420,11 +424,23 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
                 (Ok(()), true, None, false, None) => {}
                 (Err(_), _, _, _, _) if !reason_told => {}
                 (Err(WriterError::Encode(_)), false, _, _, _) => {}
-                (Err(WriterError::DuplicateId(d)), true, Some(want), _, _) => {
+                (Err(WriterError::Event(EventError::DuplicateId(d))), true, Some(want), _, _) => {
                     assert_eq!(*d, want)
                 }
-                (Err(WriterError::IndistinguishableEvents(_)), true, None, true, _) => {}
-                (Err(WriterError::DuplicateFormat(f)), true, None, false, Some(want)) => {
+                (
+                    Err(WriterError::Event(EventError::Indistinguishable(_))),
+                    true,
+                    None,
+                    true,
+                    _,
+                ) => {}
+                (
+                    Err(WriterError::Tracing(TracingError::DuplicateFormat(f))),
+                    true,
+                    None,
+                    false,
+                    Some(want),
+                ) => {
                     assert_eq!(*f, want)
                 }
                 _ => panic!(

@@ -22,6 +22,7 @@ use crate::{ref_u16, ref_u32, ref_u64, ArbEndian};
 use arbitrary::Arbitrary;
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 use perf_abi::{attr_flags, sample_type};
+use perf_writer_std::RecordError;
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
@@ -438,15 +439,18 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
             drop(stream);
         }
         // An open record is dropped by finish, which says so; finish again gives the output.
-        Err(WriterError::PartialRecordDropped(p)) => {
+        Err(WriterError::Record(RecordError::PartialDropped(p))) => {
             assert_eq!(p.given, m.open.len() as u64, "{p}");
             m.open.clear();
             drop(w.finish().expect("finish again"));
         }
         // Records of ids no event owns wait for their descriptions: finish refuses, and
         // again; dropped, the writer ends the data before the first of them.
-        Err(WriterError::UndescribedRecords(p)) if !O::PIPE => {
-            assert_eq!(w.finish().err(), Some(WriterError::UndescribedRecords(p)));
+        Err(WriterError::Record(RecordError::Undescribed(p))) if !O::PIPE => {
+            assert_eq!(
+                w.finish().err(),
+                Some(WriterError::Record(RecordError::Undescribed(p)))
+            );
             drop(w);
             // The data starts after the header and the recovery block: the header says where.
             let bytes = out.bytes();
@@ -667,9 +671,9 @@ fn took<O: OutputMode>(
         let held = w.partial_record_len();
         let refused = matches!(
             e,
-            WriterError::RecordRefused { .. }
-                | WriterError::Framing(_)
-                | WriterError::InsidePartialRecord { .. }
+            WriterError::Record(RecordError::Refused { .. })
+                | WriterError::Record(RecordError::Framing(_))
+                | WriterError::Record(RecordError::InsidePartial { .. })
         );
         if held == 0 && refused {
             m.open.clear();

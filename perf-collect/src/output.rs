@@ -14,6 +14,7 @@
 use crate::error::CollectError;
 use crate::summary::StopReason;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use perf_writer_std::OutputError;
 use perf_writer_std::WriterError;
 use std::cell::Cell;
 use std::fs::File;
@@ -249,7 +250,7 @@ impl Target {
 /// file or stream keeps what reached it); `None` for any other failure.
 pub(crate) fn output_stop(e: &CollectError) -> Option<StopReason> {
     let CollectError::Writer {
-        source: WriterError::Io(io),
+        source: WriterError::Output(OutputError::Io(io)),
         ..
     } = e
     else {

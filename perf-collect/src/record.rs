@@ -20,6 +20,7 @@ use crate::tracefs::Tracefs;
 use crate::watch::{watch, Watched};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
+use perf_writer_std::OutputError;
 use perf_writer_std::{Compression, OutputMode, PerfPipeWriter, PerfWriter, WriterError};
 
 /// Records as `opts` says. Errors in what was asked (events, targets, permissions,
@@ -273,7 +274,7 @@ fn run<O: OutputMode>(
         .map_err(|e| (e, false)),
         // The recording failed: what the writer holds is kept if it still finalizes.
         Err(e) => match w.finish() {
-            Ok(_) | Err(WriterError::Truncated { .. }) => Err((e, true)),
+            Ok(_) | Err(WriterError::Output(OutputError::Truncated { .. })) => Err((e, true)),
             Err(_) => {
                 w.close_no_finalize();
                 Err((e, false))

@@ -13,6 +13,7 @@ use std::time::Duration;
 use perf_abi::record_type::{LOST, LOST_SAMPLES, MMAP, MMAP2, SAMPLE};
 use perf_abi::sample_type::{sample_offset, trailer_offset_from_end, CPU, IP, TID, TIME};
 use perf_abi::{LostRecord, LostSamplesRecord, PerfEventHeader};
+use perf_writer_std::OutputError;
 use zerocopy::FromBytes;
 
 /// The `sample_type` of every event recorded ([`crate::events::SAMPLE_TYPE`]), whose
@@ -547,7 +548,7 @@ fn write_one<O: OutputMode>(
 /// A refusal of the writer (as opposed to a failure of its output).
 fn refusal(e: &WriterError) -> Option<&WriterError> {
     match e {
-        WriterError::Io(_) => None,
+        WriterError::Output(OutputError::Io(_)) => None,
         refused => Some(refused),
     }
 }

@@ -15,6 +15,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signalfd::SignalFd;
 use perf_writer_std::perf_encode::features::BuildIdEntry;
 use perf_writer_std::perf_encode::records::{PidTid, SampleCpu, SampleId};
+use perf_writer_std::OutputError;
 use perf_writer_std::{OutputMode, PerfHeaderIndex, PerfWriter, WriterError};
 use std::time::{Duration, Instant};
 
@@ -168,11 +169,11 @@ pub(crate) fn save<O: OutputMode>(
     match failure {
         CollectError::Writer {
             source:
-                WriterError::Truncated {
+                WriterError::Output(OutputError::Truncated {
                     kept_records,
                     kept_bytes,
                     error,
-                },
+                }),
             ..
         } => {
             summary.truncated = Some(Truncation {

@@ -14,6 +14,7 @@ use crate::summary::StopReason;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::sys::signalfd::SignalFd;
+use perf_writer_std::OutputError;
 use perf_writer_std::{OutputMode, PerfWriter, WriterError};
 use std::io::{self, IsTerminal, Write};
 use std::os::fd::AsFd;
@@ -86,7 +87,7 @@ impl Rounds {
 
 /// The stream would block: stdout is a full pipe whose reader has not taken its bytes.
 pub(crate) fn would_block(e: &CollectError) -> bool {
-    matches!(e, CollectError::Writer { source: WriterError::Io(io), .. } if io.kind() == io::ErrorKind::WouldBlock)
+    matches!(e, CollectError::Writer { source: WriterError::Output(OutputError::Io(io)), .. } if io.kind() == io::ErrorKind::WouldBlock)
 }
 
 /// What the loop works with besides the writer and the rings.

@@ -33,7 +33,7 @@
 //! # Errors
 //!
 //! - **The native writer** ([`PerfWriter`]) returns `Result<_, `[`WriterError`]`>` from every
-//!   method that can fail; an error of the output stream itself is [`WriterError::Io`].
+//!   method that can fail; an error of the output stream itself is [`OutputError::Io`].
 //!   Setters whose value cannot be refused (`set_nr_cpus_header`, `set_stat_header`, …)
 //!   return nothing.
 //! - **The compatibility face** ([`PerfDataFileWriter`]) keeps 0.5's signatures: `bool` for
@@ -41,7 +41,7 @@
 //!   `WriterError` inside ([`WriterError::from_io`]).
 //!
 //! `WriterError` converts to `io::Error` (giving back the stream's own error for
-//! `WriterError::Io`) and from it, so `?` works across the two.
+//! `OutputError::Io`) and from it, so `?` works across the two.
 //!
 //! # Strict mode
 //!
@@ -49,7 +49,7 @@
 //! [`write_event_data`](PerfWriter::write_event_data),
 //! [`write_event_data_vectored`](PerfWriter::write_event_data_vectored) or the typed methods
 //! is checked against its event description, and a call is refused
-//! ([`WriterError::RecordRefused`], naming the record, its offset and the problem) with
+//! ([`RecordError::Refused`], naming the record, its offset and the problem) with
 //! nothing of it written when a record:
 //! - is a SAMPLE whose id belongs to no description (with several descriptions; perf
 //!   gives every record to the only one when there is one, and records with id 0, as
@@ -79,17 +79,17 @@
 //! their RAW payloads say to any tracepoint format, or the lengths of its other records.
 //! The description checks them when it is added, as it would have checked each record
 //! had it come first, and is refused when they contradict it
-//! ([`WriterError::ContradictsRecords`], naming
+//! ([`EventError::ContradictsRecords`], naming
 //! how many, the first's offset and id, and what is wrong); a HEADER_COMPRESSED perf
 //! could not decompress them with is refused by `set_header` the same way. Finalize
 //! refuses while records wait
-//! ([`WriterError::UndescribedRecords`]): add
+//! ([`RecordError::Undescribed`]): add
 //! what they need and finalize again. A writer dropped (or
 //! [salvaged](PerfWriter::finish_truncated)) while records wait ends the data before the first
 //! of them, so perf reads the file: the records from there on are lost.
 //!
 //! The memory this takes is bounded. A record past a bound is refused at its call
-//! ([`WriterError::RecordRefused`], nothing of it
+//! ([`RecordError::Refused`], nothing of it
 //! written) until descriptions are added: more than
 //! [`MAX_PENDING_IDS`] event ids waiting (`TooManyPendingIds`),
 //! summaries taking [`MAX_PENDING_BYTES`] (`TooManyPendingBytes`),
@@ -113,7 +113,7 @@
 //! not know, or a pipe-mode header record, is refused there and not taken as the start
 //! of a record that would swallow what follows. When such a record is refused, its
 //! held-back start is dropped with it, so the output continues after the last accepted
-//! record (the error, [`WriterError::InsidePartialRecord`],
+//! record (the error, [`RecordError::InsidePartial`],
 //! says so). Attrs perf could not tell apart are refused by `add_event_desc` in every
 //! mode.
 //!
@@ -160,7 +160,7 @@
 //! is not written out early, as a record longer than the buffer is without
 //! compression), so in both modes a record split across calls may be at most
 //! [`MAX_SPLIT_RECORD_LEN`] bytes
-//! ([`WriterError::SplitRecordTooLong`] at the call that would hold more; a longer
+//! ([`RecordError::SplitTooLong`] at the call that would hold more; a longer
 //! record is taken in one call); a call that compressed records is taken even when the output then
 //! fails to take them (the error comes back at the next call that writes, flushes or
 //! finishes, which is refused whole until they are sent); and the records
@@ -187,7 +187,8 @@ mod writer;
 pub use check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 pub use compress::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{
-    Contradiction, PartialRecord, PendingSummary, RecordProblem, SharedIoError, WriterError,
+    CompressionError, Contradiction, EventError, FeatureError, OutputError, PartialRecord,
+    PendingSummary, RecordError, RecordProblem, SharedIoError, TracingError, WriterError,
 };
 pub use host::description::{
     parse_cpu_list, CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo,

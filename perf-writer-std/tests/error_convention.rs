@@ -1,9 +1,10 @@
 //! The crate's error convention (crate documentation, "Errors"): the native writer's methods
-//! return `Result<_, WriterError>`, a stream error arriving as `WriterError::Io`; the
+//! return `Result<_, WriterError>`, a stream error arriving as `OutputError::Io`; the
 //! compatibility face's `tracepoint_perf` 0.5 methods keep `io::Result`, giving back the
 //! stream's own error.
 
 use perf_writer_std::perf_encode::Endian;
+use perf_writer_std::{EventError, FeatureError, OutputError, RecordError, TracingError};
 use perf_writer_std::{
     FileOutput, HostDescription, PerfDataFileWriter, PerfHeaderIndex, PerfPipeWriter, PerfWriter,
     WriterError,
@@ -38,7 +39,7 @@ impl Seek for Full {
 
 fn io_error_code(e: &WriterError) -> Option<i32> {
     match e {
-        WriterError::Io(shared) => shared.get().raw_os_error(),
+        WriterError::Output(OutputError::Io(shared)) => shared.get().raw_os_error(),
         _ => None,
     }
 }
@@ -83,20 +84,23 @@ fn the_native_methods_of_the_seeds_names_return_writer_error() {
 
     let mut closed = PerfWriter::<FileOutput>::new();
     let written: Result<(), WriterError> = closed.write_event_data(&[0; 8]);
-    assert_eq!(written, Err(WriterError::NotOpen));
+    assert_eq!(written, Err(WriterError::Output(OutputError::NotOpen)));
     let round: Result<(), WriterError> = closed.write_finished_round();
-    assert_eq!(round, Err(WriterError::NotOpen));
+    assert_eq!(round, Err(WriterError::Output(OutputError::NotOpen)));
     let vectored: Result<usize, WriterError> =
         closed.write_event_data_vectored(&[io::IoSlice::new(&[0; 8])]);
-    assert_eq!(vectored, Err(WriterError::NotOpen));
+    assert_eq!(vectored, Err(WriterError::Output(OutputError::NotOpen)));
     // A refusal 0.5's `()` setter dropped is returned.
     let required: Result<(), WriterError> = closed.set_tracing_data_required(3, 4096);
     assert!(matches!(
         required,
-        Err(WriterError::BadTracingDataSetting(_))
+        Err(WriterError::Tracing(TracingError::BadSetting(_)))
     ));
     let created: Result<(), WriterError> = closed.create_file("/nonexistent-dir/perf.data");
-    assert!(matches!(created, Err(WriterError::Io(_))), "{created:?}");
+    assert!(
+        matches!(created, Err(WriterError::Output(OutputError::Io(_)))),
+        "{created:?}"
+    );
 }
 
 #[test]
@@ -109,15 +113,18 @@ fn the_seeds_methods_give_back_the_streams_own_error() {
     // And their refusals carry the WriterError.
     let mut closed = PerfDataFileWriter::new();
     let err = closed.finalize_and_close().unwrap_err();
-    assert_eq!(WriterError::from_io(&err), Some(&WriterError::NotOpen));
+    assert_eq!(
+        WriterError::from_io(&err),
+        Some(&WriterError::Output(OutputError::NotOpen))
+    );
 }
 
 #[test]
 fn writer_error_and_io_error_convert_both_ways() {
     for e in [
-        WriterError::NotOpen,
-        WriterError::IncompleteRecord,
-        WriterError::TooManyEvents,
+        WriterError::Output(OutputError::NotOpen),
+        WriterError::Record(RecordError::Incomplete),
+        WriterError::Event(EventError::TooMany),
     ] {
         assert_eq!(WriterError::from(io::Error::from(e.clone())), e);
     }
@@ -143,7 +150,7 @@ fn empty_bpf_lists_are_refused_in_the_foreign_byte_order() {
     let mut w = PerfWriter::<FileOutput>::new_with_endian(foreign);
     assert!(matches!(
         w.set_empty_bpf_headers(),
-        Err(WriterError::ForeignByteOrder(_))
+        Err(WriterError::Feature(FeatureError::ForeignByteOrder(_)))
     ));
     // set_host_headers leaves them out there, without an error.
     let host = HostDescription {

@@ -7,6 +7,7 @@ use perf_writer_std::perf_encode::features::{
     PmuMappings,
 };
 use perf_writer_std::perf_encode::Endian;
+use perf_writer_std::FeatureError;
 use perf_writer_std::{
     CacheInfo, CpuTopologyInfo, FileOutput, HostDescription, HybridNodeInfo, MemTopologyInfo,
     MemoryNodeInfo, NumaNodeInfo, PerfHeaderIndex, PerfWriter, PmuCapInfo, PmuCapsInfo, PmuInfo,
@@ -269,7 +270,10 @@ fn set_host_headers_writes_what_the_typed_setters_write() {
         if endian == Endian::NATIVE {
             r.unwrap();
         } else {
-            assert!(matches!(r, Err(WriterError::ForeignByteOrder(_))));
+            assert!(matches!(
+                r,
+                Err(WriterError::Feature(FeatureError::ForeignByteOrder(_)))
+            ));
         }
         for index in 1..32u8 {
             let index = PerfHeaderIndex(index);

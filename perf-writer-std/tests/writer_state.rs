@@ -1,6 +1,7 @@
 //! The writer's state machine over in-memory outputs: refusals leave the output intact, a
 //! failed finalize can be retried, settings survive `create_file`.
 
+use perf_writer_std::{EventError, FeatureError, RecordError};
 use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
 use std::cell::Cell;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
@@ -64,7 +65,10 @@ fn refused_event_bytes_leave_the_data_section_unchanged() {
     // size 12 is not a multiple of 8; size 4 is below the header.
     for bad in [[9u8, 0, 0, 0, 0, 0, 12, 0], [9, 0, 0, 0, 0, 0, 4, 0]] {
         let err = w.write_event_data(&bad).unwrap_err();
-        assert!(matches!(err, WriterError::Framing(_)), "{err}");
+        assert!(
+            matches!(err, WriterError::Record(RecordError::Framing(_))),
+            "{err}"
+        );
         assert_eq!(w.file_pos(), pos);
     }
     // A record split across calls is fine.
@@ -137,11 +141,11 @@ fn duplicate_ids_and_bad_names_are_refused() {
     w.add_event_desc(&[1, 2], &attr(), "a").unwrap();
     assert_eq!(
         w.add_event_desc(&[3, 2], &attr(), "b"),
-        Err(WriterError::DuplicateId(2))
+        Err(WriterError::Event(EventError::DuplicateId(2)))
     );
     assert_eq!(
         w.add_event_desc(&[4, 4], &attr(), "c"),
-        Err(WriterError::DuplicateId(4))
+        Err(WriterError::Event(EventError::DuplicateId(4)))
     );
     assert!(w.add_event_desc(&[5], &attr(), "nul\0inside").is_err());
     assert!(w
@@ -169,7 +173,7 @@ fn string_headers_are_limited_to_string_features() {
     assert_eq!(&c[8..19], b"prog --flag");
     assert_eq!(
         w.set_string_header(PerfHeaderIndex::NrCpus, b"2"),
-        Err(WriterError::NotAStringFeature(7))
+        Err(WriterError::Feature(FeatureError::NotAString(7)))
     );
     assert!(w.set_header(PerfHeaderIndex::Reserved, b"x").is_err());
     assert!(w.set_header(PerfHeaderIndex::LastFeature, b"x").is_err());
@@ -242,7 +246,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     // A second one without an id anywhere: perf says "non matching sample_type".
     assert!(matches!(
         w.add_event_desc(&[2], &with(IP_TID_TIME, 0), "second"),
-        Err(WriterError::IndistinguishableEvents(_))
+        Err(WriterError::Event(EventError::Indistinguishable(_)))
     ));
     // ID at different positions (ADDR comes before ID).
     let mut w = PerfWriter::<FileOutput>::new();
@@ -256,7 +260,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     .unwrap();
     assert!(matches!(
         w.add_event_desc(&[3], &with(IP_TID_TIME | ID | ADDR, 0), "b"),
-        Err(WriterError::IndistinguishableEvents(_))
+        Err(WriterError::Event(EventError::Indistinguishable(_)))
     ));
     // ID at different positions from the end (CPU follows ID in trailers): perf compares
     // that position too, with or without sample_id_all.
@@ -264,7 +268,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     w.add_event_desc(&[1], &with(ID, 0), "a").unwrap();
     assert!(matches!(
         w.add_event_desc(&[2], &with(ID | (1 << 7), 0), "b"),
-        Err(WriterError::IndistinguishableEvents(_))
+        Err(WriterError::Event(EventError::Indistinguishable(_)))
     ));
     // IDENTIFIER always works; sample_id_all must agree.
     let mut w = PerfWriter::<FileOutput>::new();
@@ -278,7 +282,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     .unwrap();
     assert!(matches!(
         w.add_event_desc(&[3], &with(IDENTIFIER, 0), "c"),
-        Err(WriterError::IndistinguishableEvents(_))
+        Err(WriterError::Event(EventError::Indistinguishable(_)))
     ));
 }
 
@@ -292,7 +296,11 @@ fn finished_round_inside_a_split_record_is_refused_in_both_modes() {
         let s = sample(1);
         w.write_event_data(&s[..6]).unwrap();
         let err = w.write_finished_round().unwrap_err();
-        assert_eq!(err, WriterError::IncompleteRecord, "strict {strict}");
+        assert_eq!(
+            err,
+            WriterError::Record(RecordError::Incomplete),
+            "strict {strict}"
+        );
         w.write_event_data(&s[6..]).unwrap();
         w.write_finished_round().unwrap();
         let bytes = w.finish().unwrap().into_inner();

@@ -26,6 +26,7 @@ use perf_writer_std::{
     Compression, CompressionForm, FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter,
     PerfWriter, RecordProblem, WriterError,
 };
+use perf_writer_std::{CompressionError, RecordError};
 use std::io::Cursor;
 use tracepoint_decode as td;
 
@@ -249,7 +250,7 @@ fn plain_and_compressed_read_the_same_in_perf_and_linux_perf_data() {
         PerfPipeWriter::from_writer_with_endian(Vec::new(), perf_writer_std::Endian::Big).unwrap();
     assert_eq!(
         w.set_compression(Some(STREAM)),
-        Err(WriterError::CompressionUnreadable)
+        Err(WriterError::Compression(CompressionError::Unreadable))
     );
     assert_eq!(w.compression(), None);
 }
@@ -617,7 +618,7 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
         .unwrap()
         .full_bytes();
     let refused = |e: WriterError| match e {
-        WriterError::RecordRefused { problem, .. } => problem,
+        WriterError::Record(RecordError::Refused { problem, .. }) => problem,
         other => panic!("{other:?}"),
     };
     let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
@@ -627,7 +628,7 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
     w.write_event_data(&first).unwrap();
     assert!(matches!(
         w.finish(),
-        Err(WriterError::UndescribedRecords(p)) if p.records == 1 && p.type_ == COMPRESSED
+        Err(WriterError::Record(RecordError::Undescribed(p))) if p.records == 1 && p.type_ == COMPRESSED
     ));
     w.set_header(
         PerfHeaderIndex::Compressed,
@@ -761,7 +762,7 @@ fn compression_switched_off_and_on_between_records() {
         }
         assert_eq!(
             w.set_compression(Some(ALIGNED)),
-            Err(WriterError::CompressionSwitch)
+            Err(WriterError::Compression(CompressionError::FormSwitch))
         );
     }
     assert_eq!(w.compression(), None);
@@ -838,7 +839,7 @@ fn a_long_record_split_while_compressing_is_refused_at_its_first_call() {
         fill(&mut w, e, 10, false);
         let err = w.write_event_data(&head).unwrap_err();
         match &err {
-            WriterError::SplitRecordTooLong { len, max } => {
+            WriterError::Record(RecordError::SplitTooLong { len, max }) => {
                 assert_eq!(*len, 48 + payload);
                 assert_eq!(*max, perf_writer_std::MAX_SPLIT_RECORD_LEN);
             }

@@ -8,6 +8,7 @@ use integration_tests::perf_tool::{
 };
 use integration_tests::records::{comm, sample, StdSample};
 use integration_tests::{lpd, temp_data_file, tp_reader, Endian};
+use perf_writer_std::TracingError;
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
@@ -308,11 +309,11 @@ fn descriptions_and_features_added_mid_stream() {
     tp.config = u64::from(format.id());
     assert_eq!(
         w.add_tracepoint_event_desc(&[3], &tp, "sched:sched_switch", &format),
-        Err(WriterError::FormatAfterStart)
+        Err(WriterError::Tracing(TracingError::AfterStart))
     );
     // Nor can the tracing data's other parts: each setter says so rather than change
     // what never reaches the stream.
-    let after_start = Err(WriterError::FormatAfterStart);
+    let after_start = Err(WriterError::Tracing(TracingError::AfterStart));
     assert_eq!(w.set_tracing_data_required(8, 4096), after_start);
     assert_eq!(
         w.set_tracing_data_kallsyms(b"ffffffff81000000 T _text\n"),

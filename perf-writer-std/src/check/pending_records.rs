@@ -29,6 +29,7 @@ use crate::check::record_summary::{
     FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
+use crate::error::EventError;
 use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
 use perf_abi::record_type;
@@ -867,11 +868,11 @@ fn contradiction(
     id: Option<u64>,
     problem: Contradiction,
 ) -> crate::WriterError {
-    crate::WriterError::ContradictsRecords {
+    crate::WriterError::Event(EventError::ContradictsRecords {
         records,
         offset: first.pos,
         type_: first.type_,
         id,
         problem,
-    }
+    })
 }

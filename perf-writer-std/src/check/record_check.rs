@@ -8,6 +8,7 @@ use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{check_body, check_sample_len, with_parsed, EventStats};
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
+use crate::error::RecordError;
 use crate::error::{RecordProblem, WriterError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::output::OutputMode;
@@ -351,11 +352,11 @@ impl RecordCheck {
             };
             if let Err(problem) = self.check_one(model, chunk, &mut stats, place) {
                 let type_ = endian.read_u32(first_bytes(chunk));
-                return Some(Err(WriterError::RecordRefused {
+                return Some(Err(WriterError::Record(RecordError::Refused {
                     offset,
                     type_,
                     problem,
-                }
+                })
                 .into()));
             }
             offset = offset.saturating_add(chunk.len());
@@ -424,7 +425,7 @@ impl RecordCheck {
         if let Some(max) = out.max_split().filter(|&max| walk.open_len > max) {
             let len = walk.open_len;
             return Err(Refusal::Call(
-                WriterError::SplitRecordTooLong { len, max }.into(),
+                WriterError::Record(RecordError::SplitTooLong { len, max }).into(),
             ));
         }
         // Room for every byte written below first: then none of those writes can fail on
@@ -557,11 +558,11 @@ impl RecordCheck {
                 if !whole || with_payload {
                     if let Err(problem) = self.check_header(r.type_) {
                         let offset = pos.saturating_sub(held);
-                        let e = WriterError::RecordRefused {
+                        let e = WriterError::Record(RecordError::Refused {
                             offset,
                             type_: r.type_,
                             problem,
-                        };
+                        });
                         return Err(refuse(pos, e));
                     }
                 }
@@ -596,11 +597,11 @@ impl RecordCheck {
                 records = records.saturating_add(1);
                 if let Err(problem) = self.check_one(model, record, &mut stats, place) {
                     let offset = pos.saturating_sub(held);
-                    let e = WriterError::RecordRefused {
+                    let e = WriterError::Record(RecordError::Refused {
                         offset,
                         type_: r.type_,
                         problem,
-                    };
+                    });
                     return Err(refuse(pos, e));
                 }
             }
@@ -662,11 +663,11 @@ impl RecordCheck {
             };
             if let Err(problem) = self.check_one(model, record, &mut stats, place) {
                 let type_ = endian.read_u32(first_bytes(record));
-                return Some(Err(WriterError::RecordRefused {
+                return Some(Err(WriterError::Record(RecordError::Refused {
                     offset: pos,
                     type_,
                     problem,
-                }
+                })
                 .into()));
             }
             pos = pos.saturating_add(record.len());
@@ -1067,17 +1068,17 @@ fn naming(waiting: Option<PartialRecord>, dropped: bool, e: io::Error) -> io::Er
     let refusal = matches!(
         WriterError::from_io(&e),
         Some(
-            WriterError::RecordRefused { .. }
-                | WriterError::Framing(_)
-                | WriterError::SplitRecordTooLong { .. }
+            WriterError::Record(RecordError::Refused { .. })
+                | WriterError::Record(RecordError::Framing(_))
+                | WriterError::Record(RecordError::SplitTooLong { .. })
         )
     );
     match (waiting, refusal) {
-        (Some(partial), true) => WriterError::InsidePartialRecord {
+        (Some(partial), true) => WriterError::Record(RecordError::InsidePartial {
             partial,
             dropped,
             error: Box::new(WriterError::from(e)),
-        }
+        })
         .into(),
         _ => e,
     }

@@ -1,6 +1,7 @@
 //! [`Compressors`]: the compressor of one output, and what the ones before it left.
 
 use crate::compress::{Compression, CompressionForm, CompressionStats, Compressor};
+use crate::error::CompressionError;
 use crate::WriterError;
 
 /// The compressors of one output: the one compressing, and what the others left behind.
@@ -35,7 +36,7 @@ impl Compressors {
         if let Some(c) = setting {
             c.check()?;
             if open && c.form != CompressionForm::PerfStream {
-                return Err(WriterError::CompressionSwitch.into());
+                return Err(WriterError::Compression(CompressionError::FormSwitch).into());
             }
         }
         let written = match self.active.as_mut() {

@@ -1,6 +1,7 @@
 //! Without the `zstd` feature no compressor exists: [`Compressor`] has no value.
 
 use crate::compress::{Compression, CompressionStats};
+use crate::error::CompressionError;
 use crate::WriterError;
 use perf_encode::Endian;
 use std::io;
@@ -9,9 +10,9 @@ pub(crate) enum Compressor {}
 
 impl Compressor {
     pub(crate) fn new(_: Compression, _: Endian) -> Result<Self, WriterError> {
-        Err(WriterError::Compression(
+        Err(WriterError::Compression(CompressionError::Zstd(
             "this build of perf-writer-std has no `zstd` feature",
-        ))
+        )))
     }
     pub(crate) fn stats(&self) -> CompressionStats {
         match *self {}

@@ -2,6 +2,7 @@
 //! SAMPLE or FINISHED_INIT on, as `perf record -z` does; the FINISHED_ROUND records among
 //! them go to the compressor's round rule; the rest stays as it is.
 
+use crate::error::CompressionError;
 use crate::WriterError;
 use perf_encode::records::{RecordWalker, Step};
 use perf_encode::Endian;
@@ -82,10 +83,9 @@ impl Router {
         mut sink: impl FnMut(Route, &[u8]) -> io::Result<()>,
     ) -> io::Result<()> {
         while !data.is_empty() {
-            let step = self
-                .walk
-                .step(data)
-                .map_err(|_| WriterError::Compression("unframed record bytes"))?;
+            let step = self.walk.step(data).map_err(|_| {
+                WriterError::Compression(CompressionError::Zstd("unframed record bytes"))
+            })?;
             let n = match step {
                 Step::Header(n) => n, // the header goes on in the next call
                 Step::Body(n) => {

@@ -1,6 +1,7 @@
 //! The compression setting ([`Compression`], [`CompressionForm`]), perf's bounds on what it
 //! decompresses, and what the COMPRESSED records written hold ([`CompressionStats`]).
 
+use crate::error::CompressionError;
 use crate::WriterError;
 use perf_abi::{CompressedInfo, COMPRESSION_ZSTD};
 
@@ -87,7 +88,9 @@ impl Compression {
         if Self::LEVELS.contains(&self.level) {
             Ok(())
         } else {
-            Err(WriterError::CompressionLevel(self.level))
+            Err(WriterError::Compression(CompressionError::Level(
+                self.level,
+            )))
         }
     }
 

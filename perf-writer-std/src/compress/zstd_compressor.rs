@@ -6,6 +6,7 @@ use crate::compress::record_router::{Route, Router};
 use crate::compress::{
     Compression, CompressionForm, CompressionStats, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW,
 };
+use crate::error::CompressionError;
 use crate::WriterError;
 use perf_encode::records::{Compressed, MAX_COMPRESSED_DATA, MAX_PADDED_DATA};
 use perf_encode::Endian;
@@ -37,13 +38,13 @@ const ROUND_SPACING: u64 = MAX_DECOMPRESSED_CHUNK as u64;
 const ROUND_LEN: usize = 8;
 
 fn zstd_err(code: usize) -> io::Error {
-    WriterError::Compression(zstd_safe::get_error_name(code)).into()
+    WriterError::Compression(CompressionError::Zstd(zstd_safe::get_error_name(code))).into()
 }
 
 fn set(cctx: &mut CCtx<'static>, p: CParameter) -> Result<(), WriterError> {
     cctx.set_parameter(p)
         .map(drop)
-        .map_err(|c| WriterError::Compression(zstd_safe::get_error_name(c)))
+        .map_err(|c| WriterError::Compression(CompressionError::Zstd(zstd_safe::get_error_name(c))))
 }
 
 /// A zstd compressor turning the records it is given into COMPRESSED records.
@@ -120,7 +121,9 @@ struct Zstd {
 impl Compressor {
     pub(crate) fn new(setting: Compression, endian: Endian) -> Result<Self, WriterError> {
         setting.check()?;
-        let mut cctx = CCtx::try_create().ok_or(WriterError::Compression("out of memory"))?;
+        let mut cctx = CCtx::try_create().ok_or(WriterError::Compression(
+            CompressionError::Zstd("out of memory"),
+        ))?;
         set(&mut cctx, CParameter::CompressionLevel(setting.level))?;
         if setting.form == CompressionForm::PerfStream {
             // Parameters for a stream of about STREAM_WINDOW bytes: zstd's window and
@@ -1044,7 +1047,10 @@ mod tests {
     fn levels_outside_1_to_22_are_refused() {
         for level in [0, -1, 23] {
             let c = Compression::zstd(level);
-            assert_eq!(c.check(), Err(WriterError::CompressionLevel(level)));
+            assert_eq!(
+                c.check(),
+                Err(WriterError::Compression(CompressionError::Level(level)))
+            );
             assert!(Compressor::new(c, Endian::Little).is_err());
         }
     }

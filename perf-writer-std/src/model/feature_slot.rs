@@ -1,6 +1,7 @@
 //! Feature setters that cannot fail, by type: [`FeatureSlot`] (an index known to be
 //! settable) and [`FixedPayload`] (a value whose encoding cannot be refused).
 
+use crate::error::FeatureError;
 use crate::WriterError;
 use perf_abi::{feature, ClockData, CompressedInfo, NrCpus, SampleTime};
 use perf_encode::features::{ClockResolution, DirFormat, EmptyBpfList, EmptyFeature, TotalMem};
@@ -30,7 +31,7 @@ impl FeatureSlot {
     /// `index` as a slot, or the refusal of an index outside 1..=31.
     pub(crate) fn checked(index: u8) -> Result<Self, WriterError> {
         if index == feature::RESERVED || usize::from(index) >= FEATURE_SLOTS {
-            return Err(WriterError::BadFeatureIndex(index));
+            return Err(WriterError::Feature(FeatureError::BadIndex(index)));
         }
         Ok(FeatureSlot(index))
     }
@@ -152,11 +153,13 @@ mod tests {
     fn checked_slots_are_the_settable_indices() {
         assert_eq!(
             FeatureSlot::checked(0),
-            Err(WriterError::BadFeatureIndex(0))
+            Err(WriterError::Feature(FeatureError::BadIndex(0)))
         );
         assert_eq!(
             FeatureSlot::checked(FEATURE_SLOTS as u8),
-            Err(WriterError::BadFeatureIndex(FEATURE_SLOTS as u8))
+            Err(WriterError::Feature(FeatureError::BadIndex(
+                FEATURE_SLOTS as u8
+            )))
         );
         for i in 1..FEATURE_SLOTS as u8 {
             assert_eq!(FeatureSlot::checked(i).map(FeatureSlot::index), Ok(i));

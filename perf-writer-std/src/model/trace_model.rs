@@ -1,6 +1,7 @@
 //! What a file will describe besides its records: event descriptions, feature headers and
 //! the tracing-data settings. Shared by every output mode; holds no I/O.
 
+use crate::error::{EventError, FeatureError, RecordError, TracingError};
 use crate::host::this_machine;
 use crate::model::feature_slot::{sent_in_pipe, FeatureSlot, FixedPayload, FEATURE_SLOTS};
 use crate::model::id_index::IdIndex;
@@ -226,7 +227,10 @@ impl TraceModel {
     /// `id`; the first for no id or id 0; the only one when no description has ids. `Err`
     /// when there is none, or the id belongs to no description.
     pub(crate) fn desc_for(&self, id: Option<u64>) -> Result<&EventDescData, WriterError> {
-        let first = self.descs.first().ok_or(WriterError::NoEventDescription)?;
+        let first = self
+            .descs
+            .first()
+            .ok_or(WriterError::Record(RecordError::NoEventDescription))?;
         match id {
             // perf gives every record of a one-event file to that event, and a record
             // with id 0 (perf's synthesized records) to the first.
@@ -234,7 +238,9 @@ impl TraceModel {
             // One event and no ids: perf's rule. With ids, a record naming none of them is
             // refused even with one event: an event added later would leave it to none.
             Some(_) if self.ids.is_empty() => Ok(first),
-            Some(id) => self.desc_of_id(id).ok_or(WriterError::UnknownEventId(id)),
+            Some(id) => self
+                .desc_of_id(id)
+                .ok_or(WriterError::Record(RecordError::UnknownEventId(id))),
         }
     }
 
@@ -284,8 +290,7 @@ impl TraceModel {
         let slot = FeatureSlot::checked(index)?;
         self.check_feature_len(index, data.len())?;
         if !data.is_empty() {
-            check_feature_payload(index, self.endian, data)
-                .map_err(WriterError::BadFeaturePayload)?;
+            check_feature_payload(index, self.endian, data).map_err(FeatureError::BadPayload)?;
         }
         *self.slot(slot) = (!data.is_empty()).then(|| data.to_vec());
         Ok(())
@@ -296,7 +301,7 @@ impl TraceModel {
     /// perf does not read from a pipe are not sent that way).
     fn check_feature_len(&self, index: u8, len: usize) -> Result<(), WriterError> {
         if self.pipe && len > perf_abi::MAX_FEATURE_PAYLOAD && sent_in_pipe(index) {
-            return Err(WriterError::FeatureTooLargeForPipe(index));
+            return Err(WriterError::Feature(FeatureError::TooLargeForPipe(index)));
         }
         Ok(())
     }
@@ -365,24 +370,27 @@ impl TraceModel {
             None => None,
         };
         if u32::try_from(self.descs.len()).map_or(true, |n| n == u32::MAX) {
-            return Err(WriterError::TooManyEvents);
+            return Err(WriterError::Event(EventError::TooMany));
         }
-        let index = u32::try_from(self.descs.len()).map_err(|_| WriterError::TooManyEvents)?;
+        let index =
+            u32::try_from(self.descs.len()).map_err(|_| WriterError::Event(EventError::TooMany))?;
         // Claim the ids (a duplicate is the first refusal), then check the rest; a refusal
         // gives back the ids this call claimed.
         let claimed = self
             .ids
             .claim(ids, index)
-            .map_err(WriterError::DuplicateId)?;
+            .map_err(EventError::DuplicateId)?;
         // With several events perf finds a record's event by its id alone.
         let several_need_ids = || match (self.descs.is_empty(), self.desc_without_ids) {
             (true, _) => Ok(()),
-            (false, true) => Err(WriterError::IndistinguishableEvents(
+            (false, true) => Err(WriterError::Event(EventError::Indistinguishable(
                 "an event added before has no sample id: with several events every event needs one",
-            )),
-            (false, false) if ids.is_empty() => Err(WriterError::IndistinguishableEvents(
-                "this event has no sample id: with several events every event needs one",
-            )),
+            ))),
+            (false, false) if ids.is_empty() => {
+                Err(WriterError::Event(EventError::Indistinguishable(
+                    "this event has no sample id: with several events every event needs one",
+                )))
+            }
             (false, false) => Ok(()),
         };
         let layout = SampleLayout::from_attr(&attr);
@@ -444,17 +452,17 @@ impl TraceModel {
             return Ok(());
         }
         if entry.name.len() > EventUpdateName::MAX_NAME_LEN {
-            return Err(WriterError::EventNameTooLongForPipe {
+            return Err(WriterError::Event(EventError::NameTooLongForPipe {
                 len: entry.name.len(),
                 max: EventUpdateName::MAX_NAME_LEN,
-            });
+            }));
         }
         let max = HeaderAttr::max_ids(entry.attr.minimal_file_size());
         if entry.ids.len() > max {
-            return Err(WriterError::TooManyIdsForPipe {
+            return Err(WriterError::Event(EventError::TooManyIdsForPipe {
                 ids: entry.ids.len(),
                 max,
-            });
+            }));
         }
         Ok(())
     }
@@ -497,10 +505,10 @@ impl TraceModel {
     fn check_common_type_offset(&self, rule: &TracepointRawRule) -> Result<(), WriterError> {
         match self.tracepoints.values().next() {
             Some(t) if t.raw_rule.common_type_offset != rule.common_type_offset => {
-                Err(WriterError::CommonTypeOffset {
+                Err(WriterError::Tracing(TracingError::CommonTypeOffset {
                     offset: rule.common_type_offset,
                     expected: t.raw_rule.common_type_offset,
-                })
+                }))
             }
             _ => Ok(()),
         }
@@ -519,13 +527,13 @@ impl TraceModel {
         if let Some((format, _)) = tracepoint {
             let id = format.id();
             if self.tracepoints.contains_key(&id) {
-                return Err(WriterError::DuplicateFormat(id));
+                return Err(WriterError::Tracing(TracingError::DuplicateFormat(id)));
             }
             if attr.type_ == attr::TYPE_TRACEPOINT && attr.config != u64::from(id) {
-                return Err(WriterError::TracepointConfigMismatch {
+                return Err(WriterError::Event(EventError::TracepointConfigMismatch {
                     config: attr.config,
                     format_id: id,
-                });
+                }));
             }
         }
         Ok(())
@@ -654,9 +662,9 @@ impl TraceModel {
                 && !u32::try_from(d.attr.config).is_ok_and(|id| self.tracepoints.contains_key(&id))
         });
         match missing {
-            Some(d) => Err(WriterError::MissingTracepointFormat {
+            Some(d) => Err(WriterError::Event(EventError::MissingTracepointFormat {
                 config: d.attr.config,
-            }),
+            })),
             None => Ok(()),
         }
     }
@@ -670,7 +678,8 @@ impl TraceModel {
     ) -> Result<Vec<FeaturePayload<'a>>, WriterError> {
         let mut out = Vec::new();
         for (index, data) in self.headers.iter().enumerate() {
-            let index = u8::try_from(index).map_err(|_| WriterError::BadFeatureIndex(u8::MAX))?;
+            let index = u8::try_from(index)
+                .map_err(|_| WriterError::Feature(FeatureError::BadIndex(u8::MAX)))?;
             let payload = if index == feature::TRACING_DATA {
                 self.tracing_data()?.map(Payload::Bytes)
             } else if let Some(data) = data {
@@ -705,9 +714,9 @@ fn check_tracepoint(
         Some(t) => check_format_text(t),
         None => check_parsed_format(format),
     }
-    .map_err(WriterError::FormatText)?;
+    .map_err(TracingError::FormatText)?;
     if u32::from(summary.id) != format.id() {
-        return Err(WriterError::BadFormatText);
+        return Err(WriterError::Tracing(TracingError::BadFormatText));
     }
     Ok((
         TracepointRawRule::from_summary(&summary),
@@ -727,7 +736,7 @@ pub(crate) fn check_system_name(system: &str) -> Result<(), WriterError> {
     } else {
         return Ok(());
     };
-    Err(WriterError::BadSystemName(problem))
+    Err(WriterError::Tracing(TracingError::BadSystemName(problem)))
 }
 
 /// perf reads a file with several events only if it can tell their records apart: every
@@ -736,18 +745,18 @@ pub(crate) fn check_system_name(system: &str) -> Result<(), WriterError> {
 /// `first` is the layout of the first event of the file; `new` another one's.
 fn check_distinguishable(first: &SampleLayout, new: &SampleLayout) -> Result<(), WriterError> {
     if first.sample_id_all != new.sample_id_all {
-        return Err(WriterError::IndistinguishableEvents(
+        return Err(WriterError::Event(EventError::Indistinguishable(
             "sample_id_all differs from the first event's",
-        ));
+        )));
     }
     // perf's id_pos and is_pos (where it reads the id in samples and in trailers).
     match (first.id_offsets(), new.id_offsets()) {
         (Some(a), Some(b)) if a == b => Ok(()),
-        (None, _) | (_, None) => Err(WriterError::IndistinguishableEvents(
+        (None, _) | (_, None) => Err(WriterError::Event(EventError::Indistinguishable(
             "with several events every sample_type needs IDENTIFIER (or ID)",
-        )),
-        _ => Err(WriterError::IndistinguishableEvents(
+        ))),
+        _ => Err(WriterError::Event(EventError::Indistinguishable(
             "the sample id is not at the same place as in the first event (add IDENTIFIER)",
-        )),
+        ))),
     }
 }

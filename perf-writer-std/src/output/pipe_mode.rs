@@ -3,6 +3,7 @@
 
 use crate::compress::{Compression, CompressionStats};
 use crate::error::io_err;
+use crate::error::FeatureError;
 use crate::model::feature_slot::{sent_in_pipe, FEATURE_SLOTS};
 use crate::model::trace_model::TraceModel;
 use crate::output::record_stream::{RecordStream, MAX_SPLIT_RECORD_LEN};
@@ -135,7 +136,9 @@ impl Batch {
     /// One HEADER_FEATURE record.
     fn feature(&mut self, index: u8, payload: &[u8]) -> io::Result<()> {
         if payload.len() > MAX_FEATURE_PAYLOAD {
-            return Err(io_err(WriterError::FeatureTooLargeForPipe(index)));
+            return Err(io_err(WriterError::Feature(FeatureError::TooLargeForPipe(
+                index,
+            ))));
         }
         self.push(&HeaderFeature { index, payload })
     }

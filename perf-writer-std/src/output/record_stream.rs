@@ -3,6 +3,7 @@
 //! after a failed write keeps what the output did not take, for the next call.
 
 use crate::compress::{Compression, CompressionStats, Compressors};
+use crate::error::RecordError;
 use crate::output::buffer::{Mark, OutputBuffer, SMALL_WRITE};
 use crate::{PartialRecord, WriterError};
 use perf_encode::records::{is_plain_record, FramingError, RecordFramer, RecordWalker, Step};
@@ -93,7 +94,7 @@ impl<W: Write> RecordStream<W> {
     /// returns the error.
     pub(crate) fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()> {
         if !self.at_boundary() {
-            return Err(WriterError::IncompleteRecord.into());
+            return Err(WriterError::Record(RecordError::Incomplete).into());
         }
         self.send_compressor_output()?;
         self.reserved_left = 0;
@@ -202,7 +203,7 @@ impl<W: Write> RecordStream<W> {
         if partial > 0 {
             let len = next.record_len().unwrap_or(partial);
             if let Some(max) = self.split_limit().filter(|&max| len > max) {
-                return Err(WriterError::SplitRecordTooLong { len, max }.into());
+                return Err(WriterError::Record(RecordError::SplitTooLong { len, max }).into());
             }
         }
         let Some(c) = self.compress.active.as_mut() else {
@@ -493,7 +494,7 @@ impl<W: Write> RecordStream<W> {
             let len = next.record_len().unwrap_or(partial);
             match self.max_split {
                 Some(max) if len > max => {
-                    return Err(WriterError::SplitRecordTooLong { len, max }.into());
+                    return Err(WriterError::Record(RecordError::SplitTooLong { len, max }).into());
                 }
                 // Too long to hold: it goes out, and dropping it seeks back over it.
                 None if self.spilled || partial > FILE_BUFFER_SIZE as u64 => (0, true),
@@ -584,14 +585,17 @@ impl<W: Write> RecordStream<W> {
     fn naming_partial(&self, e: io::Error) -> io::Error {
         let refusal = matches!(
             WriterError::from_io(&e),
-            Some(WriterError::Framing(_) | WriterError::SplitRecordTooLong { .. })
+            Some(
+                WriterError::Record(RecordError::Framing(_))
+                    | WriterError::Record(RecordError::SplitTooLong { .. })
+            )
         );
         match (refusal, self.partial_record()) {
-            (true, Some(partial)) => WriterError::InsidePartialRecord {
+            (true, Some(partial)) => WriterError::Record(RecordError::InsidePartial {
                 partial,
                 dropped: false,
                 error: Box::new(WriterError::from(e)),
-            }
+            })
             .into(),
             _ => e,
         }
@@ -613,7 +617,7 @@ impl<W: Write> RecordStream<W> {
     /// inside a caller's record, whose body it would otherwise become.
     pub(crate) fn write_encoded_record<E: Encode>(&mut self, value: &E) -> io::Result<()> {
         if !self.at_boundary() {
-            return Err(WriterError::IncompleteRecord.into());
+            return Err(WriterError::Record(RecordError::Incomplete).into());
         }
         let mut buf = [0u8; 64];
         let bytes =
@@ -807,10 +811,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             WriterError::from_io(&err),
-            Some(&WriterError::SplitRecordTooLong {
+            Some(&WriterError::Record(RecordError::SplitTooLong {
                 len: 16 + MAX_SPLIT_RECORD_LEN,
                 max: MAX_SPLIT_RECORD_LEN
-            })
+            }))
         );
         assert!(s.at_boundary());
         s.write_records(&auxtrace(8)).unwrap();

@@ -14,7 +14,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// [`write_event_data_vectored`](Self::write_event_data_vectored) or the typed methods is
     /// checked against its event description, and a call with a record perf could not
     /// attribute or read is refused with nothing of it written
-    /// ([`WriterError::RecordRefused`](crate::WriterError::RecordRefused)). In file mode a
+    /// ([`RecordError::Refused`](crate::RecordError::Refused)). In file mode a
     /// record may come before its description and is checked when that comes; pipe mode
     /// keeps the stream's order. `set_strict(false)` is the unchecked opt-in: records are
     /// only framed, and one perf cannot read makes it refuse the whole file. The crate
@@ -42,7 +42,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// let mut sample = vec![9, 0, 0, 0, 2, 0, 16, 0];
     /// sample.extend_from_slice(&1u64.to_ne_bytes());
     /// let err = w.write_event_data(&sample).unwrap_err();
-    /// assert!(matches!(err, WriterError::RecordRefused { .. }));
+    /// assert!(matches!(err, WriterError::Record(perf_writer_std::RecordError::Refused { .. })));
     /// // Nothing written: the data section is an empty file's one FINISHED_ROUND.
     /// let file = w.finish()?.into_inner();
     /// assert_eq!(u64::from_ne_bytes(file[48..56].try_into()?), 8);

@@ -94,7 +94,7 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
     /// let mut w = PerfDataFileWriter::new();
     /// assert!(!w.set_header(PerfHeaderIndex(40), b"x")); // 0.5: a bool
     /// let err = w.native_mut().set_header(PerfHeaderIndex(40), b"x").unwrap_err();
-    /// assert_eq!(err, WriterError::BadFeatureIndex(40));
+    /// assert_eq!(err, WriterError::Feature(perf_writer_std::FeatureError::BadIndex(40)));
     /// ```
     pub fn native_mut(&mut self) -> &mut PerfWriter<FileOutput<W>> {
         &mut self.native
@@ -331,14 +331,20 @@ impl<W: Write + Seek> fmt::Debug for PerfDataFileWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::PerfDataFileWriter;
-    use crate::WriterError;
+    use crate::{OutputError, WriterError};
 
     #[test]
     fn io_results_carry_the_native_error() {
         let mut w = PerfDataFileWriter::new();
         let err = w.write_event_data(&[0; 8]).unwrap_err();
-        assert_eq!(WriterError::from_io(&err), Some(&WriterError::NotOpen));
-        assert_eq!(w.native_mut().flush(), Err(WriterError::NotOpen));
+        assert_eq!(
+            WriterError::from_io(&err),
+            Some(&WriterError::Output(OutputError::NotOpen))
+        );
+        assert_eq!(
+            w.native_mut().flush(),
+            Err(WriterError::Output(OutputError::NotOpen))
+        );
         assert!(!w.set_tracing_data_header_page(b"0123456789"));
         w.set_tracing_data_required(3, 4096);
         assert!(w.native_mut().set_tracing_data_required(3, 4096).is_err());

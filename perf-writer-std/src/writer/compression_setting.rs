@@ -1,5 +1,6 @@
 //! The writer's compression setting ([`PerfWriter::set_compression`]).
 
+use crate::error::{CompressionError, RecordError};
 use crate::model::feature_slot::FeatureSlot;
 use crate::output::OutputMode;
 use crate::{Compression, PerfWriter, WriterError};
@@ -19,11 +20,11 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// Nothing changes on error: [`WriterError::CompressionLevel`] for a level outside
-    /// 1..=22; [`WriterError::Compression`] in a build without the `zstd` feature;
-    /// [`WriterError::CompressionUnreadable`] for a byte-swapped pipe stream (it carries no
-    /// HEADER_COMPRESSED); [`WriterError::IncompleteRecord`] in the middle of a record;
-    /// [`WriterError::CompressionSwitch`] for the aligned form after perf's.
+    /// Nothing changes on error: [`CompressionError::Level`] for a level outside
+    /// 1..=22; [`CompressionError::Zstd`] in a build without the `zstd` feature;
+    /// [`CompressionError::Unreadable`] for a byte-swapped pipe stream (it carries no
+    /// HEADER_COMPRESSED); [`RecordError::Incomplete`] in the middle of a record;
+    /// [`CompressionError::FormSwitch`] for the aligned form after perf's.
     ///
     /// ```
     /// # #[cfg(feature = "zstd")] {
@@ -39,11 +40,11 @@ impl<O: OutputMode> PerfWriter<O> {
         if let Some(c) = setting {
             c.check()?;
             if !O::compression_readable(self.model.endian()) {
-                return Err(WriterError::CompressionUnreadable);
+                return Err(WriterError::Compression(CompressionError::Unreadable));
             }
         }
         if self.check.inside_record() {
-            return Err(WriterError::IncompleteRecord);
+            return Err(WriterError::Record(RecordError::Incomplete));
         }
         if let Some(out) = self.out.as_mut() {
             out.set_compression(setting)?;
@@ -111,7 +112,10 @@ mod tests {
         let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
         let refused = w.set_compression(Some(Compression::zstd(1)));
         assert!(
-            matches!(refused, Err(WriterError::Compression(_))),
+            matches!(
+                refused,
+                Err(WriterError::Compression(CompressionError::Zstd(_)))
+            ),
             "{refused:?}"
         );
         assert_eq!(w.compression(), None);

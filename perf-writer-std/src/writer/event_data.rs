@@ -4,6 +4,7 @@
 
 use crate::check::checked_events::Quick;
 use crate::error::io_err;
+use crate::error::{OutputError, RecordError};
 use crate::output::{OutputMode, OwnRecord};
 use crate::{PerfWriter, WriterError};
 use std::io::{self, IoSlice};
@@ -76,12 +77,12 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::NotOpen`]; [`WriterError::Io`] when the output fails (what it did
+    /// [`OutputError::NotOpen`]; [`OutputError::Io`] when the output fails (what it did
     /// not take stays buffered for the next call).
     pub fn flush(&mut self) -> Result<(), WriterError> {
         match self.out.as_mut() {
             Some(out) => Ok(out.flush(&self.model)?),
-            None => Err(WriterError::NotOpen),
+            None => Err(WriterError::Output(OutputError::NotOpen)),
         }
     }
 
@@ -105,12 +106,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing of `data` is written on error.
-    /// - [`WriterError::NotOpen`]; [`WriterError::Framing`]: bytes that are not records.
-    /// - [`WriterError::RecordRefused`]: strict mode refused a record.
-    /// - [`WriterError::InsidePartialRecord`]: a refusal while a record begun in an earlier
+    /// - [`OutputError::NotOpen`]; [`RecordError::Framing`]: bytes that are not records.
+    /// - [`RecordError::Refused`]: strict mode refused a record.
+    /// - [`RecordError::InsidePartial`]: a refusal while a record begun in an earlier
     ///   call waits; it names that record and whether it was dropped
     ///   ([`partial_record`](Self::partial_record) says what waits).
-    /// - [`WriterError::Io`]: the output failed. The bytes of earlier calls it did not take
+    /// - [`OutputError::Io`]: the output failed. The bytes of earlier calls it did not take
     ///   stay buffered, to be sent by the next write, flush or finish, and the same call may
     ///   simply be made again (`Interrupted` is retried inside).
     #[inline]
@@ -172,7 +173,7 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline(never)]
     fn write_event_data_checked(&mut self, data: &[u8]) -> io::Result<()> {
         let Some(out) = self.out.as_mut() else {
-            return Err(io_err(WriterError::NotOpen));
+            return Err(io_err(WriterError::Output(OutputError::NotOpen)));
         };
         self.check.apply_waiting_settings(out.partial_len() != 0);
         let written = if !self.check.checking() {
@@ -205,7 +206,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// reports it.
     fn write_event_data_vectored_io(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         let Some(out) = self.out.as_mut() else {
-            return Err(io_err(WriterError::NotOpen));
+            return Err(io_err(WriterError::Output(OutputError::NotOpen)));
         };
         if !self.check.active() {
             return out.write_records_vectored(&self.model, bufs);
@@ -244,8 +245,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::NotOpen`]; [`WriterError::IncompleteRecord`] inside a record begun and
-    /// not finished; [`WriterError::Io`] when the output fails.
+    /// [`OutputError::NotOpen`]; [`RecordError::Incomplete`] inside a record begun and
+    /// not finished; [`OutputError::Io`] when the output fails.
     pub fn write_finished_init(&mut self) -> Result<(), WriterError> {
         self.write_own_record(OwnRecord::FinishedInit)
     }
@@ -262,11 +263,11 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Appends a record the writer makes itself, between records.
     fn write_own_record(&mut self, record: OwnRecord) -> Result<(), WriterError> {
         if self.check.inside_record() {
-            return Err(WriterError::IncompleteRecord);
+            return Err(WriterError::Record(RecordError::Incomplete));
         }
         match self.out.as_mut() {
             Some(out) => Ok(out.write_own_record(&self.model, record)?),
-            None => Err(WriterError::NotOpen),
+            None => Err(WriterError::Output(OutputError::NotOpen)),
         }
     }
 }

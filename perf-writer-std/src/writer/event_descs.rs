@@ -1,5 +1,6 @@
 //! Event descriptions: events with and without a tracefs format.
 
+use crate::error::{EventError, TracingError};
 use crate::host::this_machine;
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
@@ -13,7 +14,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub(super) fn check_formats_accepted(&self) -> Result<(), WriterError> {
         match &self.out {
             Some(out) if !out.accepts_new_tracepoint_formats() => {
-                Err(WriterError::FormatAfterStart)
+                Err(WriterError::Tracing(TracingError::AfterStart))
             }
             _ => Ok(()),
         }
@@ -26,18 +27,18 @@ impl<O: OutputMode> PerfWriter<O> {
     /// add it with another description of the same tracepoint
     /// ([`add_tracepoint_event_desc_from_text`](Self::add_tracepoint_event_desc_from_text)),
     /// or set TRACING_DATA with [`set_header`](Self::set_header). Until then finalize (and in
-    /// pipe mode the first event) fails with [`WriterError::MissingTracepointFormat`], and
+    /// pipe mode the first event) fails with [`EventError::MissingTracepointFormat`], and
     /// succeeds once the format was added: that refusal is retryable, nothing is lost.
     ///
     /// # Errors
     ///
     /// Nothing is added on error: [`WriterError::Encode`] for a name of 64 KiB or more or
-    /// with a NUL; [`WriterError::DuplicateId`] for an id another event (or this one) owns;
-    /// [`WriterError::TooManyEvents`]; [`WriterError::IndistinguishableEvents`] for an attr
-    /// perf could not tell from another's; [`WriterError::ContradictsRecords`] when records
+    /// with a NUL; [`EventError::DuplicateId`] for an id another event (or this one) owns;
+    /// [`EventError::TooMany`]; [`EventError::Indistinguishable`] for an attr
+    /// perf could not tell from another's; [`EventError::ContradictsRecords`] when records
     /// written before it contradict it (strict mode). In pipe mode also
-    /// [`WriterError::EventNameTooLongForPipe`], [`WriterError::TooManyIdsForPipe`], and
-    /// [`WriterError::MissingTracepointFormat`] for a tracepoint whose format can no longer
+    /// [`EventError::NameTooLongForPipe`], [`EventError::TooManyIdsForPipe`], and
+    /// [`EventError::MissingTracepointFormat`] for a tracepoint whose format can no longer
     /// reach the stream (it started without it).
     ///
     /// ```
@@ -50,7 +51,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// };
     /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.add_event_desc(&[1], &attr, "cpu-clock")?;
-    /// assert_eq!(w.add_event_desc(&[1], &attr, "again"), Err(WriterError::DuplicateId(1)));
+    /// assert_eq!(w.add_event_desc(&[1], &attr, "again"), Err(WriterError::Event(perf_writer_std::EventError::DuplicateId(1))));
     /// # Ok::<(), WriterError>(())
     /// ```
     pub fn add_event_desc(
@@ -66,9 +67,9 @@ impl<O: OutputMode> PerfWriter<O> {
             && !u32::try_from(attr.config).is_ok_and(|id| self.model.has_tracepoint(id))
         {
             // The stream's tracing data went out without this format.
-            return Err(WriterError::MissingTracepointFormat {
+            return Err(WriterError::Event(EventError::MissingTracepointFormat {
                 config: attr.config,
-            });
+            }));
         }
         self.add_desc_checked(ids, attr, name, None)
     }
@@ -130,12 +131,12 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing is added on error. The refusals of [`add_event_desc`](Self::add_event_desc),
-    /// and [`WriterError::DuplicateFormat`] when a format with the same id was added,
-    /// [`WriterError::TracepointConfigMismatch`] when a tracepoint attr's `config` is not
-    /// the format's id, [`WriterError::BadSystemName`] and [`WriterError::FormatText`] for a
+    /// and [`TracingError::DuplicateFormat`] when a format with the same id was added,
+    /// [`EventError::TracepointConfigMismatch`] when a tracepoint attr's `config` is not
+    /// the format's id, [`TracingError::BadSystemName`] and [`TracingError::FormatText`] for a
     /// system name or text (as `write_to` renders it) perf cannot read,
-    /// [`WriterError::CommonTypeOffset`] when its `common_type` is not where the formats
-    /// added before have it, and in pipe mode [`WriterError::FormatAfterStart`] after the
+    /// [`TracingError::CommonTypeOffset`] when its `common_type` is not where the formats
+    /// added before have it, and in pipe mode [`TracingError::AfterStart`] after the
     /// stream started.
     pub fn add_tracepoint_event_desc(
         &mut self,
@@ -162,9 +163,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// Nothing is added on error. The refusals of
     /// [`add_tracepoint_event_desc`](Self::add_tracepoint_event_desc), with the text checked
-    /// before any parser reads it: [`WriterError::FormatText`] names the line and the
+    /// before any parser reads it: [`TracingError::FormatText`] names the line and the
     /// problem ([`check_format_text`](perf_encode::features::check_format_text));
-    /// [`WriterError::BadFormatText`] when the parser still refuses it.
+    /// [`TracingError::BadFormatText`] when the parser still refuses it.
     ///
     /// ```
     /// use perf_writer_std::{perf_encode::features::FormatTextProblem, FileOutput, PerfWriter, WriterError};
@@ -172,7 +173,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// let attr = PerfEventAttr { attr_type: PerfEventAttrType::Tracepoint, config: 7, ..Default::default() };
     /// let mut w = PerfWriter::<FileOutput>::new();
     /// let err = w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:y", "x", "name: y\nID: 99999999999\n").unwrap_err();
-    /// assert!(matches!(err, WriterError::FormatText(e) if e.problem == FormatTextProblem::IdOutOfRange));
+    /// assert!(matches!(err, WriterError::Tracing(perf_writer_std::TracingError::FormatText(e)) if e.problem == FormatTextProblem::IdOutOfRange));
     /// ```
     pub fn add_tracepoint_event_desc_from_text(
         &mut self,
@@ -185,13 +186,13 @@ impl<O: OutputMode> PerfWriter<O> {
         self.check_formats_accepted()?;
         crate::model::trace_model::check_system_name(system)?;
         // Before the parser: tracepoint_decode 0.5 overflows on numbers above u32::MAX.
-        check_format_text(format_text.as_bytes()).map_err(WriterError::FormatText)?;
+        check_format_text(format_text.as_bytes()).map_err(TracingError::FormatText)?;
         let long_is_64 = match self.model.tracing.long_size {
             0 => this_machine::long_size() == 8,
             n => n == 8,
         };
         let format = PerfEventFormat::parse(long_is_64, system, format_text)
-            .ok_or(WriterError::BadFormatText)?;
+            .ok_or(WriterError::Tracing(TracingError::BadFormatText))?;
         let format = Arc::new(format);
         self.add_desc_checked(
             ids,

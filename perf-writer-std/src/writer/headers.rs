@@ -1,6 +1,7 @@
 //! Feature headers given as bytes or as plain values: `set_header`, the string headers,
 //! the counts, the clocks and the `uname` strings.
 
+use crate::error::FeatureError;
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
 use crate::output::OutputMode;
@@ -27,13 +28,13 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// Nothing changes on error: [`WriterError::BadFeatureIndex`] for an index outside
-    /// 1..=31; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
-    /// pipe-mode record; [`WriterError::BadFeaturePayload`] for counts, strings or fields
+    /// Nothing changes on error: [`FeatureError::BadIndex`] for an index outside
+    /// 1..=31; [`FeatureError::TooLargeForPipe`] for a payload too long for a
+    /// pipe-mode record; [`FeatureError::BadPayload`] for counts, strings or fields
     /// perf 6.1 would not read
     /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
     /// features are checked and how; TRACING_DATA, BRANCH_STACK, STAT and BPF lists with
-    /// entries are taken as given); [`WriterError::ContradictsRecords`] for a
+    /// entries are taken as given); [`EventError::ContradictsRecords`](crate::EventError::ContradictsRecords) for a
     /// HEADER_COMPRESSED the COMPRESSED records written before it contradict.
     ///
     /// ```
@@ -41,7 +42,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// let mut w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
     /// // PMU_MAPPINGS: a count of one, then nothing.
     /// let err = w.set_header(PerfHeaderIndex(16), &1u32.to_ne_bytes()).unwrap_err();
-    /// assert!(matches!(err, WriterError::BadFeaturePayload(_)));
+    /// assert!(matches!(err, WriterError::Feature(perf_writer_std::FeatureError::BadPayload(_))));
     /// assert!(w.get_header(PerfHeaderIndex(16)).is_empty());
     /// # Ok::<(), WriterError>(())
     /// ```
@@ -69,9 +70,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// Nothing changes on error: [`WriterError::NotAStringFeature`] for other features,
+    /// Nothing changes on error: [`FeatureError::NotAString`] for other features,
     /// [`WriterError::Encode`] for a value of 2 GiB or more,
-    /// [`WriterError::FeatureTooLargeForPipe`] for one too long for a pipe-mode record.
+    /// [`FeatureError::TooLargeForPipe`] for one too long for a pipe-mode record.
     pub fn set_string_header(
         &mut self,
         index: PerfHeaderIndex,
@@ -80,7 +81,7 @@ impl<O: OutputMode> PerfWriter<O> {
         match feature::info(index.0).map(|f| f.payload) {
             Some(Payload::StringList) => self.model.set_encoded(index.0, &StringList::new(&[data])),
             Some(Payload::String) => self.model.set_encoded(index.0, &HeaderString::new(data)),
-            _ => Err(WriterError::NotAStringFeature(index.0)),
+            _ => Err(WriterError::Feature(FeatureError::NotAString(index.0))),
         }
     }
 
@@ -172,7 +173,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// [`WriterError::Encode`] when a value is 2 GiB or longer (nothing changes); in pipe
-    /// mode, [`WriterError::FeatureTooLargeForPipe`] for the first value too long for a
+    /// mode, [`FeatureError::TooLargeForPipe`] for the first value too long for a
     /// HEADER_FEATURE record (the values before it are set).
     ///
     /// ```

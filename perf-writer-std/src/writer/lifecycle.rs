@@ -3,6 +3,7 @@
 
 use crate::check::record_check::RecordCheck;
 use crate::error::io_err;
+use crate::error::{OutputError, RecordError};
 use crate::model::trace_model::TraceModel;
 use crate::output::OutputMode;
 use crate::{PerfWriter, SharedIoError, WriterError};
@@ -34,7 +35,7 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Io`] when the file cannot be created or its first bytes written.
+    /// [`OutputError::Io`] when the file cannot be created or its first bytes written.
     pub fn create_file(&mut self, path: impl AsRef<Path>) -> Result<(), WriterError> {
         let file = File::create(path).map_err(WriterError::from)?;
         self.open_writer(file)
@@ -55,7 +56,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Io`] when the stream refuses the first bytes (file mode).
+    /// [`OutputError::Io`] when the stream refuses the first bytes (file mode).
     pub fn from_writer(stream: O::Stream) -> Result<Self, WriterError> {
         Self::from_writer_with_endian(stream, Endian::NATIVE)
     }
@@ -140,20 +141,20 @@ impl<O: OutputMode> PerfWriter<O> {
     /// settings, and `finish` can be called again (after more events, or a fixed setting); a
     /// failed write is taken up again where it stopped.
     ///
-    /// - [`WriterError::NotOpen`]: no output.
-    /// - [`WriterError::UndescribedRecords`] (file mode, strict mode, see
+    /// - [`OutputError::NotOpen`]: no output.
+    /// - [`RecordError::Undescribed`] (file mode, strict mode, see
     ///   [`set_strict`](Self::set_strict)): records still wait for their event description,
     ///   tracepoint format or HEADER_COMPRESSED; nothing changed. Add what they need and
     ///   finish again.
-    /// - [`WriterError::PartialRecordDropped`]: a record begun and not finished was dropped
+    /// - [`RecordError::PartialDropped`]: a record begun and not finished was dropped
     ///   (as [`abandon_partial_record`](Self::abandon_partial_record) does) and the output
     ///   finalized with the records before it; it stays open, and the next `finish` returns
     ///   it (dropping the writer closes it).
-    /// - [`WriterError::Truncated`]: the output said it is full (`StorageFull`,
+    /// - [`OutputError::Truncated`]: the output said it is full (`StorageFull`,
     ///   `QuotaExceeded`, `FileTooLarge`); file mode finalized the file with what reached it,
     ///   as [`finish_truncated`](Self::finish_truncated) does, and closed it.
-    /// - [`WriterError::Io`] and the refusals of finalize (e.g.
-    ///   [`WriterError::MissingTracepointFormat`]): the writer stays open.
+    /// - [`OutputError::Io`] and the refusals of finalize (e.g.
+    ///   [`EventError::MissingTracepointFormat`](crate::EventError::MissingTracepointFormat)): the writer stays open.
     pub fn finish(&mut self) -> Result<O::Stream, WriterError> {
         Ok(self.finish_output()?)
     }
@@ -162,14 +163,16 @@ impl<O: OutputMode> PerfWriter<O> {
     /// the file is salvaged, and `drop` salvages on any error.
     fn finish_output(&mut self) -> io::Result<O::Stream> {
         if self.out.is_none() {
-            return Err(io_err(WriterError::NotOpen));
+            return Err(io_err(WriterError::Output(OutputError::NotOpen)));
         }
         if let Some(waiting) = self.check.undescribed() {
-            return Err(io_err(WriterError::UndescribedRecords(waiting)));
+            return Err(io_err(WriterError::Record(RecordError::Undescribed(
+                waiting,
+            ))));
         }
         let dropped = self.partial_record();
         let Some(out) = self.out.as_mut() else {
-            return Err(io_err(WriterError::NotOpen));
+            return Err(io_err(WriterError::Output(OutputError::NotOpen)));
         };
         self.check.abandon();
         out.abandon_partial();
@@ -182,7 +185,7 @@ impl<O: OutputMode> PerfWriter<O> {
             let out = self
                 .out
                 .as_mut()
-                .ok_or_else(|| io_err(WriterError::NotOpen))?;
+                .ok_or_else(|| io_err(WriterError::Output(OutputError::NotOpen)))?;
             out.finalize(&self.model)
         });
         if let Err(e) = finalized {
@@ -190,22 +193,26 @@ impl<O: OutputMode> PerfWriter<O> {
                 return Err(e);
             }
             return Err(match self.finish_truncated() {
-                Ok((kept_records, kept_bytes)) => io_err(WriterError::Truncated {
-                    kept_records,
-                    kept_bytes,
-                    error: SharedIoError::new(e),
-                }),
+                Ok((kept_records, kept_bytes)) => {
+                    io_err(WriterError::Output(OutputError::Truncated {
+                        kept_records,
+                        kept_bytes,
+                        error: SharedIoError::new(e),
+                    }))
+                }
                 Err(_) => e,
             });
         }
         if let Some(partial) = dropped {
             // The file is whole without it; the output stays open until finished again.
-            return Err(io_err(WriterError::PartialRecordDropped(partial)));
+            return Err(io_err(WriterError::Record(RecordError::PartialDropped(
+                partial,
+            ))));
         }
         let out = self
             .out
             .take()
-            .ok_or_else(|| io_err(WriterError::NotOpen))?;
+            .ok_or_else(|| io_err(WriterError::Output(OutputError::NotOpen)))?;
         self.model.reset();
         self.check.reset_output(!O::PIPE);
         out.into_stream()
@@ -221,7 +228,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::NotOpen`]; [`WriterError::Io`] when there is no room even for an
+    /// [`OutputError::NotOpen`]; [`OutputError::Io`] when there is no room even for an
     /// empty data section or the output refuses to be rewritten, and always in pipe mode,
     /// which has nothing to rewrite (every record flushed is readable as it is). The writer
     /// then stays open as it was.
@@ -252,7 +259,7 @@ impl<O: OutputMode> PerfWriter<O> {
     pub fn finish_truncated(&mut self) -> Result<(u64, u64), WriterError> {
         self.drop_undescribed();
         let Some(out) = self.out.as_mut() else {
-            return Err(WriterError::NotOpen);
+            return Err(WriterError::Output(OutputError::NotOpen));
         };
         self.check.abandon();
         let kept = out.finalize_truncated(&self.model)?;

@@ -2,11 +2,12 @@
 //! page size, the header texts, kallsyms, printk formats, saved cmdlines and ftrace formats.
 //!
 //! Each text is checked before it is kept, against what perf 6.1 reads: a text it would
-//! misread, crash or hang on is refused with [`WriterError::TracingDataText`], naming the
+//! misread, crash or hang on is refused with [`TracingError::DataText`], naming the
 //! part, the line and the problem, and the text set before stays. A pipe-mode stream sends
 //! its tracing data once, when it starts: every setter here is refused after that
-//! ([`WriterError::FormatAfterStart`]).
+//! ([`TracingError::AfterStart`]).
 
+use crate::error::TracingError;
 use crate::model::trace_model::TracingSettings;
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
@@ -26,9 +27,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// Nothing changes on error: [`WriterError::BadTracingDataSetting`] for a `long_size` other
+    /// Nothing changes on error: [`TracingError::BadSetting`] for a `long_size` other
     /// than 0, 4 or 8 (perf reads `long` fields of no other size), or a `page_size` other than
-    /// 0 or a power of two of at least 4096; [`WriterError::FormatAfterStart`] in pipe mode
+    /// 0 or a power of two of at least 4096; [`TracingError::AfterStart`] in pipe mode
     /// once the stream started.
     ///
     /// ```
@@ -36,7 +37,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// let mut w = PerfWriter::<FileOutput>::new();
     /// w.set_tracing_data_required(8, 16384)?;
     /// let err = w.set_tracing_data_required(3, 4096).unwrap_err();
-    /// assert!(matches!(err, WriterError::BadTracingDataSetting(_)));
+    /// assert!(matches!(err, WriterError::Tracing(perf_writer_std::TracingError::BadSetting(_))));
     /// # Ok::<(), WriterError>(())
     /// ```
     pub fn set_tracing_data_required(
@@ -46,14 +47,14 @@ impl<O: OutputMode> PerfWriter<O> {
     ) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
         if !matches!(long_size, 0 | 4 | 8) {
-            return Err(WriterError::BadTracingDataSetting(
+            return Err(WriterError::Tracing(TracingError::BadSetting(
                 "sizeof(long) must be 4 or 8 (0: this machine's)",
-            ));
+            )));
         }
         if page_size != 0 && (!page_size.is_power_of_two() || page_size < 4096) {
-            return Err(WriterError::BadTracingDataSetting(
+            return Err(WriterError::Tracing(TracingError::BadSetting(
                 "the page size must be a power of two of at least 4096 (0: this machine's)",
-            ));
+            )));
         }
         let t = self.model.tracing_mut();
         t.long_size = long_size;
@@ -65,16 +66,16 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for a text
+    /// [`WriterError::Encode`] for 2 GiB or more; [`TracingError::DataText`] for a text
     /// that is not the field lines perf reads (`timestamp`, `commit`, optionally `overwrite`,
-    /// then `data`; perf 6.1 loops forever on others); [`WriterError::FormatAfterStart`] in
+    /// then `data`; perf 6.1 loops forever on others); [`TracingError::AfterStart`] in
     /// pipe mode once the stream started. The old text stays.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter, WriterError};
     /// let mut w = PerfWriter::<FileOutput>::new();
     /// let err = w.set_tracing_data_header_page(b"0123456789").unwrap_err();
-    /// assert!(matches!(err, WriterError::TracingDataText { part: "header_page", .. }));
+    /// assert!(matches!(err, WriterError::Tracing(perf_writer_std::TracingError::DataText { part: "header_page", .. })));
     /// ```
     pub fn set_tracing_data_header_page(&mut self, data: &[u8]) -> Result<(), WriterError> {
         let check = |d: &[u8]| {
@@ -91,8 +92,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for a NUL or
-    /// a control byte other than tab and newline; [`WriterError::FormatAfterStart`] in pipe
+    /// [`WriterError::Encode`] for 2 GiB or more; [`TracingError::DataText`] for a NUL or
+    /// a control byte other than tab and newline; [`TracingError::AfterStart`] in pipe
     /// mode once the stream started. The old text stays.
     pub fn set_tracing_data_header_event(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("header_event", data, check_header_event, |t| {
@@ -104,8 +105,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for lines
-    /// not `ADDR TYPE NAME` as in `/proc/kallsyms`; [`WriterError::FormatAfterStart`] in pipe
+    /// [`WriterError::Encode`] for 2 GiB or more; [`TracingError::DataText`] for lines
+    /// not `ADDR TYPE NAME` as in `/proc/kallsyms`; [`TracingError::AfterStart`] in pipe
     /// mode once the stream started. The old text stays.
     pub fn set_tracing_data_kallsyms(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("kallsyms", data, check_kallsyms, |t| &mut t.kallsyms)
@@ -115,8 +116,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for lines
-    /// not `ADDR : "FORMAT"` as in `printk_formats`; [`WriterError::FormatAfterStart`] in pipe
+    /// [`WriterError::Encode`] for 2 GiB or more; [`TracingError::DataText`] for lines
+    /// not `ADDR : "FORMAT"` as in `printk_formats`; [`TracingError::AfterStart`] in pipe
     /// mode once the stream started. The old text stays.
     pub fn set_tracing_data_printk(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("printk", data, check_printk, |t| &mut t.printk)
@@ -126,8 +127,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] for 2 GiB or more; [`WriterError::TracingDataText`] for lines
-    /// not `PID COMM` as in `saved_cmdlines`; [`WriterError::FormatAfterStart`] in pipe mode
+    /// [`WriterError::Encode`] for 2 GiB or more; [`TracingError::DataText`] for lines
+    /// not `PID COMM` as in `saved_cmdlines`; [`TracingError::AfterStart`] in pipe mode
     /// once the stream started. The old text stays.
     pub fn set_tracing_data_saved_cmd_line(&mut self, data: &[u8]) -> Result<(), WriterError> {
         self.set_text("saved_cmdline", data, check_saved_cmdlines, |t| {
@@ -139,7 +140,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::FormatAfterStart`] in pipe mode once the stream started.
+    /// [`TracingError::AfterStart`] in pipe mode once the stream started.
     pub fn set_tracing_data_clear_ftraces(&mut self) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
         self.model.tracing_mut().ftraces.clear();
@@ -151,9 +152,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing is added on error: [`WriterError::Encode`] for 2 GiB or more, or past 2^31
-    /// formats; [`WriterError::TracingDataText`] for a format text
+    /// formats; [`TracingError::DataText`] for a format text
     /// [`check_format_text`](perf_encode::features::check_format_text) refuses;
-    /// [`WriterError::FormatAfterStart`] in pipe mode once the stream started.
+    /// [`TracingError::AfterStart`] in pipe mode once the stream started.
     pub fn set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> Result<(), WriterError> {
         self.check_formats_accepted()?;
         blob_len("ftrace format", ftrace)?;
@@ -202,5 +203,5 @@ fn blob_len(what: &'static str, data: &[u8]) -> Result<(), WriterError> {
 
 /// The error of a refused tracing-data text.
 fn text_err(part: &'static str) -> impl Fn(FormatTextError) -> WriterError {
-    move |error| WriterError::TracingDataText { part, error }
+    move |error| WriterError::Tracing(TracingError::DataText { part, error })
 }

@@ -2,6 +2,7 @@
 //! build ids, …), and [`PerfWriter::set_host_headers`], which fills the headers that
 //! describe the machine the way `perf record` fills them.
 
+use crate::error::FeatureError;
 use crate::host::description::HostDescription;
 use crate::model::feature_slot::{FeatureSlot, FixedPayload};
 use crate::{OutputMode, PerfWriter, WriterError};
@@ -23,7 +24,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -48,7 +49,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record. [`WriterError::Encode`] also when NRCPUS is set and `topology.cpus`
     /// does not have its `available` count of entries.
     ///
@@ -83,7 +84,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -107,7 +108,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -126,7 +127,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record. Overlapping groups, or groups not by ascending leader, are
     /// [`WriterError::Encode`].
     ///
@@ -151,7 +152,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -171,7 +172,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record. A node's bitmap without `ceil(nbits / 64)` words is
     /// [`WriterError::Encode`].
     ///
@@ -250,7 +251,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// As [`set_header`](Self::set_header) for COMPRESSED: in strict mode,
-    /// [`WriterError::ContradictsRecords`] when COMPRESSED records written before it could not
+    /// [`EventError::ContradictsRecords`](crate::EventError::ContradictsRecords) when COMPRESSED records written before it could not
     /// be decompressed with it (nothing changes).
     ///
     /// ```
@@ -269,7 +270,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -288,7 +289,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -309,7 +310,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing changes on error: [`WriterError::Encode`] for a value the feature's format
-    /// cannot carry; [`WriterError::FeatureTooLargeForPipe`] for a payload too long for a
+    /// cannot carry; [`FeatureError::TooLargeForPipe`] for a payload too long for a
     /// pipe-mode record.
     ///
     /// ```
@@ -328,11 +329,11 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Sets BPF_PROG_INFO and BPF_BTF to empty lists, what `perf record` writes when it saw
     /// no BPF program. perf 6.1 warns when it reads them from a file of the other byte
     /// order, so a writer whose byte order is not this machine's refuses
-    /// ([`WriterError::ForeignByteOrder`]) and leaves them unset.
+    /// ([`FeatureError::ForeignByteOrder`]) and leaves them unset.
     ///
     /// # Errors
     ///
-    /// [`WriterError::ForeignByteOrder`] when the writer's byte order is not this machine's
+    /// [`FeatureError::ForeignByteOrder`] when the writer's byte order is not this machine's
     /// (nothing is set).
     ///
     /// ```
@@ -342,13 +343,15 @@ impl<O: OutputMode> PerfWriter<O> {
     /// assert_eq!(w.get_header(PerfHeaderIndex::BpfProgInfo), [0; 4]);
     /// let foreign = if Endian::NATIVE == Endian::Little { Endian::Big } else { Endian::Little };
     /// let mut swapped = PerfWriter::<FileOutput>::new_with_endian(foreign);
-    /// assert!(matches!(swapped.set_empty_bpf_headers(), Err(WriterError::ForeignByteOrder(_))));
+    /// assert!(matches!(swapped.set_empty_bpf_headers(), Err(WriterError::Feature(perf_writer_std::FeatureError::ForeignByteOrder(_)))));
     /// assert!(swapped.get_header(PerfHeaderIndex::BpfBtf).is_empty());
     /// # Ok::<(), WriterError>(())
     /// ```
     pub fn set_empty_bpf_headers(&mut self) -> Result<(), WriterError> {
         if self.model.endian() != Endian::NATIVE {
-            return Err(WriterError::ForeignByteOrder(feature::BPF_PROG_INFO));
+            return Err(WriterError::Feature(FeatureError::ForeignByteOrder(
+                feature::BPF_PROG_INFO,
+            )));
         }
         self.model
             .set_fixed(FeatureSlot::BPF_PROG_INFO, &EmptyBpfList);

@@ -1,6 +1,7 @@
 //! Typed records: the writer lays each record out by the attr of the event it names, with
 //! `perf-encode`'s encoders, so callers never pack bytes by hand.
 
+use crate::error::{RecordError, TracingError};
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
 use perf_abi::record_type;
@@ -16,8 +17,8 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::UnknownEventId`] for an id no event description owns;
-    /// [`WriterError::NoEventDescription`] when none was added.
+    /// [`RecordError::UnknownEventId`] for an id no event description owns;
+    /// [`RecordError::NoEventDescription`] when none was added.
     ///
     /// ```
     /// use perf_writer_std::perf_encode::records::{Mmap2, Mmap2File, SampleId};
@@ -48,14 +49,14 @@ impl<O: OutputMode> PerfWriter<O> {
     /// # Errors
     ///
     /// Nothing is written on error: [`WriterError::Encode`] for a record its encoder
-    /// refuses; [`WriterError::IncompleteRecord`] while a record begun by
+    /// refuses; [`RecordError::Incomplete`] while a record begun by
     /// [`write_event_data`](Self::write_event_data) is unfinished
     /// ([`partial_record_len`](Self::partial_record_len)), whose body it would become; then
     /// the refusals of [`write_event_data`](Self::write_event_data).
     pub fn write_record<R: Encode + ?Sized>(&mut self, record: &R) -> Result<(), WriterError> {
         // A whole record given while a caller's record is unfinished would become its body.
         if self.partial_record_len() != 0 {
-            return Err(WriterError::IncompleteRecord);
+            return Err(WriterError::Record(RecordError::Incomplete));
         }
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
@@ -76,8 +77,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// [`WriterError::Encode`] for a field the attr's `sample_type` has and `sample` lacks, or
     /// the other way round ([`EncodeError::MissingField`](perf_encode::EncodeError::MissingField)
     /// / [`UnexpectedField`](perf_encode::EncodeError::UnexpectedField));
-    /// [`WriterError::UnknownEventId`] / [`WriterError::NoEventDescription`] when no event
-    /// owns it; [`WriterError::TracepointRaw`] for a tracepoint SAMPLE whose RAW payload breaks
+    /// [`RecordError::UnknownEventId`] / [`RecordError::NoEventDescription`] when no event
+    /// owns it; [`TracingError::TracepointRaw`] for a tracepoint SAMPLE whose RAW payload breaks
     /// its format's [`tracepoint_raw_rule`](Self::tracepoint_raw_rule) (perf 6.1 crashes on a
     /// `common_type` that is not the format's id); then those of
     /// [`write_record`](Self::write_record).
@@ -100,8 +101,9 @@ impl<O: OutputMode> PerfWriter<O> {
         let desc = self.model.desc_for(id)?;
         let layout = desc.layout;
         if let (Some(raw), Some(rule)) = (sample.raw, self.model.raw_rule_of(desc)) {
-            rule.check(raw, self.model.endian())
-                .map_err(|problem| WriterError::TracepointRaw { id, problem })?;
+            rule.check(raw, self.model.endian()).map_err(|problem| {
+                WriterError::Tracing(TracingError::TracepointRaw { id, problem })
+            })?;
         }
         self.write_record(&SampleRecord {
             layout: &layout,
@@ -218,7 +220,7 @@ impl<O: OutputMode> PerfWriter<O> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{FileOutput, PerfWriter, WriterError};
+    use crate::{FileOutput, PerfWriter, TracingError, WriterError};
     use perf_encode::features::TracepointRawProblem;
     use perf_encode::records::Sample;
     use perf_encode::Endian;
@@ -259,10 +261,10 @@ mod tests {
             };
             assert_eq!(
                 err,
-                WriterError::TracepointRaw {
+                WriterError::Tracing(TracingError::TracepointRaw {
                     id: Some(1),
                     problem
-                },
+                }),
                 "{e:?}"
             );
         }
@@ -288,10 +290,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err,
-            WriterError::CommonTypeOffset {
+            WriterError::Tracing(TracingError::CommonTypeOffset {
                 offset: 2,
                 expected: 0
-            }
+            })
         );
         assert!(w.finish().is_ok());
     }

@@ -17,6 +17,7 @@ use perf_writer_std::{
     FileOutput, OutputMode, PerfPipeWriter, PerfWriter, RecordProblem, WriterError, MAX_RECORD_LEN,
     MAX_SPLIT_RECORD_LEN,
 };
+use perf_writer_std::{OutputError, RecordError};
 use std::cell::RefCell;
 use std::io::{self, IoSlice, Seek, SeekFrom, Write};
 use std::rc::Rc;
@@ -113,7 +114,7 @@ fn assert_read_back(bytes: &[u8], pipe: bool, times: &[u64]) {
 /// The writer's refusal, or `None` for an error of the output stream.
 fn refusal(e: &WriterError) -> Option<&WriterError> {
     match e {
-        WriterError::Io(_) => None,
+        WriterError::Output(OutputError::Io(_)) => None,
         refused => Some(refused),
     }
 }
@@ -121,7 +122,7 @@ fn refusal(e: &WriterError) -> Option<&WriterError> {
 /// The OS error code of an error of the output stream.
 fn os_error(e: &WriterError) -> Option<i32> {
     match e {
-        WriterError::Io(stream) => stream.get().raw_os_error(),
+        WriterError::Output(OutputError::Io(stream)) => stream.get().raw_os_error(),
         _ => None,
     }
 }
@@ -149,7 +150,10 @@ fn an_unfinished_record_is_dropped_and_the_writer_goes_on() {
                         assert_eq!(partial(), 20, "{what}");
                         // Nothing of the writer's own goes inside it.
                         let err = round().unwrap_err();
-                        assert_eq!(refusal(&err), Some(&WriterError::IncompleteRecord));
+                        assert_eq!(
+                            refusal(&err),
+                            Some(&WriterError::Record(RecordError::Incomplete))
+                        );
                         assert_eq!(abandon(), 20, "{what}");
                         assert_eq!(partial(), 0);
                         for n in 3..5 {
@@ -201,7 +205,9 @@ fn an_unfinished_record_is_dropped_and_the_writer_goes_on() {
 /// record, writes the output and says so; finishing again gives the output back.
 fn finish_dropping<S>(mut finish: impl FnMut() -> Result<S, WriterError>, given: u64) -> S {
     match finish() {
-        Err(WriterError::PartialRecordDropped(p)) => assert_eq!(p.given, given, "{p}"),
+        Err(WriterError::Record(RecordError::PartialDropped(p))) => {
+            assert_eq!(p.given, given, "{p}")
+        }
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("finish dropped an unfinished record without a word"),
     }
@@ -229,11 +235,11 @@ fn a_record_in_the_wrong_byte_order_can_be_dropped() {
             assert!(
                 matches!(
                     refusal(&err),
-                    Some(WriterError::RecordRefused {
+                    Some(WriterError::Record(RecordError::Refused {
                         offset: 0,
                         type_: 0x0900_0000,
                         problem: RecordProblem::UnknownType
-                    })
+                    }))
                 ),
                 "{err}"
             );
@@ -278,7 +284,7 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         w.write_event_data(&one_sample(0, e)).unwrap();
         let err = w.write_event_data(&auxtrace(e, 1 << 40)).unwrap_err();
         assert!(
-            matches!(refusal(&err), Some(WriterError::SplitRecordTooLong { max, .. }) if *max == MAX_SPLIT_RECORD_LEN),
+            matches!(refusal(&err), Some(WriterError::Record(RecordError::SplitTooLong { max, .. })) if *max == MAX_SPLIT_RECORD_LEN),
             "strict {strict}: {err}"
         );
         assert_eq!(w.partial_record_len(), 0);
@@ -301,7 +307,7 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         // A payload no file can hold: refused at the call in either mode.
         let err = w_refusing_too_long(strict, e);
         assert!(
-            matches!(refusal(&err), Some(WriterError::Framing(FramingError::TooLong { len, .. })) if *len > MAX_RECORD_LEN),
+            matches!(refusal(&err), Some(WriterError::Record(RecordError::Framing(FramingError::TooLong { len, .. }))) if *len > MAX_RECORD_LEN),
             "{err}"
         );
 
@@ -599,7 +605,10 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
             // Not a record in either byte order (size 0x0c0c): refused, nothing taken.
             5 => {
                 let err = w.write_event_data(&[9, 0, 0, 9, 0, 0, 12, 12]).unwrap_err();
-                assert!(matches!(refusal(&err), Some(WriterError::Framing(_))));
+                assert!(matches!(
+                    refusal(&err),
+                    Some(WriterError::Record(RecordError::Framing(_)))
+                ));
                 continue;
             }
             // Begun and dropped.
@@ -627,11 +636,11 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, fault: Fault, e: Endian, strict: b
             Err(e) => panic!("refused: {e}"),
         }
     }
-    let mut finish = Err(WriterError::NotOpen);
+    let mut finish = Err(WriterError::Output(OutputError::NotOpen));
     for _ in 0..10_000 {
         finish = w.finish().map(drop);
         match &finish {
-            Err(WriterError::Io(_)) if fault != Fault::DiskFull => continue,
+            Err(WriterError::Output(OutputError::Io(_))) if fault != Fault::DiskFull => continue,
             _ => break,
         }
     }
@@ -718,11 +727,11 @@ fn check(o: &Outcome, pipe: bool, fault: Fault, what: &str) -> usize {
             o.accepted.len()
         }
         (
-            Err(WriterError::Truncated {
+            Err(WriterError::Output(OutputError::Truncated {
                 kept_records,
                 kept_bytes,
                 ..
-            }),
+            })),
             Fault::DiskFull,
         ) if !pipe => {
             let kept = *kept_records as usize;
@@ -731,7 +740,7 @@ fn check(o: &Outcome, pipe: bool, fault: Fault, what: &str) -> usize {
             assert_eq!(lpd_times(&o.bytes, pipe), o.accepted[..kept], "{what}");
             kept
         }
-        (Err(WriterError::Io(err)), Fault::DiskFull) => {
+        (Err(WriterError::Output(OutputError::Io(err))), Fault::DiskFull) => {
             assert_eq!(err.get().raw_os_error(), Some(28), "{what}");
             if pipe {
                 // Everything flushed before the failure is readable.
@@ -808,7 +817,7 @@ fn perf_reads_what_the_faulty_runs_left() {
     let mut seen = false;
     for every in 4..12 {
         let o = run(false, e, Fault::DiskFull, every);
-        if let Err(WriterError::Truncated { kept_records, .. }) = &o.finish {
+        if let Err(WriterError::Output(OutputError::Truncated { kept_records, .. })) = &o.finish {
             let kept = *kept_records as usize;
             if kept == 0 {
                 continue;
@@ -921,7 +930,7 @@ fn a_full_disk_while_compressing_keeps_what_reached_it() {
                 assert_eq!(lpd_times(&o.bytes, false), o.accepted, "{what}");
                 break;
             }
-            Err(WriterError::Truncated { .. }) => {
+            Err(WriterError::Output(OutputError::Truncated { .. })) => {
                 let times = lpd_times(&o.bytes, false);
                 assert_eq!(times, o.accepted[..times.len()], "{what}");
                 kept_some += usize::from(!times.is_empty());
@@ -932,7 +941,7 @@ fn a_full_disk_while_compressing_keeps_what_reached_it() {
                 }
             }
             // No room for even an empty file's tail.
-            Err(WriterError::Io(err)) => {
+            Err(WriterError::Output(OutputError::Io(err))) => {
                 assert_eq!(err.get().raw_os_error(), Some(28), "{what}");
                 assert!(
                     o.bytes.len() < 104 + 8 + 4096,

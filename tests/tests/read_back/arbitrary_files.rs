@@ -17,6 +17,7 @@
 use integration_tests::fixtures::FixtureContent;
 use integration_tests::{lpd, tp_reader, Endian};
 use linux_perf_data::linux_perf_event_reader::{AttrFlags, ReadFormat, SampleFormat};
+use perf_writer_std::EventError;
 use perf_writer_std::{perf_encode, FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -473,7 +474,10 @@ fn try_bad(
         Bad::NulName(..) | Bad::TooLong => {
             assert!(matches!(err, WriterError::Encode(_)), "{b:?}: {err:?}")
         }
-        _ => assert!(matches!(err, WriterError::DuplicateId(_)), "{b:?}: {err:?}"),
+        _ => assert!(
+            matches!(err, WriterError::Event(EventError::DuplicateId(_))),
+            "{b:?}: {err:?}"
+        ),
     }
 }
 

@@ -27,6 +27,7 @@ use tracepoint_decode::{
 };
 
 use integration_tests::formats::{tick_as_ftrace, TICK};
+use perf_writer_std::{EventError, FeatureError, TracingError};
 
 const TICK_ID: u64 = 7;
 /// The sample id of the tick event.
@@ -188,7 +189,9 @@ fn format_refused(text: &str, problem: FormatTextProblem, line: u32) {
     let refuse = |w: &mut dyn FnMut(&str, &str) -> Result<(), WriterError>| {
         let err = w(text, "test").unwrap_err();
         match err {
-            WriterError::FormatText(e) => assert_eq!((e.problem, e.line), (problem, line)),
+            WriterError::Tracing(TracingError::FormatText(e)) => {
+                assert_eq!((e.problem, e.line), (problem, line))
+            }
             other => panic!("{other:?}"),
         }
     };
@@ -209,7 +212,9 @@ fn format_refused(text: &str, problem: FormatTextProblem, line: u32) {
     let err = w
         .add_tracepoint_event_desc_from_text(&[5], &tp_attr(8), "test:bad", "test", text)
         .unwrap_err();
-    assert!(matches!(err, WriterError::FormatText(e) if e.problem == problem));
+    assert!(
+        matches!(err, WriterError::Tracing(TracingError::FormatText(e)) if e.problem == problem)
+    );
     add_tick(&mut w);
     write_tick(&mut w, 1, 1000);
     write_tick(&mut w, 2, 2000);
@@ -328,7 +333,7 @@ fn a_parsed_format_perf_cannot_read_is_refused_at_the_add() {
                     &parsed,
                 )
                 .unwrap_err();
-            assert_eq!(err, WriterError::FormatText(want));
+            assert_eq!(err, WriterError::Tracing(TracingError::FormatText(want)));
             assert!(!w.has_tracepoint_event_desc(parsed.id()));
             w.add_event_desc(&[5], &sw_attr(), "after").unwrap();
         });
@@ -433,10 +438,10 @@ fn dynamic_field_data_must_lie_within_the_raw_payload() {
     assert!(
         matches!(
             err,
-            WriterError::TracepointRaw {
+            WriterError::Tracing(TracingError::TracepointRaw {
                 problem: TracepointRawProblem::DynamicData { field: 8, .. },
                 ..
-            }
+            })
         ),
         "{err:?}"
     );
@@ -515,10 +520,10 @@ fn item5_tracepoint_sample_with_wrong_common_type_is_refused() {
                 .unwrap_err();
             assert_eq!(
                 err,
-                WriterError::TracepointRaw {
+                WriterError::Tracing(TracingError::TracepointRaw {
                     id: Some(TICK_SAMPLE_ID),
                     problem
-                }
+                })
             );
         }
     });
@@ -532,17 +537,17 @@ fn item5_header_page_junk_is_refused() {
         let err = w.set_tracing_data_header_page(b"0123456789").unwrap_err();
         assert!(matches!(
             err,
-            WriterError::TracingDataText {
+            WriterError::Tracing(TracingError::DataText {
                 part: "header_page",
                 error
-            } if error.problem == FormatTextProblem::BadField && error.line == 1
+            }) if error.problem == FormatTextProblem::BadField && error.line == 1
         ));
         // A page header without `commit`: perf's parser would look for it forever.
         let no_commit = b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
         let err = w.set_tracing_data_header_page(no_commit).unwrap_err();
         assert!(matches!(
             err,
-            WriterError::TracingDataText { error, .. }
+            WriterError::Tracing(TracingError::DataText { error, .. })
                 if error.problem == FormatTextProblem::HeaderPageFields
         ));
         // The default text (the one tracefs gives) is accepted.
@@ -562,7 +567,7 @@ fn item5_header_page_junk_is_refused() {
 fn item5_other_tracing_data_texts_are_judged() {
     let r = file_around(|w| {
         let part = |e: WriterError| match e {
-            WriterError::TracingDataText { part, error } => (part, error.problem),
+            WriterError::Tracing(TracingError::DataText { part, error }) => (part, error.problem),
             other => panic!("{other:?}"),
         };
         let bad_line = FormatTextProblem::BadLine;
@@ -583,7 +588,10 @@ fn item5_other_tracing_data_texts_are_judged() {
             let e = w
                 .set_tracing_data_required(long_size, page_size)
                 .unwrap_err();
-            assert!(matches!(e, WriterError::BadTracingDataSetting(_)), "{e:?}");
+            assert!(
+                matches!(e, WriterError::Tracing(TracingError::BadSetting(_))),
+                "{e:?}"
+            );
         }
         w.set_tracing_data_required(8, 4096).unwrap();
         // Texts in their files' form are accepted.
@@ -612,17 +620,26 @@ fn item4_nul_in_system_name_is_refused_at_the_call() {
                 &other_format(),
             )
             .unwrap_err();
-        assert_eq!(err, WriterError::BadSystemName("it contains a NUL byte"));
+        assert_eq!(
+            err,
+            WriterError::Tracing(TracingError::BadSystemName("it contains a NUL byte"))
+        );
         let err = w
             .add_tracepoint_event_desc_from_text(&[5], &tp_attr(8), "s:bad", "", &other_format())
             .unwrap_err();
-        assert_eq!(err, WriterError::BadSystemName("it is empty"));
+        assert_eq!(
+            err,
+            WriterError::Tracing(TracingError::BadSystemName("it is empty"))
+        );
         // A parsed format with such a system is refused too.
         let parsed = PerfEventFormat::parse(true, "s\0x", &other_format()).unwrap();
         let err = w
             .add_tracepoint_event_desc(&[5], &tp_attr(8), "s:bad", &std::sync::Arc::new(parsed))
             .unwrap_err();
-        assert_eq!(err, WriterError::BadSystemName("it contains a NUL byte"));
+        assert_eq!(
+            err,
+            WriterError::Tracing(TracingError::BadSystemName("it contains a NUL byte"))
+        );
     });
     assert_both_ticks(&r);
 }
@@ -636,7 +653,7 @@ fn item4_tracepoint_without_format_is_retryable_in_file_mode() {
     let err = w.finish().unwrap_err();
     assert_eq!(
         err,
-        WriterError::MissingTracepointFormat { config: TICK_ID }
+        WriterError::Event(EventError::MissingTracepointFormat { config: TICK_ID })
     );
     add_tick(&mut w);
     write_tick(&mut w, 1, 1000);
@@ -651,7 +668,10 @@ fn item4_pipe_tracepoint_without_format_after_start_is_refused() {
         let err = w
             .add_event_desc(&[5], &tp_attr(8), "test:other")
             .unwrap_err();
-        assert_eq!(err, WriterError::MissingTracepointFormat { config: 8 });
+        assert_eq!(
+            err,
+            WriterError::Event(EventError::MissingTracepointFormat { config: 8 })
+        );
         // Another event of a tracepoint whose format went out is fine.
         w.add_event_desc(&[6], &tp_attr(TICK_ID), "test:tick2")
             .unwrap();
@@ -671,7 +691,7 @@ fn item4_pipe_format_after_start_is_refused_at_the_call() {
                 &other_format(),
             )
             .unwrap_err();
-        assert_eq!(err, WriterError::FormatAfterStart);
+        assert_eq!(err, WriterError::Tracing(TracingError::AfterStart));
     });
     assert_both_ticks(&r);
 }
@@ -717,7 +737,7 @@ fn item4_pipe_event_name_must_fit_event_update() {
             let err = w.add_event_desc(&[5], &sw_attr(), &long).unwrap_err();
             assert_eq!(
                 err,
-                WriterError::EventNameTooLongForPipe { len: 65_510, max }
+                WriterError::Event(EventError::NameTooLongForPipe { len: 65_510, max })
             );
             assert!(w
                 .add_event_desc(&[5], &sw_attr(), &"n".repeat(max + 1))
@@ -752,7 +772,10 @@ fn item4_pipe_ids_must_fit_header_attr() {
             let err = w
                 .add_event_desc(&ids[..8_200], &sw_attr(), "many")
                 .unwrap_err();
-            assert_eq!(err, WriterError::TooManyIdsForPipe { ids: 8_200, max });
+            assert_eq!(
+                err,
+                WriterError::Event(EventError::TooManyIdsForPipe { ids: 8_200, max })
+            );
         },
         |w| {
             w.add_event_desc(&ids[..max], &sw_attr(), "many").unwrap();
@@ -781,7 +804,9 @@ fn item4_pipe_feature_must_fit_header_feature() {
         .unwrap_err();
     assert_eq!(
         err,
-        WriterError::FeatureTooLargeForPipe(perf_writer_std::perf_encode::abi::feature::HOSTNAME)
+        WriterError::Feature(FeatureError::TooLargeForPipe(
+            perf_writer_std::perf_encode::abi::feature::HOSTNAME
+        ))
     );
     let over = vec![b'o'; big.len() + 1];
     assert!(w.set_header(PerfHeaderIndex::OSRelease, &over).is_err());
@@ -903,7 +928,7 @@ fn raw_feature_payloads_perf_cannot_read_are_refused() {
         for &index in &refused_by_perf {
             let err = w(index, &[1, 2, 3]).unwrap_err();
             assert!(
-                matches!(err, WriterError::BadFeaturePayload(ref e) if e.feature == index),
+                matches!(err, WriterError::Feature(FeatureError::BadPayload(ref e)) if e.feature == index),
                 "{index}: {err}"
             );
         }

@@ -7,6 +7,7 @@ use integration_tests::perf_tool::{perf_script, require_perf, script_lines};
 use integration_tests::records::RecordBuilder;
 use integration_tests::{lpd, temp_data_file, Endian};
 use perf_writer_std::perf_encode::records::FramingError;
+use perf_writer_std::RecordError;
 use perf_writer_std::{
     FileOutput, OutputMode, PartialRecord, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
     MAX_RECORD_LEN,
@@ -85,11 +86,11 @@ fn a_header_of_an_unknown_type_is_refused_at_its_call() {
         .unwrap_err();
     assert_eq!(
         &err,
-        &WriterError::RecordRefused {
+        &WriterError::Record(RecordError::Refused {
             offset: 0,
             type_: 0x0900_0000,
             problem: RecordProblem::UnknownType
-        }
+        })
     );
     assert_eq!(w.partial_record(), None);
     w.write_event_data(&sample(Endian::Big, 7, 300)).unwrap();
@@ -116,7 +117,7 @@ fn a_payload_no_file_can_hold_is_refused_at_its_call() {
             .finish();
         let err = w.write_event_data(&aux).unwrap_err();
         assert!(
-            matches!(&err, WriterError::Framing(FramingError::TooLong { len, .. }) if *len > MAX_RECORD_LEN),
+            matches!(&err, WriterError::Record(RecordError::Framing(FramingError::TooLong { len, .. })) if *len > MAX_RECORD_LEN),
             "{err}"
         );
         assert!(
@@ -141,11 +142,11 @@ fn a_pipe_only_record_is_refused_by_its_header() {
     let err = w.write_event_data(&tracing).unwrap_err();
     assert_eq!(
         &err,
-        &WriterError::RecordRefused {
+        &WriterError::Record(RecordError::Refused {
             offset: 0,
             type_: 66,
             problem: RecordProblem::WriterManaged
-        }
+        })
     );
     assert_eq!(w.partial_record_len(), 0);
     w.write_event_data(&sample(e, 7, 200)).unwrap();
@@ -188,15 +189,17 @@ fn a_refusal_names_the_waiting_record<O: OutputMode>(
     let msg = err.to_string();
     assert_eq!(
         &err,
-        &WriterError::InsidePartialRecord {
+        &WriterError::Record(RecordError::InsidePartial {
             partial: waiting,
             dropped: false,
-            error: Box::new(WriterError::Framing(FramingError::BadSize {
-                offset: 24,
-                type_: 31337,
-                size: 0
-            })),
-        },
+            error: Box::new(WriterError::Record(RecordError::Framing(
+                FramingError::BadSize {
+                    offset: 24,
+                    type_: 31337,
+                    size: 0
+                }
+            ))),
+        }),
         "{msg}"
     );
     assert!(msg.contains("abandon_partial_record()"), "{msg}");
@@ -209,20 +212,20 @@ fn a_refusal_names_the_waiting_record<O: OutputMode>(
         let err = w.write_event_data(&good).unwrap_err();
         let msg = err.to_string();
         match &err {
-            WriterError::InsidePartialRecord {
+            WriterError::Record(RecordError::InsidePartial {
                 partial,
                 dropped: true,
                 error,
-            } => {
+            }) => {
                 assert_eq!((partial.type_, partial.given), (7, 8));
                 assert!(
                     matches!(
                         **error,
-                        WriterError::RecordRefused {
+                        WriterError::Record(RecordError::Refused {
                             offset: 0,
                             type_: 7,
                             ..
-                        }
+                        })
                     ),
                     "{msg}"
                 );
@@ -267,7 +270,10 @@ fn a_finish_that_drops_a_record_says_so() {
             given: 12,
             offset: at,
         };
-        assert_eq!(err, WriterError::PartialRecordDropped(dropped));
+        assert_eq!(
+            err,
+            WriterError::Record(RecordError::PartialDropped(dropped))
+        );
         assert!(err
             .to_string()
             .contains("the file was written with the records before it"));

@@ -15,6 +15,7 @@ use integration_tests::perf_tool::{
 };
 use integration_tests::records::{sample, StdSample};
 use integration_tests::{fixtures::FixtureContent, lpd, temp_data_file, tp_reader, Endian};
+use perf_writer_std::{EventError, RecordError};
 use perf_writer_std::{FileOutput, PerfDataFileWriter, PerfHeaderIndex, PerfWriter, WriterError};
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -374,7 +375,7 @@ fn defect_6_tracing_data_is_synthesized_for_tracepoints() {
     let err = w.finish().unwrap_err();
     assert_eq!(
         err,
-        perf_writer_std::WriterError::MissingTracepointFormat { config: 99 }
+        perf_writer_std::WriterError::Event(EventError::MissingTracepointFormat { config: 99 })
     );
     assert!(w.set_header(
         PerfHeaderIndex::TracingData,
@@ -470,7 +471,7 @@ fn defect_9_failed_finalize_and_create_file() {
     assert!(
         matches!(
             WriterError::from_io(&err),
-            Some(WriterError::PartialRecordDropped(p)) if p.given == 20 && p.len == Some(half.len() as u64)
+            Some(WriterError::Record(RecordError::PartialDropped(p))) if p.given == 20 && p.len == Some(half.len() as u64)
         ),
         "{err}"
     );

@@ -31,6 +31,7 @@ use perf_writer_std::{
     Contradiction, FileOutput, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem,
     WriterError, MAX_PENDING_IDS,
 };
+use perf_writer_std::{EventError, RecordError};
 use std::collections::BTreeSet;
 use std::io::Cursor;
 use std::path::Path;
@@ -454,13 +455,13 @@ fn read_back(bytes: &[u8], samples: usize, names: &[&str]) {
 
 fn contradiction(e: WriterError) -> (u64, u64, u32, Option<u64>, Contradiction) {
     match e {
-        WriterError::ContradictsRecords {
+        WriterError::Event(EventError::ContradictsRecords {
             records,
             offset,
             type_,
             id,
             problem,
-        } => (records, offset, type_, id, problem),
+        }) => (records, offset, type_, id, problem),
         other => panic!("not a contradiction: {other}"),
     }
 }
@@ -494,7 +495,7 @@ fn records_before_their_descriptions_are_checked_when_they_arrive() {
         .unwrap();
     // Still waiting: sched_switch's SAMPLEs.
     match w.finish() {
-        Err(WriterError::UndescribedRecords(p)) => {
+        Err(WriterError::Record(RecordError::Undescribed(p))) => {
             assert_eq!((p.records, p.ids, p.offset), (4, 2, 104 + 64 + 56));
         }
         other => panic!("{other:?}"),
@@ -616,10 +617,10 @@ fn a_first_comm_whose_trailer_is_too_short_for_its_description_is_checked_by_it(
     assert!(
         matches!(
             e,
-            WriterError::RecordRefused {
+            WriterError::Record(RecordError::Refused {
                 problem: RecordProblem::Size { .. },
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -671,7 +672,7 @@ fn finalize_waits_for_descriptions_and_a_dropped_writer_keeps_the_described_reco
         let err = w.finalize_and_close().unwrap_err();
         let msg = err.to_string();
         match &err {
-            WriterError::UndescribedRecords(p) => {
+            WriterError::Record(RecordError::Undescribed(p)) => {
                 assert_eq!(
                     (p.records, p.ids, p.offset, p.type_),
                     (1, 1, first_unknown, 9)
@@ -755,7 +756,7 @@ fn compressed_records_wait_for_a_readable_header_compressed() {
         .unwrap();
     }
     match w.finish() {
-        Err(WriterError::UndescribedRecords(p)) => assert_eq!(p.records, compressed),
+        Err(WriterError::Record(RecordError::Undescribed(p))) => assert_eq!(p.records, compressed),
         other => panic!("{other:?}"),
     }
     let (_, header) = read
@@ -800,7 +801,7 @@ fn pipe_mode_keeps_its_order_and_says_so() {
         .unwrap_err();
     let msg = err.to_string();
     match &err {
-        WriterError::RecordRefused { problem, .. } => {
+        WriterError::Record(RecordError::Refused { problem, .. }) => {
             assert_eq!(*problem, RecordProblem::DescribeFirstInPipeMode(None))
         }
         other => panic!("{other:?}"),
@@ -813,10 +814,10 @@ fn pipe_mode_keeps_its_order_and_says_so() {
     let err = w.write_event_data(&clock_sample(99, T0)).unwrap_err();
     assert!(matches!(
         err,
-        WriterError::RecordRefused {
+        WriterError::Record(RecordError::Refused {
             problem: RecordProblem::DescribeFirstInPipeMode(Some(99)),
             ..
-        }
+        })
     ));
     for k in 0..3 {
         w.write_event_data(&clock_sample(CLOCK_IDS[0], T0 + k))
@@ -844,10 +845,10 @@ fn the_ids_that_wait_are_bounded_and_the_refusal_says_so() {
     let err = w.write_event_data(&clock_sample(999_999, T0)).unwrap_err();
     assert!(matches!(
         err,
-        WriterError::RecordRefused {
+        WriterError::Record(RecordError::Refused {
             problem: RecordProblem::TooManyPendingIds,
             ..
-        }
+        })
     ));
     assert!(
         err.to_string().contains(&MAX_PENDING_IDS.to_string()),
@@ -1010,10 +1011,10 @@ fn every_field_of_a_sample_written_before_its_description_is_checked() {
             assert!(
                 matches!(
                     e,
-                    WriterError::RecordRefused {
+                    WriterError::Record(RecordError::Refused {
                         problem: RecordProblem::SampleLayout(_),
                         ..
-                    }
+                    })
                 ),
                 "{what}: {e}"
             );
@@ -1098,13 +1099,13 @@ print fmt: \"%s %s\", __get_str(name), __get_rel_str(other)\n";
     assert!(
         matches!(
             e,
-            WriterError::RecordRefused {
+            WriterError::Record(RecordError::Refused {
                 problem: RecordProblem::TracepointRaw(TracepointRawProblem::DynamicData {
                     field: 612,
                     ..
                 }),
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -1196,14 +1197,16 @@ fn records_with_id_and_no_identifier_before_their_descriptions_in_any_order() {
         };
         w.add_event_desc(a.0, a.1, a.2).unwrap();
         match w.finish() {
-            Err(WriterError::UndescribedRecords(p)) => assert_eq!((p.records, p.ids), (4, 2)),
+            Err(WriterError::Record(RecordError::Undescribed(p))) => {
+                assert_eq!((p.records, p.ids), (4, 2))
+            }
             other => panic!("{other:?}"),
         }
         // IDENTIFIER would put the other's id elsewhere: perf could not tell them apart.
         let moved = clock_attr(st::IDENTIFIER | st::IP | st::TID | st::TIME | st::CPU);
         assert!(matches!(
             w.add_event_desc(b.0, &moved, b.2),
-            Err(WriterError::IndistinguishableEvents(_))
+            Err(WriterError::Event(EventError::Indistinguishable(_)))
         ));
         w.add_event_desc(b.0, b.1, b.2).unwrap();
         let bytes = w.finish().unwrap().into_inner();
@@ -1258,13 +1261,13 @@ print fmt: \"value=%u\", REC->value\n";
     assert!(
         matches!(
             e,
-            WriterError::RecordRefused {
+            WriterError::Record(RecordError::Refused {
                 problem: RecordProblem::TracepointRaw(TracepointRawProblem::CommonType {
                     found: 0,
                     expected: 9101
                 }),
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -1585,7 +1588,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
                 .count();
             let finished_after = after.finish();
             let refused_after = refused_records > 0
-                || matches!(finished_after, Err(WriterError::UndescribedRecords(_)));
+                || matches!(finished_after, Err(WriterError::Record(RecordError::Undescribed(_))));
             let mut before = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
             for r in &c.records {
                 before.write_event_data(r).unwrap();
@@ -1594,7 +1597,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             let refused_before = describe(&mut before, &c);
             let finished = before.finish();
             let refused = refused_before.is_some()
-                || matches!(finished, Err(WriterError::UndescribedRecords(_)));
+                || matches!(finished, Err(WriterError::Record(RecordError::Undescribed(_))));
             prop_assert_eq!(refused_after, refused, "{:?} {:?}", refused_before, finished.as_ref().err());
             if !refused {
                 let a = finished_after.unwrap().into_inner();

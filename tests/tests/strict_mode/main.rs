@@ -18,6 +18,7 @@ use perf_writer_std::perf_encode::records::{
     Mmap2, Mmap2File, ParseError, PidTid, Sample, SampleCpu, SampleId, SampleLayout, SampleRecord,
 };
 use perf_writer_std::perf_encode::{to_vec, Endian};
+use perf_writer_std::RecordError;
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
 };
@@ -384,7 +385,7 @@ fn typed_methods_refuse_what_the_attr_does_not_lay_out() {
             },
         )
         .unwrap_err();
-    assert_eq!(err, WriterError::UnknownEventId(99));
+    assert_eq!(err, WriterError::Record(RecordError::UnknownEventId(99)));
     // A trailer without the fields cpu-clock asks for.
     let err = w
         .write_comm(1, 1, b"x", false, &SampleId::default())
@@ -393,7 +394,10 @@ fn typed_methods_refuse_what_the_attr_does_not_lay_out() {
     assert_eq!(w.file_pos(), before, "nothing written");
     // A writer without events has no layout to offer.
     let w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-    assert_eq!(w.sample_layout(None), Err(WriterError::NoEventDescription));
+    assert_eq!(
+        w.sample_layout(None),
+        Err(WriterError::Record(RecordError::NoEventDescription))
+    );
 }
 
 /// A cpu-clock SAMPLE in the file's byte order, encoded by perf-encode.
@@ -422,11 +426,11 @@ fn clock_sample(e: Endian, id: u64, time: u64, cpu: u32) -> Vec<u8> {
 
 fn refusal(err: &WriterError) -> (usize, u32, RecordProblem) {
     match *err {
-        WriterError::RecordRefused {
+        WriterError::Record(RecordError::Refused {
             offset,
             type_,
             problem,
-        } => (offset, type_, problem),
+        }) => (offset, type_, problem),
         ref other => panic!("not a strict refusal: {other:?} ({err})"),
     }
 }
@@ -514,7 +518,7 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     assert_eq!(w.file_pos(), Some(pos + 20));
     assert_eq!(
         w.write_finished_round().unwrap_err(),
-        WriterError::IncompleteRecord
+        WriterError::Record(RecordError::Incomplete)
     );
     w.write_event_data(&good[20..]).unwrap();
     let pos = pos + good.len() as u64;
@@ -525,14 +529,14 @@ fn strict_mode_refuses_inconsistent_records_and_keeps_the_file_intact() {
     w.write_event_data(&short[..12]).unwrap();
     let err = w.write_event_data(&short[12..]).unwrap_err();
     match &err {
-        WriterError::InsidePartialRecord {
+        WriterError::Record(RecordError::InsidePartial {
             partial,
             dropped: true,
             error,
-        } => {
+        }) => {
             assert_eq!((partial.type_, partial.given, partial.offset), (9, 12, pos));
             assert!(
-                matches!(**error, WriterError::RecordRefused { offset: 0, problem: p, .. } if p == short_problem),
+                matches!(**error, WriterError::Record(RecordError::Refused { offset: 0, problem: p, .. }) if p == short_problem),
                 "{error}"
             );
             assert!(err.to_string().contains("which is dropped"), "{err}");
@@ -1176,7 +1180,7 @@ fn a_typed_record_inside_an_unfinished_record_is_refused() {
     };
     assert_eq!(
         w.write_sample(misc::USER, &s),
-        Err(WriterError::IncompleteRecord)
+        Err(WriterError::Record(RecordError::Incomplete))
     );
     assert_eq!(w.partial_record_len(), 16);
     w.write_event_data(&a[16..]).unwrap();

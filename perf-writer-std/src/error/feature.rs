@@ -1,0 +1,42 @@
+//! [`FeatureError`]: why a feature header was refused.
+
+use perf_encode::features::FeaturePayloadError;
+use std::fmt;
+
+/// Why a feature header was not set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FeatureError {
+    /// A feature payload is larger than a pipe-mode HEADER_FEATURE record holds (64 KiB).
+    TooLargeForPipe(u8),
+    /// A raw feature payload perf 6.1 would not read (a count, string or field that does not
+    /// fit, or a string without its NUL): pipe-mode perf stops at such a feature, file-mode
+    /// perf can crash on one.
+    BadPayload(FeaturePayloadError),
+    /// Feature index outside 1..=31 for this call.
+    BadIndex(u8),
+    /// The feature is not a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID,
+    /// CMDLINE).
+    NotAString(u8),
+    /// This feature is written only in this machine's byte order (perf 6.1 warns when it
+    /// reads it from a byte-swapped file).
+    ForeignByteOrder(u8),
+}
+
+impl fmt::Display for FeatureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooLargeForPipe(i) => write!(
+                f,
+                "feature {i} is too large for a pipe-mode HEADER_FEATURE record"
+            ),
+            Self::BadPayload(e) => write!(f, "refused: {e}"),
+            Self::BadIndex(i) => write!(f, "feature index {i} cannot be set here"),
+            Self::NotAString(i) => write!(f, "feature {i} is not a string feature"),
+            Self::ForeignByteOrder(i) => write!(
+                f,
+                "feature {i} is written only in this machine's byte order"
+            ),
+        }
+    }
+}

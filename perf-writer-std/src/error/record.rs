@@ -1,0 +1,256 @@
+//! [`RecordError`]: why event bytes were refused, and [`RecordProblem`]: what strict mode
+//! found wrong with one record.
+
+use super::WriterError;
+use crate::check::refusal::PendingSummary;
+use perf_encode::features::TracepointRawProblem;
+use perf_encode::records::{FramingError, ParseError};
+use std::fmt;
+
+/// Why records (event bytes, a typed record, or what waits at finalize) were refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The event bytes are not whole records (nothing of them was written).
+    Framing(FramingError),
+    /// The stream is inside a record: write the rest of it, or drop it with
+    /// `abandon_partial_record`.
+    Incomplete,
+    /// A record split across calls would be longer than the writer holds back (pipe mode:
+    /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)); nothing of the call was
+    /// written. Give such a record in one call.
+    SplitTooLong {
+        /// The record's whole length (header size and any payload after it).
+        len: u64,
+        /// The longest the output holds back.
+        max: u64,
+    },
+    /// Strict mode refused a record (nothing of the call's bytes was written).
+    Refused {
+        /// Offset of the record in the bytes of the refused call (a record begun in an
+        /// earlier call starts before them: 0).
+        offset: usize,
+        /// The record's type (`perf_abi::record_type`).
+        type_: u32,
+        /// What is wrong with it.
+        problem: RecordProblem,
+    },
+    /// A call was refused while a record begun in an earlier call waits for its end; the
+    /// refusal is `error`.
+    InsidePartial {
+        /// The record that waits.
+        partial: PartialRecord,
+        /// It was dropped with the refused call (it was what the refusal was about).
+        dropped: bool,
+        /// Why the call was refused.
+        error: Box<WriterError>,
+    },
+    /// Finalize dropped a record begun and not finished; the file was written with the
+    /// records before it (finish again to get the output back).
+    PartialDropped(PartialRecord),
+    /// Finalize found records that still wait for their event description (or COMPRESSED
+    /// records for HEADER_COMPRESSED): nothing was finalized. Add the descriptions, or set
+    /// HEADER_COMPRESSED, and finalize again.
+    Undescribed(PendingSummary),
+    /// No event description owns this sample id.
+    UnknownEventId(u64),
+    /// A record needs an event description (for its layout) and none was added.
+    NoEventDescription,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Framing(e) => write!(f, "event data refused: {e}"),
+            Self::Incomplete => f.write_str("the data section ends inside a record"),
+            Self::SplitTooLong { len, max } => write!(
+                f,
+                "a record of {len} bytes split across calls is longer than the {max} the output holds back; give it in one call"
+            ),
+            Self::Refused {
+                offset,
+                type_,
+                problem,
+            } => {
+                let name = perf_abi::record_type::name(*type_).unwrap_or("unknown");
+                write!(
+                    f,
+                    "strict mode refused the {name} record (type {type_}) at byte {offset}: {problem}"
+                )
+            }
+            Self::InsidePartial {
+                partial,
+                dropped: true,
+                error,
+            } => write!(
+                f,
+                "{error}; it was {partial}, which is dropped: the data goes on after the record before it"
+            ),
+            Self::InsidePartial { partial, error, .. } => write!(
+                f,
+                "{error}; these bytes continue {partial}: if that record is not what they are, drop it with abandon_partial_record() and give them again"
+            ),
+            Self::PartialDropped(p) => write!(
+                f,
+                "finalize dropped {p}; the file was written with the records before it"
+            ),
+            Self::Undescribed(p) => {
+                let name = perf_abi::record_type::name(p.type_).unwrap_or("unknown");
+                match p.ids {
+                    0 => write!(f, "{} records written before any event description", p.records)?,
+                    ids => write!(f, "{} records of {ids} event ids", p.records)?,
+                }
+                write!(
+                    f,
+                    " wait for their event descriptions or HEADER_COMPRESSED, the first a {name} record at file offset {}: add them and finalize again (nothing was finalized)",
+                    p.offset
+                )
+            }
+            Self::UnknownEventId(id) => write!(f, "sample id {id} belongs to no event description"),
+            Self::NoEventDescription => f.write_str("no event description was added"),
+        }
+    }
+}
+
+/// A record begun in one call and not finished: what its header said, and how far it got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialRecord {
+    /// Its type (0 when its header is not whole yet).
+    pub type_: u32,
+    /// Its whole length (its size and any payload after it); `None` while its header is not
+    /// whole.
+    pub len: Option<u64>,
+    /// Bytes of it given so far.
+    pub given: u64,
+    /// File offset where it starts.
+    pub offset: u64,
+}
+
+impl fmt::Display for PartialRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = perf_abi::record_type::name(self.type_).unwrap_or("unknown");
+        match self.len {
+            Some(len) => write!(
+                f,
+                "the {name} record (type {}) begun at file offset {}, {} of its {len} bytes given",
+                self.type_, self.offset, self.given
+            ),
+            None => write!(
+                f,
+                "the record begun at file offset {}, {} bytes of its header given",
+                self.offset, self.given
+            ),
+        }
+    }
+}
+
+/// What strict mode found wrong with a record (see [`RecordError::Refused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordProblem {
+    /// The record's sample id belongs to no event description.
+    UnknownId(u64),
+    /// The record needs an event description and none was added yet.
+    NoEventDescription,
+    /// A SAMPLE record disagrees with the layout of its event's attr.
+    SampleLayout(ParseError),
+    /// A tracepoint SAMPLE whose RAW payload breaks its format's rule (see
+    /// `PerfWriter::tracepoint_raw_rule`): perf 6.1 crashes on it.
+    TracepointRaw(TracepointRawProblem),
+    /// A record type perf 6.1 does not know (0, or a number no kernel or tool uses): perf
+    /// stops reading, or refuses the file, at it.
+    UnknownType,
+    /// A pipe-mode header record (HEADER_ATTR, HEADER_EVENT_TYPE, HEADER_TRACING_DATA,
+    /// HEADER_FEATURE): the writer makes these itself from the event descriptions and
+    /// features (`add_event_desc`, `set_header`).
+    WriterManaged,
+    /// The record's size does not fit its type and its attr's `sample_id` trailer.
+    Size {
+        /// `header.size`.
+        size: u16,
+        /// The size the type and trailer imply: exact, or the least for records with a
+        /// variable part.
+        expected: u16,
+        /// `expected` is the exact size (else the least).
+        exact: bool,
+    },
+    /// A COMPRESSED record, and no HEADER_COMPRESSED (zstd, `mmap_len` above 0) was set
+    /// before it: perf cannot decompress it.
+    CompressedWithoutHeader,
+    /// A COMPRESSED record while the writer compresses: two zstd streams would interleave
+    /// and perf, which keeps one, could not read either.
+    CompressedWhileCompressing,
+    /// A record of an event id that would be one more than the
+    /// [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) ids whose records wait for their
+    /// description.
+    TooManyPendingIds,
+    /// A record of an event whose records wait for their description, when they take
+    /// [`MAX_PENDING_BYTES`](crate::MAX_PENDING_BYTES) of memory already.
+    TooManyPendingBytes,
+    /// A SAMPLE written before its event's description that, with the SAMPLEs of its event
+    /// written before it, fits more layouts than strict mode keeps track of (see
+    /// `set_strict`): the description must come first.
+    TooManyLayouts,
+    /// Pipe mode: the record's event has no description yet (`Some`: its id). perf reads a
+    /// pipe stream in order, so a description must come before its records there.
+    DescribeFirstInPipeMode(Option<u64>),
+    /// While the writer compresses, a record is checked when it is given: its event needs
+    /// its description first (`Some`: its id).
+    DescribeFirstWhileCompressing(Option<u64>),
+}
+
+impl fmt::Display for RecordProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
+            Self::NoEventDescription => f.write_str("no event description was added before it"),
+            Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::TracepointRaw(p) => write!(f, "{p}"),
+            Self::UnknownType => f.write_str("perf 6.1 knows no record of this type"),
+            Self::WriterManaged => {
+                f.write_str("the writer makes these records itself (add_event_desc, set_header)")
+            }
+            Self::Size {
+                size,
+                expected,
+                exact: true,
+            } => write!(
+                f,
+                "its size is {size}, its type and sample_id trailer make it {expected}"
+            ),
+            Self::Size { size, expected, .. } => write!(
+                f,
+                "its size is {size}, below the {expected} its type and sample_id trailer need"
+            ),
+            Self::CompressedWithoutHeader => f.write_str(
+                "no HEADER_COMPRESSED (zstd, mmap_len above 0) was set before it: perf cannot decompress it",
+            ),
+            Self::CompressedWhileCompressing => f.write_str(
+                "the writer compresses: a second zstd stream would make both unreadable",
+            ),
+            Self::TooManyPendingIds => write!(
+                f,
+                "{} event ids already wait for their descriptions: add them before records of more",
+                crate::MAX_PENDING_IDS
+            ),
+            Self::TooManyPendingBytes => write!(
+                f,
+                "the records that wait for their descriptions take {} MiB already: add those descriptions before more such records",
+                crate::MAX_PENDING_BYTES >> 20
+            ),
+            Self::TooManyLayouts => f.write_str(
+                "with the SAMPLEs of its event written before it, it fits more sample layouts than strict mode keeps track of (records written before their description are checked against every layout they fit): add the description before its records",
+            ),
+            Self::DescribeFirstInPipeMode(id) => write!(
+                f,
+                "no event description owns it yet{}; perf reads a pipe stream in order, so in pipe mode a description must be added before its records (file mode takes them in any order)",
+                id.map(|id| format!(" (id {id})")).unwrap_or_default()
+            ),
+            Self::DescribeFirstWhileCompressing(id) => write!(
+                f,
+                "no event description owns it yet{}; while the writer compresses, a record's description must be added before it",
+                id.map(|id| format!(" (id {id})")).unwrap_or_default()
+            ),
+        }
+    }
+}
