@@ -1,8 +1,14 @@
 //! Where a command's output goes: stdout, or a new file beside OUT renamed to OUT once
 //! whole, so that a failed command leaves no partial OUT (and an existing OUT as it was).
+//!
+//! OUT is the file a symbolic link names (the link stays), and an existing OUT keeps its
+//! permissions. An OUT that is not a regular file (a device such as `/dev/null`, a FIFO)
+//! is written to once the output is whole, never replaced.
 
 use crate::error::DataError;
-use std::io::Write;
+use std::fs::{self, OpenOptions, Permissions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
@@ -30,25 +36,36 @@ impl Sink {
         if path == Path::new("-") {
             return Ok(Sink::Stdout);
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
+        let err = |source| DataError::WriteOutput {
+            path: path.to_path_buf(),
+            source,
         };
-        let name = path
+        let target = link_target(path).map_err(err)?;
+        let existing = fs::metadata(&target).ok();
+        let special = existing
+            .as_ref()
+            .is_some_and(|m| !m.is_file() && !m.is_dir());
+        let dir = match target.parent() {
+            // The whole output waits elsewhere for a device or FIFO, not in its directory.
+            _ if special => std::env::temp_dir(),
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target
             .file_name()
             .map_or_else(|| "perf.data".into(), |n| n.to_string_lossy().into_owned());
+        // A new OUT gets what the umask leaves of rw-rw-rw-, an existing one its own mode.
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".perf-data")
+            .permissions(Permissions::from_mode(0o666))
             .tempfile_in(dir)
-            .map_err(|source| DataError::WriteOutput {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        Ok(Sink::File {
-            path: path.to_path_buf(),
-            tmp,
-        })
+            .map_err(err)?;
+        if let Some(m) = existing.filter(|m| m.is_file()) {
+            let mode = Permissions::from_mode(m.permissions().mode() & 0o7777);
+            tmp.as_file().set_permissions(mode).map_err(err)?;
+        }
+        Ok(Sink::File { path: target, tmp })
     }
 
     /// The name to report errors under.
@@ -60,7 +77,26 @@ impl Sink {
     }
 }
 
-/// Renames a finished new file to its final name.
+/// The file `path` names: itself, or what the symbolic link it is points to.
+fn link_target(path: &Path) -> io::Result<PathBuf> {
+    let mut target = path.to_path_buf();
+    // A chain of links ends within the kernel's limit of 40.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&target) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let next = fs::read_link(&target)?;
+                target = match target.parent() {
+                    Some(dir) if next.is_relative() => dir.join(next),
+                    _ => next,
+                };
+            }
+            _ => return Ok(target),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// Renames a finished new file to its final name; a device or FIFO is written to instead.
 ///
 /// # Errors
 ///
@@ -72,6 +108,13 @@ pub fn commit(path: &Path, mut tmp: NamedTempFile) -> Result<(), DataError> {
         source,
     };
     tmp.flush().map_err(err)?;
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut out = OpenOptions::new().write(true).open(path).map_err(err)?;
+        let file = tmp.as_file_mut();
+        file.seek(SeekFrom::Start(0)).map_err(err)?;
+        io::copy(file, &mut out).map_err(err)?;
+        return out.flush().map_err(err);
+    }
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
 }
