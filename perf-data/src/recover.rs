@@ -23,8 +23,9 @@
 //! written again as `convert` writes it.
 
 use crate::convert::{convert, ConvertOptions};
+use crate::decompress::Decompressor;
 use crate::error::DataError;
-use crate::read::{endian_of_magic, parse, record_at, u64_at};
+use crate::read::{endian_of_magic, parse, record_at, u32_at, u64_at};
 use crate::trace::{Mode, RecordRef, Trace};
 use perf_abi::{attr_flags, record_type};
 use perf_writer_std::perf_encode::records::SampleLayout;
@@ -53,27 +54,25 @@ pub struct Recovered {
 /// block's image cannot be read, the writer refuses what the file holds, or the output
 /// cannot be written. A file OUT is then left as it was.
 pub fn recover(input: &Path, bytes: Vec<u8>, out: &Path) -> Result<Recovered, DataError> {
-    if endian_of_magic(&bytes).is_some() {
-        let trace = parse(input, bytes)?;
-        let cut_tail = trace.cut_tail;
-        let records = trace.records.len();
-        convert(&trace, out, &ConvertOptions::default())?;
-        return Ok(Recovered {
-            already_whole: true,
-            records,
-            cut_tail,
-            undescribed: 0,
-        });
+    let has_header = endian_of_magic(&bytes).is_some();
+    let has_block = find_recovery_block(&bytes).is_ok();
+    if has_header {
+        // A writer that went on after a finalize leaves a header that no longer fits what
+        // follows it: the recovery block then says what the records are.
+        let whole = if has_block {
+            rewrite_whole(input, bytes.clone(), out)
+        } else {
+            return rewrite_whole(input, bytes, out);
+        };
+        if whole.is_ok() {
+            return whole;
+        }
     }
-    let mut trace = recoverable_trace(input, bytes)?;
+    let mut trace = recoverable_trace(input, bytes, has_header)?;
+    expand_compressed(&mut trace)?;
     let undescribed = keep_described(&mut trace);
-    let compressed = trace
-        .records
-        .iter()
-        .any(|r| r.type_ == record_type::COMPRESSED);
     let opts = ConvertOptions {
         to: Some(Mode::File),
-        decompress: compressed,
         keep_whole_records: true,
         ..ConvertOptions::default()
     };
@@ -83,6 +82,70 @@ pub fn recover(input: &Path, bytes: Vec<u8>, out: &Path) -> Result<Recovered, Da
         records: trace.records.len(),
         cut_tail: trace.cut_tail,
         undescribed,
+    })
+}
+
+/// Replaces the trace's COMPRESSED records by the records they hold (appended to its
+/// bytes), so that each is kept or left out on its own; a record they begin and do not
+/// finish is left out.
+///
+/// # Errors
+///
+/// [`DataError::BadInput`] when the COMPRESSED payloads do not decompress to records.
+fn expand_compressed(trace: &mut Trace) -> Result<(), DataError> {
+    if !trace
+        .records
+        .iter()
+        .any(|r| r.type_ == record_type::COMPRESSED)
+    {
+        return Ok(());
+    }
+    let mut decompressor = Decompressor::new(trace.endian)
+        .map_err(|e| DataError::bad(&trace.path, format!("zstd: {e}")))?;
+    let mut expanded = Vec::new();
+    let mut records = Vec::with_capacity(trace.records.len());
+    for r in std::mem::take(&mut trace.records) {
+        if r.type_ != record_type::COMPRESSED {
+            records.push(r);
+            continue;
+        }
+        let payload = trace
+            .bytes
+            .get(r.range.start.saturating_add(8)..r.range.end);
+        let fed = decompressor.feed(payload.unwrap_or_default(), |rec| {
+            let start = trace.bytes.len().saturating_add(expanded.len());
+            expanded.extend_from_slice(rec);
+            let type_ = u32_at(rec, 0, trace.endian).unwrap_or(0);
+            records.push(RecordRef {
+                type_,
+                range: start..start.saturating_add(rec.len()),
+            });
+            Ok::<(), ()>(())
+        });
+        if let Err(e) = fed {
+            let at = r.range.start;
+            return Err(DataError::bad(
+                &trace.path,
+                format!("COMPRESSED record at byte {at}: {e}"),
+            ));
+        }
+    }
+    trace.bytes.extend_from_slice(&expanded);
+    trace.records = records;
+    Ok(())
+}
+
+/// A file with perf's header, written again as `convert` writes it.
+fn rewrite_whole(input: &Path, bytes: Vec<u8>, out: &Path) -> Result<Recovered, DataError> {
+    let trace = parse(input, bytes)?;
+    let cut_tail = trace.cut_tail;
+    let records = trace.records.len();
+    convert(&trace, out, &ConvertOptions::default())?;
+    Ok(Recovered {
+        already_whole: true,
+        records,
+        cut_tail,
+        undescribed: 0,
     })
 }
 
@@ -127,15 +190,21 @@ fn keep_described(trace: &mut Trace) -> usize {
 }
 
 /// The trace a killed writer's file holds: the recovery block's events and features, and
-/// the whole records after it.
+/// the whole records after it. `stale_header`: the file has perf's header, written by a
+/// finalize its writer went on after; otherwise the header must be the writer's zeros.
 ///
 /// # Errors
 ///
 /// [`DataError::NotPerfData`] when the header is neither perf's nor zeroed;
 /// [`DataError::BadInput`] when there is no usable recovery block.
-pub fn recoverable_trace(input: &Path, bytes: Vec<u8>) -> Result<Trace, DataError> {
+pub fn recoverable_trace(
+    input: &Path,
+    bytes: Vec<u8>,
+    stale_header: bool,
+) -> Result<Trace, DataError> {
     let header = bytes.get(..RECOVERY_BLOCK_AT).unwrap_or(&bytes);
-    if header.iter().any(|&b| b != 0) || bytes.len() < RECOVERY_BLOCK_AT {
+    let zeroed = header.iter().all(|&b| b == 0);
+    if !(zeroed || stale_header) || bytes.len() < RECOVERY_BLOCK_AT {
         return Err(DataError::NotPerfData {
             path: input.to_path_buf(),
             magic: bytes.iter().take(8).copied().collect(),

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_same_lines, lpd_counts, run, s, script};
-use perf_writer_std::{FileOutput, PerfWriter};
+use perf_writer_std::{Compression, FileOutput, PerfWriter};
 use std::path::Path;
 use tracepoint_decode::PerfEventAttrType;
 use tracepoint_decode::{PerfEventAttr, PerfEventAttrOptions, PerfEventAttrSampleType};
@@ -263,6 +263,87 @@ fn a_feature_changed_after_the_records_reaches_the_block_at_the_next_flush() {
         header.stdout.contains("# hostname : after-records"),
         "{}",
         header.stdout
+    );
+}
+
+#[test]
+fn compressed_records_of_events_the_block_does_not_describe_are_left_out_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
+    {
+        let mut w = PerfWriter::<FileOutput>::new();
+        w.create_file(s(&killed)).unwrap();
+        w.set_compression(Some(Compression::zstd(1))).unwrap();
+        w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
+        for k in 0..10 {
+            w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
+        }
+        // Descriptions that outgrow the block's room: its image stays the first one.
+        let long = "n".repeat(200);
+        for ev in 10..400u64 {
+            w.add_event_desc(&[ev], &attr(ev % 9), &format!("{long}{ev}"))
+                .unwrap();
+        }
+        for k in 0..10 {
+            w.write_event_data(&sample(1, 100, 3000 + k)).unwrap();
+            w.write_event_data(&sample(10, 300, 3000 + k)).unwrap();
+        }
+        w.flush().unwrap();
+        std::mem::forget(w);
+    }
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    let err = stderr(&r);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "20 records; 10 records of events the recovery block does not describe: left out"
+        ),
+        "{err}"
+    );
+    assert_eq!(script(&out).len(), 20);
+    let (_, samples) = lpd_counts(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        samples.into_iter().collect::<Vec<_>>(),
+        [("cpu-clock".to_string(), 20)]
+    );
+}
+
+#[test]
+fn records_written_after_a_finalize_are_recovered_by_the_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, out) = (dir.path().join("killed.data"), dir.path().join("out.data"));
+    {
+        let mut w = PerfWriter::<FileOutput>::new();
+        w.create_file(s(&killed)).unwrap();
+        w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
+        for k in 0..100 {
+            w.write_event_data(&sample(1, 100, 1000 + k)).unwrap();
+        }
+        // A finish that drops a record begun writes the file and keeps the writer open.
+        w.write_event_data(&sample(1, 100, 2000)[..16]).unwrap();
+        w.finish().unwrap_err();
+        w.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
+        for k in 0..100 {
+            w.write_event_data(&sample(2, 200, 3000 + k)).unwrap();
+            w.write_event_data(&sample(1, 100, 3000 + k)).unwrap();
+        }
+        w.flush().unwrap();
+        std::mem::forget(w);
+    }
+    // The header written by the finish no longer fits what follows it.
+    assert_eq!(&std::fs::read(&killed).unwrap()[..8], b"PERFILE2");
+    let r = run(&["recover", s(&killed), s(&out)], None);
+    let err = stderr(&r);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert!(err.contains("recovered, 300 records"), "{err}");
+    assert_eq!(script(&out).len(), 300);
+    let (_, samples) = lpd_counts(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        samples.into_iter().collect::<Vec<_>>(),
+        [
+            ("cpu-clock".to_string(), 200),
+            ("task-clock".to_string(), 100)
+        ]
     );
 }
 
