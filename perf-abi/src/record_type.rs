@@ -95,8 +95,9 @@ pub const COMPRESSED2: u32 = 83;
 pub enum Framing {
     /// `header.size` bytes, a multiple of 8.
     Aligned,
-    /// `header.size` bytes, any number of them (at least 8): perf writes HEADER_FEATURE and
-    /// COMPRESSED records unpadded, so the record after one may start unaligned.
+    /// `header.size` bytes, any number of them (at least 8): perf writes HEADER_FEATURE,
+    /// HEADER_BUILD_ID and COMPRESSED records unpadded, so the record after one may start
+    /// unaligned.
     Unpadded,
     /// `header.size` bytes (a multiple of 8, at least 16), then a payload outside the record
     /// whose length the record's second word gives.
@@ -202,7 +203,12 @@ pub const fn info(type_: u32) -> Option<RecordInfo> {
             framing: Framing::PayloadAfter(PayloadLen::U32At8Padded),
             ..tool("HEADER_TRACING_DATA", Exact(8))
         },
-        HEADER_BUILD_ID => tool("HEADER_BUILD_ID", Varies),
+        // `header.size = 36 + the name's 64-byte-aligned length`: perf 6.1 (`perf inject -b`)
+        // writes them so, and the record after one starts 4 bytes off alignment.
+        HEADER_BUILD_ID => RecordInfo {
+            framing: Framing::Unpadded,
+            ..tool("HEADER_BUILD_ID", Varies)
+        },
         FINISHED_ROUND => tool("FINISHED_ROUND", Exact(0)),
         ID_INDEX => tool("ID_INDEX", AtLeast(8)),
         AUXTRACE_INFO => tool("AUXTRACE_INFO", AtLeast(8)),
@@ -263,9 +269,10 @@ mod tests {
     }
 
     #[test]
-    fn only_header_feature_and_compressed_are_unpadded() {
+    fn only_header_build_id_header_feature_and_compressed_are_unpadded() {
         let mut unpadded =
             (0..200u32).filter(|&t| info(t).is_some_and(|i| i.framing == Framing::Unpadded));
+        assert_eq!(unpadded.next(), Some(HEADER_BUILD_ID));
         assert_eq!(unpadded.next(), Some(HEADER_FEATURE));
         assert_eq!(unpadded.next(), Some(COMPRESSED));
         assert_eq!(unpadded.next(), None);

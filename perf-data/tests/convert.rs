@@ -73,6 +73,11 @@ fn convert_every_direction(name: &str) {
 }
 
 #[test]
+fn build_ids_injected() {
+    convert_every_direction("build_ids_injected.data");
+}
+
+#[test]
 fn cpu_clock() {
     convert_every_direction("cpu_clock.data");
 }
@@ -326,6 +331,11 @@ fn to_big_endian_and_back(name: &str) {
         back_bytes,
         "{name}: second round"
     );
+}
+
+#[test]
+fn big_endian_build_ids_injected() {
+    to_big_endian_and_back("build_ids_injected.data");
 }
 
 #[test]

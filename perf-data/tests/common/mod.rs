@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// perf's recordings in tests/data/perf-6.1.
-pub const FIXTURES: [&str; 5] = [
+pub const FIXTURES: [&str; 6] = [
+    "build_ids_injected.data",
     "cpu_clock.data",
     "sched_switch.data",
     "pipe_sched.data",
