@@ -153,7 +153,18 @@ fn fill<O: OutputMode>(
     for (&bit, payload) in &trace.features {
         // EVENT_DESC is the writer's (from the events above); HEADER_COMPRESSED is the
         // writer's when it compresses, and no longer true once the records are expanded.
-        if bit == feature::EVENT_DESC || (bit == feature::COMPRESSED && expand) {
+        if bit == feature::EVENT_DESC
+            || (bit == feature::COMPRESSED && (opts.decompress || compress.is_some()))
+        {
+            continue;
+        }
+        // Present with no payload (an empty payload given to set_header clears a feature).
+        if payload.is_empty() {
+            match bit {
+                feature::STAT => w.set_stat_header(),
+                feature::BRANCH_STACK => w.set_branch_stack_header(),
+                _ => {}
+            }
             continue;
         }
         let swapped;
