@@ -112,8 +112,10 @@ fn run(cli: Cli) -> Result<(), DataError> {
                 keep_whole_records: false,
             };
             let trace = read::parse(&input, read::read_input(&input)?)?;
+            convert::convert(&trace, &output, &opts)?;
             if trace.cut_tail != 0 {
-                // A stream cut short (its writer was killed) keeps its whole records.
+                // A stream cut short (its writer was killed) keeps its whole records; said
+                // once the output is written, so that a refusal stays the one line.
                 let _ = std::io::Write::write_all(
                     &mut std::io::stderr(),
                     format!(
@@ -124,7 +126,7 @@ fn run(cli: Cli) -> Result<(), DataError> {
                     .as_bytes(),
                 );
             }
-            convert::convert(&trace, &output, &opts)
+            Ok(())
         }
         Command::Recover { input, output } => {
             let done = recover::recover(&input, read::read_input(&input)?, &output)?;
