@@ -37,7 +37,15 @@ fn fixtures_are_listed_and_resolved() {
         .collect();
     assert_eq!(
         names,
-        vec![CPU, PIPE, ROUNDS, SCHED, ZSTD],
+        vec![
+            "build_ids_injected.data",
+            CPU,
+            PIPE,
+            ROUNDS,
+            SCHED,
+            "stat_record.data",
+            ZSTD
+        ],
         "fixtures in {:?}",
         fixtures::fixtures_dir()
     );
