@@ -117,6 +117,10 @@ fn the_seeds_methods_give_back_the_streams_own_error() {
         WriterError::from_io(&err),
         Some(&WriterError::Output(OutputError::NotOpen))
     );
+    // A closed writer's calls fail with the kind tracepoint_perf 0.5 gives them.
+    assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    let written = closed.write_event_data(&[0; 8]).unwrap_err();
+    assert_eq!(written.kind(), io::ErrorKind::InvalidInput);
 }
 
 #[test]

@@ -821,7 +821,7 @@ fn mmap_len_needs_twice_the_largest_chunk_in_perf() {
 
 /// While compressing, an unfinished record waits in memory in file mode too, so a record
 /// split across calls is limited as in pipe mode: an AUXTRACE announcing 1 MiB of payload is
-/// refused at the call that begins it (`SplitRecordTooLong`), checked or not; the same record
+/// refused at the call that begins it (`RecordError::SplitTooLong`), checked or not; the same record
 /// in one call is taken, and the file reads.
 #[test]
 fn a_long_record_split_while_compressing_is_refused_at_its_first_call() {

@@ -151,8 +151,7 @@ impl From<WriterError> for io::Error {
             WriterError::Output(
                 OutputError::Io(shared) | OutputError::Truncated { error: shared, .. },
             ) => shared.kind(),
-            WriterError::Output(OutputError::NotOpen)
-            | WriterError::Record(RecordError::Incomplete) => io::ErrorKind::Other,
+            // A closed writer is InvalidInput, as tracepoint_perf 0.5 says.
             _ => io::ErrorKind::InvalidInput,
         };
         io::Error::new(kind, e)

@@ -13,8 +13,9 @@ use std::fmt;
 pub enum RecordError {
     /// The event bytes are not whole records (nothing of them was written).
     Framing(FramingError),
-    /// The stream is inside a record: write the rest of it, or drop it with
-    /// `abandon_partial_record`.
+    /// A record begun in an earlier call waits for its end, so this call (which writes a
+    /// record of its own or changes how records are written) cannot go in: give the rest
+    /// of it, or drop it with `abandon_partial_record`.
     Incomplete,
     /// A record split across calls would be longer than the writer holds back (pipe mode:
     /// [`MAX_SPLIT_RECORD_LEN`](crate::MAX_SPLIT_RECORD_LEN)); nothing of the call was
@@ -62,7 +63,9 @@ impl fmt::Display for RecordError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Framing(e) => write!(f, "event data refused: {e}"),
-            Self::Incomplete => f.write_str("the data section ends inside a record"),
+            Self::Incomplete => f.write_str(
+                "a record begun in an earlier call waits for its end: give the rest of it, or drop it with abandon_partial_record()",
+            ),
             Self::SplitTooLong { len, max } => write!(
                 f,
                 "a record of {len} bytes split across calls is longer than the {max} the output holds back; give it in one call"

@@ -72,6 +72,10 @@ impl<T> ChunkedVec<T> {
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.iter_from(0)
     }
+
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
+        self.chunks.iter_mut().flatten()
+    }
 }
 
 /// Elements per chunk of a [`SliceArena`] (a bigger slice gets a chunk of its own).

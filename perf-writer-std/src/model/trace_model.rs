@@ -669,6 +669,30 @@ impl TraceModel {
         }
     }
 
+    /// Makes each tracepoint event whose format never came a software event with the same
+    /// name, ids and record layout, so that the file can be written (perf refuses a
+    /// tracepoint attr without its format): what a dropped or salvaged writer keeps of it.
+    /// Returns how many changed.
+    pub(crate) fn demote_formatless_tracepoints(&mut self) -> usize {
+        if self.header_if_set(feature::TRACING_DATA).is_some() {
+            return 0;
+        }
+        let tracepoints = &self.tracepoints;
+        let mut changed = 0;
+        for d in self.descs.iter_mut() {
+            let known = u32::try_from(d.attr.config).is_ok_and(|id| tracepoints.contains_key(&id));
+            if d.attr.type_ == attr::TYPE_TRACEPOINT && !known {
+                d.attr.type_ = attr::TYPE_SOFTWARE;
+                d.attr.config = attr::SW_DUMMY;
+                changed += 1;
+            }
+        }
+        if changed != 0 {
+            self.touch();
+        }
+        changed
+    }
+
     /// Every feature payload of the file, ascending: the caller's, plus the synthesized
     /// EVENT_DESC and TRACING_DATA where the caller set none, plus HOSTNAME in a big-endian
     /// file (perf drops the features of a byte-swapped file without it).

@@ -104,7 +104,9 @@ impl<O: OutputMode> PerfWriter<O> {
 
 #[cfg(all(test, not(feature = "zstd")))]
 mod tests {
-    use crate::{Compression, FileOutput, PerfPipeWriter, PerfWriter, WriterError};
+    use crate::{
+        Compression, CompressionError, FileOutput, PerfPipeWriter, PerfWriter, WriterError,
+    };
     use std::io::Cursor;
 
     #[test]

@@ -258,6 +258,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ```
     pub fn finish_truncated(&mut self) -> Result<(u64, u64), WriterError> {
         self.drop_undescribed();
+        self.model.demote_formatless_tracepoints();
         let Some(out) = self.out.as_mut() else {
             return Err(WriterError::Output(OutputError::NotOpen));
         };
@@ -284,7 +285,9 @@ fn is_full(e: &io::Error) -> bool {
 /// as it was), a pipe-mode stream gets what was not sent yet and is flushed. A record begun
 /// and not finished is dropped. Records still waiting for their description (file mode,
 /// strict mode: see [`set_strict`](PerfWriter::set_strict)) are dropped too, with every
-/// record after the first of them: the file ends before it, and perf reads it. To close
+/// record after the first of them: the file ends before it, and perf reads it. A tracepoint
+/// event whose format never came is written as a software event of the same name, ids and
+/// layout (perf refuses a tracepoint without its format). To close
 /// without finalizing, call [`close_no_finalize`](PerfWriter::close_no_finalize) first; to
 /// see errors, call [`finish`](PerfWriter::finish).
 impl<O: OutputMode> Drop for PerfWriter<O> {
@@ -292,6 +295,8 @@ impl<O: OutputMode> Drop for PerfWriter<O> {
         // Records still waiting for their descriptions are not written into a file perf
         // would refuse: the data ends before the first of them.
         self.drop_undescribed();
+        // Formats can no longer come: their events are kept as software events.
+        self.model.demote_formatless_tracepoints();
         if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
             let _best_effort: Result<(u64, u64), WriterError> = self.finish_truncated();
         }

@@ -13,11 +13,11 @@ use integration_tests::perf_tool::{perf_script, perf_script_stdin, require_perf,
 use integration_tests::records::{sample, RecordBuilder, StdSample};
 use integration_tests::{lpd, temp_data_file, Endian};
 use perf_writer_std::perf_encode::records::FramingError;
+use perf_writer_std::{EventError, OutputError, RecordError};
 use perf_writer_std::{
     FileOutput, OutputMode, PerfPipeWriter, PerfWriter, RecordProblem, WriterError, MAX_RECORD_LEN,
     MAX_SPLIT_RECORD_LEN,
 };
-use perf_writer_std::{OutputError, RecordError};
 use std::cell::RefCell;
 use std::io::{self, IoSlice, Seek, SeekFrom, Write};
 use std::rc::Rc;
@@ -348,6 +348,48 @@ fn w_refusing_too_long(strict: bool, e: Endian) -> WriterError {
 
 // ---------------------------------------------------------------------------------------
 // Dropping an open writer.
+
+/// A tracepoint event whose format never comes: finish refuses (the format can still be
+/// added), while a drop writes the event as a software event of the same name, so that
+/// perf reads every record the writer took (before and after a refused finish).
+#[test]
+fn a_tracepoint_without_its_format_does_not_cost_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Endian::NATIVE_FOR_TESTS;
+    let tracepoint = PerfEventAttr {
+        attr_type: PerfEventAttrType::Tracepoint,
+        config: 1234,
+        ..attr()
+    };
+    for refused_first in [false, true] {
+        let path = dir.path().join(format!("formatless-{refused_first}.data"));
+        {
+            let mut w = PerfWriter::<FileOutput>::new();
+            w.create_file(path.to_str().unwrap()).unwrap();
+            w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
+            w.add_event_desc(&[2], &tracepoint, "x:y").unwrap();
+            for n in 0..10 {
+                w.write_event_data(&one_sample(n, e)).unwrap();
+            }
+            if refused_first {
+                assert_eq!(
+                    w.finish().unwrap_err(),
+                    WriterError::Event(EventError::MissingTracepointFormat { config: 1234 })
+                );
+            }
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let times: Vec<u64> = (1000..1010).collect();
+        assert_read_back(&bytes, false, &times);
+        let summary = lpd::read_file(&bytes).unwrap();
+        let names: Vec<_> = summary.attrs.iter().map(|a| a.name.as_deref()).collect();
+        assert_eq!(
+            names,
+            [Some("cpu-clock"), Some("x:y")],
+            "refused first {refused_first}"
+        );
+    }
+}
 
 #[test]
 fn a_dropped_writer_leaves_a_file_perf_reads() {

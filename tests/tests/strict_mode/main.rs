@@ -1161,7 +1161,7 @@ fn vectored_samples_are_checked_across_any_cut() {
 }
 
 /// A typed record given while a record begun by `write_event_data` is unfinished is refused
-/// (`IncompleteRecord`): it would otherwise become that record's body, and be lost with it.
+/// (`RecordError::Incomplete`): it would otherwise become that record's body, and be lost with it.
 #[test]
 fn a_typed_record_inside_an_unfinished_record_is_refused() {
     let e = Endian::Little;
