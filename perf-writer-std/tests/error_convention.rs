@@ -69,7 +69,14 @@ fn the_crates_methods_report_stream_errors_as_writer_error_io() {
     let err = pipe.flush().unwrap_err();
     assert_eq!(io_error_code(&err), Some(NO_SPACE), "{err}");
 
+    // An output open already is not thrown away by opening another.
     let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let reopened: Result<(), WriterError> = w.open_writer(Cursor::new(Vec::new()));
+    assert_eq!(reopened, Err(WriterError::Output(OutputError::AlreadyOpen)));
+    assert!(w.is_open());
+    let first = w.finish().unwrap().into_inner();
+    assert_eq!(&first[..8], b"PERFILE2");
+    assert!(!w.is_open());
     let reopened: Result<(), WriterError> = w.open_writer(Cursor::new(Vec::new()));
     reopened.unwrap();
 }
@@ -169,4 +176,16 @@ fn empty_bpf_lists_are_refused_in_the_foreign_byte_order() {
     let mut native = PerfWriter::<FileOutput>::new();
     native.set_host_headers(&host).unwrap();
     assert_eq!(native.get_header(PerfHeaderIndex::BpfBtf), [0; 4]);
+}
+
+#[test]
+fn the_face_opens_over_an_open_file_as_0_5_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.data"), dir.path().join("b.data"));
+    let mut w = PerfDataFileWriter::new();
+    w.create_file(a.to_str().unwrap()).unwrap();
+    // 0.5 closes the first without finalizing; the native writer refuses instead.
+    w.create_file(b.to_str().unwrap()).unwrap();
+    w.finalize_and_close().unwrap();
+    assert_eq!(&std::fs::read(&b).unwrap()[..8], b"PERFILE2");
 }

@@ -8,7 +8,7 @@ use integration_tests::perf_tool::{
 };
 use integration_tests::records::{comm, sample, StdSample};
 use integration_tests::{lpd, temp_data_file, tp_reader, Endian};
-use perf_writer_std::TracingError;
+use perf_writer_std::{FeatureError, TracingError};
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
@@ -428,4 +428,28 @@ fn killed_writer_leaves_every_flushed_event_readable() {
             );
         }
     }
+}
+
+/// A uname triple with one value too long for a HEADER_FEATURE record is refused whole: the
+/// other two are not set either.
+#[test]
+fn a_refused_utsname_triple_changes_nothing() {
+    let mut w = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    let refused = w.set_utsname_headers(b"h1", b"r1", &[b'a'; 70_000]);
+    assert!(
+        matches!(
+            refused,
+            Err(WriterError::Feature(FeatureError::TooLargeForPipe(_)))
+        ),
+        "{refused:?}"
+    );
+    for index in [
+        PerfHeaderIndex::Hostname,
+        PerfHeaderIndex::OSRelease,
+        PerfHeaderIndex::Arch,
+    ] {
+        assert!(!w.has_header(index), "{index:?}");
+    }
+    w.set_utsname_headers(b"h1", b"r1", b"x86_64").unwrap();
+    assert!(w.has_header(PerfHeaderIndex::Arch));
 }

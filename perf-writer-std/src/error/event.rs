@@ -63,7 +63,10 @@ pub enum EventError {
 impl fmt::Display for EventError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::DuplicateId(id) => write!(f, "sample id {id} already belongs to another event"),
+            Self::DuplicateId(id) => write!(
+                f,
+                "sample id {id} is taken already (by another event, or earlier in the same list)"
+            ),
             Self::TracepointConfigMismatch { config, format_id } => write!(
                 f,
                 "tracepoint attr config {config} does not match its format id {format_id}"

@@ -28,15 +28,33 @@ impl fmt::Display for FeatureError {
         match self {
             Self::TooLargeForPipe(i) => write!(
                 f,
-                "feature {i} is too large for a pipe-mode HEADER_FEATURE record"
+                "feature {} is too large for a pipe-mode HEADER_FEATURE record",
+                Named(*i)
             ),
             Self::BadPayload(e) => write!(f, "refused: {e}"),
-            Self::BadIndex(i) => write!(f, "feature index {i} cannot be set here"),
-            Self::NotAString(i) => write!(f, "feature {i} is not a string feature"),
+            Self::BadIndex(i) => write!(f, "feature index {i} is outside 1 to 31"),
+            Self::NotAString(i) => write!(
+                f,
+                "feature {} is not a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, CMDLINE)",
+                Named(*i)
+            ),
             Self::ForeignByteOrder(i) => write!(
                 f,
-                "feature {i} is written only in this machine's byte order"
+                "feature {} is written only in this machine's byte order",
+                Named(*i)
             ),
+        }
+    }
+}
+
+/// A feature index with its name, when perf-abi knows one: `7 (CPUDESC)`.
+struct Named(u8);
+
+impl fmt::Display for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match perf_abi::feature::name(self.0) {
+            Some(name) => write!(f, "{} ({name})", self.0),
+            None => write!(f, "{}", self.0),
         }
     }
 }

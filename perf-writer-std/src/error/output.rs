@@ -11,6 +11,9 @@ pub enum OutputError {
     Io(SharedIoError),
     /// No output is open: call `create_file` or construct the writer over an output.
     NotOpen,
+    /// An output is open already: finish it (or `close_no_finalize` it) before opening
+    /// another, so that nothing it took is thrown away unasked.
+    AlreadyOpen,
     /// The output failed for good while finalizing; the file was finalized with the records
     /// known to have reached it, as many as left room for the file's tail in what was
     /// written, and closed. perf reads it.
@@ -29,6 +32,9 @@ impl fmt::Display for OutputError {
         match self {
             Self::Io(e) => write!(f, "output stream: {e}"),
             Self::NotOpen => f.write_str("no output is open"),
+            Self::AlreadyOpen => f.write_str(
+                "an output is open already: finish it (or close_no_finalize it) before opening another",
+            ),
             Self::Truncated {
                 kept_records,
                 kept_bytes,

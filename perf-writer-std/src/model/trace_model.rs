@@ -287,13 +287,20 @@ impl TraceModel {
 
     /// Sets the raw payload of feature `index` (empty clears it).
     pub(crate) fn set_header(&mut self, index: u8, data: &[u8]) -> Result<(), WriterError> {
+        let slot = self.check_header(index, data)?;
+        *self.slot(slot) = (!data.is_empty()).then(|| data.to_vec());
+        Ok(())
+    }
+
+    /// What [`set_header`](Self::set_header) would refuse of `data` for feature `index`,
+    /// without setting it; the feature's slot when it would take it.
+    pub(crate) fn check_header(&self, index: u8, data: &[u8]) -> Result<FeatureSlot, WriterError> {
         let slot = FeatureSlot::checked(index)?;
         self.check_feature_len(index, data.len())?;
         if !data.is_empty() {
             check_feature_payload(index, self.endian, data).map_err(FeatureError::BadPayload)?;
         }
-        *self.slot(slot) = (!data.is_empty()).then(|| data.to_vec());
-        Ok(())
+        Ok(slot)
     }
 
     /// In pipe mode a feature travels in one HEADER_FEATURE record: its payload must fit

@@ -65,12 +65,17 @@ impl PerfDataFileWriter {
     }
 
     /// Creates (truncates) the file at `path` and starts writing it (0.5: `create_file`);
-    /// see [`PerfWriter::create_file`].
+    /// see [`PerfWriter::create_file`]. As in 0.5, a file already open is closed first
+    /// without finalizing ([`close_no_finalize`](PerfWriter::close_no_finalize)), where the
+    /// native writer refuses.
     ///
     /// # Errors
     ///
     /// The native error as an `io::Error`.
     pub fn create_file(&mut self, path: &str) -> io::Result<()> {
+        if self.native.is_open() {
+            self.native.close_no_finalize();
+        }
         Ok(self.native.create_file(path)?)
     }
 }

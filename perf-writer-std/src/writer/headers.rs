@@ -172,9 +172,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// # Errors
     ///
-    /// [`WriterError::Encode`] when a value is 2 GiB or longer (nothing changes); in pipe
-    /// mode, [`FeatureError::TooLargeForPipe`] for the first value too long for a
-    /// HEADER_FEATURE record (the values before it are set).
+    /// [`WriterError::Encode`] when a value is 2 GiB or longer; in pipe mode,
+    /// [`FeatureError::TooLargeForPipe`] for a value too long for a HEADER_FEATURE record.
+    /// A refusal changes none of the three.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter};
@@ -200,6 +200,10 @@ impl<O: OutputMode> PerfWriter<O> {
                 index,
                 perf_encode::to_vec(&HeaderString::new(v), self.model.endian())?,
             ));
+        }
+        // All three are checked before any is set: a refusal changes nothing.
+        for (index, bytes) in &encoded {
+            self.model.check_header(*index, bytes)?;
         }
         for (index, bytes) in encoded {
             self.model.set_header(index, &bytes)?;

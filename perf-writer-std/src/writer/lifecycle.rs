@@ -28,15 +28,17 @@ impl<O: OutputMode<Stream = File>> PerfWriter<O> {
 
     /// Creates (truncates) the file at `path` and starts the output in it.
     ///
-    /// perf reads pipe-mode files from a path too. An output already open is closed first
-    /// without finalizing (as [`close_no_finalize`](Self::close_no_finalize)), which
-    /// discards its settings; settings made while no output was open are kept for the new
-    /// one, also when creating the file fails.
+    /// perf reads pipe-mode files from a path too. Settings made while no output was open
+    /// are kept for the new one, also when creating the file fails.
     ///
     /// # Errors
     ///
+    /// [`OutputError::AlreadyOpen`] while an output is open (nothing is created);
     /// [`OutputError::Io`] when the file cannot be created or its first bytes written.
     pub fn create_file(&mut self, path: impl AsRef<Path>) -> Result<(), WriterError> {
+        if self.out.is_some() {
+            return Err(WriterError::Output(OutputError::AlreadyOpen));
+        }
         let file = File::create(path).map_err(WriterError::from)?;
         self.open_writer(file)
     }
@@ -86,19 +88,23 @@ impl<O: OutputMode> PerfWriter<O> {
 impl<O: OutputMode> PerfWriter<O> {
     /// Starts output on `stream`.
     ///
-    /// An output already open is closed without finalizing, as
-    /// [`create_file`](Self::create_file) does.
-    ///
     /// # Errors
     ///
-    /// As [`from_writer`](Self::from_writer).
+    /// [`OutputError::AlreadyOpen`] while an output is open; otherwise as
+    /// [`from_writer`](Self::from_writer).
     pub fn open_writer(&mut self, stream: O::Stream) -> Result<(), WriterError> {
         if self.out.is_some() {
-            self.close_no_finalize();
+            return Err(WriterError::Output(OutputError::AlreadyOpen));
         }
         self.out = Some(O::open(stream, self.model.endian())?);
         self.check.reset_output(!O::PIPE);
         Ok(self.start_compression()?)
+    }
+
+    /// True while an output is open (from `create_file`, `open_writer` or `from_writer` to
+    /// the finish or close).
+    pub fn is_open(&self) -> bool {
+        self.out.is_some()
     }
 
     /// The byte order this writer writes.
