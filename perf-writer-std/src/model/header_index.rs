@@ -154,3 +154,12 @@ impl fmt::Display for PerfHeaderIndex {
         }
     }
 }
+
+/// tracepoint_perf 0.5's index of the same feature: a program that reads with
+/// tracepoint_perf and writes with this crate passes the reader's indices on.
+#[cfg(feature = "tracepoint_perf")]
+impl From<tracepoint_perf::PerfHeaderIndex> for PerfHeaderIndex {
+    fn from(index: tracepoint_perf::PerfHeaderIndex) -> Self {
+        PerfHeaderIndex(index.0)
+    }
+}

@@ -168,19 +168,20 @@ impl<W: Write + Seek> PerfDataFileWriter<W> {
         Ok(self.native.write_finished_round()?)
     }
 
-    /// The payload set for a feature; see [`PerfWriter::get_header`].
-    pub fn get_header(&self, index: PerfHeaderIndex) -> &[u8] {
-        self.native.get_header(index)
+    /// The payload set for a feature; see [`PerfWriter::get_header`]. `index` is this
+    /// crate's [`PerfHeaderIndex`], or (feature `tracepoint_perf`) tracepoint_perf's.
+    pub fn get_header(&self, index: impl Into<PerfHeaderIndex>) -> &[u8] {
+        self.native.get_header(index.into())
     }
 
     /// Sets a feature's raw payload; false where [`PerfWriter::set_header`] refuses.
-    pub fn set_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> bool {
-        self.native.set_header(index, data).is_ok()
+    pub fn set_header(&mut self, index: impl Into<PerfHeaderIndex>, data: &[u8]) -> bool {
+        self.native.set_header(index.into(), data).is_ok()
     }
 
     /// Sets a string feature; false where [`PerfWriter::set_string_header`] refuses.
-    pub fn set_string_header(&mut self, index: PerfHeaderIndex, data: &[u8]) -> bool {
-        self.native.set_string_header(index, data).is_ok()
+    pub fn set_string_header(&mut self, index: impl Into<PerfHeaderIndex>, data: &[u8]) -> bool {
+        self.native.set_string_header(index.into(), data).is_ok()
     }
 
     /// Sets NRCPUS; see [`PerfWriter::set_nr_cpus_header`].

@@ -8,6 +8,7 @@
 
 mod api_surface;
 mod differential;
+mod reader_to_writer;
 
 use integration_tests::perf_tool::{
     parse_evlist, parse_header_only, perf_evlist, perf_report_header, perf_script, require_perf,
