@@ -105,7 +105,7 @@ impl fmt::Display for RecordError {
                 }
                 write!(
                     f,
-                    " wait for their event descriptions or HEADER_COMPRESSED, the first a {name} record at file offset {}: add them and finalize again (nothing was finalized)",
+                    " wait for their event descriptions or HEADER_COMPRESSED, the first a {name} record at file offset {}: add them and finalize again (nothing was finalized); finish_truncated or a drop ends the file before them",
                     p.offset
                 )
             }
