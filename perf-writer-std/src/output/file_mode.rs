@@ -133,6 +133,8 @@ impl<W: Write + Seek> FileOutput<W> {
             self.stream.hold(false);
         } else {
             self.update_recovery(model)?;
+            // An update that failed part-way before may have left the stream elsewhere.
+            self.stream.w.place()?;
         }
         self.seen_revision = model.revision();
         Ok(())
@@ -218,9 +220,13 @@ impl<W: Write + Seek> FileOutput<W> {
             w.place()?;
             w.flush_buf()?;
         }
-        w.write_at(start.saturating_add(at), &image)?;
-        w.write_at(start.saturating_add(IMAGE_POINTER_AT), &pointer)?;
-        w.place()?;
+        let written = w
+            .write_at(start.saturating_add(at), &image)
+            .and_then(|()| w.write_at(start.saturating_add(IMAGE_POINTER_AT), &pointer));
+        // Back where the pending bytes go, whether the block took the image or not.
+        let placed = w.place();
+        written?;
+        placed?;
         self.recovery = Recovery::Written(WrittenBlock {
             slot,
             revision: model.revision(),
@@ -553,7 +559,9 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
             }
             let data_end = self.stream.pos();
             // The data first, on its own: its end is a boundary worth remembering, should
-            // the output fail for good during the tail.
+            // the output fail for good during the tail. (The stream may be elsewhere after
+            // a recovery block update that failed.)
+            self.stream.w.place()?;
             self.stream.w.flush_buf()?;
             // From here the short way stays closed: records after the tail take it back.
             self.stream.w.marking = false;
