@@ -29,9 +29,6 @@ pub struct ConvertOptions {
     /// record and feature payload is swapped ([`Swap`]), COMPRESSED records expanded and
     /// compressed again at the input's level unless `decompress` or `compress` say otherwise.
     pub endian: Option<Endian>,
-    /// The input was cut short (see [`recover`](crate::recover)): a record its COMPRESSED
-    /// records begin and do not finish is left out instead of refused.
-    pub keep_whole_records: bool,
 }
 
 /// Records only a stream has: their content is the file header's in file mode, and the
@@ -223,7 +220,7 @@ fn fill<O: OutputMode>(
         })?;
     }
     if let Some(d) = &decompressor {
-        if d.pending() != 0 && !opts.keep_whole_records {
+        if d.pending() != 0 {
             return Err(DataError::bad(
                 path,
                 format!(

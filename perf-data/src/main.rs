@@ -109,7 +109,6 @@ fn run(cli: Cli) -> Result<(), DataError> {
                     EndianArg::Little => Endian::Little,
                     EndianArg::Big => Endian::Big,
                 }),
-                keep_whole_records: false,
             };
             let trace = read::parse(&input, read::read_input(&input)?)?;
             convert::convert(&trace, &output, &opts)?;

@@ -71,9 +71,10 @@ pub fn recover(input: &Path, bytes: Vec<u8>, out: &Path) -> Result<Recovered, Da
     let mut trace = recoverable_trace(input, bytes, has_header)?;
     expand_compressed(&mut trace)?;
     let undescribed = keep_described(&mut trace);
+    // COMPRESSED records are expanded above: a record they begin and do not finish is
+    // left out there.
     let opts = ConvertOptions {
         to: Some(Mode::File),
-        keep_whole_records: true,
         ..ConvertOptions::default()
     };
     convert(&trace, out, &opts)?;
