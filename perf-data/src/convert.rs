@@ -135,7 +135,7 @@ fn fill<O: OutputMode>(
     // Records in the other byte order are swapped one by one: COMPRESSED records are
     // expanded, and compressed again (at the input's level) unless `decompress` says not.
     let compress = match (swap, opts.compress) {
-        (Some(_), None) if !opts.decompress && has_compressed(trace) => {
+        (Some(_), None) if !opts.decompress && trace.has_compressed() => {
             Some(Compression::zstd(input_level(trace)))
         }
         (_, c) => c,
@@ -235,14 +235,6 @@ fn fill<O: OutputMode>(
         what: "finish".into(),
         source,
     })
-}
-
-/// The input holds COMPRESSED records.
-fn has_compressed(trace: &Trace) -> bool {
-    trace
-        .records
-        .iter()
-        .any(|r| r.type_ == record_type::COMPRESSED)
 }
 
 /// The zstd level HEADER_COMPRESSED gives (its third `u32`), 1 when it gives none.

@@ -94,11 +94,7 @@ pub fn recover(input: &Path, bytes: Vec<u8>, out: &Path) -> Result<Recovered, Da
 ///
 /// [`DataError::BadInput`] when the COMPRESSED payloads do not decompress to records.
 fn expand_compressed(trace: &mut Trace) -> Result<(), DataError> {
-    if !trace
-        .records
-        .iter()
-        .any(|r| r.type_ == record_type::COMPRESSED)
-    {
+    if !trace.has_compressed() {
         return Ok(());
     }
     let mut decompressor = Decompressor::new(trace.endian)

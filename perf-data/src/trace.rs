@@ -64,4 +64,11 @@ impl Trace {
     pub fn record_bytes(&self, record: &RecordRef) -> &[u8] {
         &self.bytes[record.range.clone()]
     }
+
+    /// It holds COMPRESSED records.
+    pub fn has_compressed(&self) -> bool {
+        self.records
+            .iter()
+            .any(|r| r.type_ == perf_abi::record_type::COMPRESSED)
+    }
 }
