@@ -9,6 +9,7 @@ use crate::read::u64_at;
 use crate::trace::{Mode, Trace};
 use linux_perf_data::PerfFileReader;
 use perf_abi::{feature, record_type};
+use perf_writer_std::perf_encode::features::read_compressed_info;
 use perf_writer_std::perf_encode::Endian;
 use perf_writer_std::{
     Compression, FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
@@ -237,13 +238,13 @@ fn fill<O: OutputMode>(
     })
 }
 
-/// The zstd level HEADER_COMPRESSED gives (its third `u32`), 1 when it gives none.
+/// The zstd level HEADER_COMPRESSED gives, 1 when it gives none.
 fn input_level(trace: &Trace) -> i32 {
     trace
         .features
         .get(&feature::COMPRESSED)
-        .and_then(|p| crate::read::u32_at(p, 8, trace.endian))
-        .and_then(|l| i32::try_from(l).ok())
+        .and_then(|p| read_compressed_info(p, trace.endian))
+        .and_then(|info| i32::try_from(info.level).ok())
         .filter(|l| Compression::LEVELS.contains(l))
         .unwrap_or(1)
 }
