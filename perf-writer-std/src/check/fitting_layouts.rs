@@ -52,6 +52,8 @@ pub(crate) struct FittingLayouts {
     /// The first edge of each node, and the number of edges at the end.
     edge_start: Vec<u32>,
     edges: Vec<Edge>,
+    /// [`raw_keys`](Self::raw_keys), once asked.
+    raw_keys: std::cell::OnceCell<Vec<RawKey>>,
 }
 
 /// The words a narrowing read of a record, and what each said (see the module).
@@ -471,6 +473,8 @@ impl FittingLayouts {
             return Ok((s.layouts.clone(), s.trace.clone()));
         }
         if let Ok((layouts, trace)) = Self::of_traced(second, endian, place, sc) {
+            // Found once for the shape and every group it starts.
+            layouts.raw_keys();
             let same = trace.matches(first, endian);
             let out = same.then(|| (layouts.clone(), trace.clone()));
             sc.remember(Shape {
@@ -552,8 +556,13 @@ impl FittingLayouts {
 
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
+        let raw_keys = self.raw_keys.get().map_or(0, |k| {
+            k.iter().map(RawKey::heap_bytes).sum::<usize>()
+                + k.capacity() * std::mem::size_of::<RawKey>()
+        });
         (self.layer_start.capacity() + self.edge_start.capacity()) * 4
             + self.edges.capacity() * std::mem::size_of::<Edge>()
+            + raw_keys
     }
 
     /// The edges of `node` in `layer`.
@@ -572,7 +581,11 @@ impl FittingLayouts {
     }
 
     /// The ways to the RAW field of the layouts that have it ([`RawKey`]).
-    pub(crate) fn raw_keys(&self) -> Vec<RawKey> {
+    pub(crate) fn raw_keys(&self) -> &[RawKey] {
+        self.raw_keys.get_or_init(|| self.find_raw_keys())
+    }
+
+    fn find_raw_keys(&self) -> Vec<RawKey> {
         let Some(raw) = raw_field() else {
             return Vec::new();
         };
@@ -878,6 +891,7 @@ fn minimize(sc: &mut Scratch) -> Result<FittingLayouts, TooManyLayouts> {
         layer_start: Vec::with_capacity(FIELDS + 1),
         edge_start: Vec::with_capacity(total_nodes + 1),
         edges: Vec::with_capacity(total_edges),
+        raw_keys: std::cell::OnceCell::new(),
     };
     out.layer_start.push(0);
     out.edge_start.push(0);

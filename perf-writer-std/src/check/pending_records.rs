@@ -8,13 +8,15 @@
 //! wait for a description, which can be added and finalize made again.
 //!
 //! The ids: once a description exists, its layout says where every record's id is (every
-//! description must put it there). Before the first one, the place is not known: records are
-//! summarized as a whole (for a first description without ids), and by the word at each
-//! place a layout can put the id (a SAMPLE's IDENTIFIER or ID: 8 to 40 bytes from its start;
-//! a `sample_id` trailer's: 8 to 24 bytes back from the end). The first description picks its
-//! place; the groups there whose ids it does not own wait for theirs, the other places go.
-//! A place with more distinct words than [`MAX_PENDING_IDS`], or than fit in its share of
-//! memory, holds no ids and is given up; a first description that puts its id there is
+//! description must put it there). Before the first one, the place is not known: a layout
+//! can put a SAMPLE's id (IDENTIFIER or ID) 8 to 40 bytes from its start, a `sample_id`
+//! trailer's 8 to 24 bytes back from the end. SAMPLEs are grouped by the words at all five
+//! places at once (a [`Combo`]), so that each goes to one group; the first description picks
+//! its place, checks every group whose word there is one of its ids (or none, or 0), and the
+//! other groups wait for the descriptions of their words. Trailers are grouped per place. A
+//! place with more distinct words than [`MAX_PENDING_IDS`], or whose words make more single
+//! records than [`PLACE_SINGLE_BYTES`] (a time, an address), holds no ids and is given up:
+//! later SAMPLEs are grouped without it, and a first description that puts its id there is
 //! refused, naming the records.
 //!
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
@@ -34,7 +36,7 @@ use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
 use perf_abi::record_type;
 use perf_encode::Endian;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
 /// Where a SAMPLE's id can be (IDENTIFIER at 8; ID after the header and IP, TID, TIME,
@@ -43,19 +45,65 @@ use std::collections::BTreeMap;
 const SAMPLE_PLACES: [usize; 5] = [8, 16, 24, 32, 40];
 const TRAILER_PLACES: [usize; 3] = [8, 16, 24];
 
-/// Bytes of single SAMPLEs the groups of one place may keep before the place is given up
-/// (the words of a place that holds no id, a time or an address, make a group per record).
+/// Bytes of single SAMPLEs the groups of the live places may keep before the place with
+/// the most words is given up (a place that holds no id, a time or an address, makes a group
+/// per record).
 const PLACE_SINGLE_BYTES: usize = 4 << 20;
 
-/// Records grouped by the word at one place.
+/// Trailers grouped by the word at one place.
 #[derive(Debug, Default)]
 struct Place {
     /// By that word; `None`: records too short to have one there (perf gives those to the
     /// first event).
     groups: FxHashMap<Option<u64>, RecordSummary>,
-    /// Bytes of the groups that hold one SAMPLE as written.
-    single_bytes: usize,
     given_up: bool,
+}
+
+/// The words seen at one SAMPLE place (see [`Combo`]).
+#[derive(Debug, Default)]
+struct SamplePlace {
+    /// `None`: a record too short to have one there.
+    words: FxHashSet<Option<u64>>,
+    given_up: bool,
+}
+
+/// The words of a SAMPLE at the places not given up when it came: its group before the
+/// first description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Combo {
+    /// Places (bits, by index in `SAMPLE_PLACES`) that were not given up.
+    live: u8,
+    /// Of those, the places within the record.
+    present: u8,
+    /// The word at each place present (0 elsewhere).
+    words: [u64; SAMPLE_PLACES.len()],
+}
+
+impl Combo {
+    fn of(record: &[u8], live: u8, endian: Endian) -> Combo {
+        let mut c = Combo {
+            live,
+            present: 0,
+            words: [0; SAMPLE_PLACES.len()],
+        };
+        for (k, (&at, w)) in SAMPLE_PLACES.iter().zip(&mut c.words).enumerate() {
+            if live >> k & 1 == 0 {
+                continue;
+            }
+            if let Some(v) = word(record, at, endian) {
+                *w = v;
+                c.present |= 1 << k;
+            }
+        }
+        c
+    }
+
+    /// The word at place `k` (`None`: the record is too short to have one there).
+    fn word(&self, k: usize) -> Option<u64> {
+        (self.present >> k & 1 != 0)
+            .then(|| self.words.get(k).copied())
+            .flatten()
+    }
 }
 
 impl Place {
@@ -74,31 +122,46 @@ impl Place {
 /// The records written while no description existed.
 #[derive(Debug, Default)]
 struct BeforeAny {
-    samples: Option<RecordSummary>,
+    /// Every SAMPLE: the first and how many.
+    samples: Option<Counted>,
+    /// The SAMPLEs by their [`Combo`].
+    combos: FxHashMap<Combo, RecordSummary>,
+    /// Bytes of the groups of the places live now that hold one SAMPLE as written.
+    single_bytes: usize,
+    sample_places: [SamplePlace; SAMPLE_PLACES.len()],
     side_band: Option<RecordSummary>,
-    sample_places: [Place; SAMPLE_PLACES.len()],
     trailer_places: [Place; TRAILER_PLACES.len()],
 }
 
 impl BeforeAny {
     fn heap_bytes(&self) -> usize {
-        let all = [&self.samples, &self.side_band]
-            .into_iter()
-            .flatten()
+        let side_band = self.side_band.as_ref().map_or(0, RecordSummary::heap_bytes);
+        let combos = self
+            .combos
+            .values()
             .map(RecordSummary::heap_bytes)
-            .sum::<usize>();
-        let places = self.sample_places.iter().chain(&self.trailer_places);
-        all + places.map(Place::heap_bytes).sum::<usize>()
+            .sum::<usize>()
+            + self.combos.capacity() * std::mem::size_of::<(Combo, RecordSummary)>();
+        let words = self.sample_places.iter().map(|p| p.words.capacity() * 16);
+        let trailers = self.trailer_places.iter().map(Place::heap_bytes);
+        side_band + combos + words.sum::<usize>() + trailers.sum::<usize>()
+    }
+
+    /// The places live now (bits).
+    fn live(&self) -> u8 {
+        let given_up = self.sample_places.iter().enumerate();
+        given_up.fold(0, |m, (k, p)| match p.given_up {
+            true => m,
+            false => m | 1 << k,
+        })
     }
 }
 
 /// A group of SAMPLEs that a record goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Group {
-    /// Every SAMPLE written before any description.
-    All,
-    /// Before any description, by the word at `SAMPLE_PLACES[.0]`.
-    Place(usize, Option<u64>),
+    /// Before any description, by the words at the sample places.
+    Combo(Combo),
     /// After the first description, by event id.
     Id(u64),
 }
@@ -161,8 +224,12 @@ struct FormatPending {
 #[derive(Debug, Default)]
 pub(crate) struct PendingRecords {
     before: Option<Box<BeforeAny>>,
-    /// After the first description: by event id, where its layout puts it.
+    /// After the first description: by event id, where its layout puts it (an id whose
+    /// records all came before has one here too, with none in it).
     by_id: FxHashMap<u64, RecordSummary>,
+    /// The groups of SAMPLEs written before the first description that the word at its
+    /// place gave to an id it does not own.
+    earlier: FxHashMap<u64, Vec<RecordSummary>>,
     /// COMPRESSED records written while no HEADER_COMPRESSED was set.
     compressed: Option<Counted>,
     /// Every COMPRESSED record written (HEADER_COMPRESSED must stay readable for them).
@@ -275,26 +342,79 @@ impl PendingRecords {
             return Ok(());
         }
         self.within_memory()?;
-        self.prepare(Group::All, None, record, endian)
+        let combo = self.combo_of(record, endian);
+        self.prepare(Group::Combo(combo), None, record, endian)
             .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
-        for (k, &place) in SAMPLE_PLACES.iter().enumerate() {
-            if self.place_given_up(k) {
-                continue;
-            }
-            let key = word(record, place, endian);
-            if self.place_would_overflow(k, key, record.len()) {
-                self.give_up_staged(k);
-                continue;
-            }
-            if self
-                .prepare(Group::Place(k, key), None, record, endian)
-                .is_err()
-            {
-                self.give_up_staged(k);
-            }
-        }
         self.stage.actions.push(Action::End);
         Ok(())
+    }
+
+    /// The group of a SAMPLE written before any description: its words at the places live,
+    /// once the places that a new group would take past their bounds are given up.
+    fn combo_of(&mut self, record: &[u8], endian: Endian) -> Combo {
+        loop {
+            let given_up = self.stage.given_up;
+            let live = self.before.as_ref().map_or(u8::MAX, |b| b.live()) & !given_up;
+            let live = live & ((1 << SAMPLE_PLACES.len()) - 1);
+            let combo = Combo::of(record, live, endian);
+            let Some(k) = self.place_to_give_up(&combo, record.len()) else {
+                return combo;
+            };
+            self.give_up_staged(k);
+        }
+    }
+
+    /// The place to give up before `combo` (of a record of `len` bytes) can be a group, if
+    /// one must be: one whose words it would take to [`MAX_PENDING_IDS`], or, when the single
+    /// records' bytes would pass [`PLACE_SINGLE_BYTES`], the one with the most words.
+    fn place_to_give_up(&self, combo: &Combo, len: usize) -> Option<usize> {
+        let b = self.before.as_deref();
+        let group = Group::Combo(*combo);
+        let known = |c: &Combo| b.is_some_and(|b| b.combos.contains_key(c));
+        if known(combo) || self.stage.groups.iter().any(|(g, _)| *g == group) {
+            return None;
+        }
+        // The call's new groups so far.
+        let staged = || {
+            self.stage.groups.iter().filter_map(|(g, st)| match g {
+                Group::Combo(c) if !known(c) => Some((c, st)),
+                _ => None,
+            })
+        };
+        let mut most: Option<(usize, usize)> = None;
+        for k in (0..SAMPLE_PLACES.len()).filter(|k| combo.live >> k & 1 != 0) {
+            let seen = b.and_then(|b| b.sample_places.get(k)).map(|p| &p.words);
+            let old = |w: &Option<u64>| seen.is_some_and(|s| s.contains(w));
+            let mut new: Vec<Option<u64>> = Vec::new();
+            for (c, _) in staged() {
+                let w = c.word(k);
+                if !old(&w) && !new.contains(&w) {
+                    new.push(w);
+                }
+            }
+            let words = seen.map_or(0, |s| s.len()).saturating_add(new.len());
+            let w = combo.word(k);
+            if !old(&w) && !new.contains(&w) && words >= MAX_PENDING_IDS {
+                return Some(k);
+            }
+            if words >= 2 && most.is_none_or(|(_, n)| words >= n) {
+                most = Some((k, words));
+            }
+        }
+        // The single records of the groups of the places live for `combo` (those of groups
+        // made before a place was given up stay as they are: no group takes records then).
+        let staged_single = staged().map(|(c, st)| match st {
+            Staged::One(r) if c.live == combo.live => r.len(),
+            _ => 0,
+        });
+        let single = b
+            .filter(|b| b.live() == combo.live)
+            .map_or(0, |b| b.single_bytes);
+        let single = staged_single.fold(single, usize::saturating_add);
+        match single.saturating_add(len) > PLACE_SINGLE_BYTES {
+            true => most.map(|(k, _)| k),
+            false => None,
+        }
     }
 
     /// Past the memory bound: a record that would add to what waits is refused.
@@ -303,39 +423,6 @@ impl PendingRecords {
             true => Err(RecordProblem::TooManyPendingBytes),
             false => Ok(()),
         }
-    }
-
-    fn place_given_up(&self, k: usize) -> bool {
-        self.stage.given_up >> k & 1 != 0
-            || self
-                .before
-                .as_ref()
-                .and_then(|b| b.sample_places.get(k))
-                .is_some_and(|p| p.given_up)
-    }
-
-    /// Adding a group `key` at sample place `k` would take it past its bounds.
-    fn place_would_overflow(&self, k: usize, key: Option<u64>, len: usize) -> bool {
-        let place = self.before.as_ref().and_then(|b| b.sample_places.get(k));
-        let known = |key: &Option<u64>| place.is_some_and(|p| p.groups.contains_key(key));
-        let staged_known = self
-            .stage
-            .groups
-            .iter()
-            .any(|(g, _)| *g == Group::Place(k, key));
-        if known(&key) || staged_known {
-            return false;
-        }
-        let staged_new = self
-            .stage
-            .groups
-            .iter()
-            .filter(|(g, _)| matches!(g, Group::Place(j, key) if *j == k && !known(key)))
-            .count();
-        let groups = place.map_or(0, |p| p.groups.len());
-        let single = place.map_or(0, |p| p.single_bytes);
-        groups.saturating_add(staged_new) >= MAX_PENDING_IDS
-            || single.saturating_add(len) > PLACE_SINGLE_BYTES
     }
 
     fn give_up_staged(&mut self, k: usize) {
@@ -369,8 +456,7 @@ impl PendingRecords {
             None => summary.map_or(SampleState::Absent, SampleSummary::state),
         };
         let place = match group {
-            Group::All => None,
-            Group::Place(k, _) => SAMPLE_PLACES.get(k).copied(),
+            Group::Combo(_) => None,
             Group::Id(_) => id_place,
         };
         let prepared =
@@ -487,13 +573,15 @@ impl PendingRecords {
             let (group, prepared) = match action {
                 Action::End => break,
                 Action::GiveUp(k) => {
-                    if let Some(p) = self
-                        .before
-                        .as_mut()
-                        .and_then(|b| b.sample_places.get_mut(k))
-                    {
-                        self.bytes = self.bytes.saturating_sub(p.heap_bytes());
-                        p.give_up();
+                    if let Some(b) = self.before.as_mut() {
+                        if let Some(p) = b.sample_places.get_mut(k) {
+                            *p = SamplePlace {
+                                given_up: true,
+                                ..SamplePlace::default()
+                            };
+                        }
+                        // The groups live now start without single records.
+                        b.single_bytes = 0;
                     }
                     continue;
                 }
@@ -506,23 +594,21 @@ impl PendingRecords {
                         .or_insert_with(|| RecordSummary::new(first)),
                     None,
                 ),
-                Group::All => {
+                Group::Combo(c) => {
                     let b = self.before.get_or_insert_with(Box::default);
-                    (
-                        b.samples.get_or_insert_with(|| RecordSummary::new(first)),
-                        None,
-                    )
-                }
-                Group::Place(k, key) => {
-                    let b = self.before.get_or_insert_with(Box::default);
-                    let Some(place) = b.sample_places.get_mut(k) else {
-                        continue;
-                    };
-                    let s = place
-                        .groups
-                        .entry(key)
+                    Counted::add(&mut b.samples, first);
+                    if !b.combos.contains_key(&c) {
+                        for (k, p) in b.sample_places.iter_mut().enumerate() {
+                            if c.live >> k & 1 != 0 {
+                                p.words.insert(c.word(k));
+                            }
+                        }
+                    }
+                    let s = b
+                        .combos
+                        .entry(c)
                         .or_insert_with(|| RecordSummary::new(first));
-                    (s, Some(&mut place.single_bytes))
+                    (s, Some(&mut b.single_bytes))
                 }
             };
             let single_before = one_len(summary);
@@ -564,14 +650,24 @@ impl PendingRecords {
                     owned.push((Some(*id), s));
                     res.ids.push(*id);
                 }
+                for s in self.earlier.get(id).into_iter().flatten() {
+                    owned.push((Some(*id), s));
+                }
             }
         }
         // The earliest records first: an error names them.
         owned.sort_by_key(|(_, s)| s.first.pos);
-        for (id, summary) in &owned {
-            summary
-                .check(new.layout, new.rule, endian, &mut res.stats)
-                .map_err(|problem| contradiction(summary.first, summary.records, *id, problem))?;
+        for (i, (id, summary)) in owned.iter().enumerate() {
+            if let Err(problem) = summary.check(new.layout, new.rule, endian, &mut res.stats) {
+                // The error names every group of the id that contradicts it.
+                let rest = owned.iter().skip(i + 1).filter(|(other, _)| other == id);
+                let also = rest.filter(|(_, s)| {
+                    let mut stats = EventStats::default();
+                    s.check(new.layout, new.rule, endian, &mut stats).is_err()
+                });
+                let records = also.fold(summary.records, |n, (_, s)| n.saturating_add(s.records));
+                return Err(contradiction(summary.first, records, *id, problem));
+            }
             if let Some(config) = new.format_pending {
                 let pending = FormatPending {
                     first: summary.first,
@@ -606,25 +702,32 @@ impl PendingRecords {
         }) = res.before
         {
             if let Some(mut b) = self.before.take() {
-                let owns = |key: &Option<u64>| match key {
+                let owns = |key: Option<u64>| match key {
                     None | Some(0) => true,
-                    Some(id) => ids.contains(id),
+                    Some(id) => ids.contains(&id),
                 };
-                let take = |place: Option<&mut Place>| -> Vec<(u64, RecordSummary)> {
-                    let Some(place) = place else {
-                        return Vec::new();
+                if let Some(k) = sample_place {
+                    for (c, s) in std::mem::take(&mut b.combos) {
+                        let Some(id) = c.word(k).filter(|&id| !owns(Some(id))) else {
+                            continue;
+                        };
+                        let waits = self
+                            .by_id
+                            .entry(id)
+                            .or_insert_with(|| RecordSummary::new(s.first));
+                        if s.first.pos < waits.first.pos {
+                            waits.first = s.first;
+                        }
+                        self.earlier.entry(id).or_default().push(s);
+                    }
+                }
+                let trailers = trailer_place.and_then(|k| b.trailer_places.get_mut(k));
+                let side_band = trailers
+                    .map_or_else(Default::default, |place| std::mem::take(&mut place.groups));
+                for (key, s) in side_band {
+                    let Some(id) = key.filter(|_| !owns(key)) else {
+                        continue;
                     };
-                    std::mem::take(&mut place.groups)
-                        .into_iter()
-                        .filter_map(|(key, s)| match (owns(&key), key) {
-                            (false, Some(id)) => Some((id, s)),
-                            _ => None,
-                        })
-                        .collect()
-                };
-                let samples = take(sample_place.and_then(|k| b.sample_places.get_mut(k)));
-                let side_band = take(trailer_place.and_then(|k| b.trailer_places.get_mut(k)));
-                for (id, s) in samples.into_iter().chain(side_band) {
                     let joined = RecordSummary::joined(self.by_id.remove(&id), Some(s));
                     if let Some(j) = joined {
                         self.by_id.insert(id, j);
@@ -634,6 +737,7 @@ impl PendingRecords {
         }
         for id in &res.ids {
             self.by_id.remove(id);
+            self.earlier.remove(id);
         }
         if let Some(config) = res.format {
             self.formats.remove(&config);
@@ -648,6 +752,7 @@ impl PendingRecords {
         self.bytes = self
             .by_id
             .values()
+            .chain(self.earlier.values().flatten())
             .map(RecordSummary::heap_bytes)
             .sum::<usize>()
             + self.before.as_ref().map_or(0, |b| b.heap_bytes());
@@ -692,12 +797,18 @@ impl PendingRecords {
             }
         };
         if let Some(b) = &self.before {
-            for s in [&b.samples, &b.side_band].into_iter().flatten() {
+            if let Some(s) = b.samples {
+                see(s.first, s.records);
+            }
+            if let Some(s) = &b.side_band {
                 see(s.first, s.records);
             }
         }
-        for s in self.by_id.values() {
-            see(s.first, s.records);
+        for s in self.by_id.values().chain(self.earlier.values().flatten()) {
+            // An id whose records all came before the first description has an empty one.
+            if s.records != 0 {
+                see(s.first, s.records);
+            }
         }
         if let Some(c) = self.compressed {
             see(c.first, c.records);
@@ -714,10 +825,13 @@ impl PendingRecords {
     /// The first record that waits for a description or HEADER_COMPRESSED (not for a
     /// format: a tracepoint without one is refused by finalize for itself).
     pub(crate) fn first(&self) -> Option<FirstRecord> {
-        let before = self.before.iter().flat_map(|b| [&b.samples, &b.side_band]);
+        let before = self.before.iter().flat_map(|b| {
+            let samples = b.samples.map(|c| c.first);
+            samples
+                .into_iter()
+                .chain(b.side_band.as_ref().map(|s| s.first))
+        });
         before
-            .flatten()
-            .map(|s| s.first)
             .chain(self.by_id.values().map(|s| s.first))
             .chain(self.compressed.map(|c| c.first))
             .min_by_key(|f| f.pos)
@@ -735,57 +849,58 @@ fn attribute<'b>(
     let with_ids = !new.ids.is_empty();
     let sample_at = new.layout.sample_id_offset().filter(|_| with_ids);
     let trailer_at = new.layout.trailer_id_offset_from_end().filter(|_| with_ids);
-    let parts = [
-        (
-            &b.samples,
-            &b.sample_places[..],
-            &SAMPLE_PLACES[..],
-            sample_at,
-        ),
-        (
-            &b.side_band,
-            &b.trailer_places[..],
-            &TRAILER_PLACES[..],
-            trailer_at,
-        ),
-    ];
-    let mut chosen = [None, None];
-    for ((all, places, at, place), chosen) in parts.into_iter().zip(&mut chosen) {
-        let Some(all) = all else { continue };
-        let Some(place) = place else {
+    let given_up = |first: FirstRecord, records: u64| {
+        contradiction(
+            first,
+            records,
+            None,
+            Contradiction::Unattributable(GIVEN_UP),
+        )
+    };
+    let owner = |key: Option<u64>| match key {
+        None | Some(0) => Some(None),
+        Some(id) => new.ids.contains(&id).then_some(Some(id)),
+    };
+    let mut sample_place = None;
+    if let Some(all) = b.samples {
+        match sample_at {
             // No id in these records: the first description owns them all.
-            owned.push((None, all));
-            continue;
-        };
-        let found = at.iter().position(|p| *p == place);
-        let Some((k, groups)) = found.and_then(|k| Some((k, places.get(k)?))) else {
-            return Err(contradiction(
-                all.first,
-                all.records,
-                None,
-                Contradiction::Unattributable(GIVEN_UP),
-            ));
-        };
-        if groups.given_up {
-            return Err(contradiction(
-                all.first,
-                all.records,
-                None,
-                Contradiction::Unattributable(GIVEN_UP),
-            ));
+            None => owned.extend(b.combos.values().map(|s| (None, s))),
+            Some(at) => {
+                let k = SAMPLE_PLACES.iter().position(|&p| p == at);
+                let k = k.filter(|&k| b.sample_places.get(k).is_some_and(|p| !p.given_up));
+                let k = k.ok_or_else(|| given_up(all.first, all.records))?;
+                sample_place = Some(k);
+                for (c, s) in &b.combos {
+                    if let Some(id) = owner(c.word(k)) {
+                        owned.push((id, s));
+                    }
+                }
+            }
         }
-        *chosen = Some(k);
-        for (key, s) in &groups.groups {
-            match key {
-                None | Some(0) => owned.push((None, s)),
-                Some(id) if new.ids.contains(id) => owned.push((Some(*id), s)),
-                Some(_) => {}
+    }
+    let mut trailer_place = None;
+    if let Some(all) = &b.side_band {
+        match trailer_at {
+            None => owned.push((None, all)),
+            Some(at) => {
+                let k = TRAILER_PLACES.iter().position(|&p| p == at);
+                let place = k.and_then(|k| Some((k, b.trailer_places.get(k)?)));
+                let (k, place) = place
+                    .filter(|(_, p)| !p.given_up)
+                    .ok_or_else(|| given_up(all.first, all.records))?;
+                trailer_place = Some(k);
+                for (key, s) in &place.groups {
+                    if let Some(id) = owner(*key) {
+                        owned.push((id, s));
+                    }
+                }
             }
         }
     }
     Ok(Attributed {
-        sample_place: chosen[0],
-        trailer_place: chosen[1],
+        sample_place,
+        trailer_place,
         ids: new.ids.to_vec(),
     })
 }
@@ -798,8 +913,7 @@ fn group_summary<'a>(
 ) -> Option<&'a RecordSummary> {
     match group {
         Group::Id(id) => by_id.get(&id),
-        Group::All => before.as_ref()?.samples.as_ref(),
-        Group::Place(k, key) => before.as_ref()?.sample_places.get(k)?.groups.get(&key),
+        Group::Combo(c) => before.as_ref()?.combos.get(&c),
     }
 }
 

@@ -446,7 +446,7 @@ impl SampleSummary {
                     last_trace: 0,
                     words: derive.then(|| Box::new([(u64::MAX, 0, 0); PREFIX_WORDS])),
                 };
-                m.raw = RawByKey::of(layouts.raw_keys(), first, endian);
+                m.raw = RawByKey::of(layouts.raw_keys().to_vec(), first, endian);
                 if let Some(w) = m.words.as_deref_mut() {
                     add_words(w, first, endian);
                 }
@@ -520,7 +520,7 @@ impl ManySamples {
     /// they no longer have go.
     /// Returns where `trace` is kept.
     fn narrow(&mut self, layouts: FittingLayouts, trace: Trace) -> usize {
-        self.raw.retain(&layouts.raw_keys());
+        self.raw.retain(layouts.raw_keys());
         self.layouts = layouts;
         // The ways to RAW may have changed: the payloads found by trace go.
         self.trace_ranges

@@ -862,6 +862,42 @@ fn the_ids_that_wait_are_bounded_and_the_refusal_says_so() {
     read_back(&bytes, MAX_PENDING_IDS + 1, &["many"]);
 }
 
+/// Before any description, the places whose words are times or addresses hold too many
+/// values to be ids: they are given up, the records still wait for the events of their
+/// IDENTIFIER, and a first description that puts its id where the times are is refused
+/// (without harm to what was taken).
+#[test]
+fn places_of_times_are_given_up_and_the_records_still_wait_for_their_ids() {
+    let n = MAX_PENDING_IDS as u64 + 2_000;
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    // IDENTIFIER at 8, IP at 16 (4,096 values), TID at 24, TIME at 32 (one per record), CPU.
+    for k in 0..n {
+        let id = CLOCK_IDS[(k % 2) as usize];
+        w.write_event_data(&clock_sample(id, T0 + k)).unwrap();
+    }
+    // ID where the times are: the records cannot be told apart there.
+    let at_time = st::IP | st::TID | st::TIME | st::ID | st::CPU | st::PERIOD;
+    assert_eq!(layout_of(&clock_attr(at_time)).sample_id_offset(), Some(32));
+    let err = w
+        .add_event_desc(&CLOCK_IDS[..1], &clock_attr(at_time), "at-time")
+        .unwrap_err();
+    let (records, offset, type_, id, problem) = contradiction(err);
+    assert_eq!((records, offset, type_, id), (n, 104, 9, None));
+    assert!(
+        matches!(problem, Contradiction::Unattributable(why) if why.contains("distinct values")),
+        "{problem:?}"
+    );
+    // By IDENTIFIER, one event at a time: the other's records wait for theirs.
+    w.add_event_desc(&CLOCK_IDS[..1], &clock_attr(COMMON), "one")
+        .unwrap();
+    let waits = w.finish().unwrap_err();
+    assert!(waits.to_string().contains(&(n / 2).to_string()), "{waits}");
+    w.add_event_desc(&CLOCK_IDS[1..], &clock_attr(COMMON), "two")
+        .unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    read_back(&bytes, n as usize, &["one", "two"]);
+}
+
 // ---------------------------------------------------------------- every field, any order
 
 /// A SAMPLE of `attr`'s layout for event id `id` (IDENTIFIER or ID), with every field the
@@ -1119,6 +1155,28 @@ print fmt: \"%s %s\", __get_str(name), __get_rel_str(other)\n";
         .add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
         .unwrap_err();
     let (n, offset, _, _, problem) = contradiction(err);
+    // The bad SAMPLE alone (the fourth, after three of its length).
+    assert_eq!((n, offset), (1, 104 + 3 * bad.len() as u64));
+    // Kept as written, the one SAMPLE is checked in full: the error is the rule's own.
+    assert_eq!(
+        problem,
+        Contradiction::Raw(TracepointRawProblem::DynamicData {
+            field: 612,
+            end: 630,
+            len: 628
+        })
+    );
+    // SAMPLEs alike at every place an id can be (one time) make one group, summarized: the
+    // format is refused, naming them all.
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    for _ in 0..3 {
+        w.write_event_data(&sample(0, 620)).unwrap();
+    }
+    w.write_event_data(&sample(0, 626)).unwrap();
+    let err = w
+        .add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:wide", &format)
+        .unwrap_err();
+    let (n, offset, _, _, problem) = contradiction(err);
     assert_eq!((n, offset), (4, 104));
     assert_eq!(problem, Contradiction::DynamicData { field: 612 });
     // Without the bad one, the same calls are taken.
@@ -1276,6 +1334,28 @@ print fmt: \"value=%u\", REC->value\n";
         w.write_event_data(&sample(k, 9101)).unwrap();
     }
     w.write_event_data(&bad).unwrap();
+    let err = w
+        .add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
+        .unwrap_err();
+    let (n, offset, _, _, problem) = contradiction(err);
+    // The bad SAMPLE alone (the fourth, after three of its length): the others follow the
+    // format.
+    assert_eq!((n, offset), (1, 104 + 3 * bad.len() as u64));
+    // Kept as written, the one SAMPLE is checked in full: the error is the rule's own.
+    assert_eq!(
+        problem,
+        Contradiction::Raw(TracepointRawProblem::CommonType {
+            found: 0,
+            expected: 9101
+        })
+    );
+    // SAMPLEs alike at every place an id can be (one time) make one group, summarized: the
+    // format is refused, naming them all.
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    for _ in 0..3 {
+        w.write_event_data(&sample(0, 9101)).unwrap();
+    }
+    w.write_event_data(&sample(0, 0)).unwrap();
     let err = w
         .add_tracepoint_event_desc(&SWITCH_IDS[..1], &attr, "test:far", &format)
         .unwrap_err();
