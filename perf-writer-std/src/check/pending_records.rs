@@ -158,7 +158,7 @@ impl BeforeAny {
 }
 
 /// A group of SAMPLEs that a record goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Group {
     /// Before any description, by the words at the sample places.
     Combo(Combo),
@@ -189,11 +189,25 @@ enum Staged {
 struct CallStage {
     actions: Vec<Action>,
     next: usize,
-    groups: Vec<(Group, Staged)>,
+    groups: FxHashMap<Group, Staged>,
     /// Sample places this call gives up (bits).
     given_up: u8,
+    /// Per sample place, the words this call's new groups have there that it had not.
+    new_words: [FxHashSet<Option<u64>>; SAMPLE_PLACES.len()],
+    /// The places live for this call's last new groups, and their first records' bytes.
+    new_single: (u8, usize),
     /// Event ids this call adds.
     new_ids: Vec<u64>,
+}
+
+/// Empties a map or set of one call, without touching one that is empty already, and
+/// without keeping the room a call of very many records made.
+fn clear_for_next_call<T: Default>(t: &mut T, len: usize, capacity: usize, clear: fn(&mut T)) {
+    if capacity > 1024 {
+        *t = T::default();
+    } else if len != 0 {
+        clear(t);
+    }
 }
 
 /// A group of records counted, not summarized.
@@ -300,7 +314,13 @@ impl PendingRecords {
         let s = &mut self.stage;
         s.actions.clear();
         s.next = 0;
-        s.groups.clear();
+        let (len, cap) = (s.groups.len(), s.groups.capacity());
+        clear_for_next_call(&mut s.groups, len, cap, FxHashMap::clear);
+        for w in &mut s.new_words {
+            let (len, cap) = (w.len(), w.capacity());
+            clear_for_next_call(w, len, cap, FxHashSet::clear);
+        }
+        s.new_single = (0, 0);
         s.given_up = 0;
         s.new_ids.clear();
     }
@@ -369,32 +389,21 @@ impl PendingRecords {
     /// records' bytes would pass [`PLACE_SINGLE_BYTES`], the one with the most words.
     fn place_to_give_up(&self, combo: &Combo, len: usize) -> Option<usize> {
         let b = self.before.as_deref();
-        let group = Group::Combo(*combo);
-        let known = |c: &Combo| b.is_some_and(|b| b.combos.contains_key(c));
-        if known(combo) || self.stage.groups.iter().any(|(g, _)| *g == group) {
+        let known = b.is_some_and(|b| b.combos.contains_key(combo));
+        if known || self.stage.groups.contains_key(&Group::Combo(*combo)) {
             return None;
         }
-        // The call's new groups so far.
-        let staged = || {
-            self.stage.groups.iter().filter_map(|(g, st)| match g {
-                Group::Combo(c) if !known(c) => Some((c, st)),
-                _ => None,
-            })
-        };
         let mut most: Option<(usize, usize)> = None;
         for k in (0..SAMPLE_PLACES.len()).filter(|k| combo.live >> k & 1 != 0) {
             let seen = b.and_then(|b| b.sample_places.get(k)).map(|p| &p.words);
-            let old = |w: &Option<u64>| seen.is_some_and(|s| s.contains(w));
-            let mut new: Vec<Option<u64>> = Vec::new();
-            for (c, _) in staged() {
-                let w = c.word(k);
-                if !old(&w) && !new.contains(&w) {
-                    new.push(w);
-                }
-            }
-            let words = seen.map_or(0, |s| s.len()).saturating_add(new.len());
+            let new = self.stage.new_words.get(k);
+            let words = seen
+                .map_or(0, |s| s.len())
+                .saturating_add(new.map_or(0, |s| s.len()));
             let w = combo.word(k);
-            if !old(&w) && !new.contains(&w) && words >= MAX_PENDING_IDS {
+            let fresh =
+                !seen.is_some_and(|s| s.contains(&w)) && !new.is_some_and(|s| s.contains(&w));
+            if fresh && words >= MAX_PENDING_IDS {
                 return Some(k);
             }
             if words >= 2 && most.is_none_or(|(_, n)| words >= n) {
@@ -403,14 +412,14 @@ impl PendingRecords {
         }
         // The single records of the groups of the places live for `combo` (those of groups
         // made before a place was given up stay as they are: no group takes records then).
-        let staged_single = staged().map(|(c, st)| match st {
-            Staged::One(r) if c.live == combo.live => r.len(),
-            _ => 0,
-        });
         let single = b
             .filter(|b| b.live() == combo.live)
             .map_or(0, |b| b.single_bytes);
-        let single = staged_single.fold(single, usize::saturating_add);
+        let (staged_live, staged) = self.stage.new_single;
+        let single = match staged_live == combo.live {
+            true => single.saturating_add(staged),
+            false => single,
+        };
         match single.saturating_add(len) > PLACE_SINGLE_BYTES {
             true => most.map(|(k, _)| k),
             false => None,
@@ -439,7 +448,16 @@ impl PendingRecords {
         record: &[u8],
         endian: Endian,
     ) -> Result<(), TooManyLayouts> {
-        let staged = self.stage.groups.iter().position(|(g, _)| *g == group);
+        let staged = self.stage.groups.get(&group);
+        // A record the group's narrowing in this call traced the same fits its layouts.
+        if let Some(Staged::Layouts(a)) = staged {
+            if let Some(Action::Add(_, Prepared::Narrowed(_, trace))) = self.stage.actions.get(*a) {
+                if trace.matches(record, endian) {
+                    self.stage.actions.push(Action::Add(group, Prepared::Fits));
+                    return Ok(());
+                }
+            }
+        }
         let summary =
             group_summary(&self.before, &self.by_id, group).and_then(|s| s.samples.as_ref());
         let traces = summary.map_or((0, &[][..]), SampleSummary::traces);
@@ -447,9 +465,9 @@ impl PendingRecords {
             Some(Action::Add(_, Prepared::Narrowed(l, _))) => Some(&**l),
             _ => None,
         };
-        let state = match staged.and_then(|i| self.stage.groups.get(i)) {
-            Some((_, Staged::One(r))) => SampleState::One(r),
-            Some((_, Staged::Layouts(a))) => match staged_layouts(*a) {
+        let state = match staged {
+            Some(Staged::One(r)) => SampleState::One(r),
+            Some(Staged::Layouts(a)) => match staged_layouts(*a) {
                 Some(l) => SampleState::Layouts(l),
                 None => summary.map_or(SampleState::Absent, SampleSummary::state),
             },
@@ -463,17 +481,35 @@ impl PendingRecords {
             SampleSummary::prepare(state, place, traces, record, endian, &mut self.scratch)?;
         let next = match &prepared {
             Prepared::First => Some(Staged::One(record.to_vec())),
-            Prepared::Same(_) => None,
+            Prepared::Same(_) | Prepared::Fits => None,
             Prepared::Narrowed(..) => Some(Staged::Layouts(self.stage.actions.len())),
         };
+        if let (Prepared::First, Group::Combo(c)) = (&prepared, group) {
+            self.stage_new_combo(&c, record.len());
+        }
         if let Some(next) = next {
-            match staged.and_then(|i| self.stage.groups.get_mut(i)) {
-                Some(slot) => slot.1 = next,
-                None => self.stage.groups.push((group, next)),
-            }
+            self.stage.groups.insert(group, next);
         }
         self.stage.actions.push(Action::Add(group, prepared));
         Ok(())
+    }
+
+    /// Notes the words and bytes of a new group `c` whose first record is `len` bytes, for
+    /// the bounds of the places ([`place_to_give_up`](Self::place_to_give_up)).
+    fn stage_new_combo(&mut self, c: &Combo, len: usize) {
+        let b = self.before.as_deref();
+        for (k, new) in self.stage.new_words.iter_mut().enumerate() {
+            let seen = b.and_then(|b| b.sample_places.get(k)).map(|p| &p.words);
+            let w = c.word(k);
+            if c.live >> k & 1 != 0 && !seen.is_some_and(|s| s.contains(&w)) {
+                new.insert(w);
+            }
+        }
+        let s = &mut self.stage.new_single;
+        *s = match s.0 == c.live {
+            true => (c.live, s.1.saturating_add(len)),
+            false => (c.live, len),
+        };
     }
 
     /// Takes `record` (written at `first`, admitted by [`admit`](Self::admit) for `why`)
@@ -597,7 +633,8 @@ impl PendingRecords {
                 Group::Combo(c) => {
                     let b = self.before.get_or_insert_with(Box::default);
                     Counted::add(&mut b.samples, first);
-                    if !b.combos.contains_key(&c) {
+                    // A first SAMPLE makes a new group.
+                    if matches!(prepared, Prepared::First) {
                         for (k, p) in b.sample_places.iter_mut().enumerate() {
                             if c.live >> k & 1 != 0 {
                                 p.words.insert(c.word(k));
@@ -613,7 +650,7 @@ impl PendingRecords {
             };
             let single_before = one_len(summary);
             // A record like one before it adds nothing that takes room (about).
-            let counted = !matches!(prepared, Prepared::Same(_));
+            let counted = !matches!(prepared, Prepared::Same(_) | Prepared::Fits);
             let before = if counted { summary.heap_bytes() } else { 0 };
             summary.add_sample(record, endian, prepared, derive);
             if counted {

@@ -296,6 +296,9 @@ pub(crate) enum Prepared {
     First,
     /// It fits every layout the group fits: the group's trace `.0` said so.
     Same(usize),
+    /// It fits every layout the group fits: the trace of a narrowing of the same call said
+    /// so (its payloads are found anew).
+    Fits,
     /// The layouts the group fits with it, and its trace.
     Narrowed(Box<FittingLayouts>, Trace),
 }
@@ -430,6 +433,7 @@ impl SampleSummary {
     pub(crate) fn add(&mut self, record: &[u8], endian: Endian, prepared: Prepared, derive: bool) {
         match (&mut *self, prepared) {
             (SampleSummary::Many(m), Prepared::Same(trace)) => m.add(record, endian, Some(trace)),
+            (SampleSummary::Many(m), Prepared::Fits) => m.add(record, endian, None),
             (SampleSummary::Many(m), Prepared::Narrowed(layouts, trace)) => {
                 let at = m.narrow(*layouts, trace);
                 m.add(record, endian, Some(at));
@@ -456,7 +460,7 @@ impl SampleSummary {
             }
             // A group in either state takes a first record, or a record that a trace of
             // another said fits, only as `prepare` said; kept as it was otherwise.
-            (SampleSummary::One(_), Prepared::Same(_) | Prepared::First)
+            (SampleSummary::One(_), Prepared::Same(_) | Prepared::Fits | Prepared::First)
             | (SampleSummary::Many(_), Prepared::First) => {}
         }
     }

@@ -869,33 +869,46 @@ fn the_ids_that_wait_are_bounded_and_the_refusal_says_so() {
 #[test]
 fn places_of_times_are_given_up_and_the_records_still_wait_for_their_ids() {
     let n = MAX_PENDING_IDS as u64 + 2_000;
-    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     // IDENTIFIER at 8, IP at 16 (4,096 values), TID at 24, TIME at 32 (one per record), CPU.
-    for k in 0..n {
-        let id = CLOCK_IDS[(k % 2) as usize];
-        w.write_event_data(&clock_sample(id, T0 + k)).unwrap();
+    let records: Vec<Vec<u8>> = (0..n)
+        .map(|k| clock_sample(CLOCK_IDS[(k % 2) as usize], T0 + k))
+        .collect();
+    // One call per record, and all in one call: the same verdicts, the same file.
+    let per_record = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        for r in &records {
+            w.write_event_data(r).unwrap();
+        }
+    };
+    let one_call = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        w.write_event_data(&records.concat()).unwrap();
+    };
+    let mut files = Vec::new();
+    for write in [&per_record as &dyn Fn(&mut _), &one_call] {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        write(&mut w);
+        // ID where the times are: the records cannot be told apart there.
+        let at_time = st::IP | st::TID | st::TIME | st::ID | st::CPU | st::PERIOD;
+        assert_eq!(layout_of(&clock_attr(at_time)).sample_id_offset(), Some(32));
+        let err = w
+            .add_event_desc(&CLOCK_IDS[..1], &clock_attr(at_time), "at-time")
+            .unwrap_err();
+        let (count, offset, type_, id, problem) = contradiction(err);
+        assert_eq!((count, offset, type_, id), (n, 104, 9, None));
+        assert!(
+            matches!(problem, Contradiction::Unattributable(why) if why.contains("distinct values")),
+            "{problem:?}"
+        );
+        // By IDENTIFIER, one event at a time: the other's records wait for theirs.
+        w.add_event_desc(&CLOCK_IDS[..1], &clock_attr(COMMON), "one")
+            .unwrap();
+        let waits = w.finish().unwrap_err();
+        assert!(waits.to_string().contains(&(n / 2).to_string()), "{waits}");
+        w.add_event_desc(&CLOCK_IDS[1..], &clock_attr(COMMON), "two")
+            .unwrap();
+        files.push(w.finish().unwrap().into_inner());
     }
-    // ID where the times are: the records cannot be told apart there.
-    let at_time = st::IP | st::TID | st::TIME | st::ID | st::CPU | st::PERIOD;
-    assert_eq!(layout_of(&clock_attr(at_time)).sample_id_offset(), Some(32));
-    let err = w
-        .add_event_desc(&CLOCK_IDS[..1], &clock_attr(at_time), "at-time")
-        .unwrap_err();
-    let (records, offset, type_, id, problem) = contradiction(err);
-    assert_eq!((records, offset, type_, id), (n, 104, 9, None));
-    assert!(
-        matches!(problem, Contradiction::Unattributable(why) if why.contains("distinct values")),
-        "{problem:?}"
-    );
-    // By IDENTIFIER, one event at a time: the other's records wait for theirs.
-    w.add_event_desc(&CLOCK_IDS[..1], &clock_attr(COMMON), "one")
-        .unwrap();
-    let waits = w.finish().unwrap_err();
-    assert!(waits.to_string().contains(&(n / 2).to_string()), "{waits}");
-    w.add_event_desc(&CLOCK_IDS[1..], &clock_attr(COMMON), "two")
-        .unwrap();
-    let bytes = w.finish().unwrap().into_inner();
-    read_back(&bytes, n as usize, &["one", "two"]);
+    assert!(files[0] == files[1]);
+    read_back(&files[0], n as usize, &["one", "two"]);
 }
 
 // ---------------------------------------------------------------- every field, any order
