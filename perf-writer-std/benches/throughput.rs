@@ -15,7 +15,7 @@
 //! the workspace root explains each row.
 //!
 //! Options: `--quick`, `--runs N`, `--only NAME[,NAME]` (small64, big4k, vectored, tp64,
-//! tpalt, mixed, sideband, first, finalize, encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
+//! tpalt, mixed, sideband, first, firstblocks, finalize, encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
 //! without `--bench` (as `cargo test --benches` does) it only makes a tiny smoke run.
 
 use perf_abi::{attr_flags, misc, record_type, sample_type};
@@ -123,6 +123,9 @@ const ID_SMALL: u64 = 1;
 const ID_BIG: u64 = 2;
 /// Distinct events cycled through (their bytes are prepared before timing).
 const DISTINCT: usize = 1024;
+
+/// Records to a call in the `firstblocks` row (16 × [`DISTINCT`]: about 1.4 MiB).
+const BLOCK_RECORDS: usize = 16 * DISTINCT;
 const SMALL: usize = 64;
 const BIG: usize = 4096;
 const FILE_HEADER: usize = 104;
@@ -519,6 +522,9 @@ enum EventLoad {
     /// The records of `Mixed`, written before the descriptions (as a converter that reads a
     /// recording writes them).
     MixedFirst,
+    /// The same, [`BLOCK_RECORDS`] records to a call (a converter that copies a data section
+    /// in blocks of about a MiB).
+    MixedFirstBlocks,
 }
 
 struct Inputs {
@@ -527,6 +533,8 @@ struct Inputs {
     tick: Events,
     tick_alternating: Events,
     mixed: MixedEvents,
+    /// [`BLOCK_RECORDS`] of `mixed`, back to back.
+    mixed_block: Vec<u8>,
     side_band: MixedEvents,
     scratch: PathBuf,
 }
@@ -539,6 +547,11 @@ impl Inputs {
             tick: Events::new(SMALL, tick_event),
             tick_alternating: Events::new(SMALL, tick_event_alternating),
             mixed: MixedEvents::new(mixed_event),
+            mixed_block: {
+                // The events repeat every DISTINCT: a block is copies of all of them.
+                let all = MixedEvents::new(mixed_event).bytes;
+                all.repeat(BLOCK_RECORDS / DISTINCT)
+            },
             side_band: MixedEvents::new(side_band_event),
             scratch,
         }
@@ -552,7 +565,9 @@ impl Inputs {
             | EventLoad::Vectored16
             | EventLoad::Tp64
             | EventLoad::TpAlternating => n * SMALL,
-            EventLoad::Mixed | EventLoad::MixedFirst => self.mixed.len_of(n),
+            EventLoad::Mixed | EventLoad::MixedFirst | EventLoad::MixedFirstBlocks => {
+                self.mixed.len_of(n)
+            }
             EventLoad::SideBand => self.side_band.len_of(n),
         }
     }
@@ -590,6 +605,14 @@ fn stream<O: EventOut>(out: &mut O, load: EventLoad, n: usize, inp: &Inputs) -> 
         EventLoad::SideBand => {
             for i in 0..n {
                 out.event(inp.side_band.get(i))?;
+            }
+        }
+        EventLoad::MixedFirstBlocks => {
+            for _ in 0..n / BLOCK_RECORDS {
+                out.event(&inp.mixed_block)?;
+            }
+            for i in n - n % BLOCK_RECORDS..n {
+                out.event(inp.mixed.get(i))?;
             }
         }
         EventLoad::Vectored16 => {
@@ -726,7 +749,7 @@ fn run_stream(
     inp: &Inputs,
 ) -> io::Result<Sample> {
     let path = inp.scratch.join(format!("{}.data", imp.name()));
-    let first = load == EventLoad::MixedFirst;
+    let first = matches!(load, EventLoad::MixedFirst | EventLoad::MixedFirstBlocks);
     let s = timed(|| match (imp, target) {
         (Imp::Ours, Target::File) => {
             let mut w = PerfDataFileWriter::new();
@@ -1251,6 +1274,7 @@ fn main() -> io::Result<()> {
         ("mixed", EventLoad::Mixed, n_small),
         ("sideband", EventLoad::SideBand, n_small),
         ("first", EventLoad::MixedFirst, n_small),
+        ("firstblocks", EventLoad::MixedFirstBlocks, n_small),
     ];
     let mut rows: Vec<Row> = Vec::new();
     let fi = o.wants("finalize").then(finalize_inputs);
@@ -1275,6 +1299,9 @@ fn main() -> io::Result<()> {
                     EventLoad::Mixed => format!("{n} × 64/112 B, 3 events on 2 CPUs interleaved"),
                     EventLoad::MixedFirst => {
                         format!("{n} × 64/112 B, 3 events, records before descriptions")
+                    }
+                    EventLoad::MixedFirstBlocks => {
+                        format!("{n} × 64/112 B, records before descriptions, 16384 a call")
                     }
                     EventLoad::SideBand => {
                         format!("{n} × tracepoint + COMM/FORK/MMAP2 (3 in 8)")
