@@ -479,6 +479,12 @@ impl PendingRecords {
         };
         let prepared =
             SampleSummary::prepare(state, place, traces, record, endian, &mut self.scratch)?;
+        // A narrowing of this call, committed before it, may put another trace in the slot
+        // of the trace it matched: its payloads are found anew.
+        let prepared = match (prepared, staged.is_some()) {
+            (Prepared::Same(_), true) => Prepared::Fits,
+            (p, _) => p,
+        };
         let next = match &prepared {
             Prepared::First => Some(Staged::One(record.to_vec())),
             Prepared::Same(_) | Prepared::Fits => None,

@@ -13,6 +13,8 @@
 //!   pipe mode keeps its order and says so. Each file is read back by perf 6.1 and
 //!   linux-perf-data.
 
+mod edges;
+
 use integration_tests::fixtures::{self, DataMode, FixtureContent};
 use integration_tests::perf_tool::{
     parse_stats, perf_report_stats, perf_script, require_perf, script_lines, PerfOutput,
