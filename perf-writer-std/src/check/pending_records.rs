@@ -25,7 +25,7 @@
 //! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
 //! with the number of records.
 
-use crate::check::fitting_layouts::{Scratch, TooManyLayouts};
+use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::EventStats;
 use crate::check::record_summary::{
     FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
@@ -170,6 +170,10 @@ enum Group {
 #[derive(Debug)]
 enum Action {
     Add(Group, Prepared),
+    /// A narrowing that a later record of the call took further: added as narrowed to the
+    /// group's last layouts of the call (fewer: the trace holds for them too), so that a call
+    /// keeps one group's layouts once, however many of its records narrow them.
+    NarrowedLater(Group, Trace),
     /// Give up `SAMPLE_PLACES[.0]`.
     GiveUp(usize),
     /// The record's actions end.
@@ -198,6 +202,8 @@ struct CallStage {
     new_single: (u8, usize),
     /// Event ids this call adds.
     new_ids: Vec<u64>,
+    /// Bytes (about) the call's records and layouts kept for its groups take.
+    bytes: usize,
 }
 
 /// Empties a map or set of one call, without touching one that is empty already, and
@@ -323,6 +329,7 @@ impl PendingRecords {
         s.new_single = (0, 0);
         s.given_up = 0;
         s.new_ids.clear();
+        s.bytes = 0;
     }
 
     /// Admits `record`, deferred for `why`, before its call is written: does what may fail
@@ -428,7 +435,7 @@ impl PendingRecords {
 
     /// Past the memory bound: a record that would add to what waits is refused.
     fn within_memory(&self) -> Result<(), RecordProblem> {
-        match self.bytes > MAX_PENDING_BYTES {
+        match self.bytes.saturating_add(self.stage.bytes) > MAX_PENDING_BYTES {
             true => Err(RecordProblem::TooManyPendingBytes),
             false => Ok(()),
         }
@@ -485,10 +492,34 @@ impl PendingRecords {
             (Prepared::Same(_), true) => Prepared::Fits,
             (p, _) => p,
         };
+        let staged_at = match staged {
+            Some(Staged::Layouts(a)) => Some(*a),
+            _ => None,
+        };
         let next = match &prepared {
-            Prepared::First => Some(Staged::One(record.to_vec())),
+            Prepared::First => {
+                self.stage.bytes = self.stage.bytes.saturating_add(record.len());
+                Some(Staged::One(record.to_vec()))
+            }
             Prepared::Same(_) | Prepared::Fits => None,
-            Prepared::Narrowed(..) => Some(Staged::Layouts(self.stage.actions.len())),
+            Prepared::Narrowed(l, t) => {
+                let bytes = SampleSummary::many_bytes(l, t);
+                self.stage.bytes = self.stage.bytes.saturating_add(bytes);
+                // The group's earlier layouts of the call are not needed any more.
+                let earlier = staged_at.and_then(|a| self.stage.actions.get_mut(a));
+                if let Some(action) = earlier {
+                    if let Action::Add(g, Prepared::Narrowed(l, t)) =
+                        std::mem::replace(action, Action::End)
+                    {
+                        // (Its trace stays.)
+                        let freed =
+                            SampleSummary::many_bytes(&l, &t).saturating_sub(t.heap_bytes());
+                        self.stage.bytes = self.stage.bytes.saturating_sub(freed);
+                        *action = Action::NarrowedLater(g, t);
+                    }
+                }
+                Some(Staged::Layouts(self.stage.actions.len()))
+            }
         };
         if let (Prepared::First, Group::Combo(c)) = (&prepared, group) {
             self.stage_new_combo(&c, record.len());
@@ -628,6 +659,20 @@ impl PendingRecords {
                     continue;
                 }
                 Action::Add(group, prepared) => (group, prepared),
+                Action::NarrowedLater(group, trace) => {
+                    let last = match self.stage.groups.get(&group) {
+                        Some(Staged::Layouts(a)) => self.stage.actions.get(*a),
+                        _ => None,
+                    };
+                    let prepared = match last {
+                        Some(Action::Add(_, Prepared::Narrowed(l, _))) => {
+                            Prepared::Narrowed(l.clone(), trace)
+                        }
+                        // Never: the group's last narrowing is committed after this one.
+                        _ => Prepared::Fits,
+                    };
+                    (group, prepared)
+                }
             };
             let (summary, single) = match group {
                 Group::Id(id) => (

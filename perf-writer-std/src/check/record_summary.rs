@@ -505,6 +505,12 @@ impl SampleSummary {
         }
     }
 
+    /// Bytes a summary of several SAMPLEs that fit `layouts` takes (about, before RAW
+    /// facts), with one trace.
+    pub(crate) fn many_bytes(layouts: &FittingLayouts, trace: &Trace) -> usize {
+        std::mem::size_of::<ManySamples>() + layouts.heap_bytes() + trace.heap_bytes() + 48
+    }
+
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
         match self {
