@@ -63,3 +63,147 @@ fn records_of_many_lengths_in_one_call_keep_their_payloads_apart() {
         read_back(&bytes, 11, &["sched:sched_switch"]);
     }
 }
+
+/// sched_switch SAMPLEs of one id in one call, of `lengths` payload lengths in turn, the
+/// one at `bad` (if any) with another common_type.
+fn switch_call(n: usize, lengths: usize, bad: Option<usize>) -> Vec<u8> {
+    let records = (0..n).map(|k| {
+        let mut raw = switch_raw(if Some(k) == bad { 371 } else { 372 }, "worker", "idle");
+        raw.resize(raw.len() + 8 * (k % lengths), 0);
+        tracepoint_sample(&switch_attr(), SWITCH_IDS[0], T0 + k as u64, 0, &raw)
+    });
+    records.collect::<Vec<_>>().concat()
+}
+
+/// One call whose records narrow their group many times (more payload lengths than the
+/// traces a group keeps), one of them wrong or none: the format that comes after them is
+/// refused exactly when, described first, the call is.
+#[test]
+fn a_call_that_narrows_a_group_many_times_gets_the_verdict_of_its_records() {
+    for (n, lengths) in [(40, 12), (200, 30), (64, 3)] {
+        for bad in [None, Some(0), Some(n / 2), Some(n - 1)] {
+            let call = switch_call(n, lengths, bad);
+            let mut first =
+                PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+            first
+                .add_tracepoint_event_desc(
+                    &SWITCH_IDS,
+                    &switch_attr(),
+                    "sched:sched_switch",
+                    &switch_format(),
+                )
+                .unwrap();
+            let after = first.write_event_data(&call);
+            assert_eq!(after.is_err(), bad.is_some(), "{n} {lengths} {bad:?}");
+            // Records first, after another event's description (grouped by their id).
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+            w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+                .unwrap();
+            w.write_event_data(&call).unwrap();
+            let r = w.add_tracepoint_event_desc(
+                &SWITCH_IDS,
+                &switch_attr(),
+                "sched:sched_switch",
+                &switch_format(),
+            );
+            match bad {
+                Some(_) => {
+                    let (count, _, _, id, problem) = contradiction(r.unwrap_err());
+                    assert_eq!((count, id), (n as u64, Some(SWITCH_IDS[0])));
+                    assert!(matches!(problem, Contradiction::CommonTypes), "{problem:?}");
+                }
+                None => {
+                    r.unwrap();
+                    let bytes = w.finish().unwrap().into_inner();
+                    read_back(&bytes, n, &["sched:sched_switch"]);
+                }
+            }
+        }
+    }
+}
+
+/// A clock SAMPLE whose words at the five id places are from `k` (64 values each at IP,
+/// TID, TIME).
+fn spread_sample(k: u64) -> Vec<u8> {
+    let s = Sample {
+        identifier: Some(CLOCK_IDS[(k & 1) as usize]),
+        ip: Some(0x40_1000 + (k >> 1 & 63)),
+        tid: Some(PidTid {
+            pid: 300,
+            tid: 300 + (k >> 7 & 63) as u32,
+        }),
+        time: Some(T0 + (k >> 13 & 63)),
+        cpu: Some(SampleCpu::new((k >> 19 & 1) as u32)),
+        period: Some(1),
+        ..Default::default()
+    };
+    let layout = layout_of(&clock_attr(COMMON));
+    to_vec(
+        &SampleRecord {
+            layout: &layout,
+            sample: &s,
+            misc: misc::USER,
+        },
+        Endian::Little,
+    )
+    .unwrap()
+}
+
+/// Records of two ids before any description, two alike of each combination of the words
+/// at the id places (no place with more than 64 words, no group of one record): `pairs`.
+fn pairs(pairs: u64) -> Vec<Vec<u8>> {
+    (0..pairs)
+        .flat_map(|k| [spread_sample(k), spread_sample(k)])
+        .collect()
+}
+
+fn too_many_pending_bytes(e: &WriterError) -> bool {
+    matches!(
+        e,
+        WriterError::Record(RecordError::Refused {
+            problem: RecordProblem::TooManyPendingBytes,
+            ..
+        })
+    )
+}
+
+/// The memory bound of what waits holds within one call: a call whose records, one call
+/// each, would pass it is refused (naming the bound), not kept past it.
+#[test]
+fn one_call_is_held_to_the_memory_bound_of_what_waits() {
+    let records = pairs(60_000);
+    let mut per_record = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let refused: Vec<WriterError> = records
+        .iter()
+        .filter_map(|r| per_record.write_event_data(r).err())
+        .collect();
+    assert!(!refused.is_empty() && refused.iter().all(too_many_pending_bytes));
+    let mut one_call = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let err = one_call.write_event_data(&records.concat()).unwrap_err();
+    assert!(too_many_pending_bytes(&err), "{err}");
+    // Nothing of the call was written; what comes after it is taken.
+    one_call.write_event_data(&records[0]).unwrap();
+    one_call
+        .add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+        .unwrap();
+    let bytes = one_call.finish().unwrap().into_inner();
+    read_back(&bytes, 1, &["cpu-clock"]);
+}
+
+/// Two events, 100,000 SAMPLEs (5 MB) before their descriptions, in groups of two records
+/// (every combination of 64 IPs, 64 tids, 64 times): described first they are all taken.
+#[test]
+#[ignore = "groups of two or more records escape the places' give-up bound (it counts the bytes of groups of one record only): 50,000 groups of about 5 KiB reach MAX_PENDING_BYTES and the last records are refused"]
+fn records_in_groups_of_two_do_not_reach_the_memory_bound() {
+    let records = pairs(50_000);
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let refused = records
+        .iter()
+        .filter(|r| w.write_event_data(r).is_err())
+        .count();
+    assert_eq!(refused, 0);
+    w.add_event_desc(&CLOCK_IDS, &clock_attr(COMMON), "cpu-clock")
+        .unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    read_back(&bytes, records.len(), &["cpu-clock"]);
+}
