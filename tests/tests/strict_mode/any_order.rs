@@ -1665,6 +1665,38 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
     proptest! {
         #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
+        /// The records of a case written before their descriptions in one call, or in calls
+        /// cut at any bytes, then described: the descriptions and finish get the verdicts
+        /// they get when each record is its own call, and the files are the same.
+        #[test]
+        fn records_before_their_descriptions_in_any_calls_get_the_same_verdict(
+            c in case(),
+            cuts in proptest::collection::vec(any::<u16>(), 0..6),
+        ) {
+            let run = |calls: &[&[u8]]| {
+                let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+                for call in calls {
+                    w.write_event_data(call).unwrap();
+                }
+                let refused = describe(&mut w, &c);
+                let finished = w.finish().map(|c| c.into_inner()).map_err(|e| e.to_string());
+                (refused, finished)
+            };
+            let per_record: Vec<&[u8]> = c.records.iter().map(|r| &r[..]).collect();
+            let expected = run(&per_record);
+            let all = c.records.concat();
+            prop_assert_eq!(&run(&[&all[..]]), &expected);
+            let mut at: Vec<usize> = cuts.iter().map(|&k| usize::from(k) % (all.len() + 1)).collect();
+            at.sort_unstable();
+            let mut calls: Vec<&[u8]> = Vec::new();
+            let mut start = 0;
+            for end in at.into_iter().chain([all.len()]) {
+                calls.push(&all[start..end]);
+                start = end;
+            }
+            prop_assert_eq!(&run(&calls), &expected);
+        }
+
         /// Random events (every field of varying length among them, IDENTIFIER or ID at
         /// several places) and SAMPLEs of them, right or not: written after their
         /// descriptions, some record is refused exactly when, written before them, some
