@@ -251,3 +251,135 @@ fn the_single_records_bound_does_not_give_up_the_place_of_the_ids() {
     let bytes = w.finish().unwrap().into_inner();
     read_back(&bytes, records.len(), &["cpu-clock"]);
 }
+
+/// sched_switch SAMPLEs in many groups before any description (each at its own time, of
+/// `lengths` payload lengths in turn, one wrong or none), then the event described without
+/// its format, then the format with another id: the format is refused exactly when one is
+/// wrong, whichever calls carried them.
+#[test]
+fn a_format_after_samples_in_many_groups_is_checked_against_each() {
+    let n = 150;
+    for bad in [None, Some(0), Some(7), Some(n - 1)] {
+        let records: Vec<Vec<u8>> = (0..n)
+            .map(|k| {
+                let ct = if Some(k) == bad { 371 } else { 372 };
+                let mut raw = switch_raw(ct, "worker", "idle");
+                raw.resize(raw.len() + 8 * (k % 11), 0);
+                // Times repeat: groups of one and of several records.
+                let t = T0 + (k % 97) as u64;
+                tracepoint_sample(&switch_attr(), SWITCH_IDS[k % 2], t, 0, &raw)
+            })
+            .collect();
+        let all = records.concat();
+        let ways: [Vec<&[u8]>; 2] = [records.iter().map(|r| &r[..]).collect(), vec![&all[..]]];
+        for calls in ways {
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+            for c in &calls {
+                w.write_event_data(c).unwrap();
+            }
+            w.add_event_desc(&SWITCH_IDS[..1], &switch_attr(), "sched:sched_switch")
+                .unwrap();
+            let r = w.add_tracepoint_event_desc(
+                &SWITCH_IDS[1..],
+                &switch_attr(),
+                "sched:sched_switch",
+                &switch_format(),
+            );
+            match bad {
+                None => {
+                    r.unwrap();
+                    let bytes = w.finish().unwrap().into_inner();
+                    read_back(&bytes, n, &["sched:sched_switch"]);
+                }
+                Some(_) => {
+                    let (_, _, _, _, problem) = contradiction(r.unwrap_err());
+                    assert!(
+                        matches!(problem, Contradiction::CommonTypes | Contradiction::Raw(_)),
+                        "{problem:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Two events' SAMPLEs before any description, the second's with a field more (ADDR after
+/// TIME): the first event's description leaves the second's records waiting; a description
+/// of the second with the first's layout is refused naming them (as each would be, written
+/// after it); its right description, made again, takes them.
+#[test]
+fn records_left_waiting_by_the_first_description_are_checked_by_their_own() {
+    let with_addr = clock_attr(COMMON | st::ADDR);
+    let addr_sample = |k: u64| {
+        let s = Sample {
+            identifier: Some(CLOCK_IDS[1]),
+            ip: Some(0x40_1000),
+            tid: Some(PidTid { pid: 300, tid: 300 }),
+            time: Some(T0 + k),
+            addr: Some(0x1000 * k),
+            cpu: Some(SampleCpu::new(0)),
+            period: Some(1),
+            ..Default::default()
+        };
+        to_vec(
+            &SampleRecord {
+                layout: &layout_of(&with_addr),
+                sample: &s,
+                misc: misc::USER,
+            },
+            Endian::Little,
+        )
+        .unwrap()
+    };
+    let records: Vec<Vec<u8>> = (0..40)
+        .map(|k| match k % 3 {
+            0 => addr_sample(k),
+            _ => clock_sample(CLOCK_IDS[0], T0 + k),
+        })
+        .collect();
+    // Described first: the second event's records are refused under the first's layout.
+    let mut first = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    first
+        .add_event_desc(&CLOCK_IDS[..1], &clock_attr(COMMON), "one")
+        .unwrap();
+    first
+        .add_event_desc(&CLOCK_IDS[1..], &clock_attr(COMMON), "two")
+        .unwrap();
+    assert!(first.write_event_data(&records[0]).is_err());
+    for all_in_one in [false, true] {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        match all_in_one {
+            true => {
+                w.write_event_data(&records.concat()).unwrap();
+            }
+            false => {
+                for r in &records {
+                    w.write_event_data(r).unwrap();
+                }
+            }
+        }
+        // The first event's description, wrong (ADDR) then right.
+        let err = w
+            .add_event_desc(&CLOCK_IDS[..1], &with_addr, "one")
+            .unwrap_err();
+        let (count, offset, _, id, _) = contradiction(err);
+        assert_eq!(
+            (count, offset, id),
+            (26, 104 + records[0].len() as u64, Some(CLOCK_IDS[0]))
+        );
+        w.add_event_desc(&CLOCK_IDS[..1], &clock_attr(COMMON), "one")
+            .unwrap();
+        let err = w
+            .add_event_desc(&CLOCK_IDS[1..], &clock_attr(COMMON), "two")
+            .unwrap_err();
+        let (count, offset, _, id, _) = contradiction(err);
+        assert_eq!((count, offset, id), (14, 104, Some(CLOCK_IDS[1])));
+        let waits = w.finish().unwrap_err();
+        assert!(waits.to_string().contains("14"), "{waits}");
+        w.add_event_desc(&CLOCK_IDS[1..], &with_addr, "two")
+            .unwrap();
+        // perf 6.1 reads events of different layouts with IDENTIFIER.
+        let bytes = w.finish().unwrap().into_inner();
+        read_back(&bytes, records.len(), &["one", "two"]);
+    }
+}
