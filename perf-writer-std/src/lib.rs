@@ -96,9 +96,10 @@
 //! or a SAMPLE that, with the SAMPLEs of its id before it, fits more layouts than are
 //! kept track of (`TooManyLayouts`: SAMPLEs of one layout stay far below that). Before
 //! the first description the place of the id in a SAMPLE is not known: SAMPLEs are
-//! grouped by the words at every place a layout can put it (one group per combination), and
-//! a place where more than `MAX_PENDING_IDS` words were written, or whose words (a time, an
-//! address) leave 4 MiB of SAMPLEs each alone in its group, is no longer kept; a first
+//! grouped by the words at every place a layout can put it (one group per combination, and
+//! by one place's words alone once the combinations pass 4,096), and a place where more
+//! than `MAX_PENDING_IDS` words were written, or whose words (a time, an address) leave
+//! 4 MiB of SAMPLEs each alone in its group, is no longer kept; a first
 //! description that puts its id there is refused, naming them. A description refused for
 //! the records before it names the groups that contradict it (all of one id).
 //!

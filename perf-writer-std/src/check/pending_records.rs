@@ -10,14 +10,17 @@
 //! The ids: once a description exists, its layout says where every record's id is (every
 //! description must put it there). Before the first one, the place is not known: a layout
 //! can put a SAMPLE's id (IDENTIFIER or ID) 8 to 40 bytes from its start, a `sample_id`
-//! trailer's 8 to 24 bytes back from the end. SAMPLEs are grouped by the words at all five
-//! places at once (a [`Combo`]), so that each goes to one group; the first description picks
-//! its place, checks every group whose word there is one of its ids (or none, or 0), and the
-//! other groups wait for the descriptions of their words. Trailers are grouped per place. A
-//! place with more distinct words than [`MAX_PENDING_IDS`], or whose words make more single
-//! records than [`PLACE_SINGLE_BYTES`] (a time, an address), holds no ids and is given up:
-//! later SAMPLEs are grouped without it, and a first description that puts its id there is
-//! refused, naming the records.
+//! trailer's 8 to 24 bytes back from the end. A SAMPLE goes to the group of its words at the
+//! key places, all five at first (a [`Combo`]), so that most SAMPLEs join one group; the first
+//! description picks its place, checks every group whose word there is one of its ids (or
+//! none, or 0), and the other groups wait for the descriptions of their words. Combinations
+//! multiply (2,048 ids on 300 threads), so past [`MAX_COMBOS`] groups, or
+//! [`PLACE_SINGLE_BYTES`] of groups of one record, the key place with the most words is
+//! grouped alone: later SAMPLEs also join the group of their word there. A place with more
+//! distinct words than [`MAX_PENDING_IDS`], or grouped alone and with more than
+//! [`PLACE_SINGLE_BYTES`] of groups of one record (a time, an address), holds no ids and is
+//! given up; a first description that puts its id there is refused, naming the records.
+//! Trailers are grouped per place, with the same bounds.
 //!
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
 //! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
@@ -28,7 +31,7 @@
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::EventStats;
 use crate::check::record_summary::{
-    FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
+    raw_facts_bytes, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
 use crate::error::EventError;
@@ -45,33 +48,44 @@ use std::collections::BTreeMap;
 const SAMPLE_PLACES: [usize; 5] = [8, 16, 24, 32, 40];
 const TRAILER_PLACES: [usize; 3] = [8, 16, 24];
 
-/// Bytes of single SAMPLEs the groups of the live places may keep before the place with
-/// the most words is given up (a place that holds no id, a time or an address, makes a group
-/// per record).
+/// Bytes of single SAMPLEs that the groups of the key places (see [`Combo`]), or of one
+/// place grouped alone, may keep: past it, the key place with the most words is grouped
+/// alone, and a place grouped alone is given up (a place that holds no id, a time or an
+/// address, makes a group per record).
 const PLACE_SINGLE_BYTES: usize = 4 << 20;
 
-/// Trailers grouped by the word at one place.
+/// Groups the key places may make before the key place with the most words is grouped
+/// alone: the combinations of words multiply (2,048 ids on 300 threads), the words of one
+/// place do not.
+const MAX_COMBOS: usize = 4096;
+
+/// Records grouped by the word at one place.
 #[derive(Debug, Default)]
 struct Place {
     /// By that word; `None`: records too short to have one there (perf gives those to the
     /// first event).
     groups: FxHashMap<Option<u64>, RecordSummary>,
+    /// Bytes of the groups that hold one SAMPLE as written.
+    single_bytes: usize,
     given_up: bool,
 }
 
-/// The words seen at one SAMPLE place (see [`Combo`]).
+/// One SAMPLE place: a key place (see [`Combo`]), grouped alone, or given up.
 #[derive(Debug, Default)]
 struct SamplePlace {
-    /// `None`: a record too short to have one there.
+    /// While a key place: the words seen there (`None`: a record too short to have one).
     words: FxHashSet<Option<u64>>,
+    /// Once grouped alone: its SAMPLEs since, by its word.
+    alone: Option<Place>,
     given_up: bool,
 }
 
-/// The words of a SAMPLE at the places not given up when it came: its group before the
-/// first description.
+/// The words of a SAMPLE at the key places when it came: its group before the first
+/// description. The key places are the places neither given up nor grouped alone; a SAMPLE
+/// is also in the group of its word at each place grouped alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Combo {
-    /// Places (bits, by index in `SAMPLE_PLACES`) that were not given up.
+    /// The key places (bits, by index in `SAMPLE_PLACES`).
     live: u8,
     /// Of those, the places within the record.
     present: u8,
@@ -126,7 +140,9 @@ struct BeforeAny {
     samples: Option<Counted>,
     /// The SAMPLEs by their [`Combo`].
     combos: FxHashMap<Combo, RecordSummary>,
-    /// Bytes of the groups of the places live now that hold one SAMPLE as written.
+    /// Of the groups of the key places of now: how many, and the bytes of those that hold
+    /// one SAMPLE as written.
+    key_groups: usize,
     single_bytes: usize,
     sample_places: [SamplePlace; SAMPLE_PLACES.len()],
     side_band: Option<RecordSummary>,
@@ -142,26 +158,50 @@ impl BeforeAny {
             .map(RecordSummary::heap_bytes)
             .sum::<usize>()
             + self.combos.capacity() * std::mem::size_of::<(Combo, RecordSummary)>();
-        let words = self.sample_places.iter().map(|p| p.words.capacity() * 16);
+        let words = self
+            .sample_places
+            .iter()
+            .map(|p| p.words.capacity() * 16 + p.alone.as_ref().map_or(0, Place::heap_bytes));
         let trailers = self.trailer_places.iter().map(Place::heap_bytes);
         side_band + combos + words.sum::<usize>() + trailers.sum::<usize>()
     }
 
-    /// The places live now (bits).
-    fn live(&self) -> u8 {
-        let given_up = self.sample_places.iter().enumerate();
-        given_up.fold(0, |m, (k, p)| match p.given_up {
-            true => m,
-            false => m | 1 << k,
+    /// The key places (bits).
+    fn key(&self) -> u8 {
+        self.places(|p| !p.given_up && p.alone.is_none())
+    }
+
+    /// The places grouped alone (bits).
+    fn alone(&self) -> u8 {
+        self.places(|p| !p.given_up && p.alone.is_some())
+    }
+
+    fn places(&self, which: impl Fn(&SamplePlace) -> bool) -> u8 {
+        let places = self.sample_places.iter().enumerate();
+        places.fold(0, |m, (k, p)| match which(p) {
+            true => m | 1 << k,
+            false => m,
         })
     }
+}
+
+/// All the sample places (bits).
+const ALL_PLACES: u8 = (1 << SAMPLE_PLACES.len()) - 1;
+
+/// What a new group of the key places needs done first.
+#[derive(Clone, Copy, Debug)]
+enum PlaceChange {
+    GiveUp(usize),
+    GroupAlone(usize),
 }
 
 /// A group of SAMPLEs that a record goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Group {
-    /// Before any description, by the words at the sample places.
+    /// Before any description, by the words at the key places.
     Combo(Combo),
+    /// Before any description, by the word at `SAMPLE_PLACES[.0]`, grouped alone.
+    Place(usize, Option<u64>),
     /// After the first description, by event id.
     Id(u64),
 }
@@ -176,6 +216,8 @@ enum Action {
     NarrowedLater(Group, Trace),
     /// Give up `SAMPLE_PLACES[.0]`.
     GiveUp(usize),
+    /// Group `SAMPLE_PLACES[.0]` alone from now on.
+    GroupAlone(usize),
     /// The record's actions end.
     End,
 }
@@ -194,12 +236,16 @@ struct CallStage {
     actions: Vec<Action>,
     next: usize,
     groups: FxHashMap<Group, Staged>,
-    /// Sample places this call gives up (bits).
+    /// Sample places this call gives up, and groups alone (bits).
     given_up: u8,
-    /// Per sample place, the words this call's new groups have there that it had not.
+    alone: u8,
+    /// Per key place, the words this call's new groups have there that it had not.
     new_words: [FxHashSet<Option<u64>>; SAMPLE_PLACES.len()],
-    /// The places live for this call's last new groups, and their first records' bytes.
-    new_single: (u8, usize),
+    /// What this call changes of the groups of the key places `.0`: how many more, and how
+    /// many more bytes of single records (fewer when a group of one takes a second).
+    new_combos: (u8, usize, isize),
+    /// The same per place grouped alone.
+    new_alone: [(usize, isize); SAMPLE_PLACES.len()],
     /// Event ids this call adds.
     new_ids: Vec<u64>,
     /// Bytes (about) the call's records and layouts kept for its groups take.
@@ -326,8 +372,10 @@ impl PendingRecords {
             let (len, cap) = (w.len(), w.capacity());
             clear_for_next_call(w, len, cap, FxHashSet::clear);
         }
-        s.new_single = (0, 0);
+        s.new_combos = (0, 0, 0);
+        s.new_alone = Default::default();
         s.given_up = 0;
+        s.alone = 0;
         s.new_ids.clear();
         s.bytes = 0;
     }
@@ -372,29 +420,83 @@ impl PendingRecords {
         let combo = self.combo_of(record, endian);
         self.prepare(Group::Combo(combo), None, record, endian)
             .map_err(|TooManyLayouts| RecordProblem::TooManyLayouts)?;
+        let alone = self.places_alone();
+        for (k, &at) in SAMPLE_PLACES.iter().enumerate() {
+            if alone >> k & 1 == 0 || self.stage.given_up >> k & 1 != 0 {
+                continue;
+            }
+            let key = word(record, at, endian);
+            if self.alone_would_overflow(k, key, record.len()) {
+                self.give_up_staged(k);
+                continue;
+            }
+            if self
+                .prepare(Group::Place(k, key), None, record, endian)
+                .is_err()
+            {
+                self.give_up_staged(k);
+            }
+        }
         self.stage.actions.push(Action::End);
         Ok(())
     }
 
-    /// The group of a SAMPLE written before any description: its words at the places live,
-    /// once the places that a new group would take past their bounds are given up.
+    /// The key places, as this call leaves them so far (bits).
+    fn key_places(&self) -> u8 {
+        let key = self.before.as_ref().map_or(ALL_PLACES, |b| b.key());
+        key & !self.stage.given_up & !self.stage.alone & ALL_PLACES
+    }
+
+    /// The places grouped alone, as this call leaves them so far (bits).
+    fn places_alone(&self) -> u8 {
+        let alone = self.before.as_ref().map_or(0, |b| b.alone());
+        (alone | self.stage.alone) & !self.stage.given_up
+    }
+
+    /// Adding a group `key` at place `k`, grouped alone, would take it past its bounds.
+    fn alone_would_overflow(&self, k: usize, key: Option<u64>, len: usize) -> bool {
+        let place = self
+            .before
+            .as_ref()
+            .and_then(|b| b.sample_places.get(k))
+            .and_then(|p| p.alone.as_ref());
+        let known = place.is_some_and(|p| p.groups.contains_key(&key))
+            || self.stage.groups.contains_key(&Group::Place(k, key));
+        if known {
+            return false;
+        }
+        let (staged, staged_single) = self.stage.new_alone.get(k).copied().unwrap_or_default();
+        let groups = place.map_or(0, |p| p.groups.len()).saturating_add(staged);
+        let single = place.map_or(0, |p| p.single_bytes);
+        groups >= MAX_PENDING_IDS
+            || single
+                .saturating_add_signed(staged_single)
+                .saturating_add(len)
+                > PLACE_SINGLE_BYTES
+    }
+
+    /// The group of a SAMPLE written before any description: its words at the key places,
+    /// once the places that a new group would take past their bounds are given up or
+    /// grouped alone.
     fn combo_of(&mut self, record: &[u8], endian: Endian) -> Combo {
         loop {
-            let given_up = self.stage.given_up;
-            let live = self.before.as_ref().map_or(u8::MAX, |b| b.live()) & !given_up;
-            let live = live & ((1 << SAMPLE_PLACES.len()) - 1);
-            let combo = Combo::of(record, live, endian);
-            let Some(k) = self.place_to_give_up(&combo, record.len()) else {
-                return combo;
-            };
-            self.give_up_staged(k);
+            let combo = Combo::of(record, self.key_places(), endian);
+            match self.place_change(&combo, record.len()) {
+                None => return combo,
+                Some(PlaceChange::GiveUp(k)) => self.give_up_staged(k),
+                Some(PlaceChange::GroupAlone(k)) => {
+                    self.stage.alone |= 1 << k;
+                    self.stage.actions.push(Action::GroupAlone(k));
+                }
+            }
         }
     }
 
-    /// The place to give up before `combo` (of a record of `len` bytes) can be a group, if
-    /// one must be: one whose words it would take to [`MAX_PENDING_IDS`], or, when the single
-    /// records' bytes would pass [`PLACE_SINGLE_BYTES`], the one with the most words.
-    fn place_to_give_up(&self, combo: &Combo, len: usize) -> Option<usize> {
+    /// What must change before `combo` (of a record of `len` bytes) can be a group: a key
+    /// place whose words it would take to [`MAX_PENDING_IDS`] is given up; when the key
+    /// places' groups would pass [`MAX_COMBOS`], or their single records
+    /// [`PLACE_SINGLE_BYTES`], the key place with the most words is grouped alone.
+    fn place_change(&self, combo: &Combo, len: usize) -> Option<PlaceChange> {
         let b = self.before.as_deref();
         let known = b.is_some_and(|b| b.combos.contains_key(combo));
         if known || self.stage.groups.contains_key(&Group::Combo(*combo)) {
@@ -411,24 +513,27 @@ impl PendingRecords {
             let fresh =
                 !seen.is_some_and(|s| s.contains(&w)) && !new.is_some_and(|s| s.contains(&w));
             if fresh && words >= MAX_PENDING_IDS {
-                return Some(k);
+                return Some(PlaceChange::GiveUp(k));
             }
             if words >= 2 && most.is_none_or(|(_, n)| words >= n) {
                 most = Some((k, words));
             }
         }
-        // The single records of the groups of the places live for `combo` (those of groups
-        // made before a place was given up stay as they are: no group takes records then).
-        let single = b
-            .filter(|b| b.live() == combo.live)
-            .map_or(0, |b| b.single_bytes);
-        let (staged_live, staged) = self.stage.new_single;
-        let single = match staged_live == combo.live {
-            true => single.saturating_add(staged),
-            false => single,
+        // The groups of the key places of `combo` (those made with other key places stay as
+        // they are: no record goes to them any more).
+        let (groups, single) = b
+            .filter(|b| b.key() == combo.live)
+            .map_or((0, 0), |b| (b.key_groups, b.single_bytes));
+        let (groups, single) = match self.stage.new_combos {
+            (key, n, bytes) if key == combo.live => (
+                groups.saturating_add(n),
+                single.saturating_add_signed(bytes),
+            ),
+            _ => (groups, single),
         };
-        match single.saturating_add(len) > PLACE_SINGLE_BYTES {
-            true => most.map(|(k, _)| k),
+        let full = groups >= MAX_COMBOS || single.saturating_add(len) > PLACE_SINGLE_BYTES;
+        match full {
+            true => most.map(|(k, _)| PlaceChange::GroupAlone(k)),
             false => None,
         }
     }
@@ -482,10 +587,16 @@ impl PendingRecords {
         };
         let place = match group {
             Group::Combo(_) => None,
+            Group::Place(k, _) => SAMPLE_PLACES.get(k).copied(),
             Group::Id(_) => id_place,
         };
         let prepared =
             SampleSummary::prepare(state, place, traces, record, endian, &mut self.scratch)?;
+        // The length of the group's one record, when it held one.
+        let one_len = match state {
+            SampleState::One(r) => Some(r.len()),
+            _ => None,
+        };
         // A narrowing of this call, committed before it, may put another trace in the slot
         // of the trace it matched: its payloads are found anew.
         let prepared = match (prepared, staged.is_some()) {
@@ -503,7 +614,11 @@ impl PendingRecords {
             }
             Prepared::Same(_) | Prepared::Fits => None,
             Prepared::Narrowed(l, t) => {
-                let bytes = SampleSummary::many_bytes(l, t);
+                let mut bytes = SampleSummary::many_bytes(l, t);
+                // A group of one record becomes one of several: its RAW facts are made.
+                if one_len.is_some() {
+                    bytes = bytes.saturating_add(raw_facts_bytes(l, record, endian));
+                }
                 self.stage.bytes = self.stage.bytes.saturating_add(bytes);
                 // The group's earlier layouts of the call are not needed any more.
                 let earlier = staged_at.and_then(|a| self.stage.actions.get_mut(a));
@@ -521,8 +636,32 @@ impl PendingRecords {
                 Some(Staged::Layouts(self.stage.actions.len()))
             }
         };
-        if let (Prepared::First, Group::Combo(c)) = (&prepared, group) {
-            self.stage_new_combo(&c, record.len());
+        // The bounds of the places count the groups made and the single records kept.
+        let len = |l: usize| isize::try_from(l).unwrap_or(isize::MAX);
+        let (groups, single) = match (&prepared, one_len) {
+            (Prepared::First, _) => (1, len(record.len())),
+            (Prepared::Narrowed(..), Some(one)) => (0, -len(one)),
+            _ => (0, 0),
+        };
+        match group {
+            Group::Combo(c) => {
+                if groups != 0 {
+                    self.stage_new_words(&c);
+                }
+                let s = &mut self.stage.new_combos;
+                if s.0 != c.live {
+                    *s = (c.live, 0, 0);
+                }
+                s.1 = s.1.saturating_add(groups);
+                s.2 = s.2.saturating_add(single);
+            }
+            Group::Place(k, _) => {
+                if let Some((n, bytes)) = self.stage.new_alone.get_mut(k) {
+                    *n = n.saturating_add(groups);
+                    *bytes = bytes.saturating_add(single);
+                }
+            }
+            Group::Id(_) => {}
         }
         if let Some(next) = next {
             self.stage.groups.insert(group, next);
@@ -531,9 +670,9 @@ impl PendingRecords {
         Ok(())
     }
 
-    /// Notes the words and bytes of a new group `c` whose first record is `len` bytes, for
-    /// the bounds of the places ([`place_to_give_up`](Self::place_to_give_up)).
-    fn stage_new_combo(&mut self, c: &Combo, len: usize) {
+    /// Notes the words of a new group `c`, for the bounds of the places
+    /// ([`place_change`](Self::place_change)).
+    fn stage_new_words(&mut self, c: &Combo) {
         let b = self.before.as_deref();
         for (k, new) in self.stage.new_words.iter_mut().enumerate() {
             let seen = b.and_then(|b| b.sample_places.get(k)).map(|p| &p.words);
@@ -542,11 +681,6 @@ impl PendingRecords {
                 new.insert(w);
             }
         }
-        let s = &mut self.stage.new_single;
-        *s = match s.0 == c.live {
-            true => (c.live, s.1.saturating_add(len)),
-            false => (c.live, len),
-        };
     }
 
     /// Takes `record` (written at `first`, admitted by [`admit`](Self::admit) for `why`)
@@ -645,16 +779,24 @@ impl PendingRecords {
             let action = std::mem::replace(action, Action::End);
             let (group, prepared) = match action {
                 Action::End => break,
-                Action::GiveUp(k) => {
+                Action::GiveUp(k) | Action::GroupAlone(k) => {
+                    let alone = matches!(action, Action::GroupAlone(_));
                     if let Some(b) = self.before.as_mut() {
                         if let Some(p) = b.sample_places.get_mut(k) {
+                            let was_key = !p.given_up && p.alone.is_none();
+                            let freed = p.alone.as_ref().map_or(0, Place::heap_bytes);
+                            self.bytes = self.bytes.saturating_sub(freed);
                             *p = SamplePlace {
-                                given_up: true,
+                                alone: alone.then(Place::default),
+                                given_up: !alone,
                                 ..SamplePlace::default()
                             };
+                            // The key places change: their groups start anew.
+                            if was_key {
+                                b.key_groups = 0;
+                                b.single_bytes = 0;
+                            }
                         }
-                        // The groups live now start without single records.
-                        b.single_bytes = 0;
                     }
                     continue;
                 }
@@ -686,6 +828,7 @@ impl PendingRecords {
                     Counted::add(&mut b.samples, first);
                     // A first SAMPLE makes a new group.
                     if matches!(prepared, Prepared::First) {
+                        b.key_groups = b.key_groups.saturating_add(1);
                         for (k, p) in b.sample_places.iter_mut().enumerate() {
                             if c.live >> k & 1 != 0 {
                                 p.words.insert(c.word(k));
@@ -697,6 +840,18 @@ impl PendingRecords {
                         .entry(c)
                         .or_insert_with(|| RecordSummary::new(first));
                     (s, Some(&mut b.single_bytes))
+                }
+                Group::Place(k, key) => {
+                    let b = self.before.get_or_insert_with(Box::default);
+                    let Some(place) = b.sample_places.get_mut(k).and_then(|p| p.alone.as_mut())
+                    else {
+                        continue;
+                    };
+                    let s = place
+                        .groups
+                        .entry(key)
+                        .or_insert_with(|| RecordSummary::new(first));
+                    (s, Some(&mut place.single_bytes))
                 }
             };
             let single_before = one_len(summary);
@@ -795,8 +950,18 @@ impl PendingRecords {
                     Some(id) => ids.contains(&id),
                 };
                 if let Some(k) = sample_place {
-                    for (c, s) in std::mem::take(&mut b.combos) {
-                        let Some(id) = c.word(k).filter(|&id| !owns(Some(id))) else {
+                    let combos = std::mem::take(&mut b.combos)
+                        .into_iter()
+                        .filter(|(c, _)| c.live >> k & 1 != 0)
+                        .map(|(c, s)| (c.word(k), s));
+                    let alone = b
+                        .sample_places
+                        .get_mut(k)
+                        .and_then(|p| p.alone.take())
+                        .map(|p| p.groups)
+                        .unwrap_or_default();
+                    for (word, s) in combos.chain(alone) {
+                        let Some(id) = word.filter(|&id| !owns(Some(id))) else {
                             continue;
                         };
                         let waits = self
@@ -956,11 +1121,20 @@ fn attribute<'b>(
             None => owned.extend(b.combos.values().map(|s| (None, s))),
             Some(at) => {
                 let k = SAMPLE_PLACES.iter().position(|&p| p == at);
-                let k = k.filter(|&k| b.sample_places.get(k).is_some_and(|p| !p.given_up));
-                let k = k.ok_or_else(|| given_up(all.first, all.records))?;
+                let place = k.and_then(|k| Some((k, b.sample_places.get(k)?)));
+                let (k, place) = place
+                    .filter(|(_, p)| !p.given_up)
+                    .ok_or_else(|| given_up(all.first, all.records))?;
                 sample_place = Some(k);
+                // Each SAMPLE is in a group of the key places with `k` among them, or in
+                // `k`'s group once it was grouped alone.
                 for (c, s) in &b.combos {
-                    if let Some(id) = owner(c.word(k)) {
+                    if let Some(id) = owner(c.word(k)).filter(|_| c.live >> k & 1 != 0) {
+                        owned.push((id, s));
+                    }
+                }
+                for (key, s) in place.alone.iter().flat_map(|p| &p.groups) {
+                    if let Some(id) = owner(*key) {
                         owned.push((id, s));
                     }
                 }
@@ -1002,6 +1176,14 @@ fn group_summary<'a>(
     match group {
         Group::Id(id) => by_id.get(&id),
         Group::Combo(c) => before.as_ref()?.combos.get(&c),
+        Group::Place(k, key) => before
+            .as_ref()?
+            .sample_places
+            .get(k)?
+            .alone
+            .as_ref()?
+            .groups
+            .get(&key),
     }
 }
 

@@ -316,24 +316,31 @@ pub(crate) enum SampleState<'a> {
 const MAX_RAW_FACTS_BYTES: usize = 16 << 20;
 
 /// The [`RawFacts`] of `layouts`' ways to RAW stay within [`MAX_RAW_FACTS_BYTES`] with
-/// `record` among the group's SAMPLEs. Each way keeps at most one [`RawFacts`], cut to the
-/// shortest of its payloads, so the payloads of `record` bound them all (about 3.25 bytes of
-/// facts per payload byte). Only a record whose RAW may start at very many places comes near.
+/// `record` among the group's SAMPLEs (see [`raw_facts_bytes`]). Only a record whose RAW may
+/// start at very many places comes near.
 fn within_raw_bound(
     layouts: &FittingLayouts,
     record: &[u8],
     endian: Endian,
 ) -> Result<(), TooManyLayouts> {
+    match raw_facts_bytes(layouts, record, endian) > MAX_RAW_FACTS_BYTES {
+        true => Err(TooManyLayouts),
+        false => Ok(()),
+    }
+}
+
+/// The most bytes the [`RawFacts`] of `layouts`' ways to RAW take with `record` among the
+/// group's SAMPLEs. Each way keeps at most one [`RawFacts`], cut to the shortest of its
+/// payloads, so the payloads of `record` bound them all (about 3.25 bytes of facts per
+/// payload byte).
+pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: Endian) -> usize {
     let payload_bytes: usize = layouts
         .raw_keys()
         .iter()
         .filter_map(|k| k.payload_range(record, endian))
         .map(|(a, b)| b.saturating_sub(a))
         .fold(0, usize::saturating_add);
-    match payload_bytes.saturating_mul(13) / 4 > MAX_RAW_FACTS_BYTES {
-        true => Err(TooManyLayouts),
-        false => Ok(()),
-    }
+    payload_bytes.saturating_mul(13) / 4
 }
 
 /// What the SAMPLEs of a group say (see the module).

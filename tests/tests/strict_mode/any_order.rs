@@ -31,7 +31,7 @@ use perf_writer_std::perf_encode::records::{
 use perf_writer_std::perf_encode::{to_vec, Endian};
 use perf_writer_std::{
     Contradiction, FileOutput, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem,
-    WriterError, MAX_PENDING_IDS,
+    WriterError, MAX_PENDING_BYTES, MAX_PENDING_IDS,
 };
 use perf_writer_std::{EventError, RecordError};
 use std::collections::BTreeSet;
