@@ -277,6 +277,43 @@ fn the_single_records_bound_does_not_give_up_the_place_of_the_ids() {
     read_back(&bytes, records.len(), &["cpu-clock"]);
 }
 
+/// The records of the test above, one of them late in the call (when the place of the ids
+/// is grouped alone) without its PERIOD: the description is refused, naming its id, and
+/// one without PERIOD is refused for the others (the test above takes them without it).
+#[test]
+fn a_record_grouped_by_its_id_alone_is_checked_by_the_description() {
+    let mut records: Vec<Vec<u8>> = (0..100_000).map(per_cpu_sample).collect();
+    let bad_at = 90_000u64;
+    let short = {
+        let mut r = records[bad_at as usize].clone();
+        // PERIOD is the last word: cut it, and say so in the header's size.
+        r.truncate(r.len() - 8);
+        let size = u16::try_from(r.len()).unwrap();
+        r[6..8].copy_from_slice(&size.to_le_bytes());
+        r
+    };
+    records[bad_at as usize] = short;
+    let bad_id = 1000 + bad_at * 7 % 2048;
+    let ids: Vec<u64> = (1000..1000 + 2048).collect();
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.write_event_data(&records.concat()).unwrap();
+    let err = w
+        .add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock")
+        .unwrap_err();
+    let (n, _, type_, id, problem) = contradiction(err);
+    // The group of its id it is in: some of the id's 49 records.
+    assert_eq!((type_, id), (9, Some(bad_id)));
+    assert!((1..=49).contains(&n), "{n}");
+    // Its group holds records of 56 bytes and it, of 48.
+    assert_eq!(problem, Contradiction::SampleLength { min: 48, max: 56 });
+    // Described without PERIOD, the other records of the ids contradict it.
+    let err = w
+        .add_event_desc(&ids, &clock_attr(COMMON & !st::PERIOD), "cpu-clock")
+        .unwrap_err();
+    let (_, offset, _, _, _) = contradiction(err);
+    assert_eq!(offset, 104);
+}
+
 /// sched_switch SAMPLEs in many groups before any description (each at its own time, of
 /// `lengths` payload lengths in turn, one wrong or none), then the event described without
 /// its format, then the format with another id: the format is refused exactly when one is
