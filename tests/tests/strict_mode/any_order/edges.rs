@@ -445,3 +445,35 @@ fn records_left_waiting_by_the_first_description_are_checked_by_their_own() {
         read_back(&bytes, records.len(), &["one", "two"]);
     }
 }
+
+/// 4,000 ids, two alike SAMPLEs of 1.2 KiB each after the other, before any description: in
+/// one call or one call each, the description of the ids takes them (no group holds one
+/// record once its call is written, however many first records the call had).
+#[test]
+fn a_call_of_records_in_pairs_is_grouped_as_its_records_one_call_each() {
+    let ids: Vec<u64> = (1000..5000).collect();
+    let records: Vec<Vec<u8>> = ids
+        .iter()
+        .flat_map(|&id| {
+            let r = padded_switch_sample(id, T0, 1136);
+            [r.clone(), r]
+        })
+        .collect();
+    for one_call in [false, true] {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        match one_call {
+            true => {
+                w.write_event_data(&records.concat()).unwrap();
+            }
+            false => {
+                for r in &records {
+                    w.write_event_data(r).unwrap();
+                }
+            }
+        }
+        w.add_tracepoint_event_desc(&ids, &switch_attr(), "sched:sched_switch", &switch_format())
+            .unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
+        let bytes = w.finish().unwrap().into_inner();
+        read_back(&bytes, records.len(), &["sched:sched_switch"]);
+    }
+}
