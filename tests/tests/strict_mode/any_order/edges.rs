@@ -477,3 +477,82 @@ fn a_call_of_records_in_pairs_is_grouped_as_its_records_one_call_each() {
         read_back(&bytes, records.len(), &["sched:sched_switch"]);
     }
 }
+
+/// A clock SAMPLE of id `id` by thread `tid` at `time`; `extra`: a word more than its
+/// layout has.
+fn thread_sample(id: u64, tid: u32, time: u64, extra: bool) -> Vec<u8> {
+    let s = Sample {
+        identifier: Some(id),
+        ip: Some(0x40_1000),
+        tid: Some(PidTid { pid: 300, tid }),
+        time: Some(time),
+        cpu: Some(SampleCpu::new(0)),
+        period: Some(1),
+        ..Default::default()
+    };
+    let layout = layout_of(&clock_attr(COMMON));
+    let mut r = to_vec(
+        &SampleRecord {
+            layout: &layout,
+            sample: &s,
+            misc: misc::USER,
+        },
+        Endian::Little,
+    )
+    .unwrap();
+    if extra {
+        r.extend_from_slice(&[0; 8]);
+        let size = r.len() as u16;
+        r[6..8].copy_from_slice(&size.to_le_bytes());
+    }
+    r
+}
+
+/// 3,000 ids on 3 threads before any description (past the groups the key places may
+/// make: the ids' place is grouped alone), one record of them a word too long, early or
+/// late, or none: the description of the ids is refused exactly when that record, written
+/// after it, is; in one call or one call each.
+#[test]
+fn a_wrong_record_is_found_after_the_place_of_the_ids_is_grouped_alone() {
+    let n = 9_000u64;
+    let ids: Vec<u64> = (1000..4000).collect();
+    for bad in [None, Some(10), Some(n - 1)] {
+        let records: Vec<Vec<u8>> = (0..n)
+            .map(|k| thread_sample(1000 + k % 3000, 300 + (k / 3000) as u32, T0, Some(k) == bad))
+            .collect();
+        let mut first = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        first
+            .add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock")
+            .unwrap();
+        let refused = records
+            .iter()
+            .filter(|r| first.write_event_data(r).is_err())
+            .count();
+        assert_eq!(refused, usize::from(bad.is_some()));
+        for one_call in [false, true] {
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+            match one_call {
+                true => {
+                    w.write_event_data(&records.concat()).unwrap();
+                }
+                false => {
+                    for r in &records {
+                        w.write_event_data(r).unwrap();
+                    }
+                }
+            }
+            let r = w.add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock");
+            match bad {
+                Some(k) => {
+                    let (_, _, _, id, _) = contradiction(r.unwrap_err());
+                    assert_eq!(id, Some(1000 + k % 3000), "one call: {one_call}");
+                }
+                None => {
+                    r.unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
+                    let bytes = w.finish().unwrap().into_inner();
+                    read_back(&bytes, n as usize, &["cpu-clock"]);
+                }
+            }
+        }
+    }
+}
