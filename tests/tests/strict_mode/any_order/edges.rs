@@ -4,6 +4,24 @@
 
 use super::*;
 
+/// Writes `records` (each must be taken) in one call, or one call each.
+fn write_records(
+    w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>,
+    records: &[Vec<u8>],
+    one_call: bool,
+) {
+    match one_call {
+        true => {
+            w.write_event_data(&records.concat()).unwrap();
+        }
+        false => {
+            for r in records {
+                w.write_event_data(r).unwrap();
+            }
+        }
+    }
+}
+
 /// sched_switch's payload with `extra` bytes of padding after its fields (a payload longer
 /// than the format's fields is right).
 fn padded_switch_sample(id: u64, time: u64, extra: usize) -> Vec<u8> {
@@ -410,16 +428,7 @@ fn records_left_waiting_by_the_first_description_are_checked_by_their_own() {
     assert!(first.write_event_data(&records[0]).is_err());
     for all_in_one in [false, true] {
         let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-        match all_in_one {
-            true => {
-                w.write_event_data(&records.concat()).unwrap();
-            }
-            false => {
-                for r in &records {
-                    w.write_event_data(r).unwrap();
-                }
-            }
-        }
+        write_records(&mut w, &records, all_in_one);
         // The first event's description, wrong (ADDR) then right.
         let err = w
             .add_event_desc(&CLOCK_IDS[..1], &with_addr, "one")
@@ -461,16 +470,7 @@ fn a_call_of_records_in_pairs_is_grouped_as_its_records_one_call_each() {
         .collect();
     for one_call in [false, true] {
         let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-        match one_call {
-            true => {
-                w.write_event_data(&records.concat()).unwrap();
-            }
-            false => {
-                for r in &records {
-                    w.write_event_data(r).unwrap();
-                }
-            }
-        }
+        write_records(&mut w, &records, one_call);
         w.add_tracepoint_event_desc(&ids, &switch_attr(), "sched:sched_switch", &switch_format())
             .unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
         let bytes = w.finish().unwrap().into_inner();
@@ -531,16 +531,7 @@ fn a_wrong_record_is_found_after_the_place_of_the_ids_is_grouped_alone() {
         assert_eq!(refused, usize::from(bad.is_some()));
         for one_call in [false, true] {
             let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-            match one_call {
-                true => {
-                    w.write_event_data(&records.concat()).unwrap();
-                }
-                false => {
-                    for r in &records {
-                        w.write_event_data(r).unwrap();
-                    }
-                }
-            }
+            write_records(&mut w, &records, one_call);
             let r = w.add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock");
             match bad {
                 Some(k) => {
