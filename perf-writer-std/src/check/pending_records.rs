@@ -86,7 +86,7 @@ struct SamplePlace {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Combo {
     /// The key places (bits, by index in `SAMPLE_PLACES`).
-    live: u8,
+    key: u8,
     /// Of those, the places within the record.
     present: u8,
     /// The word at each place present (0 elsewhere).
@@ -94,14 +94,14 @@ struct Combo {
 }
 
 impl Combo {
-    fn of(record: &[u8], live: u8, endian: Endian) -> Combo {
+    fn of(record: &[u8], key: u8, endian: Endian) -> Combo {
         let mut c = Combo {
-            live,
+            key,
             present: 0,
             words: [0; SAMPLE_PLACES.len()],
         };
         for (k, (&at, w)) in SAMPLE_PLACES.iter().zip(&mut c.words).enumerate() {
-            if live >> k & 1 == 0 {
+            if key >> k & 1 == 0 {
                 continue;
             }
             if let Some(v) = word(record, at, endian) {
@@ -110,6 +110,11 @@ impl Combo {
             }
         }
         c
+    }
+
+    /// Place `k` was a key place when it was made.
+    fn keyed_by(&self, k: usize) -> bool {
+        self.key >> k & 1 != 0
     }
 
     /// The word at place `k` (`None`: the record is too short to have one there).
@@ -503,7 +508,7 @@ impl PendingRecords {
             return None;
         }
         let mut most: Option<(usize, usize)> = None;
-        for k in (0..SAMPLE_PLACES.len()).filter(|k| combo.live >> k & 1 != 0) {
+        for k in (0..SAMPLE_PLACES.len()).filter(|&k| combo.keyed_by(k)) {
             let seen = b.and_then(|b| b.sample_places.get(k)).map(|p| &p.words);
             let new = self.stage.new_words.get(k);
             let words = seen
@@ -522,10 +527,10 @@ impl PendingRecords {
         // The groups of the key places of `combo` (those made with other key places stay as
         // they are: no record goes to them any more).
         let (groups, single) = b
-            .filter(|b| b.key() == combo.live)
+            .filter(|b| b.key() == combo.key)
             .map_or((0, 0), |b| (b.key_groups, b.single_bytes));
         let (groups, single) = match self.stage.new_combos {
-            (key, n, bytes) if key == combo.live => (
+            (key, n, bytes) if key == combo.key => (
                 groups.saturating_add(n),
                 single.saturating_add_signed(bytes),
             ),
@@ -649,8 +654,8 @@ impl PendingRecords {
                     self.stage_new_words(&c);
                 }
                 let s = &mut self.stage.new_combos;
-                if s.0 != c.live {
-                    *s = (c.live, 0, 0);
+                if s.0 != c.key {
+                    *s = (c.key, 0, 0);
                 }
                 s.1 = s.1.saturating_add(groups);
                 s.2 = s.2.saturating_add(single);
@@ -677,7 +682,7 @@ impl PendingRecords {
         for (k, new) in self.stage.new_words.iter_mut().enumerate() {
             let seen = b.and_then(|b| b.sample_places.get(k)).map(|p| &p.words);
             let w = c.word(k);
-            if c.live >> k & 1 != 0 && !seen.is_some_and(|s| s.contains(&w)) {
+            if c.keyed_by(k) && !seen.is_some_and(|s| s.contains(&w)) {
                 new.insert(w);
             }
         }
@@ -830,7 +835,7 @@ impl PendingRecords {
                     if matches!(prepared, Prepared::First) {
                         b.key_groups = b.key_groups.saturating_add(1);
                         for (k, p) in b.sample_places.iter_mut().enumerate() {
-                            if c.live >> k & 1 != 0 {
+                            if c.keyed_by(k) {
                                 p.words.insert(c.word(k));
                             }
                         }
@@ -952,7 +957,7 @@ impl PendingRecords {
                 if let Some(k) = sample_place {
                     let combos = std::mem::take(&mut b.combos)
                         .into_iter()
-                        .filter(|(c, _)| c.live >> k & 1 != 0)
+                        .filter(|(c, _)| c.keyed_by(k))
                         .map(|(c, s)| (c.word(k), s));
                     let alone = b
                         .sample_places
@@ -1129,7 +1134,7 @@ fn attribute<'b>(
                 // Each SAMPLE is in a group of the key places with `k` among them, or in
                 // `k`'s group once it was grouped alone.
                 for (c, s) in &b.combos {
-                    if let Some(id) = owner(c.word(k)).filter(|_| c.live >> k & 1 != 0) {
+                    if let Some(id) = owner(c.word(k)).filter(|_| c.keyed_by(k)) {
                         owned.push((id, s));
                     }
                 }
