@@ -122,17 +122,33 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let attrs = section(path, &bytes, 24, endian, "attrs")?;
     let data = section(path, &bytes, 40, endian, "data")?;
     // Unused by perf, but linux-perf-data sizes a list by it when it is not empty.
-    section(path, &bytes, 56, endian, "event_types")?;
+    let event_types = section(path, &bytes, 56, endian, "event_types")?;
     if attr_size <= 16 {
         return Err(DataError::bad(
             path,
             format!("attr_size {attr_size} in the header"),
         ));
     }
+    // Without EVENT_DESC, linux-perf-data sizes a list by each ids section of event_types
+    // (an attr, then the section): one past the end of the file is refused here, not
+    // allocated. (perf itself never reads event_types.)
+    let has_event_desc =
+        u64_at(&bytes, 72, endian).is_some_and(|w| w >> feature::EVENT_DESC & 1 != 0);
+    let event_types = if has_event_desc { 0..0 } else { event_types };
+    for entry in bytes[event_types].chunks(attr_size.saturating_add(16)) {
+        let ids_off = u64_at(entry, attr_size, endian).unwrap_or(0);
+        let ids_len = u64_at(entry, attr_size + 8, endian).unwrap_or(0);
+        if ids_off
+            .checked_add(ids_len)
+            .is_none_or(|end| end > bytes.len() as u64)
+        {
+            return Err(DataError::bad(
+                path,
+                "an event_types entry's ids lie past the end of the file",
+            ));
+        }
+    }
     check_feature_sections(path, &bytes, data.end, endian)?;
-    let reader = PerfFileReader::parse_file(Cursor::new(&bytes[..]))
-        .map_err(|e| DataError::bad(path, format!("linux-perf-data: {e}")))?;
-    let perf_file = reader.perf_file;
 
     // The attrs section: per event, the attr and an {offset, size} section of its ids.
     let mut raw_attrs: Vec<(&[u8], Vec<u64>)> = Vec::new();
@@ -155,6 +171,10 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
             .collect();
         raw_attrs.push((attr, ids));
     }
+    // After the ids sections are checked: for simpleperf's files linux-perf-data reads them.
+    let reader = PerfFileReader::parse_file(Cursor::new(&bytes[..]))
+        .map_err(|e| DataError::bad(path, format!("linux-perf-data: {e}")))?;
+    let perf_file = reader.perf_file;
     let events = events_of(path, endian, perf_file.event_attributes(), &raw_attrs)?;
 
     let mut features = BTreeMap::new();

@@ -204,3 +204,27 @@ fn corrupted_bytes() {
         }
     }
 }
+
+/// A file without EVENT_DESC whose (unused) event_types section has an entry announcing
+/// more ids than the file holds: refused with one line naming it (linux-perf-data, which
+/// reads event_types then, would size a list by the announcement and abort).
+#[test]
+fn event_types_ids_past_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.data");
+    let (_, mut bytes) = fixture("cpu_clock.data");
+    // The EVENT_DESC bit off, and an event_types entry (an attr, then its ids section) at
+    // the end of the file whose ids run far past it.
+    bytes[72 + 1] &= !(1 << (12 - 8));
+    let attr_size = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+    let at = bytes.len() as u64;
+    let mut entry = vec![0u8; attr_size];
+    entry.extend_from_slice(&0u64.to_le_bytes());
+    entry.extend_from_slice(&(1u64 << 40).to_le_bytes());
+    bytes[56..64].copy_from_slice(&at.to_le_bytes());
+    bytes[64..72].copy_from_slice(&(entry.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&entry);
+    std::fs::write(&input, &bytes).unwrap();
+    let err = assert_refused("event_types ids", &run(&["info", s(&input)], None));
+    assert!(err.contains("event_types"), "{err}");
+}
