@@ -370,6 +370,20 @@ fn tracepoint_sample(attr: &PerfEventAttr, id: u64, time: u64, cpu: u32, raw: &[
     .unwrap()
 }
 
+/// The SAMPLE `s` of the clock event's layout (`COMMON`), as user-space code's.
+fn clock_record(s: &Sample) -> Vec<u8> {
+    let layout = layout_of(&clock_attr(COMMON));
+    to_vec(
+        &SampleRecord {
+            layout: &layout,
+            sample: s,
+            misc: misc::USER,
+        },
+        Endian::Little,
+    )
+    .unwrap()
+}
+
 fn clock_sample(id: u64, time: u64) -> Vec<u8> {
     let s = Sample {
         identifier: Some(id),
@@ -380,16 +394,7 @@ fn clock_sample(id: u64, time: u64) -> Vec<u8> {
         period: Some(250_000),
         ..Default::default()
     };
-    let layout = layout_of(&clock_attr(COMMON));
-    to_vec(
-        &SampleRecord {
-            layout: &layout,
-            sample: &s,
-            misc: misc::USER,
-        },
-        Endian::Little,
-    )
-    .unwrap()
+    clock_record(&s)
 }
 
 /// COMM and FORK of task 300 (the clock event's trailers), then 8 SAMPLEs of the two

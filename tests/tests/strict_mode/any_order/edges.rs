@@ -155,16 +155,7 @@ fn spread_sample(k: u64) -> Vec<u8> {
         period: Some(1),
         ..Default::default()
     };
-    let layout = layout_of(&clock_attr(COMMON));
-    to_vec(
-        &SampleRecord {
-            layout: &layout,
-            sample: &s,
-            misc: misc::USER,
-        },
-        Endian::Little,
-    )
-    .unwrap()
+    clock_record(&s)
 }
 
 /// Records of two ids before any description, two alike of each combination of the words
@@ -268,16 +259,7 @@ fn per_cpu_sample(k: u64) -> Vec<u8> {
         period: Some(1),
         ..Default::default()
     };
-    let layout = layout_of(&clock_attr(COMMON));
-    to_vec(
-        &SampleRecord {
-            layout: &layout,
-            sample: &s,
-            misc: misc::USER,
-        },
-        Endian::Little,
-    )
-    .unwrap()
+    clock_record(&s)
 }
 
 /// 100,000 SAMPLEs of 2,048 ids (fewer than the ids that may wait) and 300 threads, each
