@@ -182,14 +182,52 @@ fn record_ok(args: &[&str]) {
     run_perf(&all, None).assert_success();
 }
 
-/// The program's functions and their shares (%) in `perf report --sort dso,sym` (no
-/// children: each sample counted at its own function).
-fn shares(program: &Program, data: &Path) -> BTreeMap<String, f64> {
+/// How often each of the program's functions was sampled.
+struct Profile {
+    /// Samples per function, from `perf report --sort dso,sym -n` (no children: each
+    /// sample counted at its own function).
+    samples: BTreeMap<String, u64>,
+    /// The program's samples: the host's libraries and kernel, whose share depends on
+    /// what else the machine does, are left out.
+    total: u64,
+}
+
+impl Profile {
+    /// The share (%) of the program's samples taken in `function`.
+    fn share(&self, function: &str) -> f64 {
+        let n = self.samples.get(function).copied().unwrap_or(0);
+        100.0 * n as f64 / self.total.max(1) as f64
+    }
+
+    /// The functions with at least 1% of the program's samples, most sampled first.
+    fn top(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = FUNCTIONS
+            .into_iter()
+            .filter(|f| self.share(f) >= 1.0)
+            .collect();
+        v.sort_by(|a, b| self.share(b).total_cmp(&self.share(a)));
+        v
+    }
+}
+
+impl std::fmt::Debug for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} samples", self.total)?;
+        for (function, n) in &self.samples {
+            write!(f, ", {function} {n} ({:.2}%)", self.share(function))?;
+        }
+        Ok(())
+    }
+}
+
+/// The profile of the program in `data`.
+fn profile(program: &Program, data: &Path) -> Profile {
     let out = program.perf(&[
         "report",
         "--force",
         "--stdio",
         "--no-children",
+        "-n",
         "-g",
         "none",
         "--sort",
@@ -198,41 +236,46 @@ fn shares(program: &Program, data: &Path) -> BTreeMap<String, f64> {
         path_str(data),
     ]);
     out.assert_clean();
-    let mut shares = BTreeMap::new();
+    let mut samples = BTreeMap::new();
     for line in out.stdout.lines().filter(|l| !l.starts_with('#')) {
         let words: Vec<&str> = line.split_whitespace().collect();
-        if let [share, "prog", "[.]", sym] = words.as_slice() {
-            let share: f64 = share.trim_end_matches('%').parse().unwrap();
-            *shares.entry(sym.to_string()).or_insert(0.0) += share;
+        if let [_, n, "prog", "[.]", sym] = words.as_slice() {
+            *samples.entry(sym.to_string()).or_insert(0) += n.parse::<u64>().unwrap();
         }
     }
-    shares
+    let total = samples.values().sum();
+    Profile { samples, total }
 }
 
-/// The two profiles name the same functions, in the same order, with shares within 5
-/// points; `spin_long` and `spin_short` on top.
-fn assert_same_profile(ours: &BTreeMap<String, f64>, theirs: &BTreeMap<String, f64>) {
-    let top = |s: &BTreeMap<String, f64>| {
-        let mut v: Vec<(&String, &f64)> = s.iter().filter(|(_, &p)| p >= 1.0).collect();
-        v.sort_by(|a, b| b.1.total_cmp(a.1));
-        v.into_iter().map(|(f, _)| f.clone()).collect::<Vec<_>>()
-    };
+/// The two profiles name the same functions, in the same order, `spin_long` and
+/// `spin_short` on top, and each function's share differs by no more than sampling
+/// explains: 5 standard errors of the difference of two shares, plus a point.
+fn assert_same_profile(ours: &Profile, theirs: &Profile) {
+    assert!(
+        ours.total >= 1000 && theirs.total >= 1000,
+        "too few samples of the program: {ours:?} / {theirs:?}"
+    );
     assert_eq!(
-        top(ours),
-        top(theirs),
+        ours.top(),
+        theirs.top(),
         "perf-collect (left) and perf record: {ours:?} / {theirs:?}"
     );
     assert_eq!(
-        top(ours)[..2],
+        ours.top()[..2],
         ["spin_long", "spin_short"],
         "{ours:?} / {theirs:?}"
     );
+    let (n1, n2) = (ours.total as f64, theirs.total as f64);
     for f in FUNCTIONS {
-        let (a, b) = (
-            ours.get(f).copied().unwrap_or(0.0),
-            theirs.get(f).copied().unwrap_or(0.0),
+        let (a, b) = (ours.share(f), theirs.share(f));
+        let p = (a * n1 + b * n2) / (n1 + n2) / 100.0;
+        let standard_error = 100.0 * (p * (1.0 - p) * (1.0 / n1 + 1.0 / n2)).sqrt();
+        let tolerance = 5.0 * standard_error + 1.0;
+        assert!(
+            (a - b).abs() <= tolerance,
+            "{f}: {a:.2}% against perf record's {b:.2}% (tolerance {tolerance:.2}): \
+             {ours:?} / {theirs:?}"
         );
-        assert!((a - b).abs() <= 5.0, "{f}: {a}% against perf record's {b}%");
     }
 }
 
@@ -396,7 +439,7 @@ fn a_profile_names_the_functions_perf_record_names() {
         ROUNDS,
     ]);
 
-    assert_same_profile(&shares(&program, &ours), &shares(&program, &theirs));
+    assert_same_profile(&profile(&program, &ours), &profile(&program, &theirs));
     assert_same_stacks(&stacks(&program, &ours), &stacks(&program, &theirs));
 
     // The program's build id is the one perf record found.
@@ -535,9 +578,8 @@ fn the_state_comes_before_finished_init_and_the_kernel_tells_the_rest() {
     ] {
         assert!(tasks.stdout.contains(&line), "{line}\n{}", tasks.describe());
     }
-    assert!(shares(&program, &data)
-        .get("spin_long")
-        .is_some_and(|&p| p > 50.0));
+    let profile = profile(&program, &data);
+    assert!(profile.share("spin_long") > 50.0, "{profile:?}");
 }
 
 #[test]
@@ -555,7 +597,7 @@ fn dwarf_call_stacks_unwind_as_perf_records_do() {
     args.extend(graph);
     args.extend(["--", program.path(), "rounds", ROUNDS]);
     record_ok(&args);
-    assert_same_profile(&shares(&program, &ours), &shares(&program, &theirs));
+    assert_same_profile(&profile(&program, &ours), &profile(&program, &theirs));
     assert_same_stacks(&stacks(&program, &ours), &stacks(&program, &theirs));
     // The user registers and stack, as linux-perf-data reads them.
     let summary = lpd::read_file(&std::fs::read(&ours).unwrap()).unwrap();
@@ -638,7 +680,7 @@ fn a_process_started_before_the_recording_is_named_too() {
     child.kill().unwrap();
     child.wait().unwrap();
 
-    assert_same_profile(&shares(&program, &ours), &shares(&program, &theirs));
+    assert_same_profile(&profile(&program, &ours), &profile(&program, &theirs));
     assert_same_stacks(&stacks(&program, &ours), &stacks(&program, &theirs));
     assert_eq!(
         build_ids(&program, &ours).get(program.path()),
@@ -673,9 +715,8 @@ fn a_process_started_before_the_recording_is_named_too() {
         "{}",
         tids.describe()
     );
-    assert!(shares(&program, &by_tid)
-        .get("spin_long")
-        .is_some_and(|&p| p > 50.0));
+    let profile = profile(&program, &by_tid);
+    assert!(profile.share("spin_long") > 50.0, "{profile:?}");
 
     let everyone = program.perf(&[
         "report",
@@ -717,9 +758,8 @@ fn recording_processes_that_exit_stops_and_a_missing_one_is_refused() {
     let err = collect_ok(&["-F", FREQ, "-p", &pid.to_string(), "-o", path_str(&data)]);
     child.wait().unwrap();
     assert!(err.contains("stopped: the recorded tasks exited"), "{err}");
-    assert!(shares(&program, &data)
-        .get("spin_long")
-        .is_some_and(|&p| p > 50.0));
+    let profile = profile(&program, &data);
+    assert!(profile.share("spin_long") > 50.0, "{profile:?}");
     // The program has exited and been reaped: no such process.
     let never = dir.path().join("never.data");
     refused_with(2, &["-p", &pid.to_string()], &never, "no such process");
