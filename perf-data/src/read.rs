@@ -137,7 +137,7 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let event_types = if has_event_desc { 0..0 } else { event_types };
     for entry in bytes[event_types].chunks(attr_size.saturating_add(16)) {
         let ids_off = u64_at(entry, attr_size, endian).unwrap_or(0);
-        let ids_len = u64_at(entry, attr_size + 8, endian).unwrap_or(0);
+        let ids_len = u64_at(entry, attr_size.saturating_add(8), endian).unwrap_or(0);
         if ids_off
             .checked_add(ids_len)
             .is_none_or(|end| end > bytes.len() as u64)

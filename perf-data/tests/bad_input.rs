@@ -228,3 +228,20 @@ fn event_types_ids_past_the_end() {
     let err = assert_refused("event_types ids", &run(&["info", s(&input)], None));
     assert!(err.contains("event_types"), "{err}");
 }
+
+/// An attr_size no file can hold (near `u64::MAX`) in a file whose event_types section is
+/// read (no EVENT_DESC): refused as an attr the attrs section ends inside.
+#[test]
+fn an_attr_size_past_any_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.data");
+    let (_, mut bytes) = fixture("cpu_clock.data");
+    bytes[72 + 1] &= !(1 << (12 - 8));
+    bytes[16..24].copy_from_slice(&(u64::MAX - 4).to_le_bytes());
+    // A non-empty event_types section: the first 16 bytes of the file.
+    bytes[56..64].copy_from_slice(&0u64.to_le_bytes());
+    bytes[64..72].copy_from_slice(&16u64.to_le_bytes());
+    std::fs::write(&input, &bytes).unwrap();
+    let err = assert_refused("a huge attr_size", &run(&["info", s(&input)], None));
+    assert!(err.contains("attr"), "{err}");
+}
