@@ -123,7 +123,8 @@ fn parse_file(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
     let data = section(path, &bytes, 40, endian, "data")?;
     // Unused by perf, but linux-perf-data sizes a list by it when it is not empty.
     let event_types = section(path, &bytes, 56, endian, "event_types")?;
-    if attr_size <= 16 {
+    // An attr longer than the file cannot be in it (linux-perf-data adds 16 to it unchecked).
+    if attr_size <= 16 || attr_size > bytes.len() {
         return Err(DataError::bad(
             path,
             format!("attr_size {attr_size} in the header"),

@@ -230,7 +230,7 @@ fn event_types_ids_past_the_end() {
 }
 
 /// An attr_size no file can hold (near `u64::MAX`) in a file whose event_types section is
-/// read (no EVENT_DESC): refused as an attr the attrs section ends inside.
+/// read (no EVENT_DESC): refused by the header's check, before any reader adds to it.
 #[test]
 fn an_attr_size_past_any_file_is_refused() {
     let dir = tempfile::tempdir().unwrap();
