@@ -15,7 +15,8 @@
 //! the workspace root explains each row.
 //!
 //! Options: `--quick`, `--runs N`, `--only NAME[,NAME]` (small64, big4k, vectored, tp64,
-//! tpalt, mixed, sideband, first, firstblocks, finalize, encode, peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
+//! tpalt, mixed, sideband, first, firstblocks, recording, recordingfirst, finalize, encode,
+//! peak), `--imps ours,seed,buf,buf256` (to profile one writer), `--no-peak`. Run
 //! without `--bench` (as `cargo test --benches` does) it only makes a tiny smoke run.
 
 use perf_abi::{attr_flags, misc, record_type, sample_type};
@@ -412,6 +413,82 @@ impl MixedEvents {
 }
 
 // ---------------------------------------------------------------------------------------------
+// perf's own recording, as a converter has it
+
+/// The recording the `recording` rows rewrite: two tracepoints with TIME and `sample_id_all`,
+/// a FINISHED_ROUND every ~13 records, COMM/FORK/EXIT/MMAP2 (see tests/data/perf-6.1).
+const RECORDING: &str = "../tests/data/perf-6.1/rounds_getppid.data";
+
+/// Record types the kernel writes (repeated to make a longer trace); the others are perf's
+/// synthesized state (ID_INDEX, THREAD_MAP, CPU_MAP, FINISHED_INIT), written once.
+const KERNEL_TYPES: [u32; 6] = [
+    record_type::SAMPLE,
+    record_type::MMAP2,
+    record_type::COMM,
+    record_type::FORK,
+    record_type::EXIT,
+    record_type::FINISHED_ROUND,
+];
+
+/// [`RECORDING`] as `tracepoint_perf` 0.5's reader gives it to a converter: its records
+/// (all once, then the kernel's again, to `n` in all) and its events.
+struct Recording {
+    bytes: Vec<u8>,
+    ranges: Vec<std::ops::Range<usize>>,
+    descs: Vec<StreamDesc>,
+}
+
+impl Recording {
+    fn read(n: usize) -> Self {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDING);
+        let mut r = tracepoint_perf::PerfDataFileReader::new();
+        r.open_file(
+            path.to_str().expect("utf-8 path"),
+            tracepoint_perf::PerfDataFileEventOrder::File,
+        )
+        .expect("the recording opens");
+        let mut records: Vec<(bool, Vec<u8>)> = Vec::new();
+        while r.move_next_event().expect("the recording reads") {
+            let e = r.current_event();
+            records.push((KERNEL_TYPES.contains(&e.header.ty.0), e.data.to_vec()));
+        }
+        // The reader lists each event twice (from the attrs and from EVENT_DESC): keep one
+        // per id list, the one with a name and format.
+        let mut descs: Vec<StreamDesc> = Vec::new();
+        for d in r.event_desc_list() {
+            let name: &'static str = d.name().to_string().leak();
+            let desc = (d.ids().to_vec(), *d.attr(), name, d.format_arc().cloned());
+            match descs.iter_mut().find(|x| x.0 == desc.0) {
+                Some(x) if x.2.is_empty() || (x.3.is_none() && desc.3.is_some()) => *x = desc,
+                Some(_) => {}
+                None => descs.push(desc),
+            }
+        }
+        let (mut bytes, mut ranges) = (Vec::new(), Vec::new());
+        let kernel = records.iter().filter(|(k, _)| *k);
+        let once = records.iter().map(|(_, r)| r);
+        let again = kernel.map(|(_, r)| r).cycle();
+        for r in once.chain(again) {
+            if ranges.len() >= n.max(records.len()) {
+                break;
+            }
+            ranges.push(bytes.len()..bytes.len() + r.len());
+            bytes.extend_from_slice(r);
+        }
+        Recording {
+            bytes,
+            ranges,
+            descs,
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> &[u8] {
+        &self.bytes[self.ranges[i].clone()]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The three writers behind one interface
 
 /// What the event workloads call: one writer of the three.
@@ -525,6 +602,25 @@ enum EventLoad {
     /// The same, [`BLOCK_RECORDS`] records to a call (a converter that copies a data section
     /// in blocks of about a MiB).
     MixedFirstBlocks,
+    /// perf's own [`RECORDING`] rewritten one record a call, its events described first.
+    Recording,
+    /// The same, the records before the descriptions (the 0.5 reader's converter's order).
+    RecordingFirst,
+}
+
+impl EventLoad {
+    /// Its records are written before their descriptions.
+    fn records_first(self) -> bool {
+        matches!(
+            self,
+            EventLoad::MixedFirst | EventLoad::MixedFirstBlocks | EventLoad::RecordingFirst
+        )
+    }
+
+    /// Its events are [`RECORDING`]'s.
+    fn of_recording(self) -> bool {
+        matches!(self, EventLoad::Recording | EventLoad::RecordingFirst)
+    }
 }
 
 struct Inputs {
@@ -536,11 +632,12 @@ struct Inputs {
     /// [`BLOCK_RECORDS`] of `mixed`, back to back.
     mixed_block: Vec<u8>,
     side_band: MixedEvents,
+    recording: Recording,
     scratch: PathBuf,
 }
 
 impl Inputs {
-    fn new(scratch: PathBuf) -> Self {
+    fn new(scratch: PathBuf, recording_records: usize) -> Self {
         Inputs {
             small: Events::new(SMALL, small_event),
             big: Events::new(BIG, big_event),
@@ -553,6 +650,7 @@ impl Inputs {
                 all.repeat(BLOCK_RECORDS / DISTINCT)
             },
             side_band: MixedEvents::new(side_band_event),
+            recording: Recording::read(recording_records),
             scratch,
         }
     }
@@ -569,6 +667,9 @@ impl Inputs {
                 self.mixed.len_of(n)
             }
             EventLoad::SideBand => self.side_band.len_of(n),
+            EventLoad::Recording | EventLoad::RecordingFirst => {
+                self.recording.ranges[..n].iter().map(|r| r.len()).sum()
+            }
         }
     }
 }
@@ -605,6 +706,11 @@ fn stream<O: EventOut>(out: &mut O, load: EventLoad, n: usize, inp: &Inputs) -> 
         EventLoad::SideBand => {
             for i in 0..n {
                 out.event(inp.side_band.get(i))?;
+            }
+        }
+        EventLoad::Recording | EventLoad::RecordingFirst => {
+            for i in 0..n {
+                out.event(inp.recording.get(i))?;
             }
         }
         EventLoad::MixedFirstBlocks => {
@@ -688,8 +794,8 @@ fn stream_descs() -> Vec<StreamDesc> {
     ]
 }
 
-fn add_stream_descs_ours<W: Write + Seek>(w: &mut PerfDataFileWriter<W>) {
-    for (ids, a, name, format) in stream_descs() {
+fn add_stream_descs_ours<W: Write + Seek>(w: &mut PerfDataFileWriter<W>, descs: &[StreamDesc]) {
+    for (ids, a, name, format) in descs.iter().cloned() {
         match format {
             Some(f) => w
                 .native_mut()
@@ -700,8 +806,8 @@ fn add_stream_descs_ours<W: Write + Seek>(w: &mut PerfDataFileWriter<W>) {
     }
 }
 
-fn add_stream_descs_seed(w: &mut tracepoint_perf::PerfDataFileWriter) {
-    for (ids, a, name, format) in stream_descs() {
+fn add_stream_descs_seed(w: &mut tracepoint_perf::PerfDataFileWriter, descs: &[StreamDesc]) {
+    for (ids, a, name, format) in descs.iter().cloned() {
         assert!(match format {
             Some(f) => w.add_tracepoint_event_desc(&ids, &a, name, &f),
             None => w.add_event_desc(&ids, &a, name),
@@ -749,17 +855,21 @@ fn run_stream(
     inp: &Inputs,
 ) -> io::Result<Sample> {
     let path = inp.scratch.join(format!("{}.data", imp.name()));
-    let first = matches!(load, EventLoad::MixedFirst | EventLoad::MixedFirstBlocks);
+    let first = load.records_first();
+    let descs = match load.of_recording() {
+        true => inp.recording.descs.clone(),
+        false => stream_descs(),
+    };
     let s = timed(|| match (imp, target) {
         (Imp::Ours, Target::File) => {
             let mut w = PerfDataFileWriter::new();
             w.create_file(path.to_str().expect("utf-8"))?;
             if !first {
-                add_stream_descs_ours(&mut w);
+                add_stream_descs_ours(&mut w, &descs);
             }
             stream(&mut w, load, n, inp)?;
             if first {
-                add_stream_descs_ours(&mut w);
+                add_stream_descs_ours(&mut w, &descs);
             }
             w.finalize_and_close()
         }
@@ -768,11 +878,11 @@ fn run_stream(
                 SinkSeek::default(),
             )?);
             if !first {
-                add_stream_descs_ours(&mut w);
+                add_stream_descs_ours(&mut w, &descs);
             }
             stream(&mut w, load, n, inp)?;
             if first {
-                add_stream_descs_ours(&mut w);
+                add_stream_descs_ours(&mut w, &descs);
             }
             black_box(w.finish()?);
             Ok(())
@@ -781,11 +891,11 @@ fn run_stream(
             let mut w = tracepoint_perf::PerfDataFileWriter::new();
             w.create_file(&seed_path(target, &path))?;
             if !first {
-                add_stream_descs_seed(&mut w);
+                add_stream_descs_seed(&mut w, &descs);
             }
             stream(&mut w, load, n, inp)?;
             if first {
-                add_stream_descs_seed(&mut w);
+                add_stream_descs_seed(&mut w, &descs);
             }
             w.finalize_and_close()
         }
@@ -1079,7 +1189,7 @@ fn vm_hwm_kib() -> u64 {
 
 /// The child: writes `n` 64-byte events with `imp` to a file in `dir`, prints VmHWM in kB.
 fn peak_child(imp: Imp, n: usize, dir: &Path) -> io::Result<()> {
-    let inp = Inputs::new(dir.to_owned());
+    let inp = Inputs::new(dir.to_owned(), 0);
     let before = vm_hwm_kib();
     run_stream(imp, Target::File, EventLoad::Small64, n, &inp)?;
     println!("{before} {}", vm_hwm_kib());
@@ -1256,8 +1366,9 @@ fn main() -> io::Result<()> {
 
     let o = parse_opts();
     let scratch = tempfile::tempdir()?;
-    let inp = Inputs::new(scratch.path().to_owned());
     let n_small = 1_000_000 / o.scale;
+    let inp = Inputs::new(scratch.path().to_owned(), n_small);
+    let n_recording = inp.recording.ranges.len();
     let n_big = 100_000 / o.scale;
     let n_vec = (1_000_000 / o.scale) / 4 * 4;
     let targets = [Target::File, Target::Sink];
@@ -1275,6 +1386,8 @@ fn main() -> io::Result<()> {
         ("sideband", EventLoad::SideBand, n_small),
         ("first", EventLoad::MixedFirst, n_small),
         ("firstblocks", EventLoad::MixedFirstBlocks, n_small),
+        ("recording", EventLoad::Recording, n_recording),
+        ("recordingfirst", EventLoad::RecordingFirst, n_recording),
     ];
     let mut rows: Vec<Row> = Vec::new();
     let fi = o.wants("finalize").then(finalize_inputs);
@@ -1305,6 +1418,12 @@ fn main() -> io::Result<()> {
                     }
                     EventLoad::SideBand => {
                         format!("{n} × tracepoint + COMM/FORK/MMAP2 (3 in 8)")
+                    }
+                    EventLoad::Recording => {
+                        format!("{n} records of perf's rounds_getppid.data, described first")
+                    }
+                    EventLoad::RecordingFirst => {
+                        format!("{n} records of perf's rounds_getppid.data, records before descriptions")
                     }
                 },
                 target,
