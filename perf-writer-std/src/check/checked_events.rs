@@ -14,11 +14,11 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::record_rules::check_body;
+use crate::check::record_rules::{check_body, WRITER_MANAGED};
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
-use perf_encode::records::header_type_and_size;
+use perf_encode::records::{header_type_and_size, is_plain_record};
 use perf_encode::Endian;
 
 /// Events kept at a time (a power of two).
@@ -86,7 +86,15 @@ pub(crate) struct CheckedEvents {
     /// The last SAMPLE learned, when its length and RAW alone prove a SAMPLE like it
     /// right: compared as stored, without reading a field (see [`LastSample`]).
     last: LastSample,
+    /// The key of the SAMPLEs last taken by their event's facts, and how many in a row.
+    streak: (u64, u32),
 }
+
+/// SAMPLEs of one event in a row taken by its facts before the last of them becomes the
+/// last SAMPLE learned: often enough to follow a trace that changes event, rarely enough to
+/// cost nothing when two events take turns (one of them is the last learned; the other
+/// comes this way each time).
+const STREAK: u32 = 64;
 
 /// The last SAMPLE learned, of an event whose SAMPLEs' length follows from their RAW size
 /// at most: a record whose first 8 bytes (misc aside) are `head`, whose 8 bytes at
@@ -138,6 +146,7 @@ impl Default for CheckedEvents {
             slots: [EMPTY; SLOTS],
             first: EMPTY,
             last: LastSample::default(),
+            streak: (0, 0),
         }
     }
 }
@@ -173,15 +182,62 @@ impl CheckedEvents {
     /// too. False says nothing (the full check decides).
     #[inline]
     pub(crate) fn passes(&self, model: &TraceModel, record: &[u8]) -> bool {
+        self.judge(model, record).is_some()
+    }
+
+    /// [`passes`](Self::passes), learning from the SAMPLEs it takes by their event's facts:
+    /// after [`STREAK`] of one event in a row, the last of them becomes the last SAMPLE
+    /// learned. One event's SAMPLEs are then compared as stored again after a SAMPLE of
+    /// another event was learned (a few of another tracepoint among them).
+    #[inline]
+    pub(crate) fn passes_learning(&mut self, model: &TraceModel, record: &[u8]) -> bool {
+        let Some(by_facts) = self.judge(model, record) else {
+            return false;
+        };
+        if let Some(key) = by_facts {
+            if key == self.streak.0 {
+                self.streak.1 = self.streak.1.wrapping_add(1);
+            } else {
+                self.streak = (key, 1);
+            }
+            if self.streak.1 >= STREAK {
+                self.learn_last(model, record);
+            }
+        }
+        true
+    }
+
+    /// Makes `record`, a SAMPLE that passed by its event's facts, the last SAMPLE learned.
+    #[cold]
+    fn learn_last(&mut self, model: &TraceModel, record: &[u8]) {
+        self.streak.1 = 0;
+        let at = self.places.sample_at;
+        if let Some(Some(facts)) = self.sample_facts(model, record) {
+            if let Some(last) = LastSample::of(facts, at, record, model.endian()) {
+                self.last = last;
+            }
+        }
+    }
+
+    /// `None` when `record` does not pass by what was learned; else `Some`, holding the key
+    /// of its event when it is a SAMPLE taken by the event's facts (not compared with the
+    /// last SAMPLE learned).
+    #[inline]
+    fn judge(&self, model: &TraceModel, record: &[u8]) -> Option<Option<u64>> {
         let endian = model.endian();
         if self.last.like(model, record) {
-            return self.last.dynamic_fit(endian, record);
+            return self.last.dynamic_fit(endian, record).then_some(None);
         }
-        match self.sample_facts(model, record) {
-            Some(Some(facts)) => facts.sample_passes(endian, record),
+        let passed = match self.sample_facts(model, record) {
+            Some(Some(facts)) => {
+                return facts
+                    .sample_passes(endian, record)
+                    .then_some(Some(facts.key))
+            }
             Some(None) => false,
             None => self.side_band_passes(model, record),
-        }
+        };
+        passed.then_some(None)
     }
 
     /// [`passes`](Self::passes) for a SAMPLE like the last one learned, or of an event
@@ -306,16 +362,25 @@ impl CheckedEvents {
         };
         let (type_, size) = header_type_and_size(model.endian(), head);
         let revision = model.revision();
-        if usize::from(size) != record.len()
-            || size & 7 != 0
-            || self.places.revision != revision
-            || record_type::is_user(type_)
-        {
+        if usize::from(size) != record.len() || size & 7 != 0 {
             return false;
         }
         let Some(info) = record_type::info(type_) else {
             return false;
         };
+        if record_type::is_user(type_) {
+            // perf's own records (ID_INDEX, THREAD_MAP, …) belong to no event: the full
+            // check takes them by their body's length, but for pipe mode's header records
+            // and COMPRESSED, which it refuses or keeps count of. Those the output frames
+            // by the long way (a payload after them, unpadded, FINISHED_ROUND) take it.
+            return is_plain_record(model.endian(), record)
+                && !WRITER_MANAGED.contains(&type_)
+                && type_ != record_type::COMPRESSED
+                && check_body(info.body, record.len(), 0).is_ok();
+        }
+        if self.places.revision != revision {
+            return false;
+        }
         let facts = match self.places.trailer_back {
             Some(back) => match record
                 .len()
@@ -385,10 +450,11 @@ impl CheckedEvents {
             rule: model.raw_rule_of(desc).copied(),
             trailer: layout.sample_id_len(),
         };
-        self.last = match sample {
-            true => LastSample::of(&facts, at, record, endian).unwrap_or_default(),
-            false => LastSample::default(),
-        };
+        // A side-band record leaves the last SAMPLE learned as it was: the SAMPLEs around
+        // it are still compared with it.
+        if sample {
+            self.last = LastSample::of(&facts, at, record, endian).unwrap_or_default();
+        }
         match at.map(|at| word(record, at)) {
             // No id in the record: the first event's.
             None => self.first = facts,

@@ -5,7 +5,9 @@
 
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
-use crate::check::record_rules::{check_body, check_sample_len, with_parsed, EventStats};
+use crate::check::record_rules::{
+    check_body, check_sample_len, with_parsed, EventStats, WRITER_MANAGED,
+};
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
 use crate::error::RecordError;
@@ -694,8 +696,8 @@ impl RecordCheck {
     /// Only in strict mode without derived headers (they need each record's time and cpu)
     /// and between records.
     #[inline]
-    pub(crate) fn passes_quickly(&self, model: &TraceModel, data: &[u8]) -> bool {
-        self.quick && self.events.passes(model, data)
+    pub(crate) fn passes_quickly(&mut self, model: &TraceModel, data: &[u8]) -> bool {
+        self.quick && self.events.passes_learning(model, data)
     }
 
     /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last
@@ -1032,15 +1034,6 @@ impl RecordCheck {
 /// Records of a vectored call up to this long are gathered on the stack when split across
 /// slices, to be checked by what was learned of their events.
 const GATHER: usize = 512;
-
-/// Pipe mode's header records: the writer makes them from the event descriptions and
-/// features (`add_event_desc`, `set_header`), and perf reads them only where it puts them.
-const WRITER_MANAGED: [u32; 4] = [
-    record_type::HEADER_ATTR,
-    record_type::HEADER_EVENT_TYPE,
-    record_type::HEADER_TRACING_DATA,
-    record_type::HEADER_FEATURE,
-];
 
 /// Parses a SAMPLE by its layout; returns its TIME and CPU. `header.size` must be the
 /// layout's length, or that length rounded up to 8 (padding after the last field, which
@@ -1435,6 +1428,59 @@ print fmt: \"%u\", REC->value\n";
         let len = record.len() as u16;
         record[6..8].copy_from_slice(&endian.u16_bytes(len));
         record
+    }
+
+    /// SAMPLEs of one event taken by its facts, [`STREAK`](crate::check::checked_events)
+    /// of them in a row, make it the last SAMPLE learned: its SAMPLEs are then compared as
+    /// stored, and that comparison still passes only what the full check passes.
+    #[test]
+    fn a_streak_of_one_event_makes_it_the_last_sample_learned() {
+        for endian in [Endian::Little, Endian::Big] {
+            let model = model(endian);
+            let mut rng = Rng(0x57ea ^ endian.is_native() as u64);
+            let mut check = RecordCheck::new(true);
+            let mut stats = EventStats::default();
+            for event in [5, 0] {
+                let r = record(&mut rng, &model, event, endian);
+                check.check_one(&model, &r, &mut stats, PLACE).unwrap();
+            }
+            // The fixed-layout event 0 is the last learned: the tracepoint's SAMPLEs (event
+            // 5, RAW of fixed fields) are not like it.
+            let tracepoint = record(&mut rng, &model, 5, endian);
+            assert_eq!(
+                check.events.sample_passes_inline(&model, &tracepoint),
+                Quick::Unsettled
+            );
+            for _ in 0..64 {
+                let r = record(&mut rng, &model, 5, endian);
+                assert!(check.events.passes_learning(&model, &r));
+            }
+            assert_eq!(
+                check.events.sample_passes_inline(&model, &tracepoint),
+                Quick::Passes
+            );
+            let (mut inline, mut refused) = (0, 0);
+            for n in 0..4000 {
+                let good = record(&mut rng, &model, [5, 5, 0, 3][n % 4], endian);
+                let r = match n % 3 {
+                    0 => good,
+                    _ => mutate(&mut rng, good, endian),
+                };
+                let full = check.check_record(&model, &r, &mut stats).is_ok();
+                let fast = check.events.sample_passes_inline(&model, &r) == Quick::Passes;
+                assert!(
+                    full || !fast,
+                    "{endian:?}: passed as stored, refused in full: {r:?}"
+                );
+                assert!(full || !check.events.passes_learning(&model, &r));
+                inline += usize::from(fast);
+                refused += usize::from(!full);
+            }
+            assert!(
+                inline > 500 && refused > 1000,
+                "{inline} inline, {refused} refused"
+            );
+        }
     }
 
     /// What strict mode learned of an event passes exactly the records its full check

@@ -1,7 +1,7 @@
 //! The rules every part of strict mode checks records by, and what it gathers from them.
 
 use crate::error::RecordProblem;
-use perf_abi::record_type::BodyLen;
+use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{parse_sample, ParseError, ParsedSample, SampleLayout};
 use perf_encode::Endian;
 
@@ -26,6 +26,15 @@ impl EventStats {
         self.max_cpu = Some(self.max_cpu.map_or(cpu, |m| m.max(cpu)));
     }
 }
+
+/// Pipe mode's header records: the writer makes them from the event descriptions and
+/// features (`add_event_desc`, `set_header`), and perf reads them only where it puts them.
+pub(crate) const WRITER_MANAGED: [u32; 4] = [
+    record_type::HEADER_ATTR,
+    record_type::HEADER_EVENT_TYPE,
+    record_type::HEADER_TRACING_DATA,
+    record_type::HEADER_FEATURE,
+];
 
 /// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
 #[inline]

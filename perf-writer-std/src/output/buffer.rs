@@ -80,9 +80,9 @@ impl<W: Write> OutputBuffer<W> {
     }
 
     /// Copies `data` into the free space when it fits; returns whether it did (when not,
-    /// nothing changed).
+    /// nothing changed). The owner appends whole records this way only with nothing held.
     #[inline]
-    fn append(&mut self, data: &[u8]) -> bool {
+    pub(crate) fn append(&mut self, data: &[u8]) -> bool {
         match self.free_for(data.len()) {
             Some(free) => {
                 if !copy_small(free, data) {

@@ -457,7 +457,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
 
     #[inline]
     fn write_known_record(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
-        if self.seen_revision == model.revision() && self.stream.write_small_known_record(data) {
+        if self.seen_revision == model.revision() && self.stream.write_known_record(data) {
             return Ok(());
         }
         self.write_records_general(model, data)

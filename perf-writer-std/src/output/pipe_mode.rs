@@ -269,7 +269,7 @@ impl<W: Write> Mode<W> for PipeOutput<W> {
     #[inline]
     fn write_known_record(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
         self.sync_at_boundary(model)?;
-        if self.stream.write_small_known_record(data) {
+        if self.stream.write_known_record(data) {
             return Ok(());
         }
         self.stream.write_records_general(data)

@@ -279,12 +279,15 @@ impl<W: Write> RecordStream<W> {
     }
 
     /// [`write_small_record`](Self::write_small_record) for `data` the caller knows to be
-    /// one whole plain record (it passed the record check's short way), so the framer's
-    /// test is not made again.
+    /// one whole plain record (it passed the record check's short way), of any length that
+    /// fits in the buffer: the framer's test is not made again.
     #[inline]
-    pub(crate) fn write_small_known_record(&mut self, data: &[u8]) -> bool {
+    pub(crate) fn write_known_record(&mut self, data: &[u8]) -> bool {
         debug_assert!(is_plain_record(self.endian, data));
-        if !self.direct_to_buffer || !self.w.append_small(data) {
+        if !self.direct_to_buffer {
+            return false;
+        }
+        if !self.w.append(data) {
             return false;
         }
         self.w.records = self.w.records.wrapping_add(1);
