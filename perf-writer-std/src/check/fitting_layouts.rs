@@ -414,26 +414,7 @@ impl Right for PairWalk<'_, '_> {
 
 impl FittingLayouts {
     /// The layouts `record` (a SAMPLE, header included) fits that put its event id at
-    /// `place` (any when `None`).
-    pub(crate) fn of(
-        record: &[u8],
-        endian: Endian,
-        place: Option<usize>,
-        sc: &mut Scratch,
-    ) -> Result<Self, TooManyLayouts> {
-        let mut reads = std::mem::take(&mut sc.reads);
-        reads.clear();
-        let mut walk = RecordWalk {
-            record,
-            endian,
-            reads: &mut reads,
-        };
-        let out = product(&AtPlace { place }, &mut walk, sc);
-        sc.reads = reads;
-        out
-    }
-
-    /// [`of`](Self::of), and the trace of the words read over every layout of `place`.
+    /// `place` (any when `None`), and the trace of the words read over every layout of `place`.
     fn of_traced(
         record: &[u8],
         endian: Endian,

@@ -15,7 +15,7 @@
 //!   which its layout's `sample_id` trailer must take.
 
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
-use crate::check::record_rules::EventStats;
+use crate::check::record_rules::{check_sample_len, EventStats};
 use crate::check::refusal::Contradiction;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
@@ -483,10 +483,10 @@ impl SampleSummary {
     ) -> Result<(), Contradiction> {
         match self {
             SampleSummary::One(record) => {
-                let len = u16::try_from(record.len()).unwrap_or(u16::MAX);
-                let fits = FittingLayouts::of(record, endian, None, &mut Scratch::default())
-                    .map(|l| l.holds(layout));
-                if fits != Ok(true) {
+                // One record fits a layout exactly when the full check passes it: its walk
+                // under the layout ends at its size (no graph of every layout needed).
+                if check_sample_len(layout, endian, record).is_err() {
+                    let len = u16::try_from(record.len()).unwrap_or(u16::MAX);
                     return Err(Contradiction::SampleLength { min: len, max: len });
                 }
                 if let (Some(rule), Some(key)) = (rule, RawKey::of(layout)) {
@@ -960,7 +960,7 @@ impl SideBandSummary {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
 mod tests {
     use super::*;
-    use crate::check::record_rules::{check_sample_len, with_parsed};
+    use crate::check::record_rules::with_parsed;
     use perf_abi::{read_format as rf, record_fields::REGS_ABI_64, sample_type as st};
     use perf_encode::features::DynamicFields;
     use perf_encode::records::{
