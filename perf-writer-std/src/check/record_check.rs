@@ -1430,6 +1430,53 @@ print fmt: \"%u\", REC->value\n";
         record
     }
 
+    /// perf's own records (ID_INDEX, THREAD_MAP, STAT, …) taken by the short way are ones
+    /// the full check passes; those the output frames the long way or the check keeps count
+    /// of (FINISHED_ROUND, AUXTRACE, COMPRESSED, pipe mode's header records) never are.
+    #[test]
+    fn user_records_pass_the_short_way_only_when_the_full_check_does() {
+        let never = [
+            record_type::FINISHED_ROUND,
+            record_type::AUXTRACE,
+            record_type::COMPRESSED,
+        ];
+        for endian in [Endian::Little, Endian::Big] {
+            let model = model(endian);
+            let mut rng = Rng(0x05e4 ^ endian.is_native() as u64);
+            let mut check = RecordCheck::new(true);
+            let mut stats = EventStats::default();
+            let first = record(&mut rng, &model, 0, endian);
+            check.check_one(&model, &first, &mut stats, PLACE).unwrap();
+            let (mut quick, mut refused) = (0, 0);
+            for _ in 0..20_000 {
+                let type_ = record_type::HEADER_ATTR + rng.below(24) as u32;
+                let len = 8 * (1 + rng.below(12) as usize);
+                let size = match rng.below(8) {
+                    0 => rng.below(200) as u16,
+                    _ => len as u16,
+                };
+                let mut r: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+                r[..4].copy_from_slice(&endian.u32_bytes(type_));
+                r[6..8].copy_from_slice(&endian.u16_bytes(size));
+                let full = check.check_record(&model, &r, &mut stats).is_ok();
+                let fast = check.events.passes_learning(&model, &r);
+                assert!(
+                    full || !fast,
+                    "{endian:?}: passed the short way, refused in full: {r:?}"
+                );
+                if never.contains(&type_) || WRITER_MANAGED.contains(&type_) {
+                    assert!(!fast, "{endian:?}: type {type_} took the short way");
+                }
+                quick += usize::from(fast);
+                refused += usize::from(!full);
+            }
+            assert!(
+                quick > 300 && refused > 2000,
+                "{quick} quick, {refused} refused"
+            );
+        }
+    }
+
     /// SAMPLEs of one event taken by its facts, [`STREAK`](crate::check::checked_events)
     /// of them in a row, make it the last SAMPLE learned: its SAMPLEs are then compared as
     /// stored, and that comparison still passes only what the full check passes.
