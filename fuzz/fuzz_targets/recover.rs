@@ -1,7 +1,7 @@
 //! `perf-data recover` over arbitrary bytes (seeds: files whose writer never finalized, cut
 //! at various places, a finalized one, and inputs that once broke it): never a panic; when
-//! it refuses, no output is left; when it succeeds, linux-perf-data opens the file it wrote
-//! (header, attrs, features) and walks its records without panicking. Records are written as
+//! it refuses, no output is left; when it succeeds, linux-perf-data opens the file or stream
+//! it wrote (header, attrs, features) and walks its records without panicking. Records are written as
 //! the input holds them (strict mode refusing what it can tell is wrong), so arbitrary
 //! record bytes can still be records linux-perf-data cannot parse: not asserted.
 #![no_main]
@@ -29,8 +29,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let bytes = std::fs::read(&out).expect("the output exists");
-    let reader = PerfFileReader::parse_file(std::io::Cursor::new(&bytes[..]))
-        .expect("linux-perf-data parses what recover wrote");
+    // A stream that already had perf's header is written again as a stream (its header's
+    // size word is 16, either byte order); anything else as a file.
+    let cursor = std::io::Cursor::new(&bytes[..]);
+    let pipe = bytes.get(8..16).is_some_and(|w| w[0] == 16 || w[7] == 16);
+    let reader = match pipe {
+        true => PerfFileReader::parse_pipe(cursor),
+        false => PerfFileReader::parse_file(cursor),
+    }
+    .expect("linux-perf-data parses what recover wrote");
     let (mut file, mut records) = (reader.perf_file, reader.record_iter);
     while let Ok(Some(_)) = records.next_record(&mut file) {}
 });
