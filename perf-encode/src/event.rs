@@ -2,7 +2,7 @@
 //! and the layout planner all describe.
 
 use crate::EncodeError;
-use perf_abi::PerfEventAttr;
+use perf_abi::{sample_type, PerfEventAttr};
 
 /// Longest event name accepted (perf and the seed writer cap names below 64 KiB).
 pub const MAX_EVENT_NAME_LEN: usize = 0xffff;
@@ -26,7 +26,8 @@ pub struct EventEntry<'a> {
 }
 
 impl EventEntry<'_> {
-    /// Checks the limits of the format: name length, no NUL in the name, id count.
+    /// Checks the limits of the format: name length, no NUL in the name, id count, and a
+    /// `sample_type` perf can lay SAMPLEs out by.
     ///
     /// # Errors
     ///
@@ -34,7 +35,10 @@ impl EventEntry<'_> {
     ///   [`MAX_EVENT_NAME_LEN`] bytes;
     /// - [`EncodeError::InvalidValue`] when the name holds a NUL byte;
     /// - [`EncodeError::TooLong`] `{ what: "event ids", .. }` when there are more than
-    ///   `u32::MAX` ids.
+    ///   `u32::MAX` ids;
+    /// - [`EncodeError::InvalidValue`] when `attr.sample_type` has a bit at or above
+    ///   [`sample_type::MAX`](perf_abi::sample_type::MAX): no reader knows where its field
+    ///   lies in a SAMPLE (perf 6.1 refuses such an event in a stream).
     ///
     /// ```
     /// use perf_encode::{EncodeError, EventEntry, MAX_EVENT_NAME_LEN};
@@ -43,6 +47,10 @@ impl EventEntry<'_> {
     /// let long = "x".repeat(MAX_EVENT_NAME_LEN + 1);
     /// let e = EventEntry { name: &long, ..e };
     /// assert!(matches!(e.check(), Err(EncodeError::TooLong { what: "event name", .. })));
+    /// let mut attr = perf_abi::PerfEventAttr::default();
+    /// attr.sample_type = perf_abi::sample_type::MAX;
+    /// let e = EventEntry { attr, name: "x", ids: &[] };
+    /// assert!(matches!(e.check(), Err(EncodeError::InvalidValue { .. })));
     /// ```
     pub fn check(&self) -> Result<(), EncodeError> {
         if self.name.len() > MAX_EVENT_NAME_LEN {
@@ -56,6 +64,11 @@ impl EventEntry<'_> {
         if self.name.bytes().fold(false, |nul, b| nul | (b == 0)) {
             return Err(EncodeError::InvalidValue {
                 what: "event name contains a NUL byte",
+            });
+        }
+        if self.attr.sample_type >= sample_type::MAX {
+            return Err(EncodeError::InvalidValue {
+                what: "attr sample_type has a bit at or above PERF_SAMPLE_MAX, whose field no reader can place in a SAMPLE",
             });
         }
         if u32::try_from(self.ids.len()).is_err() {

@@ -34,6 +34,7 @@ const TIME: u64 = 1 << 2;
 const CALLCHAIN: u64 = 1 << 5;
 const SAMPLE_ID_ALL: u64 = 1 << 18;
 const FREQ: u64 = 1 << 10;
+const PERF_SAMPLE_MAX: u64 = perf_writer_std::perf_encode::abi::sample_type::MAX;
 
 /// An attr's fields; `type_`/`config`/`config1`/`config2` come from [`kind`].
 #[derive(Clone, Debug)]
@@ -272,7 +273,9 @@ fn lpd_flags(flags: u64, big: bool) -> u64 {
 
 /// The attr written for `spec`, adjusted to what the readers need (see the module notes).
 fn make_attr(spec: &AttrSpec, case: &Case) -> PerfEventAttr {
-    let mut sample_type = spec.sample_type | IDENTIFIER;
+    // Bits at or above PERF_SAMPLE_MAX are refused at the add (no reader can lay them out):
+    // the arbitrary ones are kept below it.
+    let mut sample_type = spec.sample_type & (PERF_SAMPLE_MAX - 1) | IDENTIFIER;
     // linux-perf-event-reader 0.10.2 multiplies a SAMPLE's callchain length by 8 unchecked
     // (a debug-build panic on the arbitrary bytes these samples carry): no CALLCHAIN.
     sample_type &= !CALLCHAIN;

@@ -971,3 +971,39 @@ fn raw_feature_payloads_perf_cannot_read_are_refused() {
         assert_eq!(out.stdout.lines().count(), 1);
     }
 }
+
+/// An attr whose `sample_type` has a bit perf does not know (PERF_SAMPLE_MAX and above) is
+/// refused at the add, in both modes: no reader can place that field in a SAMPLE, and perf
+/// 6.1 refuses such an event in a stream ("failed to process type: 64").
+#[test]
+fn a_sample_type_bit_past_perf_sample_max_is_refused_at_the_add() {
+    let unknown = |bit: u32| PerfEventAttr {
+        sample_type: S(sw_attr().sample_type.0 | 1 << bit),
+        ..sw_attr()
+    };
+    let refused = |e: WriterError| {
+        assert!(
+            matches!(
+                e,
+                WriterError::Encode(perf_writer_std::perf_encode::EncodeError::InvalidValue { .. })
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("PERF_SAMPLE_MAX"), "{e}");
+    };
+    for bit in [25, 26, 40, 63] {
+        let r = file_around(|w| refused(w.add_event_desc(&[9], &unknown(bit), "x").unwrap_err()));
+        assert_both_ticks(&r);
+        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+        let r = pipe_around(|w| refused(w.add_event_desc(&[9], &unknown(bit), "x").unwrap_err()));
+        assert_both_ticks(&r);
+        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+    }
+    // The last bit perf knows is taken.
+    let r = file_around(|w| {
+        w.add_event_desc(&[9], &unknown(24), "weight_struct")
+            .unwrap()
+    });
+    assert_both_ticks(&r);
+    assert_eq!(r.lpd_names.len(), 2, "{:?}", r.lpd_names);
+}
