@@ -74,7 +74,11 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
                     path: path.clone(),
                     source,
                 })?;
-            check_readable(trace, std::io::BufReader::new(tmp.as_file_mut()))?;
+            check_readable(
+                trace,
+                Mode::File,
+                std::io::BufReader::new(tmp.as_file_mut()),
+            )?;
             commit(&path, tmp)
         }
         (Mode::File, Sink::Stdout) => {
@@ -84,12 +88,22 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
             )
             .map_err(werr)?;
             let out = fill(trace, opts, to, swap, w)?.into_inner();
-            check_readable(trace, Cursor::new(&out[..]))?;
+            check_readable(trace, Mode::File, Cursor::new(&out[..]))?;
             to_stdout(&out)
         }
         (Mode::Pipe, Sink::File { path, tmp }) => {
             let w = PerfPipeWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let tmp = fill(trace, opts, to, swap, w)?;
+            let mut tmp = fill(trace, opts, to, swap, w)?;
+            tmp.seek(SeekFrom::Start(0))
+                .map_err(|source| DataError::WriteOutput {
+                    path: path.clone(),
+                    source,
+                })?;
+            check_readable(
+                trace,
+                Mode::Pipe,
+                std::io::BufReader::new(tmp.as_file_mut()),
+            )?;
             commit(&path, tmp)
         }
         (Mode::Pipe, Sink::Stdout) => {
@@ -105,14 +119,19 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
     }
 }
 
-/// Refuses a file-mode output linux-perf-data cannot open (its header, attrs and feature
-/// sections): the writer takes attr fields as given, and an input whose attrs perf itself
-/// refuses would otherwise leave an OUT that looks whole.
-fn check_readable(trace: &Trace, out: impl Read + Seek) -> Result<(), DataError> {
-    PerfFileReader::parse_file(out).map(drop).map_err(|e| {
+/// Refuses an output linux-perf-data cannot open (a file's header, attrs and feature
+/// sections; a stream's header records): the writer takes attr fields as given, and an
+/// input whose attrs perf itself refuses would otherwise leave an OUT that looks whole.
+/// (A stream to stdout is written as it goes, and not checked.)
+fn check_readable(trace: &Trace, mode: Mode, out: impl Read + Seek) -> Result<(), DataError> {
+    let (parsed, what) = match mode {
+        Mode::File => (PerfFileReader::parse_file(out).map(drop), "file"),
+        Mode::Pipe => (PerfFileReader::parse_pipe(out).map(drop), "stream"),
+    };
+    parsed.map_err(|e| {
         DataError::bad(
             &trace.path,
-            format!("what it holds makes a file linux-perf-data cannot open: {e}"),
+            format!("what it holds makes a {what} linux-perf-data cannot open: {e}"),
         )
     })
 }

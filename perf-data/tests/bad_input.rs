@@ -245,3 +245,31 @@ fn an_attr_size_past_any_file_is_refused() {
     let err = assert_refused("a huge attr_size", &run(&["info", s(&input)], None));
     assert!(err.contains("attr"), "{err}");
 }
+
+/// A stream whose attr linux-perf-data cannot read (USE_CLOCKID with a clock id no Linux
+/// has) converted to a stream is refused like a file is: no OUT left.
+#[test]
+fn a_stream_linux_perf_data_cannot_open_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, mut bytes) = fixture("pipe_sched.data");
+    // The first record is HEADER_ATTR; its attr starts at 24 (flags at +40, clockid at +92).
+    assert_eq!(&bytes[16..20], &64u32.to_le_bytes());
+    let flags_at = 24 + 40;
+    let flags = u64::from_le_bytes(bytes[flags_at..flags_at + 8].try_into().unwrap());
+    bytes[flags_at..flags_at + 8].copy_from_slice(&(flags | 1 << 25).to_le_bytes());
+    bytes[24 + 92..24 + 96].copy_from_slice(&99u32.to_le_bytes());
+    let input = dir.path().join("in.data");
+    std::fs::write(&input, &bytes).unwrap();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("out.data");
+    let err = assert_refused(
+        "a bad clock id",
+        &run(&["convert", s(&input), s(&out)], None),
+    );
+    assert!(
+        err.contains("makes a stream linux-perf-data cannot open"),
+        "{err}"
+    );
+    assert_dir_holds("a bad clock id", &out_dir, &[]);
+}
