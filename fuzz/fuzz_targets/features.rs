@@ -539,19 +539,22 @@ fn event_desc(events: &[ArbEvent], e: Endian, buf_len: BufLen, fill: u8) {
     };
     assert_eq!(events_attr_size(&entries), attr_size);
     for x in &entries {
-        let ok = x.name.len() <= MAX_EVENT_NAME_LEN && !x.name.as_bytes().contains(&0);
+        let ok = x.name.len() <= MAX_EVENT_NAME_LEN
+            && !x.name.as_bytes().contains(&0)
+            && x.attr.sample_type < perf_abi::sample_type::MAX;
         assert_eq!(
             x.check().is_ok(),
             ok,
-            "EventEntry::check for {:?}",
-            x.name.len()
+            "EventEntry::check for {:?} (sample_type {:#x})",
+            x.name.len(),
+            x.attr.sample_type
         );
         assert_eq!(x.attr_with_size(attr_size).size, attr_size);
     }
     let valid = entries.iter().all(|x| x.check().is_ok());
     let got = check_encoder(&EventDescFeature::new(&entries), e, buf_len, fill);
     if !valid {
-        assert!(got.is_none(), "EVENT_DESC with an invalid name encoded");
+        assert!(got.is_none(), "EVENT_DESC with an invalid entry encoded");
         return;
     }
     let mut want = Vec::new();
@@ -731,11 +734,10 @@ fn record(
     } else {
         unpadded
     };
-    // HEADER_FEATURE and COMPRESSED records are unpadded: any size up to the u16 limit.
-    let unpadded = matches!(
-        type_,
-        perf_abi::record_type::HEADER_FEATURE | perf_abi::record_type::COMPRESSED
-    );
+    // Types perf writes unpadded (HEADER_FEATURE, HEADER_BUILD_ID, COMPRESSED; perf-abi's
+    // table says which): any size up to the u16 limit.
+    let unpadded = perf_abi::record_type::info(type_)
+        .is_some_and(|i| i.framing == perf_abi::record_type::Framing::Unpadded);
     let max = if unpadded {
         usize::from(u16::MAX)
     } else {
@@ -754,7 +756,10 @@ fn record(
     };
     let got = check_encoder(&r, e, buf_len, fill);
     if let Some(err) = expected_err {
-        assert!(got.is_none());
+        assert!(
+            got.is_none(),
+            "type {type_} of {size} bytes (pad {pad}) encoded; expected {err:?}"
+        );
         assert_eq!(perf_encode::to_vec(&r, e), Err(err));
         return;
     }

@@ -120,14 +120,17 @@ fuzz_target!(|input: Input| {
         }
     }
     if expected.is_ok() {
-        if let Some(bad) = events
-            .iter()
-            .find(|e| e.name.len() > MAX_EVENT_NAME_LEN || e.name.as_bytes().contains(&0))
-        {
+        // EventEntry::check: the name's length, a NUL in it, sample_type bits past
+        // PERF_SAMPLE_MAX (the last two an invalid value).
+        if let Some(bad) = events.iter().find(|e| {
+            e.name.len() > MAX_EVENT_NAME_LEN
+                || e.name.as_bytes().contains(&0)
+                || e.attr.sample_type >= perf_abi::sample_type::MAX
+        }) {
             expected = Err(if bad.name.len() > MAX_EVENT_NAME_LEN {
                 "toolong"
             } else {
-                "nul"
+                "invalid"
             });
         }
     }

@@ -391,7 +391,10 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
                 .iter()
                 .copied()
                 .find(|id| m.used.contains(id) || !seen.insert(*id));
-            let name_ok = name.len() <= 0xffff && !name.as_bytes().contains(&0);
+            // EventEntry::check: the name, and sample_type bits below PERF_SAMPLE_MAX.
+            let name_ok = name.len() <= 0xffff
+                && !name.as_bytes().contains(&0)
+                && a.sample_type < sample_type::MAX;
             let tracepoint = (a.type_ == 2).then_some(a.config as u32);
             let dup_format = tracepoint.filter(|id| m.formats.contains(id));
             // With several events perf tells records apart by id alone.
