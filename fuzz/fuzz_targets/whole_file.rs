@@ -641,8 +641,10 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
             size,
             after_valid,
         } => {
-            // HEADER_FEATURE may be unpadded (perf writes it so); use another type.
-            let type_ = if *type_ == 80 { 9 } else { *type_ };
+            // Types perf writes unpadded (perf-abi's table) may have any size: use another.
+            let unpadded = record_type::info(*type_)
+                .is_some_and(|i| i.framing == record_type::Framing::Unpadded);
+            let type_ = if unpadded { 9 } else { *type_ };
             let size = if *size >= 8 && size % 8 == 0 {
                 size | 1
             } else {
