@@ -278,7 +278,7 @@ impl CheckedEvents {
     /// [`fixed_sample_passes`](Self::fixed_sample_passes) of a record read where it lies
     /// (and of one like the last SAMPLE learned, dynamic fields aside),
     /// by its first 8 bytes `head`, its `len` and `word_at` (the 8 bytes at an offset, when
-    /// the record has them): true when those apply_waiting_settings it. A record they do not apply_waiting_settings is
+    /// the record has them): true when those pass it. A record they do not pass is
     /// checked whole by [`passes`](Self::passes).
     #[inline]
     pub(crate) fn fixed_sample_passes_by_words(
