@@ -153,8 +153,12 @@ pub const fn record(type_: u32) -> Option<RecordParts> {
         rt::AUX_OUTPUT_HW_ID => Fields(&[U64("hw_id")]),
         rt::HEADER_EVENT_TYPE => Fields(&[U64("event_id"), RestBytes("name")]),
         rt::HEADER_BUILD_ID => Fields(&[U32("pid"), Bytes(24, "build_id"), RestBytes("filename")]),
-        // `{u64 nr, {u64 id, idx, cpu, tid}[nr]}`.
-        rt::ID_INDEX => Fields(&[RestU64("entries")]),
+        // `{u64 nr, {u64 id, idx, cpu, tid}[nr]}`, then (when the size holds them) `{u64
+        // machine_pid, vcpu}[nr]`.
+        rt::ID_INDEX => Fields(&[
+            List64("entries", &[U64("id"), U64("idx"), U64("cpu"), U64("tid")]),
+            RestU64("entries_2"),
+        ]),
         rt::AUXTRACE_INFO => Fields(&[U32("type"), U32("reserved"), RestU64("priv")]),
         // The trace data follows the record, outside `header.size`, kept as stored.
         rt::AUXTRACE => Fields(&[
@@ -181,8 +185,7 @@ pub const fn record(type_: u32) -> Option<RecordParts> {
         ]),
         rt::THREAD_MAP => Fields(&[List64("entries", &[U64("pid"), Bytes(16, "comm")])]),
         rt::CPU_MAP => RecordParts::CpuMap,
-        // `{u64 nr, {u64 tag, u64 val}[nr]}`.
-        rt::STAT_CONFIG => Fields(&[RestU64("data")]),
+        rt::STAT_CONFIG => Fields(&[List64("data", &[U64("tag"), U64("val")])]),
         rt::STAT => Fields(&[
             U64("id"),
             U32("cpu"),

@@ -14,7 +14,7 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::record_rules::{check_body, WRITER_MANAGED};
+use crate::check::record_rules::{check_body, check_user_fields, WRITER_MANAGED};
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
@@ -370,13 +370,15 @@ impl CheckedEvents {
         };
         if record_type::is_user(type_) {
             // perf's own records (ID_INDEX, THREAD_MAP, …) belong to no event: the full
-            // check takes them by their body's length, but for pipe mode's header records
-            // and COMPRESSED, which it refuses or keeps count of. Those the output frames
-            // by the long way (a payload after them, unpadded, FINISHED_ROUND) take it.
+            // check takes them by their body's length and fields, but for pipe mode's
+            // header records and COMPRESSED, which it refuses or keeps count of. Those the
+            // output frames by the long way (a payload after them, unpadded,
+            // FINISHED_ROUND) take it.
             return is_plain_record(model.endian(), record)
                 && !WRITER_MANAGED.contains(&type_)
                 && type_ != record_type::COMPRESSED
-                && check_body(info.body, record.len(), 0).is_ok();
+                && check_body(info.body, record.len(), 0).is_ok()
+                && check_user_fields(model.endian(), type_, info.body, record).is_ok();
         }
         if self.places.revision != revision {
             return false;

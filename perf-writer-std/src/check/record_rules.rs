@@ -1,8 +1,10 @@
 //! The rules every part of strict mode checks records by, and what it gathers from them.
 
 use crate::error::RecordProblem;
+use perf_abi::field_widths;
 use perf_abi::record_type::{self, BodyLen};
 use perf_encode::records::{parse_sample, ParseError, ParsedSample, SampleLayout};
+use perf_encode::swap::{RecordSwapper, SwapError};
 use perf_encode::Endian;
 
 /// What the events told the writer (the statistics strict mode and the derived headers gather).
@@ -35,6 +37,31 @@ pub(crate) const WRITER_MANAGED: [u32; 4] = [
     record_type::HEADER_TRACING_DATA,
     record_type::HEADER_FEATURE,
 ];
+
+/// One of perf's own records (type 64 and up) holds the fields perf-abi's table gives its
+/// type, each list as long as its count says and nothing after the last field: walked as
+/// the byte-order swapper walks it, on a copy. Types whose body has one length only, which
+/// [`check_body`] proved, and types the table does not lay out are not walked.
+pub(crate) fn check_user_fields(
+    endian: Endian,
+    type_: u32,
+    body: BodyLen,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    if matches!(body, BodyLen::Exact(_)) || field_widths::record(type_).is_none() {
+        return Ok(());
+    }
+    let mut copy = record.to_vec();
+    RecordSwapper::new(&[], endian)
+        .swap_record(&mut copy)
+        .map_err(|e| {
+            RecordProblem::Fields(match e {
+                SwapError::Truncated { field, .. } | SwapError::BadValue { field, .. } => field,
+                SwapError::Leftover { .. } => "bytes after the last field",
+                _ => "its body",
+            })
+        })
+}
 
 /// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
 #[inline]

@@ -200,6 +200,12 @@ pub enum RecordProblem {
     /// While the writer compresses, a record is checked when it is given: its event needs
     /// its description first (`Some`: its id).
     DescribeFirstWhileCompressing(Option<u64>),
+    /// One of perf's own records (ID_INDEX, THREAD_MAP, CPU_MAP, STAT_CONFIG, …) whose
+    /// fields do not fill it as perf-abi's field table says: a count whose entries run past
+    /// it or leave bytes after them, a CPU_MAP of a kind perf does not know. perf refuses it,
+    /// or reads past it. Holds the field at fault (`bytes after the last field` when the
+    /// fields end before the record does).
+    Fields(&'static str),
 }
 
 impl fmt::Display for RecordProblem {
@@ -240,6 +246,10 @@ impl fmt::Display for RecordProblem {
                 f,
                 "the records that wait for their descriptions take {} MiB already: add those descriptions before more such records",
                 crate::MAX_PENDING_BYTES >> 20
+            ),
+            Self::Fields(field) => write!(
+                f,
+                "its fields do not fill it as perf reads them (at {field}): a count that runs past it or leaves bytes after it, or a kind perf does not know"
             ),
             Self::TooManyLayouts => f.write_str(
                 "with the SAMPLEs of its event written before it, it fits more sample layouts than strict mode keeps track of (records written before their description are checked against every layout they fit): add the description before its records",

@@ -1007,3 +1007,72 @@ fn a_sample_type_bit_past_perf_sample_max_is_refused_at_the_add() {
     assert_both_ticks(&r);
     assert_eq!(r.lpd_names.len(), 2, "{:?}", r.lpd_names);
 }
+
+/// perf's own records whose fields do not fill them as perf reads them are refused at the
+/// call, in both modes and both ways strict mode checks a record (one per call after a
+/// run of good ones, and several in one call); whole ones are taken, and perf reads both
+/// ticks around them.
+#[test]
+fn user_records_whose_fields_do_not_fill_them_are_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::{RecordError, RecordProblem};
+    // Bodies in the writer's byte order (little-endian here).
+    let rec = |type_: u32, body: &[u64]| {
+        let mut r = Vec::new();
+        r.extend_from_slice(&type_.to_le_bytes());
+        r.extend_from_slice(&0u16.to_le_bytes());
+        r.extend_from_slice(&(8 + 8 * body.len() as u16).to_le_bytes());
+        body.iter()
+            .for_each(|w| r.extend_from_slice(&w.to_le_bytes()));
+        r
+    };
+    let bad = [
+        (
+            "ID_INDEX, nr 5 and one entry",
+            rec(rt::ID_INDEX, &[5, 1, 0, 0, 0]),
+        ),
+        (
+            "THREAD_MAP, nr 100 and one entry",
+            rec(rt::THREAD_MAP, &[100, 42, 0, 0]),
+        ),
+        ("STAT_CONFIG, nr 50 and none", rec(rt::STAT_CONFIG, &[50])),
+        (
+            "STAT_CONFIG, a word after its entries",
+            rec(rt::STAT_CONFIG, &[1, 0, 1, 7]),
+        ),
+        ("CPU_MAP with no body", rec(rt::CPU_MAP, &[])),
+        ("CPU_MAP of kind 99", rec(rt::CPU_MAP, &[99])),
+    ];
+    // The whole forms of the same records.
+    let good = [
+        rec(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]),
+        rec(rt::THREAD_MAP, &[1, 42, 0, 0]),
+        rec(rt::STAT_CONFIG, &[1, 0, 1]),
+    ];
+    let refused = |what: &str, e: WriterError| match e {
+        WriterError::Record(RecordError::Refused {
+            problem: RecordProblem::Fields(_),
+            ..
+        }) => {}
+        other => panic!("{what}: {other:?}"),
+    };
+    for (what, r) in &bad {
+        let file = file_around(|w| {
+            refused(what, w.write_event_data(r).unwrap_err());
+            let mut two = good[1].clone();
+            two.extend_from_slice(r);
+            refused(what, w.write_event_data(&two).unwrap_err());
+            for g in &good {
+                w.write_event_data(g).unwrap();
+            }
+        });
+        assert_both_ticks(&file);
+        let pipe = pipe_around(|w| {
+            refused(what, w.write_event_data(r).unwrap_err());
+            for g in &good {
+                w.write_event_data(g).unwrap();
+            }
+        });
+        assert_both_ticks(&pipe);
+    }
+}
