@@ -68,18 +68,8 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
         (Mode::File, Sink::File { path, tmp }) => {
             let w =
                 PerfWriter::<FileOutput<_>>::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let mut tmp = fill(trace, opts, to, swap, w)?;
-            tmp.seek(SeekFrom::Start(0))
-                .map_err(|source| DataError::WriteOutput {
-                    path: path.clone(),
-                    source,
-                })?;
-            check_readable(
-                trace,
-                Mode::File,
-                std::io::BufReader::new(tmp.as_file_mut()),
-            )?;
-            commit(&path, tmp)
+            let tmp = fill(trace, opts, to, swap, w)?;
+            check_then_commit(trace, Mode::File, &path, tmp)
         }
         (Mode::File, Sink::Stdout) => {
             let w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
@@ -93,18 +83,8 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
         }
         (Mode::Pipe, Sink::File { path, tmp }) => {
             let w = PerfPipeWriter::from_writer_with_endian(tmp, endian).map_err(werr)?;
-            let mut tmp = fill(trace, opts, to, swap, w)?;
-            tmp.seek(SeekFrom::Start(0))
-                .map_err(|source| DataError::WriteOutput {
-                    path: path.clone(),
-                    source,
-                })?;
-            check_readable(
-                trace,
-                Mode::Pipe,
-                std::io::BufReader::new(tmp.as_file_mut()),
-            )?;
-            commit(&path, tmp)
+            let tmp = fill(trace, opts, to, swap, w)?;
+            check_then_commit(trace, Mode::Pipe, &path, tmp)
         }
         (Mode::Pipe, Sink::Stdout) => {
             let w = PerfPipeWriter::from_writer_with_endian(std::io::stdout().lock(), endian)
@@ -117,6 +97,22 @@ pub fn convert(trace: &Trace, out: &Path, opts: &ConvertOptions) -> Result<(), D
                 })
         }
     }
+}
+
+/// Writes `tmp`, the finished output in `mode`, to `path` once linux-perf-data opens it.
+fn check_then_commit(
+    trace: &Trace,
+    mode: Mode,
+    path: &Path,
+    mut tmp: tempfile::NamedTempFile,
+) -> Result<(), DataError> {
+    tmp.seek(SeekFrom::Start(0))
+        .map_err(|source| DataError::WriteOutput {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    check_readable(trace, mode, std::io::BufReader::new(tmp.as_file_mut()))?;
+    commit(path, tmp)
 }
 
 /// Refuses an output linux-perf-data cannot open (a file's header, attrs and feature
