@@ -6,7 +6,8 @@
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_sample_len, check_user_fields, with_parsed, EventStats, WRITER_MANAGED,
+    check_body, check_sample_len, check_user_fields, unknown_named_id, with_parsed, EventStats,
+    WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -868,6 +869,16 @@ impl RecordCheck {
             if self.strict {
                 check_body(info.body, record.len(), 0)?;
                 check_user_fields(endian, type_, info.body, record)?;
+                // In file mode the description may still come: not checked there.
+                if !self.defers(model) {
+                    let known = |id, exact| match exact {
+                        true => model.desc_of_id(id).is_some(),
+                        false => model.desc_for(Some(id)).is_ok(),
+                    };
+                    if let Some(id) = unknown_named_id(endian, type_, record, known) {
+                        return Err(RecordProblem::UnknownId(id));
+                    }
+                }
             }
             return Ok(Outcome::Free);
         }

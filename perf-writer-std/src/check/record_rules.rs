@@ -38,6 +38,44 @@ pub(crate) const WRITER_MANAGED: [u32; 4] = [
     record_type::HEADER_FEATURE,
 ];
 
+/// perf's own records that name events by id (ID_INDEX: each entry's; EVENT_UPDATE, STAT:
+/// one): perf refuses one whose id it cannot find.
+pub(crate) const NAMES_IDS: [u32; 3] = [
+    record_type::ID_INDEX,
+    record_type::EVENT_UPDATE,
+    record_type::STAT,
+];
+
+/// The first id `record` (one of [`NAMES_IDS`], its fields checked) names that `known`
+/// does not know. ID_INDEX's ids must be an event's own (perf looks each up); EVENT_UPDATE's
+/// and STAT's follow perf's rule for a record's event (`known` says).
+pub(crate) fn unknown_named_id(
+    endian: Endian,
+    type_: u32,
+    record: &[u8],
+    mut known: impl FnMut(u64, bool) -> bool,
+) -> Option<u64> {
+    let word = |at: usize| {
+        record
+            .get(at..)
+            .and_then(|b| b.first_chunk::<8>())
+            .map(|w| endian.read_u64(*w))
+    };
+    match type_ {
+        record_type::ID_INDEX => {
+            let nr = word(8)?;
+            (0..nr)
+                .map_while(|i| {
+                    word(16usize.checked_add(usize::try_from(i).ok()?.checked_mul(32)?)?)
+                })
+                .find(|&id| !known(id, true))
+        }
+        record_type::EVENT_UPDATE => word(16).filter(|&id| !known(id, false)),
+        record_type::STAT => word(8).filter(|&id| !known(id, false)),
+        _ => None,
+    }
+}
+
 /// One of perf's own records (type 64 and up) holds the fields perf-abi's table gives its
 /// type, each list as long as its count says and nothing after the last field: walked as
 /// the byte-order swapper walks it, on a copy. Types whose body has one length only, which

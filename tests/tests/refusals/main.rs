@@ -1076,3 +1076,42 @@ fn user_records_whose_fields_do_not_fill_them_are_refused() {
         assert_both_ticks(&pipe);
     }
 }
+
+/// perf's own records naming an id no event has (an ID_INDEX entry, EVENT_UPDATE, STAT)
+/// are refused at the call in pipe mode, where perf reads them before any later
+/// description; an ID_INDEX of the tick's id is taken, and perf reads both ticks.
+#[test]
+fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::{RecordError, RecordProblem};
+    let rec = |type_: u32, body: &[u64]| {
+        let mut r = Vec::new();
+        r.extend_from_slice(&type_.to_le_bytes());
+        r.extend_from_slice(&0u16.to_le_bytes());
+        r.extend_from_slice(&(8 + 8 * body.len() as u16).to_le_bytes());
+        body.iter()
+            .for_each(|w| r.extend_from_slice(&w.to_le_bytes()));
+        r
+    };
+    let name = |id: u64| {
+        let mut body = vec![2, id];
+        body.push(u64::from_le_bytes(*b"renamed\0"));
+        rec(rt::EVENT_UPDATE, &body)
+    };
+    let stat = |id: u64| rec(rt::STAT, &[id, 0, 1, 1, 1]);
+    let index = |id: u64| rec(rt::ID_INDEX, &[2, TICK_SAMPLE_ID, 0, 0, 42, id, 0, 0, 42]);
+    let r = pipe_around(|w| {
+        for r in [index(77), name(77), stat(77)] {
+            match w.write_event_data(&r).unwrap_err() {
+                WriterError::Record(RecordError::Refused {
+                    problem: RecordProblem::UnknownId(77),
+                    ..
+                }) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        w.write_event_data(&rec(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]))
+            .unwrap();
+    });
+    assert_both_ticks(&r);
+}
