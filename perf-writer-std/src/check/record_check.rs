@@ -871,11 +871,9 @@ impl RecordCheck {
                 check_user_fields(endian, type_, info.body, record)?;
                 // In file mode the description may still come: not checked there.
                 if !self.defers(model) {
-                    let known = |id, exact| match exact {
-                        true => model.desc_of_id(id).is_some(),
-                        false => model.desc_for(Some(id)).is_ok(),
-                    };
-                    if let Some(id) = unknown_named_id(endian, type_, record, known) {
+                    let own = |id| model.desc_of_id(id).is_some();
+                    let attributed = |id| model.desc_for(Some(id)).is_ok();
+                    if let Some(id) = unknown_named_id(endian, type_, record, own, attributed) {
                         return Err(RecordProblem::UnknownId(id));
                     }
                 }

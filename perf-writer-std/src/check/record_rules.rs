@@ -46,14 +46,15 @@ pub(crate) const NAMES_IDS: [u32; 3] = [
     record_type::STAT,
 ];
 
-/// The first id `record` (one of [`NAMES_IDS`], its fields checked) names that `known`
-/// does not know. ID_INDEX's ids must be an event's own (perf looks each up); EVENT_UPDATE's
-/// and STAT's follow perf's rule for a record's event (`known` says).
+/// The first id `record` (one of [`NAMES_IDS`], its fields checked) names that no event
+/// takes: ID_INDEX's ids must each be an event's `own` (perf looks each up); EVENT_UPDATE's
+/// and STAT's must be `attributed` by perf's rule for a record's event.
 pub(crate) fn unknown_named_id(
     endian: Endian,
     type_: u32,
     record: &[u8],
-    mut known: impl FnMut(u64, bool) -> bool,
+    own: impl Fn(u64) -> bool,
+    attributed: impl Fn(u64) -> bool,
 ) -> Option<u64> {
     let word = |at: usize| {
         record
@@ -68,10 +69,10 @@ pub(crate) fn unknown_named_id(
                 .map_while(|i| {
                     word(16usize.checked_add(usize::try_from(i).ok()?.checked_mul(32)?)?)
                 })
-                .find(|&id| !known(id, true))
+                .find(|&id| !own(id))
         }
-        record_type::EVENT_UPDATE => word(16).filter(|&id| !known(id, false)),
-        record_type::STAT => word(8).filter(|&id| !known(id, false)),
+        record_type::EVENT_UPDATE => word(16).filter(|&id| !attributed(id)),
+        record_type::STAT => word(8).filter(|&id| !attributed(id)),
         _ => None,
     }
 }

@@ -16,7 +16,7 @@ use integration_tests::{lpd, temp_data_file};
 use perf_writer_std::perf_encode::features::{
     check_format_text, check_parsed_format, FormatTextProblem, TracepointRawProblem,
 };
-use perf_writer_std::perf_encode::records::{EventUpdateName, HeaderAttr, PidTid, Sample};
+use perf_writer_std::perf_encode::records::{EventUpdateName, HeaderAttr, PidTid, Record, Sample};
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
@@ -1008,6 +1008,18 @@ fn a_sample_type_bit_past_perf_sample_max_is_refused_at_the_add() {
     assert_eq!(r.lpd_names.len(), 2, "{:?}", r.lpd_names);
 }
 
+/// One of perf's own records of `type_` whose body is the `u64` words `body`, in the
+/// writers' byte order here (little-endian).
+fn user_record(type_: u32, body: &[u64]) -> Vec<u8> {
+    let body: Vec<u8> = body.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let parts: [&[u8]; 1] = [&body];
+    perf_writer_std::perf_encode::to_vec(
+        &Record::new(type_, 0, &parts),
+        perf_writer_std::perf_encode::Endian::Little,
+    )
+    .expect("a record of whole words encodes")
+}
+
 /// perf's own records whose fields do not fill them as perf reads them are refused at the
 /// call, in both modes and both ways strict mode checks a record (one per call after a
 /// run of good ones, and several in one call); whole ones are taken, and perf reads both
@@ -1016,38 +1028,31 @@ fn a_sample_type_bit_past_perf_sample_max_is_refused_at_the_add() {
 fn user_records_whose_fields_do_not_fill_them_are_refused() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
     use perf_writer_std::{RecordError, RecordProblem};
-    // Bodies in the writer's byte order (little-endian here).
-    let rec = |type_: u32, body: &[u64]| {
-        let mut r = Vec::new();
-        r.extend_from_slice(&type_.to_le_bytes());
-        r.extend_from_slice(&0u16.to_le_bytes());
-        r.extend_from_slice(&(8 + 8 * body.len() as u16).to_le_bytes());
-        body.iter()
-            .for_each(|w| r.extend_from_slice(&w.to_le_bytes()));
-        r
-    };
     let bad = [
         (
             "ID_INDEX, nr 5 and one entry",
-            rec(rt::ID_INDEX, &[5, 1, 0, 0, 0]),
+            user_record(rt::ID_INDEX, &[5, 1, 0, 0, 0]),
         ),
         (
             "THREAD_MAP, nr 100 and one entry",
-            rec(rt::THREAD_MAP, &[100, 42, 0, 0]),
+            user_record(rt::THREAD_MAP, &[100, 42, 0, 0]),
         ),
-        ("STAT_CONFIG, nr 50 and none", rec(rt::STAT_CONFIG, &[50])),
+        (
+            "STAT_CONFIG, nr 50 and none",
+            user_record(rt::STAT_CONFIG, &[50]),
+        ),
         (
             "STAT_CONFIG, a word after its entries",
-            rec(rt::STAT_CONFIG, &[1, 0, 1, 7]),
+            user_record(rt::STAT_CONFIG, &[1, 0, 1, 7]),
         ),
-        ("CPU_MAP with no body", rec(rt::CPU_MAP, &[])),
-        ("CPU_MAP of kind 99", rec(rt::CPU_MAP, &[99])),
+        ("CPU_MAP with no body", user_record(rt::CPU_MAP, &[])),
+        ("CPU_MAP of kind 99", user_record(rt::CPU_MAP, &[99])),
     ];
     // The whole forms of the same records.
     let good = [
-        rec(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]),
-        rec(rt::THREAD_MAP, &[1, 42, 0, 0]),
-        rec(rt::STAT_CONFIG, &[1, 0, 1]),
+        user_record(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]),
+        user_record(rt::THREAD_MAP, &[1, 42, 0, 0]),
+        user_record(rt::STAT_CONFIG, &[1, 0, 1]),
     ];
     let refused = |what: &str, e: WriterError| match e {
         WriterError::Record(RecordError::Refused {
@@ -1084,22 +1089,13 @@ fn user_records_whose_fields_do_not_fill_them_are_refused() {
 fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
     use perf_writer_std::{RecordError, RecordProblem};
-    let rec = |type_: u32, body: &[u64]| {
-        let mut r = Vec::new();
-        r.extend_from_slice(&type_.to_le_bytes());
-        r.extend_from_slice(&0u16.to_le_bytes());
-        r.extend_from_slice(&(8 + 8 * body.len() as u16).to_le_bytes());
-        body.iter()
-            .for_each(|w| r.extend_from_slice(&w.to_le_bytes()));
-        r
-    };
     let name = |id: u64| {
         let mut body = vec![2, id];
         body.push(u64::from_le_bytes(*b"renamed\0"));
-        rec(rt::EVENT_UPDATE, &body)
+        user_record(rt::EVENT_UPDATE, &body)
     };
-    let stat = |id: u64| rec(rt::STAT, &[id, 0, 1, 1, 1]);
-    let index = |id: u64| rec(rt::ID_INDEX, &[2, TICK_SAMPLE_ID, 0, 0, 42, id, 0, 0, 42]);
+    let stat = |id: u64| user_record(rt::STAT, &[id, 0, 1, 1, 1]);
+    let index = |id: u64| user_record(rt::ID_INDEX, &[2, TICK_SAMPLE_ID, 0, 0, 42, id, 0, 0, 42]);
     let r = pipe_around(|w| {
         for r in [index(77), name(77), stat(77)] {
             match w.write_event_data(&r).unwrap_err() {
@@ -1110,7 +1106,7 @@ fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
                 other => panic!("{other:?}"),
             }
         }
-        w.write_event_data(&rec(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]))
+        w.write_event_data(&user_record(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]))
             .unwrap();
     });
     assert_both_ticks(&r);
