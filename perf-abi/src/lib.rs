@@ -53,6 +53,6 @@ pub use file_header::{
     PERF_MAGIC_SWAPPED, PIPE_HEADER_SIZE,
 };
 pub use kernel_records::{LostRecord, LostSamplesRecord};
-pub use pipe_records::{IdIndexEntry, TimeConv, MAX_FEATURE_PAYLOAD};
+pub use pipe_records::{IdIndexEntry, Stat, TimeConv, MAX_FEATURE_PAYLOAD};
 #[cfg(feature = "tracepoint_decode")]
 pub use tracepoint_decode_conv::AttrConversionError;

@@ -1,4 +1,4 @@
-//! Fixed parts of records that tools write: ID_INDEX entries, TIME_CONV, and the largest
+//! Fixed parts of records that tools write: ID_INDEX entries, TIME_CONV, STAT, and the largest
 //! HEADER_FEATURE payload.
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -69,3 +69,29 @@ const _: () = {
     assert!(size_of::<TimeConv>() == TimeConv::SIZE);
     assert!(offset_of!(TimeConv, cap_user_time_zero) == 40);
 };
+
+/// The body of a `PERF_RECORD_STAT` record (after its header): one counter's reading, as
+/// `perf stat record` writes it.
+///
+/// ```
+/// assert_eq!(core::mem::size_of::<perf_abi::Stat>(), 40);
+/// ```
+#[repr(C)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
+pub struct Stat {
+    /// Sample id of the counter's event.
+    pub id: u64,
+    /// The cpu read (a cpu number, found in the session's CPU_MAP).
+    pub cpu: u32,
+    /// The thread read (an index into the session's THREAD_MAP).
+    pub thread: u32,
+    /// Count.
+    pub val: u64,
+    /// Time enabled.
+    pub ena: u64,
+    /// Time running.
+    pub run: u64,
+}

@@ -1,5 +1,5 @@
 //! Values and limits of fields inside records: register ABIs, branch-stack options,
-//! KSYMBOL types and flags, CPU_MAP encodings, EVENT_UPDATE kinds, build-id and record sizes.
+//! KSYMBOL types and flags, CPU_MAP encodings, AUXTRACE_INFO trace types, EVENT_UPDATE kinds, build-id and record sizes.
 //!
 //! ```
 //! use perf_abi::record_fields::*;
@@ -83,6 +83,27 @@ pub const CPU_MAP_CPUS: u16 = 0;
 pub const CPU_MAP_MASK: u16 = 1;
 /// `PERF_CPU_MAP__RANGE_CPUS`: CPU_MAP data is one range of CPUs.
 pub const CPU_MAP_RANGE_CPUS: u16 = 2;
+
+/// `PERF_AUXTRACE_UNKNOWN`: AUXTRACE_INFO's `type` when no trace decoder applies.
+pub const AUXTRACE_UNKNOWN: u32 = 0;
+/// `PERF_AUXTRACE_INTEL_PT`.
+pub const AUXTRACE_INTEL_PT: u32 = 1;
+/// `PERF_AUXTRACE_INTEL_BTS`.
+pub const AUXTRACE_INTEL_BTS: u32 = 2;
+/// `PERF_AUXTRACE_CS_ETM`: Arm CoreSight.
+pub const AUXTRACE_CS_ETM: u32 = 3;
+/// `PERF_AUXTRACE_ARM_SPE`.
+pub const AUXTRACE_ARM_SPE: u32 = 4;
+/// `PERF_AUXTRACE_S390_CPUMSF`.
+pub const AUXTRACE_S390_CPUMSF: u32 = 5;
+/// `PERF_AUXTRACE_HISI_PTT`: the last type perf 6.1 decodes.
+pub const AUXTRACE_HISI_PTT: u32 = 6;
+
+/// AUXTRACE_INFO's `type` names a trace decoder perf 6.1 has; perf refuses the record
+/// (and stops reading) otherwise.
+pub const fn auxtrace_type_decoded(type_: u32) -> bool {
+    matches!(type_, AUXTRACE_INTEL_PT..=AUXTRACE_HISI_PTT)
+}
 
 /// `PERF_EVENT_UPDATE__NAME`: an EVENT_UPDATE record carrying an event's name.
 pub const EVENT_UPDATE_NAME: u64 = 2;

@@ -65,7 +65,14 @@
 //! - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
 //!   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
 //! - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
-//!   fit its type;
+//!   fit its type, or whose fields do not fill it (a count running past it, a CPU_MAP
+//!   kind or an AUXTRACE_INFO trace type perf does not know);
+//! - names an id no description has (an ID_INDEX entry; EVENT_UPDATE's and STAT's id, by
+//!   the rule for SAMPLEs), once its description can no longer come;
+//! - is a STAT or STAT_ROUND that perf script cannot count
+//!   ([`StatProblem`]): before the output's first CPU_MAP and THREAD_MAP, on a cpu perf
+//!   does not find in that CPU_MAP, on a thread index past that THREAD_MAP, or (pipe
+//!   mode) of an event described after both came;
 //! - is a COMPRESSED record (passed through as given, e.g. from a `perf record -z` file)
 //!   while no HEADER_COMPRESSED (zstd, `mmap_len` above 0) is set, or while the writer
 //!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not
@@ -73,7 +80,8 @@
 //!
 //! **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
 //! headers may come in any order before finalize: a record whose description (its
-//! event id's), tracepoint format or HEADER_COMPRESSED is not there yet is written, and
+//! event id's, or the ids it names), tracepoint format or HEADER_COMPRESSED is not there
+//! yet is written, and
 //! what the check needs of it is kept in a summary per event id, not the records: the
 //! layouts its SAMPLEs all fit (every field of varying length among them) and what
 //! their RAW payloads say to any tracepoint format, or the lengths of its other records.
@@ -191,7 +199,8 @@ pub use check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 pub use compress::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{
     CompressionError, Contradiction, EventError, FeatureError, OutputError, PartialRecord,
-    PendingSummary, RecordError, RecordProblem, SharedIoError, TracingError, WriterError,
+    PendingSummary, RecordError, RecordProblem, SharedIoError, StatProblem, TracingError,
+    WriterError,
 };
 pub use host::description::{
     parse_cpu_list, CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo,

@@ -14,7 +14,7 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::record_rules::{check_body, check_user_fields, NAMES_IDS, WRITER_MANAGED};
+use crate::check::record_rules::{check_body, check_user_fields, judged_in_context};
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
@@ -369,15 +369,12 @@ impl CheckedEvents {
             return false;
         };
         if record_type::is_user(type_) {
-            // perf's own records (THREAD_MAP, CPU_MAP, …) belong to no event: the full
-            // check takes them by their body's length and fields, but for pipe mode's
-            // header records and COMPRESSED, which it refuses or keeps count of, and those
-            // naming ids, which it looks up. Those the output frames by the long way (a
-            // payload after them, unpadded, FINISHED_ROUND) take it.
+            // perf's own records (TIME_CONV, STAT_CONFIG, …) belong to no event: the
+            // full check takes them by their body's length and fields, but for those it
+            // judges by what came before them (`judged_in_context`). Those the output frames
+            // by the long way (a payload after them, unpadded, FINISHED_ROUND) take it.
             return is_plain_record(model.endian(), record)
-                && !WRITER_MANAGED.contains(&type_)
-                && !NAMES_IDS.contains(&type_)
-                && type_ != record_type::COMPRESSED
+                && !judged_in_context(type_)
                 && check_body(info.body, record.len(), 0).is_ok()
                 && check_user_fields(model.endian(), type_, info.body, record).is_ok();
         }

@@ -16,3 +16,4 @@ pub(crate) mod record_check;
 pub(crate) mod record_rules;
 pub(crate) mod record_summary;
 pub(crate) mod refusal;
+pub(crate) mod stat_session;

@@ -29,7 +29,7 @@
 //! with the number of records.
 
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
-use crate::check::record_rules::EventStats;
+use crate::check::record_rules::{named_ids, EventStats};
 use crate::check::record_summary::{
     raw_facts_bytes, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
@@ -253,6 +253,8 @@ struct CallStage {
     new_alone: [(usize, isize); SAMPLE_PLACES.len()],
     /// Event ids this call adds.
     new_ids: Vec<u64>,
+    /// Ids this call's records name that [`PendingRecords::named`] has not.
+    new_named: Vec<u64>,
     /// Bytes (about) the call's records and layouts kept for its groups take.
     bytes: usize,
 }
@@ -291,6 +293,26 @@ struct FormatPending {
     raw: Option<RawFacts>,
 }
 
+/// perf's own records (ID_INDEX, EVENT_UPDATE, STAT) naming one id that no description
+/// had when they were written.
+#[derive(Clone, Copy, Debug)]
+struct NamedWait {
+    first: FirstRecord,
+    records: u64,
+    /// Stream position of the last of them.
+    last: u64,
+    /// One of them needs an event to own the id (ID_INDEX); the others need perf to
+    /// take an event for it, which it does with one event whatever the id.
+    own: bool,
+}
+
+impl NamedWait {
+    /// It still waits with the descriptions of `model`, were the file read now.
+    fn waits(&self, model: &TraceModel) -> bool {
+        self.own || model.descs().len() != 1
+    }
+}
+
 /// What strict mode took before the descriptions (see the module).
 #[derive(Debug, Default)]
 pub(crate) struct PendingRecords {
@@ -307,6 +329,8 @@ pub(crate) struct PendingRecords {
     compressed_written: Option<Counted>,
     /// By `attr.config` (the format's id).
     formats: BTreeMap<u32, FormatPending>,
+    /// perf's own records naming ids no description has yet, by id.
+    named: BTreeMap<u64, NamedWait>,
     /// Bytes the summaries take (about).
     bytes: usize,
     stage: CallStage,
@@ -322,6 +346,9 @@ pub(crate) enum Deferral {
     Compressed,
     /// A COMPRESSED record checked when written: kept count of, not waiting.
     CompressedWritten,
+    /// One of perf's own records naming ids no description has yet (ID_INDEX, EVENT_UPDATE,
+    /// STAT): they wait for them.
+    NamedIds,
     /// A SAMPLE of a tracepoint whose format is not known: its RAW payload is at
     /// `raw_start..raw_end` of the record (its layout was checked).
     Format {
@@ -338,6 +365,8 @@ pub(crate) struct Resolution {
     before: Option<Attributed>,
     /// Ids whose records the new description owns.
     ids: Vec<u64>,
+    /// Ids perf's own records named that the new description owns.
+    named: Vec<u64>,
     /// The format the new description brings, whose SAMPLEs waited for it.
     format: Option<u32>,
     /// Records now owned by a tracepoint whose format is still unknown.
@@ -382,6 +411,7 @@ impl PendingRecords {
         s.given_up = 0;
         s.alone = 0;
         s.new_ids.clear();
+        s.new_named.clear();
         s.bytes = 0;
     }
 
@@ -394,6 +424,9 @@ impl PendingRecords {
         record: &[u8],
         why: Deferral,
     ) -> Result<(), RecordProblem> {
+        if why == Deferral::NamedIds {
+            return self.admit_named(model, record);
+        }
         if why != Deferral::Owner {
             return Ok(());
         }
@@ -443,6 +476,26 @@ impl PendingRecords {
             }
         }
         self.stage.actions.push(Action::End);
+        Ok(())
+    }
+
+    /// [`admit`](Self::admit) of one of perf's own records naming ids: within the bound of
+    /// ids that wait.
+    fn admit_named(&mut self, model: &TraceModel, record: &[u8]) -> Result<(), RecordProblem> {
+        let endian = model.endian();
+        let type_ = record.first_chunk::<4>().map_or(0, |b| endian.read_u32(*b));
+        for (id, _) in named_ids(endian, type_, record) {
+            if model.desc_of_id(id).is_some()
+                || self.named.contains_key(&id)
+                || self.stage.new_named.contains(&id)
+            {
+                continue;
+            }
+            self.stage.new_named.push(id);
+            if self.named.len().saturating_add(self.stage.new_named.len()) > MAX_PENDING_IDS {
+                return Err(RecordProblem::TooManyPendingIds);
+            }
+        }
         Ok(())
     }
 
@@ -700,6 +753,25 @@ impl PendingRecords {
     ) {
         let endian = model.endian();
         match why {
+            Deferral::NamedIds => {
+                for (id, own) in named_ids(endian, first.type_, record) {
+                    if model.desc_of_id(id).is_some() {
+                        continue;
+                    }
+                    let wait = self.named.entry(id).or_insert(NamedWait {
+                        first,
+                        records: 0,
+                        last: first.pos,
+                        own,
+                    });
+                    // A record naming the id twice counts once.
+                    if wait.records == 0 || wait.last != first.pos {
+                        wait.records = wait.records.saturating_add(1);
+                    }
+                    wait.last = first.pos;
+                    wait.own |= own;
+                }
+            }
             Deferral::Compressed => {
                 Counted::add(&mut self.compressed, first);
                 Counted::add(&mut self.compressed_written, first);
@@ -928,6 +1000,12 @@ impl PendingRecords {
                 });
             }
         }
+        res.named = new
+            .ids
+            .iter()
+            .copied()
+            .filter(|id| self.named.contains_key(id))
+            .collect();
         if let Some(rule) = new.rule {
             let config = u32::from(rule.common_type);
             if let Some(f) = self.formats.get(&config) {
@@ -997,6 +1075,9 @@ impl PendingRecords {
             self.by_id.remove(id);
             self.earlier.remove(id);
         }
+        for id in &res.named {
+            self.named.remove(id);
+        }
         if let Some(config) = res.format {
             self.formats.remove(&config);
         }
@@ -1044,8 +1125,9 @@ impl PendingRecords {
         self.compressed = None;
     }
 
-    /// What waits for a description or a header, if anything.
-    pub(crate) fn summary(&self) -> Option<PendingSummary> {
+    /// What waits for a description or a header, if anything, were the file read with the
+    /// descriptions of `model`.
+    pub(crate) fn summary(&self, model: &TraceModel) -> Option<PendingSummary> {
         let mut records = 0u64;
         let mut first: Option<FirstRecord> = None;
         let mut see = |f: FirstRecord, n: u64| {
@@ -1071,10 +1153,17 @@ impl PendingRecords {
         if let Some(c) = self.compressed {
             see(c.first, c.records);
         }
+        let mut named_ids = 0u64;
+        for (id, w) in self.named.iter().filter(|(_, w)| w.waits(model)) {
+            see(w.first, w.records);
+            if !self.by_id.contains_key(id) {
+                named_ids = named_ids.saturating_add(1);
+            }
+        }
         let first = first?;
         Some(PendingSummary {
             records,
-            ids: self.by_id.len() as u64,
+            ids: (self.by_id.len() as u64).saturating_add(named_ids),
             offset: first.pos,
             type_: first.type_,
         })
@@ -1082,7 +1171,7 @@ impl PendingRecords {
 
     /// The first record that waits for a description or HEADER_COMPRESSED (not for a
     /// format: a tracepoint without one is refused by finalize for itself).
-    pub(crate) fn first(&self) -> Option<FirstRecord> {
+    pub(crate) fn first(&self, model: &TraceModel) -> Option<FirstRecord> {
         let before = self.before.iter().flat_map(|b| {
             let samples = b.samples.map(|c| c.first);
             samples
@@ -1092,6 +1181,12 @@ impl PendingRecords {
         before
             .chain(self.by_id.values().map(|s| s.first))
             .chain(self.compressed.map(|c| c.first))
+            .chain(
+                self.named
+                    .values()
+                    .filter(|w| w.waits(model))
+                    .map(|w| w.first),
+            )
             .min_by_key(|f| f.pos)
     }
 }

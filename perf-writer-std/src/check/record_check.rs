@@ -11,6 +11,7 @@ use crate::check::record_rules::{
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
+use crate::check::stat_session::StatSession;
 use crate::error::RecordError;
 use crate::error::{RecordProblem, WriterError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
@@ -65,6 +66,8 @@ pub(crate) struct RecordCheck {
     deferred: Vec<DeferredRecord>,
     /// The record begun in a call and not finished, held back or passing through.
     partial: Option<PartialRecord>,
+    /// The maps STAT records need (strict mode).
+    stat: StatSession,
 }
 
 /// A record of the call being checked that strict mode checks later.
@@ -131,6 +134,7 @@ impl RecordCheck {
             active: strict,
             ..RecordCheck::default()
         };
+        check.stat.reset(strict);
         check.refresh_quick();
         check
     }
@@ -197,6 +201,7 @@ impl RecordCheck {
                 if !strict {
                     // The unchecked opt-in: what waited goes out unchecked.
                     self.undescribed.clear();
+                    self.stat.unseen();
                 }
                 self.refresh_quick();
             }
@@ -239,17 +244,18 @@ impl RecordCheck {
         self.undescribed.clear();
         self.partial = None;
         self.defers = file_mode;
+        self.stat.reset(self.strict());
         self.refresh_quick();
     }
 
     /// What waits for a description or HEADER_COMPRESSED (strict mode).
-    pub(crate) fn undescribed(&self) -> Option<PendingSummary> {
-        self.undescribed.summary()
+    pub(crate) fn undescribed(&self, model: &TraceModel) -> Option<PendingSummary> {
+        self.undescribed.summary(model)
     }
 
     /// The first record that waits (see [`PendingRecords::first`]).
-    pub(crate) fn first_undescribed(&self) -> Option<FirstRecord> {
-        self.undescribed.first()
+    pub(crate) fn first_undescribed(&self, model: &TraceModel) -> Option<FirstRecord> {
+        self.undescribed.first(model)
     }
 
     /// Forgets what waits (its records are dropped from the output, or strict mode is off).
@@ -379,7 +385,7 @@ impl RecordCheck {
             pending: &[],
             chunks,
         };
-        self.keep_deferred(model, &parts);
+        self.call_written(model, &parts);
         Some(Ok(offset))
     }
 
@@ -387,6 +393,13 @@ impl RecordCheck {
     fn start_call(&mut self) {
         self.deferred.clear();
         self.undescribed.start_call();
+        self.stat.start_call();
+    }
+
+    /// The call was written: what its records changed is kept.
+    fn call_written<C: Deref<Target = [u8]>>(&mut self, model: &TraceModel, parts: &Parts<'_, C>) {
+        self.stat.call_written();
+        self.keep_deferred(model, parts);
     }
 
     /// The call was written: its deferred records go to what waits for descriptions.
@@ -434,7 +447,6 @@ impl RecordCheck {
         // Room for every byte written below first: then none of those writes can fail on
         // I/O, and the call is written whole or not at all.
         out.reserve(model, walk.tail).map_err(Refusal::Call)?;
-        let deferred = !self.deferred.is_empty();
         // Everything before the tail is whole records (or pass-through payload): written in
         // vectored batches, so that records split across parts cost one framer pass.
         const BATCH: usize = 32;
@@ -461,9 +473,7 @@ impl RecordCheck {
             out.write_records_vectored(model, rest)
                 .map_err(Refusal::Call)?;
         }
-        if deferred {
-            self.keep_deferred(model, &parts);
-        }
+        self.call_written(model, &parts);
         let total = parts.len();
         self.partial = match walk.open {
             Some((type_, len, at)) => Some(PartialRecord {
@@ -687,7 +697,7 @@ impl RecordCheck {
                 pending: &[],
                 chunks: &[data],
             };
-            self.keep_deferred(model, &parts);
+            self.call_written(model, &parts);
         }
         Some(written)
     }
@@ -825,7 +835,7 @@ impl RecordCheck {
     /// it, when it is a kernel record with an owner.
     #[inline]
     fn check_record<'s>(
-        &self,
+        &mut self,
         model: &'s TraceModel,
         record: &[u8],
         stats: &mut EventStats,
@@ -869,13 +879,19 @@ impl RecordCheck {
             if self.strict {
                 check_body(info.body, record.len(), 0)?;
                 check_user_fields(endian, type_, info.body, record)?;
-                // In file mode the description may still come: not checked there.
-                if !self.defers(model) {
-                    let own = |id| model.desc_of_id(id).is_some();
-                    let attributed = |id| model.desc_for(Some(id)).is_ok();
-                    if let Some(id) = unknown_named_id(endian, type_, record, own, attributed) {
+                let index = |id| {
+                    let desc = model.desc_for(Some(id)).ok()?;
+                    model.descs().iter().position(|d| std::ptr::eq(d, desc))
+                };
+                self.stat.check(model, record, type_, index, !self.defers)?;
+                let own = |id| model.desc_of_id(id).is_some();
+                let attributed = |id| model.desc_for(Some(id)).is_ok();
+                if let Some(id) = unknown_named_id(endian, type_, record, own, attributed) {
+                    // In file mode the description may still come: checked then.
+                    if !self.defers(model) {
                         return Err(RecordProblem::UnknownId(id));
                     }
+                    return Ok(Outcome::Deferred(Deferral::NamedIds));
                 }
             }
             return Ok(Outcome::Free);

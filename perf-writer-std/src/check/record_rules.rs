@@ -1,11 +1,12 @@
 //! The rules every part of strict mode checks records by, and what it gathers from them.
 
 use crate::error::RecordProblem;
-use perf_abi::field_widths;
 use perf_abi::record_type::{self, BodyLen};
+use perf_abi::{field_widths, record_fields, IdIndexEntry, Stat};
 use perf_encode::records::{parse_sample, ParseError, ParsedSample, SampleLayout};
 use perf_encode::swap::{RecordSwapper, SwapError};
 use perf_encode::Endian;
+use std::mem::{offset_of, size_of};
 
 /// What the events told the writer (the statistics strict mode and the derived headers gather).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,9 +47,56 @@ pub(crate) const NAMES_IDS: [u32; 3] = [
     record_type::STAT,
 ];
 
+/// perf's own records that make or need perf script's table of counts (see
+/// [`StatSession`](crate::check::stat_session::StatSession)).
+pub(crate) const STAT_SESSION: [u32; 4] = [
+    record_type::THREAD_MAP,
+    record_type::CPU_MAP,
+    record_type::STAT,
+    record_type::STAT_ROUND,
+];
+
+/// perf's own records judged by what came before them (the output's state), as well as
+/// by their own bytes: pipe mode's header records (refused), COMPRESSED (kept count of),
+/// those naming ids and those of perf script's table of counts.
+pub(crate) fn judged_in_context(type_: u32) -> bool {
+    WRITER_MANAGED.contains(&type_)
+        || NAMES_IDS.contains(&type_)
+        || STAT_SESSION.contains(&type_)
+        || type_ == record_type::COMPRESSED
+}
+
+/// The ids `record` (one of [`NAMES_IDS`], its fields checked) names, each with whether
+/// perf looks it up among the events' own ids (ID_INDEX's entries) or takes the event by
+/// its rule for a record's event (EVENT_UPDATE's id, STAT's).
+pub(crate) fn named_ids(
+    endian: Endian,
+    type_: u32,
+    record: &[u8],
+) -> impl Iterator<Item = (u64, bool)> + '_ {
+    let word = move |at: usize| {
+        record
+            .get(at..)
+            .and_then(|b| b.first_chunk::<8>())
+            .map(|w| endian.read_u64(*w))
+    };
+    let (first, count, stride, own) = match type_ {
+        record_type::ID_INDEX => (16, word(8).unwrap_or(0), size_of::<IdIndexEntry>(), true),
+        record_type::EVENT_UPDATE => (16, 1, 0, false),
+        record_type::STAT => (8 + offset_of!(Stat, id), 1, 0, false),
+        _ => (0, 0, 0, false),
+    };
+    (0..count)
+        .map_while(move |i| {
+            let at = usize::try_from(i).ok()?.checked_mul(stride)?;
+            word(first.checked_add(at)?)
+        })
+        .map(move |id| (id, own))
+}
+
 /// The first id `record` (one of [`NAMES_IDS`], its fields checked) names that no event
-/// takes: ID_INDEX's ids must each be an event's `own` (perf looks each up); EVENT_UPDATE's
-/// and STAT's must be `attributed` by perf's rule for a record's event.
+/// takes: ID_INDEX's ids must each be an event's `own`; EVENT_UPDATE's and STAT's must be
+/// `attributed` by perf's rule for a record's event.
 pub(crate) fn unknown_named_id(
     endian: Endian,
     type_: u32,
@@ -56,37 +104,37 @@ pub(crate) fn unknown_named_id(
     own: impl Fn(u64) -> bool,
     attributed: impl Fn(u64) -> bool,
 ) -> Option<u64> {
-    let word = |at: usize| {
-        record
-            .get(at..)
-            .and_then(|b| b.first_chunk::<8>())
-            .map(|w| endian.read_u64(*w))
-    };
-    match type_ {
-        record_type::ID_INDEX => {
-            let nr = word(8)?;
-            (0..nr)
-                .map_while(|i| {
-                    word(16usize.checked_add(usize::try_from(i).ok()?.checked_mul(32)?)?)
-                })
-                .find(|&id| !own(id))
-        }
-        record_type::EVENT_UPDATE => word(16).filter(|&id| !attributed(id)),
-        record_type::STAT => word(8).filter(|&id| !attributed(id)),
-        _ => None,
-    }
+    named_ids(endian, type_, record)
+        .find(|&(id, must_own)| match must_own {
+            true => !own(id),
+            false => !attributed(id),
+        })
+        .map(|(id, _)| id)
 }
 
 /// One of perf's own records (type 64 and up) holds the fields perf-abi's table gives its
 /// type, each list as long as its count says and nothing after the last field: walked as
 /// the byte-order swapper walks it, on a copy. Types whose body has one length only, which
-/// [`check_body`] proved, and types the table does not lay out are not walked.
+/// [`check_body`] proved, and types the table does not lay out are not walked. An
+/// AUXTRACE_INFO must name a trace type perf decodes.
 pub(crate) fn check_user_fields(
     endian: Endian,
     type_: u32,
     body: BodyLen,
     record: &[u8],
 ) -> Result<(), RecordProblem> {
+    if type_ == record_type::AUXTRACE_INFO {
+        let trace = record.get(8..).and_then(|b| b.first_chunk::<4>());
+        if let Some(&trace) = trace {
+            let trace = endian.read_u32(trace);
+            if !record_fields::auxtrace_type_decoded(trace) {
+                return Err(RecordProblem::Value {
+                    field: "type",
+                    value: trace.into(),
+                });
+            }
+        }
+    }
     if matches!(body, BodyLen::Exact(_)) || field_widths::record(type_).is_none() {
         return Ok(());
     }

@@ -206,6 +206,57 @@ pub enum RecordProblem {
     /// or reads past it. Holds the field at fault (`bytes after the last field` when the
     /// fields end before the record does).
     Fields(&'static str),
+    /// One of perf's own records holds a value perf 6.1 refuses it for (an AUXTRACE_INFO
+    /// of a trace type it has no decoder for).
+    Value {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+    },
+    /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
+    /// [`StatProblem`]).
+    Stat(StatProblem),
+}
+
+/// Why perf script cannot read a STAT or STAT_ROUND record where it is. perf script counts
+/// STATs in a table it makes, once per output, from the first CPU_MAP and the first
+/// THREAD_MAP, for the events it knows then; it crashes on a STAT_ROUND before the table
+/// exists, and refuses a STAT outside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StatProblem {
+    /// No CPU_MAP, or no THREAD_MAP, came before it.
+    NoMaps,
+    /// Its cpu is not found in the first CPU_MAP (perf looks it up by bisection, so a map
+    /// listed out of order hides some of its cpus).
+    Cpu(u32),
+    /// Its thread index is not below the first THREAD_MAP's `nr`.
+    Thread(u32),
+    /// Pipe mode: its event (for STAT_ROUND: an event) was described after both maps came,
+    /// and perf has no counts for it.
+    DescribedAfterMaps,
+}
+
+impl fmt::Display for StatProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoMaps => f.write_str(
+                "perf script reads STAT and STAT_ROUND only after a CPU_MAP and a THREAD_MAP (it crashes on a STAT_ROUND before them)",
+            ),
+            Self::Cpu(cpu) => write!(
+                f,
+                "perf does not find its cpu {cpu} in the first CPU_MAP (looked up by bisection: list its cpus in ascending order)"
+            ),
+            Self::Thread(t) => write!(
+                f,
+                "its thread index {t} is not below the first THREAD_MAP's count"
+            ),
+            Self::DescribedAfterMaps => f.write_str(
+                "its event was described after the CPU_MAP and THREAD_MAP: perf, reading a pipe stream in order, has no counts for it (describe events before those maps)",
+            ),
+        }
+    }
 }
 
 impl fmt::Display for RecordProblem {
@@ -247,6 +298,11 @@ impl fmt::Display for RecordProblem {
                 "the records that wait for their descriptions take {} MiB already: add those descriptions before more such records",
                 crate::MAX_PENDING_BYTES >> 20
             ),
+            Self::Value { field, value } => write!(
+                f,
+                "its {field} is {value}, which perf 6.1 refuses the record for"
+            ),
+            Self::Stat(p) => write!(f, "{p}"),
             Self::Fields(field) => write!(
                 f,
                 "its fields do not fill it as perf reads them (at {field}): a count that runs past it or leaves bytes after it, or a kind perf does not know"

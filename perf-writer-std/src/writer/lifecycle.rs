@@ -171,7 +171,7 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.out.is_none() {
             return Err(io_err(WriterError::Output(OutputError::NotOpen)));
         }
-        if let Some(waiting) = self.check.undescribed() {
+        if let Some(waiting) = self.check.undescribed(&self.model) {
             return Err(io_err(WriterError::Record(RecordError::Undescribed(
                 waiting,
             ))));
@@ -314,7 +314,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// for HEADER_COMPRESSED), dropping it and every record after it: what a dropped or
     /// salvaged file keeps.
     fn drop_undescribed(&mut self) {
-        if let (Some(first), Some(out)) = (self.check.first_undescribed(), self.out.as_mut()) {
+        if let (Some(first), Some(out)) =
+            (self.check.first_undescribed(&self.model), self.out.as_mut())
+        {
             self.check.abandon();
             out.drop_from(first.pos, first.records);
             self.check.forget_undescribed();

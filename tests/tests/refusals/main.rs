@@ -1097,6 +1097,10 @@ fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
     let stat = |id: u64| user_record(rt::STAT, &[id, 0, 1, 1, 1]);
     let index = |id: u64| user_record(rt::ID_INDEX, &[2, TICK_SAMPLE_ID, 0, 0, 42, id, 0, 0, 42]);
     let r = pipe_around(|w| {
+        // STAT needs perf script's maps first.
+        for r in stat_maps() {
+            w.write_event_data(&r).unwrap();
+        }
         for r in [index(77), name(77), stat(77)] {
             match w.write_event_data(&r).unwrap_err() {
                 WriterError::Record(RecordError::Refused {
@@ -1110,4 +1114,206 @@ fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
             .unwrap();
     });
     assert_both_ticks(&r);
+}
+
+/// A CPU_MAP of cpus 1, 0, 2 (out of order: perf, looking cpus up by bisection, finds 0
+/// and 2 only) and a THREAD_MAP of one thread.
+fn stat_maps() -> [Vec<u8>; 2] {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::records::CpuMap;
+    let cpus = perf_writer_std::perf_encode::to_vec(
+        &CpuMap::Cpus(&[1, 0, 2]),
+        perf_writer_std::perf_encode::Endian::Little,
+    )
+    .expect("a cpu map encodes");
+    [user_record(rt::THREAD_MAP, &[1, 42, 0, 0]), cpus]
+}
+
+/// A STAT of the tick's id on `cpu` and thread index `thread`, counting `val`.
+fn stat(cpu: u32, thread: u32, val: u64) -> Vec<u8> {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    let at = u64::from(cpu) | u64::from(thread) << 32;
+    user_record(rt::STAT, &[TICK_SAMPLE_ID, at, val, 1, 1])
+}
+
+fn stat_refused(e: WriterError, want: perf_writer_std::StatProblem) {
+    use perf_writer_std::{RecordError, RecordProblem};
+    match e {
+        WriterError::Record(RecordError::Refused {
+            problem: RecordProblem::Stat(p),
+            ..
+        }) => assert_eq!(p, want),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// STAT and STAT_ROUND records perf script cannot read where they are are refused at the
+/// call, in both modes: before the maps it counts them by (perf crashes on a STAT_ROUND
+/// there), on a cpu it does not find in the first CPU_MAP, or past its threads. A refused
+/// call keeps none of its maps. Those it can read are taken, and perf reads the ticks.
+#[test]
+fn stat_records_perf_script_cannot_read_are_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::StatProblem;
+    let round = user_record(rt::STAT_ROUND, &[0, 5]);
+    let [threads, cpus] = stat_maps();
+    let refuse = |w: &mut dyn FnMut(&[u8]) -> Result<(), WriterError>| {
+        stat_refused(w(&round).unwrap_err(), StatProblem::NoMaps);
+        stat_refused(w(&stat(0, 0, 1)).unwrap_err(), StatProblem::NoMaps);
+        // The maps in a call refused for its STAT do not count.
+        let call = [threads.clone(), cpus.clone(), stat(1, 0, 1)].concat();
+        stat_refused(w(&call).unwrap_err(), StatProblem::Cpu(1));
+        stat_refused(w(&stat(0, 0, 1)).unwrap_err(), StatProblem::NoMaps);
+        // In one call, the maps count for the STAT after them.
+        w(&[threads.clone(), cpus.clone(), stat(0, 0, 1)].concat()).unwrap();
+        stat_refused(w(&stat(1, 0, 1)).unwrap_err(), StatProblem::Cpu(1));
+        stat_refused(w(&stat(9, 0, 1)).unwrap_err(), StatProblem::Cpu(9));
+        stat_refused(w(&stat(2, 1, 1)).unwrap_err(), StatProblem::Thread(1));
+        w(&stat(2, 0, 1)).unwrap();
+    };
+    let r = file_around(|w| refuse(&mut |b| w.write_event_data(b)));
+    assert_both_ticks(&r);
+    let r = pipe_around(|w| refuse(&mut |b| w.write_event_data(b)));
+    assert_both_ticks(&r);
+}
+
+/// perf script prints the counts of a STAT_ROUND taken after the maps; in pipe mode an
+/// event described after the maps has no counts (perf crashes on a STAT_ROUND then).
+#[test]
+fn a_stat_round_after_the_maps_is_printed_by_perf_script() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::StatProblem;
+    let round = user_record(rt::STAT_ROUND, &[0, 5]);
+    let [threads, cpus] = stat_maps();
+    let mut w = file_writer();
+    add_tick(&mut w);
+    for r in [&threads, &cpus, &stat(2, 0, 31337), &round] {
+        w.write_event_data(r).unwrap();
+    }
+    let bytes = w.finish().unwrap().into_inner();
+    let l = lpd::read_file(&bytes).expect("linux-perf-data reads the file");
+    assert_eq!(l.count(rt::STAT), 1);
+    if require_perf() {
+        let file = temp_data_file(&bytes);
+        let out = perf_script(file.path(), &[]);
+        out.assert_clean();
+        let lines = script_lines(&out);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("31337") && l.contains("test:tick")),
+            "{lines:?}"
+        );
+    }
+    let mut p = pipe_writer();
+    add_tick(&mut p);
+    for r in [&threads, &cpus] {
+        p.write_event_data(r).unwrap();
+    }
+    p.add_event_desc(&[5], &sw_attr(), "later").unwrap();
+    stat_refused(
+        p.write_event_data(&round).unwrap_err(),
+        StatProblem::DescribedAfterMaps,
+    );
+    let r = read_pipe(&p.finish().unwrap());
+    assert_eq!(r.lpd_samples, 0);
+}
+
+/// An AUXTRACE_INFO of a trace type perf 6.1 has no decoder for (0, or past the last) is
+/// refused at the call; one it decodes is taken, and perf reads both ticks.
+#[test]
+fn an_auxtrace_info_of_an_unknown_trace_type_is_refused() {
+    use perf_writer_std::perf_encode::abi::{record_fields, record_type as rt};
+    use perf_writer_std::{RecordError, RecordProblem};
+    let info = |t: u32| user_record(rt::AUXTRACE_INFO, &[u64::from(t), 0, 0]);
+    for t in [
+        record_fields::AUXTRACE_UNKNOWN,
+        record_fields::AUXTRACE_HISI_PTT + 1,
+    ] {
+        let r = file_around(|w| match w.write_event_data(&info(t)).unwrap_err() {
+            WriterError::Record(RecordError::Refused {
+                problem:
+                    RecordProblem::Value {
+                        field: "type",
+                        value,
+                    },
+                ..
+            }) => assert_eq!(value, u64::from(t)),
+            other => panic!("{other:?}"),
+        });
+        assert_both_ticks(&r);
+    }
+    let r = file_around(|w| {
+        w.write_event_data(&info(record_fields::AUXTRACE_HISI_PTT))
+            .unwrap()
+    });
+    assert_both_ticks(&r);
+}
+
+/// In file mode, perf's own records naming an id no description has yet (an ID_INDEX
+/// entry, EVENT_UPDATE, STAT) wait for it: taken when it comes, refused by `finish` while
+/// it has not (the writer stays open: add it and finish again), and cut off by a drop.
+/// perf reads every file that results.
+#[test]
+fn user_records_naming_an_id_described_later_wait_for_it_in_file_mode() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::RecordError;
+    let name = |id: u64| {
+        user_record(
+            rt::EVENT_UPDATE,
+            &[2, id, u64::from_le_bytes(*b"renamed\0")],
+        )
+    };
+    let index = |id: u64| user_record(rt::ID_INDEX, &[2, TICK_SAMPLE_ID, 0, 0, 42, id, 0, 0, 42]);
+    let [threads, cpus] = stat_maps();
+    let stat77 = user_record(rt::STAT, &[77, 0, 1, 1, 1]);
+    // Described later: taken, and perf reads the file.
+    let r = file_around(|w| {
+        for r in [&index(77), &name(77), &threads, &cpus, &stat77] {
+            w.write_event_data(r).unwrap();
+        }
+        w.add_event_desc(&[77], &sw_attr(), "later").unwrap();
+    });
+    assert_both_ticks(&r);
+    assert!(
+        r.lpd_names.contains(&Some("later".into())),
+        "{:?}",
+        r.lpd_names
+    );
+    // Never described: finish names the first record and the ids, and changes nothing.
+    let mut w = file_writer();
+    add_tick(&mut w);
+    write_tick(&mut w, 1, 1000);
+    w.write_event_data(&index(77)).unwrap();
+    w.write_event_data(&index(78)).unwrap();
+    write_tick(&mut w, 2, 2000);
+    match w.finish().unwrap_err() {
+        WriterError::Record(RecordError::Undescribed(p)) => {
+            assert_eq!((p.records, p.ids, p.type_), (2, 2, rt::ID_INDEX), "{p:?}")
+        }
+        other => panic!("{other:?}"),
+    }
+    w.add_event_desc(&[77, 78], &sw_attr(), "later").unwrap();
+    assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    // Dropped while waiting: the file ends before the first waiting record.
+    let mut file = Cursor::new(Vec::new());
+    {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(&mut file).unwrap();
+        add_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        w.write_event_data(&index(77)).unwrap();
+        write_tick(&mut w, 2, 2000);
+    }
+    let r = read_file(file.get_ref());
+    assert_eq!(r.lpd_samples, 1);
+    // With one event, perf gives an EVENT_UPDATE of any id to it: finish takes it.
+    let mut w = file_writer();
+    add_tick(&mut w);
+    write_tick(&mut w, 1, 1000);
+    w.write_event_data(&name(77)).unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 1);
+    if let Some(script) = r.script {
+        assert_eq!(script.len(), 1, "{script:?}");
+    }
 }

@@ -1,4 +1,5 @@
-//! Reading SAMPLE records back by the attr's layout (the reader and its errors are in
+//! Reading records back: SAMPLEs by the attr's layout, CPU_MAP's cpus (the reader and its errors are in
 //! [`wire`](super::wire), shared with the encoders).
 
+pub(crate) mod cpu_map;
 pub(crate) mod sample;

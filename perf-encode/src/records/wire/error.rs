@@ -45,6 +45,15 @@ pub enum ParseError {
     /// A READ group of no counter: perf refuses the sample (and stops processing the file);
     /// a group has its leader at least.
     EmptyReadGroup,
+    /// A field holds a value perf does not read (a kind, a size).
+    BadValue {
+        /// The record being read.
+        record: &'static str,
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+    },
     /// The record's type is not the one the parser reads.
     WrongType {
         /// Type the parser reads.
@@ -81,6 +90,11 @@ impl fmt::Display for ParseError {
             Self::EmptyReadGroup => {
                 f.write_str("SAMPLE record: its READ group has no counter (nr is 0)")
             }
+            Self::BadValue {
+                record,
+                field,
+                value,
+            } => write!(f, "{record} record: {field} {value} is not one perf reads"),
             Self::WrongType { expected, found } => {
                 write!(f, "record type {found} where type {expected} was expected")
             }
