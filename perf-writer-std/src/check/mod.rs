@@ -6,7 +6,7 @@
 //! `record_check` is the entry of a call's records; `checked_events` keeps what it learned
 //! of each event, `pending_records` with `record_summary` and `fitting_layouts` hold what
 //! came before its description, `compressed_check` looks at COMPRESSED records passed
-//! through. All of them check by `record_rules` and refuse with `refusal`'s reasons.
+//! through, `stat_session` keeps the CPU_MAP and THREAD_MAP that STAT records need. All of them check by `record_rules` and refuse with `refusal`'s reasons.
 
 pub(crate) mod checked_events;
 pub(crate) mod compressed_check;

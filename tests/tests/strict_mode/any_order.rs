@@ -74,6 +74,9 @@ struct Read {
     kallsyms: Vec<u8>,
     printk: Vec<u8>,
     saved_cmdline: Vec<u8>,
+    /// A `perf stat record` recording: the 0.5 reader does not show its flag feature STAT
+    /// (empty), so the converter sets it when the records are a stat session's.
+    stat: bool,
 }
 
 fn read_with_seed_reader(path: &Path) -> Read {
@@ -110,6 +113,9 @@ fn read_with_seed_reader(path: &Path) -> Read {
         .map(|b| (b, r.header(tp::PerfHeaderIndex(b)).to_vec()))
         .filter(|(_, h)| !h.is_empty())
         .collect();
+    let stat = records
+        .iter()
+        .any(|r| r.get(..4) == Some(&record_type::STAT_CONFIG.to_le_bytes()[..]));
     Read {
         records,
         descs,
@@ -124,6 +130,7 @@ fn read_with_seed_reader(path: &Path) -> Read {
         kallsyms: r.tracing_data_kallsyms().to_vec(),
         printk: r.tracing_data_printk().to_vec(),
         saved_cmdline: r.tracing_data_saved_cmd_line().to_vec(),
+        stat,
     }
 }
 
@@ -158,6 +165,9 @@ fn rewrite(read: &Read, order: Order) -> Vec<u8> {
         for (bit, h) in &read.headers {
             w.set_header(PerfHeaderIndex(*bit), h)
                 .unwrap_or_else(|e| panic!("feature {bit}: {e}"));
+        }
+        if read.stat {
+            w.set_stat_header();
         }
         if read.long_size != 0 {
             w.set_tracing_data_required(read.long_size, read.page_size)
@@ -255,6 +265,9 @@ fn perf_recordings_rewritten_records_first_read_as_the_recording() {
         ("cpu_clock.data", 52),
         ("pipe_sched.data", 38),
         ("zstd_sched.data", 388),
+        ("rounds_getppid.data", 20133),
+        // perf stat record: STAT records after its CPU_MAP and THREAD_MAP, no SAMPLE.
+        ("stat_record.data", 0),
     ] {
         rewrite_in_order(name, Order::RecordsFirst, samples);
     }
@@ -267,6 +280,8 @@ fn perf_recordings_rewritten_records_last_read_as_the_recording() {
         ("cpu_clock.data", 52),
         ("pipe_sched.data", 38),
         ("zstd_sched.data", 388),
+        ("rounds_getppid.data", 20133),
+        ("stat_record.data", 0),
     ] {
         rewrite_in_order(name, Order::RecordsLast, samples);
     }
