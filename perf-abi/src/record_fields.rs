@@ -1,5 +1,5 @@
 //! Values and limits of fields inside records: register ABIs, branch-stack options,
-//! KSYMBOL types and flags, CPU_MAP encodings, AUXTRACE_INFO trace types, EVENT_UPDATE kinds, build-id and record sizes.
+//! KSYMBOL types and flags, CPU_MAP encodings, AUXTRACE_INFO trace types, STAT_CONFIG tags, EVENT_UPDATE kinds, build-id and record sizes.
 //!
 //! ```
 //! use perf_abi::record_fields::*;
@@ -103,6 +103,18 @@ pub const AUXTRACE_HISI_PTT: u32 = 6;
 /// (and stops reading) otherwise.
 pub const fn auxtrace_type_decoded(type_: u32) -> bool {
     matches!(type_, AUXTRACE_INTEL_PT..=AUXTRACE_HISI_PTT)
+}
+
+/// `PERF_STAT_CONFIG_TERM__AGGR_MODE`: a STAT_CONFIG entry's tag for the aggregation mode.
+pub const STAT_CONFIG_AGGR_MODE: u64 = 0;
+/// `PERF_STAT_CONFIG_TERM__INTERVAL`: the interval, in ms.
+pub const STAT_CONFIG_INTERVAL: u64 = 1;
+/// `PERF_STAT_CONFIG_TERM__SCALE`: counts are scaled.
+pub const STAT_CONFIG_SCALE: u64 = 2;
+
+/// A STAT_CONFIG entry's tag is one perf 6.1 knows (it warns of any other).
+pub const fn stat_config_tag_known(tag: u64) -> bool {
+    tag <= STAT_CONFIG_SCALE
 }
 
 /// `PERF_EVENT_UPDATE__NAME`: an EVENT_UPDATE record carrying an event's name.

@@ -65,14 +65,21 @@
 //! - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
 //!   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
 //! - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
-//!   fit its type, or whose fields do not fill it (a count running past it, a CPU_MAP
-//!   kind or an AUXTRACE_INFO trace type perf does not know);
-//! - names an id no description has (an ID_INDEX entry; EVENT_UPDATE's and STAT's id, by
-//!   the rule for SAMPLEs), once its description can no longer come;
+//!   fit its type, or whose fields do not fill it (a count running past it), or holds a
+//!   value perf refuses or misreads (a CPU_MAP kind, a STAT_CONFIG tag or an AUXTRACE_INFO
+//!   trace type it does not know, a cpu range it sizes wrong, an EVENT_UPDATE cpu map in
+//!   a big-endian output, which it does not swap; it leaves a scale unswapped too, and
+//!   prints a wrong factor). An AUXTRACE_INFO's private
+//!   words are read by perf's decoder for its hardware; strict mode does not check them;
+//! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
+//!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without
+//!   `sample_id_all`), once its description can no longer come;
 //! - is a STAT or STAT_ROUND that perf script cannot count
 //!   ([`StatProblem`]): before the output's first CPU_MAP and THREAD_MAP, on a cpu perf
-//!   does not find in that CPU_MAP, on a thread index past that THREAD_MAP, or (pipe
-//!   mode) of an event described after both came;
+//!   does not find among its event's cpus (that CPU_MAP's, or an EVENT_UPDATE's given
+//!   before it), on a thread index past that THREAD_MAP, or (pipe mode) of an event
+//!   described after both came; after records written with strict mode off, which may
+//!   have held those maps, STATs are refused;
 //! - is a COMPRESSED record (passed through as given, e.g. from a `perf record -z` file)
 //!   while no HEADER_COMPRESSED (zstd, `mmap_len` above 0) is set, or while the writer
 //!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not

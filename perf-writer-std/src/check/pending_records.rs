@@ -302,14 +302,17 @@ struct NamedWait {
     /// Stream position of the last of them.
     last: u64,
     /// One of them needs an event to own the id (ID_INDEX); the others need perf to
-    /// take an event for it, which it does with one event whatever the id.
+    /// take an event for it by its rule (see [`TraceModel::index_at_read`]).
     own: bool,
 }
 
 impl NamedWait {
-    /// It still waits with the descriptions of `model`, were the file read now.
-    fn waits(&self, model: &TraceModel) -> bool {
-        self.own || model.descs().len() != 1
+    /// It still waits for `id` with the descriptions of `model`, were the file read now.
+    fn waits(&self, model: &TraceModel, id: u64) -> bool {
+        match self.own {
+            true => model.desc_of_id(id).is_none(),
+            false => model.index_at_read(id).is_none(),
+        }
     }
 }
 
@@ -1154,7 +1157,7 @@ impl PendingRecords {
             see(c.first, c.records);
         }
         let mut named_ids = 0u64;
-        for (id, w) in self.named.iter().filter(|(_, w)| w.waits(model)) {
+        for (id, w) in self.named.iter().filter(|(&id, w)| w.waits(model, id)) {
             see(w.first, w.records);
             if !self.by_id.contains_key(id) {
                 named_ids = named_ids.saturating_add(1);
@@ -1183,9 +1186,9 @@ impl PendingRecords {
             .chain(self.compressed.map(|c| c.first))
             .chain(
                 self.named
-                    .values()
-                    .filter(|w| w.waits(model))
-                    .map(|w| w.first),
+                    .iter()
+                    .filter(|(&id, w)| w.waits(model, id))
+                    .map(|(_, w)| w.first),
             )
             .min_by_key(|f| f.pos)
     }

@@ -7,7 +7,7 @@ use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
     check_body, check_sample_len, check_user_fields, unknown_named_id, with_parsed, EventStats,
-    WRITER_MANAGED,
+    NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -68,6 +68,8 @@ pub(crate) struct RecordCheck {
     partial: Option<PartialRecord>,
     /// The maps STAT records need (strict mode).
     stat: StatSession,
+    /// While strict mode is off: the stream position where it went off (`None`: not known).
+    unchecked_from: Option<u64>,
 }
 
 /// A record of the call being checked that strict mode checks later.
@@ -134,7 +136,6 @@ impl RecordCheck {
             active: strict,
             ..RecordCheck::default()
         };
-        check.stat.reset(strict);
         check.refresh_quick();
         check
     }
@@ -190,22 +191,36 @@ impl RecordCheck {
 
     /// Applies the settings waiting for a record boundary when the stream is at one:
     /// `output_inside_record` tells whether the output holds part of a record (written to
-    /// it while nothing was checked). Call after every call that writes records.
-    pub(crate) fn apply_waiting_settings(&mut self, output_inside_record: bool) {
+    /// it while nothing was checked); `position` is the output's stream position. Call
+    /// after every call that writes records.
+    pub(crate) fn apply_waiting_settings(&mut self, output_inside_record: bool, position: u64) {
         if let Some((strict, derive)) = self.wanted {
             if !output_inside_record && !self.inside_record() {
+                let was = self.strict;
                 self.strict = strict;
                 self.derive = derive;
                 self.wanted = None;
                 self.active = strict || derive;
-                if !strict {
+                if was && !strict {
                     // The unchecked opt-in: what waited goes out unchecked.
                     self.undescribed.clear();
-                    self.stat.unseen();
+                    self.unchecked_from = Some(position);
+                }
+                if !was && strict {
+                    // Records written meanwhile went out unseen.
+                    if self.unchecked_from != Some(position) {
+                        self.stat.unseen();
+                    }
+                    self.unchecked_from = None;
                 }
                 self.refresh_quick();
             }
         }
+    }
+
+    /// A new output opened at stream position `position`.
+    pub(crate) fn opened(&mut self, position: u64) {
+        self.unchecked_from = (!self.strict()).then_some(position);
     }
 
     /// Bytes held back (a record begun but not complete).
@@ -244,7 +259,8 @@ impl RecordCheck {
         self.undescribed.clear();
         self.partial = None;
         self.defers = file_mode;
-        self.stat.reset(self.strict());
+        self.stat.reset();
+        self.unchecked_from = None;
         self.refresh_quick();
     }
 
@@ -879,19 +895,25 @@ impl RecordCheck {
             if self.strict {
                 check_body(info.body, record.len(), 0)?;
                 check_user_fields(endian, type_, info.body, record)?;
-                let index = |id| {
-                    let desc = model.desc_for(Some(id)).ok()?;
-                    model.descs().iter().position(|d| std::ptr::eq(d, desc))
-                };
-                self.stat.check(model, record, type_, index, !self.defers)?;
-                let own = |id| model.desc_of_id(id).is_some();
-                let attributed = |id| model.desc_for(Some(id)).is_ok();
-                if let Some(id) = unknown_named_id(endian, type_, record, own, attributed) {
-                    // In file mode the description may still come: checked then.
-                    if !self.defers(model) {
-                        return Err(RecordProblem::UnknownId(id));
+                let pipe = !self.defers;
+                if STAT_SESSION.contains(&type_) {
+                    self.stat.check(model, record, type_, pipe)?;
+                }
+                if NAMES_IDS.contains(&type_) {
+                    let own = |id| model.desc_of_id(id).is_some();
+                    // A pipe stream is read with the descriptions before the record; a
+                    // file with all of them, some perhaps still to come.
+                    let attributed = |id| match pipe {
+                        true => model.index_at_read(id).is_some(),
+                        false => model.desc_for(Some(id)).is_ok(),
+                    };
+                    if let Some(id) = unknown_named_id(endian, type_, record, own, attributed) {
+                        // In file mode the description may still come: checked then.
+                        if !self.defers(model) {
+                            return Err(RecordProblem::UnknownId(id));
+                        }
+                        return Ok(Outcome::Deferred(Deferral::NamedIds));
                     }
-                    return Ok(Outcome::Deferred(Deferral::NamedIds));
                 }
             }
             return Ok(Outcome::Free);

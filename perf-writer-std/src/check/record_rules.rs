@@ -3,7 +3,7 @@
 use crate::error::RecordProblem;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::{field_widths, record_fields, IdIndexEntry, Stat};
-use perf_encode::records::{parse_sample, ParseError, ParsedSample, SampleLayout};
+use perf_encode::records::{parse_sample, ParseError, ParsedCpuMap, ParsedSample, SampleLayout};
 use perf_encode::swap::{RecordSwapper, SwapError};
 use perf_encode::Endian;
 use std::mem::{offset_of, size_of};
@@ -49,9 +49,10 @@ pub(crate) const NAMES_IDS: [u32; 3] = [
 
 /// perf's own records that make or need perf script's table of counts (see
 /// [`StatSession`](crate::check::stat_session::StatSession)).
-pub(crate) const STAT_SESSION: [u32; 4] = [
+pub(crate) const STAT_SESSION: [u32; 5] = [
     record_type::THREAD_MAP,
     record_type::CPU_MAP,
+    record_type::EVENT_UPDATE,
     record_type::STAT,
     record_type::STAT_ROUND,
 ];
@@ -123,20 +124,8 @@ pub(crate) fn check_user_fields(
     body: BodyLen,
     record: &[u8],
 ) -> Result<(), RecordProblem> {
-    if type_ == record_type::AUXTRACE_INFO {
-        let trace = record.get(8..).and_then(|b| b.first_chunk::<4>());
-        if let Some(&trace) = trace {
-            let trace = endian.read_u32(trace);
-            if !record_fields::auxtrace_type_decoded(trace) {
-                return Err(RecordProblem::Value {
-                    field: "type",
-                    value: trace.into(),
-                });
-            }
-        }
-    }
     if matches!(body, BodyLen::Exact(_)) || field_widths::record(type_).is_none() {
-        return Ok(());
+        return check_user_values(endian, type_, record);
     }
     let mut copy = record.to_vec();
     RecordSwapper::new(&[], endian)
@@ -147,7 +136,66 @@ pub(crate) fn check_user_fields(
                 SwapError::Leftover { .. } => "bytes after the last field",
                 _ => "its body",
             })
-        })
+        })?;
+    check_user_values(endian, type_, record)
+}
+
+/// The values in one of perf's own records (its fields walked) that perf 6.1 refuses or
+/// misreads: an AUXTRACE_INFO of a trace type it has no decoder for, a STAT_CONFIG tag it
+/// does not know, a cpu map (CPU_MAP, EVENT_UPDATE's) it sizes wrong, and in a big-endian
+/// output an EVENT_UPDATE cpu map, which perf does not swap (it swaps the kind and id
+/// only) when it reads the file on a little-endian machine: it would fail to read the map,
+/// or count the event's STATs on cpus it makes up. (A scale it leaves unswapped too, and
+/// reads a wrong factor it only prints: taken.)
+fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), RecordProblem> {
+    let word = |at: usize| {
+        record
+            .get(at..)
+            .and_then(|b| b.first_chunk::<8>())
+            .map(|w| endian.read_u64(*w))
+    };
+    let value = |field, value| Err(RecordProblem::Value { field, value });
+    let cpu_map = |data: &[u8]| match ParsedCpuMap::parse_data(data, endian) {
+        Ok(_) => Ok(()),
+        Err(ParseError::BadValue {
+            field, value: v, ..
+        }) => value(field, v),
+        Err(_) => Err(RecordProblem::Fields("cpu map")),
+    };
+    match type_ {
+        record_type::AUXTRACE_INFO => {
+            let trace = record.get(8..).and_then(|b| b.first_chunk::<4>());
+            let trace = trace.map_or(0, |b| endian.read_u32(*b));
+            if !record_fields::auxtrace_type_decoded(trace) {
+                return value("type", trace.into());
+            }
+        }
+        record_type::STAT_CONFIG => {
+            let nr = word(8).unwrap_or(0);
+            for i in 0..nr {
+                let at = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| i.checked_mul(16)?.checked_add(16));
+                match at.and_then(word) {
+                    Some(tag) if !record_fields::stat_config_tag_known(tag) => {
+                        return value("tag", tag)
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+        }
+        record_type::CPU_MAP => cpu_map(record.get(8..).unwrap_or_default())?,
+        record_type::EVENT_UPDATE => match word(8) {
+            Some(kind @ field_widths::EVENT_UPDATE_CPUS) if endian == Endian::Big => {
+                return Err(RecordProblem::Unswapped(kind));
+            }
+            Some(field_widths::EVENT_UPDATE_CPUS) => cpu_map(record.get(24..).unwrap_or_default())?,
+            _ => {}
+        },
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.

@@ -14,7 +14,8 @@ pub const MAX_PENDING_BYTES: usize = 256 << 20;
 /// What waits, for an error that names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PendingSummary {
-    /// Records waiting.
+    /// Records waiting (one of perf's own records naming several ids that wait counts
+    /// once for each).
     pub records: u64,
     /// Event ids they name (0 before the first description).
     pub ids: u64,

@@ -1,18 +1,33 @@
 //! [`StatSession`]: what perf script needs before it can read a STAT or STAT_ROUND record.
 //! perf script makes one table of counts per output, from the first CPU_MAP and the first
 //! THREAD_MAP (later ones it ignores), for the events it knows when the second of them
-//! comes (in a file, all of them; in a pipe stream, those described so far). It crashes
-//! on a STAT_ROUND before that table exists, and refuses a STAT whose cpu it cannot find in
-//! the map or whose thread index is past it.
+//! comes (in a file, all of them; in a pipe stream, those described so far). An event
+//! counts on the cpus of that CPU_MAP, or, when an EVENT_UPDATE gave it cpus of its own
+//! before then, on those (unless the CPU_MAP's first cpu is -1). perf crashes on a
+//! STAT_ROUND before that table exists, and refuses a STAT whose cpu it cannot find among
+//! its event's cpus or whose thread index is past the THREAD_MAP.
 
 use crate::check::record_rules::named_ids;
+use crate::check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 use crate::error::StatProblem;
 use crate::model::trace_model::TraceModel;
 use crate::RecordProblem;
+use perf_abi::field_widths::EVENT_UPDATE_CPUS;
 use perf_abi::{record_type, Stat};
-use perf_encode::records::ParsedCpuMap;
+use perf_encode::records::{ParseError, ParsedCpuMap};
 use perf_encode::Endian;
 use std::mem::offset_of;
+
+/// An EVENT_UPDATE's cpu map, given before both maps came: perf's "own cpus" of its event.
+#[derive(Debug)]
+struct OwnCpus {
+    /// The EVENT_UPDATE's id.
+    id: u64,
+    /// The index of its event, when perf found it as it read the record (pipe mode).
+    event: Option<usize>,
+    /// The `perf_record_cpu_map_data`.
+    data: Vec<u8>,
+}
 
 /// The first maps of an output, as far as they came.
 #[derive(Debug, Default)]
@@ -23,6 +38,14 @@ struct Maps {
     cpus: Option<Vec<u8>>,
     /// Descriptions there were when both had come.
     descs: Option<usize>,
+    /// EVENT_UPDATE cpu maps before both came, the latest per id.
+    own: Vec<OwnCpus>,
+}
+
+impl Maps {
+    fn is_empty(&self) -> bool {
+        self.threads.is_none() && self.cpus.is_none() && self.descs.is_none() && self.own.is_empty()
+    }
 }
 
 /// The maps of the records written to the output, and those of the call being checked.
@@ -30,56 +53,61 @@ struct Maps {
 pub(crate) struct StatSession {
     written: Maps,
     call: Maps,
-    /// Every record of the output went through the check (strict mode from its start):
-    /// else maps may have been written unseen, and STATs are not judged by them.
-    seen_all: bool,
+    /// Records of this output went out with strict mode off: maps may have been written
+    /// unseen, so perf's table of counts is not known.
+    unseen: bool,
 }
 
-/// Where a STAT record's fields are (its header, then [`Stat`]).
+/// Where fields are: a STAT's cpu and thread (its header, then [`Stat`]), a THREAD_MAP's
+/// `nr`, an EVENT_UPDATE's kind and the cpu map after its id.
 const STAT_CPU: usize = 8 + offset_of!(Stat, cpu);
 const STAT_THREAD: usize = 8 + offset_of!(Stat, thread);
-/// A THREAD_MAP's `nr`: its body's first word.
 const THREAD_MAP_NR: usize = 8;
+const EVENT_UPDATE_KIND: usize = 8;
+const EVENT_UPDATE_DATA: usize = 24;
 
 impl StatSession {
-    /// A new output: `checked` when every record of it will be checked.
-    pub(crate) fn reset(&mut self, checked: bool) {
-        *self = StatSession {
-            seen_all: checked,
-            ..StatSession::default()
-        };
+    /// A new output.
+    pub(crate) fn reset(&mut self) {
+        *self = StatSession::default();
     }
 
-    /// Records are written unchecked from now on (strict mode off): later maps are unseen.
+    /// Records went out unchecked: perf's table of counts is no longer known.
     pub(crate) fn unseen(&mut self) {
-        self.reset(false);
+        self.unseen = true;
     }
 
     /// A call starts: nothing of it is kept yet.
     pub(crate) fn start_call(&mut self) {
-        if self.call.threads.is_some() || self.call.cpus.is_some() || self.call.descs.is_some() {
+        if !self.call.is_empty() {
             self.call = Maps::default();
         }
     }
 
     /// The call was written: its maps are the output's.
     pub(crate) fn call_written(&mut self) {
+        if self.call.is_empty() {
+            return;
+        }
         let call = std::mem::take(&mut self.call);
         let w = &mut self.written;
         w.threads = w.threads.or(call.threads);
         w.cpus = w.cpus.take().or(call.cpus);
         w.descs = w.descs.or(call.descs);
+        for own in call.own {
+            w.own.retain(|o| o.id != own.id);
+            w.own.push(own);
+        }
     }
 
-    /// Checks one whole record of the call (already sized and walked by its fields) and
-    /// notes the maps it brings. `event_index`: the index of the description a STAT's id
-    /// goes to, when it has one now.
+    /// Checks one whole record of the call (already sized, and its fields walked) and
+    /// notes the maps it brings; `pipe`: perf reads the output in order, with the
+    /// descriptions there are now.
     pub(crate) fn check(
         &mut self,
         model: &TraceModel,
         record: &[u8],
         type_: u32,
-        event_index: impl Fn(u64) -> Option<usize>,
         pipe: bool,
     ) -> Result<(), RecordProblem> {
         let endian = model.endian();
@@ -92,56 +120,103 @@ impl StatSession {
                 self.call.cpus = Some(record.to_vec());
                 self.both_came(model);
             }
-            record_type::STAT_ROUND if self.seen_all => {
-                let descs = self
-                    .descs()
-                    .ok_or(RecordProblem::Stat(StatProblem::NoMaps))?;
+            record_type::EVENT_UPDATE
+                if self.descs().is_none()
+                    && word(record, EVENT_UPDATE_KIND, endian) == Some(EVENT_UPDATE_CPUS) =>
+            {
+                self.own_cpus(model, record, pipe)?;
+            }
+            record_type::STAT_ROUND => {
+                let descs = self.counted()?;
                 if pipe && model.descs().len() > descs {
                     return Err(RecordProblem::Stat(StatProblem::DescribedAfterMaps));
                 }
             }
-            record_type::STAT if self.seen_all => {
-                self.check_stat(record, endian, event_index, pipe)?
-            }
+            record_type::STAT => self.check_stat(model, record, pipe)?,
             _ => {}
         }
         Ok(())
     }
 
-    fn check_stat(
-        &self,
+    /// Notes an EVENT_UPDATE's cpu map, within the bounds of what strict mode keeps.
+    fn own_cpus(
+        &mut self,
+        model: &TraceModel,
         record: &[u8],
-        endian: Endian,
-        event_index: impl Fn(u64) -> Option<usize>,
         pipe: bool,
     ) -> Result<(), RecordProblem> {
+        let endian = model.endian();
+        let Some((id, _)) = named_ids(endian, record_type::EVENT_UPDATE, record).next() else {
+            return Ok(());
+        };
+        let data = record.get(EVENT_UPDATE_DATA..).unwrap_or_default().to_vec();
+        let kept = self.written.own.iter().chain(&self.call.own);
+        let ids = kept.clone().filter(|o| o.id != id).count();
+        let bytes = kept.map(|o| o.data.len()).sum::<usize>();
+        if ids >= MAX_PENDING_IDS {
+            return Err(RecordProblem::TooManyPendingIds);
+        }
+        if bytes.saturating_add(data.len()) > MAX_PENDING_BYTES {
+            return Err(RecordProblem::TooManyPendingBytes);
+        }
+        let event = if pipe { model.index_at_read(id) } else { None };
+        self.call.own.retain(|o| o.id != id);
+        self.call.own.push(OwnCpus { id, event, data });
+        Ok(())
+    }
+
+    /// The descriptions perf made counts for: refused before its table exists, or when
+    /// records went out unseen.
+    fn counted(&self) -> Result<usize, RecordProblem> {
+        if self.unseen {
+            return Err(RecordProblem::Stat(StatProblem::Unchecked));
+        }
+        self.descs().ok_or(RecordProblem::Stat(StatProblem::NoMaps))
+    }
+
+    fn check_stat(
+        &self,
+        model: &TraceModel,
+        record: &[u8],
+        pipe: bool,
+    ) -> Result<(), RecordProblem> {
+        let endian = model.endian();
         let stat = |p| RecordProblem::Stat(p);
-        let (Some(threads), Some(cpus), Some(descs)) = (self.threads(), self.cpus(), self.descs())
-        else {
+        let descs = self.counted()?;
+        let (Some(threads), Some(cpus)) = (self.threads(), self.cpus()) else {
             return Err(stat(StatProblem::NoMaps));
         };
-        let (cpu, thread) = (
-            half(record, STAT_CPU, endian).unwrap_or(u32::MAX),
-            half(record, STAT_THREAD, endian).unwrap_or(u32::MAX),
-        );
+        let id = named_ids(endian, record_type::STAT, record)
+            .next()
+            .map_or(0, |(id, _)| id);
+        let cpu = half(record, STAT_CPU, endian).unwrap_or(u32::MAX);
+        let thread = half(record, STAT_THREAD, endian).unwrap_or(u32::MAX);
         // perf reads the cpu as a signed number (-1: any cpu).
-        let found = ParsedCpuMap::parse(cpus, endian)
-            .ok()
-            .and_then(|map| map.perf_position(cpu as i32));
-        if found.is_none() {
+        let found = |map: Result<ParsedCpuMap<'_>, ParseError>| {
+            map.ok().and_then(|m| m.perf_position(cpu as i32)).is_some()
+        };
+        if !found(ParsedCpuMap::parse(cpus, endian)) {
             return Err(stat(StatProblem::Cpu(cpu)));
+        }
+        // A first cpu of -1 makes every event count on the CPU_MAP's cpus.
+        let any_first = ParsedCpuMap::parse(cpus, endian)
+            .ok()
+            .and_then(|m| m.get(0))
+            == Some(-1);
+        let index = if pipe { model.index_at_read(id) } else { None };
+        if !any_first {
+            let own = self.written.own.iter().chain(&self.call.own);
+            for o in own.filter(|o| may_be_same_event(model, o, id, index)) {
+                if !found(ParsedCpuMap::parse_data(&o.data, endian)) {
+                    return Err(stat(StatProblem::EventCpus(cpu)));
+                }
+            }
         }
         if u64::from(thread) >= threads {
             return Err(stat(StatProblem::Thread(thread)));
         }
-        if pipe {
-            let id = named_ids(endian, record_type::STAT, record).next();
-            if id
-                .and_then(|(id, _)| event_index(id))
-                .is_some_and(|i| i >= descs)
-            {
-                return Err(stat(StatProblem::DescribedAfterMaps));
-            }
+        if pipe && index.is_some_and(|i| i >= descs) {
+            return Err(stat(StatProblem::DescribedAfterMaps));
         }
         Ok(())
     }
@@ -163,6 +238,24 @@ impl StatSession {
 
     fn descs(&self) -> Option<usize> {
         self.written.descs.or(self.call.descs)
+    }
+}
+
+/// The EVENT_UPDATE `own` may have given the cpus of the event a STAT naming `id` goes to
+/// (`index`: that event, when perf found it as it read the STAT). Unless both events are
+/// known and differ, it may: a STAT is then held to the cpus of both.
+fn may_be_same_event(model: &TraceModel, own: &OwnCpus, id: u64, index: Option<usize>) -> bool {
+    if own.id == id {
+        return true;
+    }
+    match (own.event, index) {
+        (Some(a), Some(b)) => a == b,
+        // File mode: an id's owner is for good once described; perf's other rules
+        // (one event, no sample_id_all) depend on descriptions still to come.
+        _ => match (model.desc_of_id(own.id), model.desc_of_id(id)) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            _ => true,
+        },
     }
 }
 

@@ -214,6 +214,10 @@ pub enum RecordProblem {
         /// Its value.
         value: u64,
     },
+    /// In a big-endian output, an EVENT_UPDATE of this kind (a cpu map): perf 6.1 swaps
+    /// only an EVENT_UPDATE's kind and id when it reads a big-endian file on a
+    /// little-endian machine, and would read the map wrong.
+    Unswapped(u64),
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).
     Stat(StatProblem),
@@ -231,8 +235,15 @@ pub enum StatProblem {
     /// Its cpu is not found in the first CPU_MAP (perf looks it up by bisection, so a map
     /// listed out of order hides some of its cpus).
     Cpu(u32),
+    /// Its cpu is not found among the cpus an EVENT_UPDATE gave its event (or, when strict
+    /// mode cannot tell the events apart yet, an event it may be) before the maps came:
+    /// perf counts that event on those.
+    EventCpus(u32),
     /// Its thread index is not below the first THREAD_MAP's `nr`.
     Thread(u32),
+    /// Records of this output were written with strict mode off: which maps perf counts
+    /// by is not known.
+    Unchecked,
     /// Pipe mode: its event (for STAT_ROUND: an event) was described after both maps came,
     /// and perf has no counts for it.
     DescribedAfterMaps,
@@ -247,6 +258,13 @@ impl fmt::Display for StatProblem {
             Self::Cpu(cpu) => write!(
                 f,
                 "perf does not find its cpu {cpu} in the first CPU_MAP (looked up by bisection: list its cpus in ascending order)"
+            ),
+            Self::EventCpus(cpu) => write!(
+                f,
+                "perf does not find its cpu {cpu} among the cpus an EVENT_UPDATE gave its event before the CPU_MAP and THREAD_MAP"
+            ),
+            Self::Unchecked => f.write_str(
+                "records of this output were written with strict mode off, so strict mode cannot tell which CPU_MAP and THREAD_MAP perf counts STATs by: write STAT records with set_strict(false), or in a new output",
             ),
             Self::Thread(t) => write!(
                 f,
@@ -303,6 +321,10 @@ impl fmt::Display for RecordProblem {
                 "its {field} is {value}, which perf 6.1 refuses the record for"
             ),
             Self::Stat(p) => write!(f, "{p}"),
+            Self::Unswapped(kind) => write!(
+                f,
+                "an EVENT_UPDATE of kind {kind} in a big-endian output: perf 6.1 swaps only its kind and id, and would read the rest wrong on a little-endian machine"
+            ),
             Self::Fields(field) => write!(
                 f,
                 "its fields do not fill it as perf reads them (at {field}): a count that runs past it or leaves bytes after it, or a kind perf does not know"

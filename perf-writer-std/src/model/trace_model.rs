@@ -244,6 +244,23 @@ impl TraceModel {
         }
     }
 
+    /// The index of the description perf 6.1 gives one of its own records (EVENT_UPDATE,
+    /// STAT) naming event `id`, reading a file with these descriptions
+    /// (`evlist__id2evsel`): the first when there is one description or the id is 0; else
+    /// the owner of `id`; else, when the events have no `sample_id_all`, the first. Unlike
+    /// [`desc_for`](Self::desc_for), which must hold whatever descriptions come later, this
+    /// is the answer for now.
+    pub(crate) fn index_at_read(&self, id: u64) -> Option<usize> {
+        let first = self.descs.first()?;
+        if self.descs.len() == 1 || id == 0 {
+            return Some(0);
+        }
+        match self.ids.get(id) {
+            Some(index) => usize::try_from(index).ok(),
+            None => (!first.layout.sample_id_all).then_some(0),
+        }
+    }
+
     /// FINISHED_ROUND records must stay where the caller wrote them, compressed or not: some
     /// events' records carry a time and others' do not (under sample_id_all, when perf sorts
     /// records by time), and perf hands an untimed record on as it reads it, so its place

@@ -96,8 +96,10 @@ impl<O: OutputMode> PerfWriter<O> {
         if self.out.is_some() {
             return Err(WriterError::Output(OutputError::AlreadyOpen));
         }
-        self.out = Some(O::open(stream, self.model.endian())?);
+        let out = O::open(stream, self.model.endian())?;
         self.check.reset_output(!O::PIPE);
+        self.check.opened(out.position());
+        self.out = Some(out);
         Ok(self.start_compression()?)
     }
 

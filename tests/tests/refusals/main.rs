@@ -1082,13 +1082,16 @@ fn user_records_whose_fields_do_not_fill_them_are_refused() {
     }
 }
 
-/// perf's own records naming an id no event has (an ID_INDEX entry, EVENT_UPDATE, STAT)
-/// are refused at the call in pipe mode, where perf reads them before any later
-/// description; an ID_INDEX of the tick's id is taken, and perf reads both ticks.
+/// perf's own records naming an id no event has are refused at the call in pipe mode,
+/// where perf reads them with the descriptions before them: an ID_INDEX entry (perf looks
+/// each up), and an EVENT_UPDATE or STAT when perf's rule for them finds no event (several
+/// events with `sample_id_all`); with one event, or events without `sample_id_all`, perf
+/// gives them to the first, and they are taken. perf reads every stream.
 #[test]
 fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
     use perf_writer_std::{RecordError, RecordProblem};
+    use tracepoint_decode::PerfEventAttrOptions;
     let name = |id: u64| {
         let mut body = vec![2, id];
         body.push(u64::from_le_bytes(*b"renamed\0"));
@@ -1096,24 +1099,42 @@ fn user_records_naming_an_unknown_id_are_refused_in_pipe_mode() {
     };
     let stat = |id: u64| user_record(rt::STAT, &[id, 0, 1, 1, 1]);
     let index = |id: u64| user_record(rt::ID_INDEX, &[2, TICK_SAMPLE_ID, 0, 0, 42, id, 0, 0, 42]);
+    let unknown = |e: WriterError| match e {
+        WriterError::Record(RecordError::Refused {
+            problem: RecordProblem::UnknownId(77),
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    };
+    // One event: perf gives the EVENT_UPDATE and the STAT to it.
     let r = pipe_around(|w| {
         // STAT needs perf script's maps first.
         for r in stat_maps() {
             w.write_event_data(&r).unwrap();
         }
-        for r in [index(77), name(77), stat(77)] {
-            match w.write_event_data(&r).unwrap_err() {
-                WriterError::Record(RecordError::Refused {
-                    problem: RecordProblem::UnknownId(77),
-                    ..
-                }) => {}
-                other => panic!("{other:?}"),
-            }
-        }
+        unknown(w.write_event_data(&index(77)).unwrap_err());
+        w.write_event_data(&stat(77)).unwrap();
         w.write_event_data(&user_record(rt::ID_INDEX, &[1, TICK_SAMPLE_ID, 0, 0, 42]))
             .unwrap();
     });
     assert_both_ticks(&r);
+    // Two events with sample_id_all: an id neither has names no event.
+    let mut w = pipe_writer();
+    let attr = PerfEventAttr {
+        options: PerfEventAttrOptions::SampleIdAll,
+        ..sw_attr()
+    };
+    w.add_event_desc(&[1], &attr, "a").unwrap();
+    w.add_event_desc(&[2], &attr, "b").unwrap();
+    for r in stat_maps() {
+        w.write_event_data(&r).unwrap();
+    }
+    for r in [index(77), name(77), stat(77)] {
+        unknown(w.write_event_data(&r).unwrap_err());
+    }
+    w.write_event_data(&name(2)).unwrap();
+    let r = read_pipe(&w.finish().unwrap());
+    assert_eq!(r.lpd_samples, 0);
 }
 
 /// A CPU_MAP of cpus 1, 0, 2 (out of order: perf, looking cpus up by bisection, finds 0
@@ -1316,4 +1337,166 @@ fn user_records_naming_an_id_described_later_wait_for_it_in_file_mode() {
     if let Some(script) = r.script {
         assert_eq!(script.len(), 1, "{script:?}");
     }
+}
+
+/// Values in perf's own records that perf 6.1 sizes wrong, does not know or does not swap
+/// are refused at the call: a cpu range whose end is below its start minus one (perf
+/// allocates too few entries and crashes), in a CPU_MAP or an EVENT_UPDATE; a STAT_CONFIG
+/// tag past SCALE (perf warns of it); in a big-endian output an EVENT_UPDATE cpu map
+/// (perf swaps only its kind and id). perf reads both ticks around each.
+#[test]
+fn values_perf_sizes_wrong_or_misreads_are_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::records::CpuMap;
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    use perf_writer_std::{RecordError, RecordProblem};
+    let range = |start, end| {
+        to_vec(
+            &CpuMap::Range {
+                any_cpu: false,
+                start,
+                end,
+            },
+            Endian::Little,
+        )
+        .unwrap()
+    };
+    let update_cpus = |map: &[u8]| {
+        let mut r = user_record(rt::EVENT_UPDATE, &[3, TICK_SAMPLE_ID]);
+        r.extend_from_slice(&map[8..]);
+        let len = r.len() as u16;
+        r[6..8].copy_from_slice(&len.to_le_bytes());
+        r
+    };
+    let refused = |e: WriterError, want: RecordProblem| match e {
+        WriterError::Record(RecordError::Refused { problem, .. }) => assert_eq!(problem, want),
+        other => panic!("{other:?}"),
+    };
+    let end_cpu = RecordProblem::Value {
+        field: "end_cpu",
+        value: 0,
+    };
+    let r = file_around(|w| {
+        refused(w.write_event_data(&range(2, 0)).unwrap_err(), end_cpu);
+        refused(
+            w.write_event_data(&update_cpus(&range(60000, 0)))
+                .unwrap_err(),
+            end_cpu,
+        );
+        refused(
+            w.write_event_data(&user_record(rt::STAT_CONFIG, &[2, 0, 1, 3, 1]))
+                .unwrap_err(),
+            RecordProblem::Value {
+                field: "tag",
+                value: 3,
+            },
+        );
+        // An empty range (end one below start) is read as no cpu.
+        w.write_event_data(&update_cpus(&range(1, 0))).unwrap();
+        w.write_event_data(&user_record(rt::STAT_CONFIG, &[1, 2, 1]))
+            .unwrap();
+    });
+    assert_both_ticks(&r);
+    // Big-endian: the name is a string (read alike), the cpus are not swapped.
+    let mut w =
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), Endian::Big)
+            .unwrap();
+    w.add_event_desc(&[1], &sw_attr(), "a").unwrap();
+    let be = |kind: u64, rest: &[u8]| {
+        let mut r = vec![0u8; 24];
+        r[..4].copy_from_slice(&rt::EVENT_UPDATE.to_be_bytes());
+        r[8..16].copy_from_slice(&kind.to_be_bytes());
+        r[16..24].copy_from_slice(&1u64.to_be_bytes());
+        r.extend_from_slice(rest);
+        let len = r.len() as u16;
+        r[6..8].copy_from_slice(&len.to_be_bytes());
+        r
+    };
+    let cpus = to_vec(&CpuMap::Cpus(&[0]), Endian::Big).unwrap();
+    refused(
+        w.write_event_data(&be(3, &cpus[8..])).unwrap_err(),
+        RecordProblem::Unswapped(3),
+    );
+    w.write_event_data(&be(2, b"renamed\0")).unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 0);
+}
+
+/// An EVENT_UPDATE's cpus, given before the maps, are the cpus perf counts its event's
+/// STATs on (unless the CPU_MAP's first cpu is -1): a STAT on another cpu is refused
+/// (perf: "Invalid CPU"), one on a cpu of both is taken, and perf prints it.
+#[test]
+fn a_stat_is_held_to_the_cpus_an_event_update_gave_its_event() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::records::CpuMap;
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    use perf_writer_std::StatProblem;
+    let map = |cpus: &[u16]| to_vec(&CpuMap::Cpus(cpus), Endian::Little).unwrap();
+    let update_cpus = |cpus: &[u16]| {
+        let m = map(cpus);
+        let mut r = user_record(rt::EVENT_UPDATE, &[3, TICK_SAMPLE_ID]);
+        r.extend_from_slice(&m[8..]);
+        let len = r.len() as u16;
+        r[6..8].copy_from_slice(&len.to_le_bytes());
+        r
+    };
+    let threads = user_record(rt::THREAD_MAP, &[1, 42, 0, 0]);
+    let round = user_record(rt::STAT_ROUND, &[0, 5]);
+    let r = file_around(|w| {
+        w.write_event_data(&update_cpus(&[2])).unwrap();
+        w.write_event_data(&threads).unwrap();
+        w.write_event_data(&map(&[0, 1, 2])).unwrap();
+        stat_refused(
+            w.write_event_data(&stat(0, 0, 1)).unwrap_err(),
+            StatProblem::EventCpus(0),
+        );
+        w.write_event_data(&stat(2, 0, 31337)).unwrap();
+        w.write_event_data(&round).unwrap();
+    });
+    assert_eq!(r.lpd_samples, 2);
+    if let Some(script) = &r.script {
+        assert!(script.iter().any(|l| l.contains("31337")), "{script:?}");
+    }
+    // A CPU_MAP of -1 first: every event counts on it.
+    let r = file_around(|w| {
+        w.write_event_data(&update_cpus(&[2])).unwrap();
+        w.write_event_data(&threads).unwrap();
+        w.write_event_data(&map(&[u16::MAX])).unwrap();
+        w.write_event_data(&stat(u32::MAX, 0, 31337)).unwrap();
+        w.write_event_data(&round).unwrap();
+    });
+    assert_eq!(r.lpd_samples, 2);
+    if let Some(script) = &r.script {
+        assert!(script.iter().any(|l| l.contains("31337")), "{script:?}");
+    }
+}
+
+/// Strict mode turned off and on again: with nothing written meanwhile, STATs are judged
+/// as before; with records written unchecked (maps perhaps among them), STAT and
+/// STAT_ROUND are refused as not judgeable, and perf reads what was taken.
+#[test]
+fn stats_after_records_written_unchecked_are_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::StatProblem;
+    let round = user_record(rt::STAT_ROUND, &[0, 5]);
+    let r = pipe_around(|w| {
+        w.set_strict(false);
+        w.set_strict(true);
+        stat_refused(w.write_event_data(&round).unwrap_err(), StatProblem::NoMaps);
+    });
+    assert_both_ticks(&r);
+    let r = pipe_around(|w| {
+        w.set_strict(false);
+        w.write_event_data(&stat_maps()[0]).unwrap();
+        w.set_strict(true);
+        stat_refused(
+            w.write_event_data(&round).unwrap_err(),
+            StatProblem::Unchecked,
+        );
+        stat_refused(
+            w.write_event_data(&stat(0, 0, 1)).unwrap_err(),
+            StatProblem::Unchecked,
+        );
+    });
+    assert_both_ticks(&r);
 }

@@ -52,7 +52,7 @@ impl<'a> ParsedCpuMap<'a> {
     ///
     /// [`ParseError::WrongType`] for another record type, [`ParseError::Truncated`] when
     /// `header.size` or a count runs past the bytes, [`ParseError::BadValue`] for a map
-    /// type or a mask word size perf does not read.
+    /// perf does not read (see [`parse_data`](Self::parse_data)).
     pub fn parse(record: &'a [u8], endian: Endian) -> Result<Self, ParseError> {
         let mut r = Reader::new(record, 0, endian, RECORD);
         let head = r.take(8, "header")?;
@@ -77,7 +77,20 @@ impl<'a> ParsedCpuMap<'a> {
                 offset: 0,
                 available: record.len(),
             })?;
-        let mut r = Reader::new(body, 8, endian, RECORD);
+        Self::parse_data(body.get(8..).unwrap_or_default(), endian)
+    }
+
+    /// Reads a `perf_record_cpu_map_data` (a CPU_MAP record's body, or the map of an
+    /// EVENT_UPDATE of kind CPUS), from its `u16 type` on; bytes after the map are padding.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Truncated`] when a count runs past the bytes, [`ParseError::BadValue`]
+    /// for a map type or a mask word size perf does not read, or a range perf sizes wrong:
+    /// `any_cpu` above 1 (perf counts it as that many entries and sets one), or an end
+    /// below `start - 1` (perf allocates fewer entries than it sets, and crashes).
+    pub fn parse_data(data: &'a [u8], endian: Endian) -> Result<Self, ParseError> {
+        let mut r = Reader::new(data, 0, endian, RECORD);
         let kind = match r.u16("type")? {
             CPU_MAP_CPUS => {
                 let nr = r.u16("nr")?;
@@ -99,9 +112,18 @@ impl<'a> ParsedCpuMap<'a> {
                 }
             }
             CPU_MAP_RANGE_CPUS => {
-                let any_cpu = r.take(2, "any_cpu")?.first().is_some_and(|&b| b != 0);
+                let any_cpu = match r.take(2, "any_cpu")?.first() {
+                    Some(0) => false,
+                    Some(1) => true,
+                    other => return Err(bad("any_cpu", other.map_or(0, |&b| b.into()))),
+                };
                 let start = r.u16("start_cpu")?;
                 let end = r.u16("end_cpu")?;
+                // perf sizes the map `end - start + 1 + any_cpu`, then sets -1 and the
+                // range: an end below `start - 1` makes that too small.
+                if u32::from(end).saturating_add(1) < u32::from(start) {
+                    return Err(bad("end_cpu", end.into()));
+                }
                 Kind::Range {
                     any_cpu,
                     start,
@@ -218,6 +240,7 @@ mod tests {
     use crate::records::CpuMap;
     use crate::to_vec;
     extern crate alloc;
+    use alloc::vec;
     use alloc::vec::Vec;
 
     /// Every encoding of a sorted list reads back as that list, in both byte orders.
@@ -295,6 +318,35 @@ mod tests {
         ));
         for n in 0..good.len() {
             assert!(ParsedCpuMap::parse(&good[..n], Endian::Little).is_err());
+        }
+    }
+
+    /// perf sizes a range `end - start + 1 + any_cpu` entries: an end below `start - 1`,
+    /// or an `any_cpu` above 1, makes it write past them.
+    #[test]
+    fn ranges_perf_sizes_wrong_are_errors() {
+        let range = |any_cpu: u8, start: u16, end: u16| {
+            let mut d = vec![2, 0, any_cpu, 0];
+            d.extend_from_slice(&start.to_le_bytes());
+            d.extend_from_slice(&end.to_le_bytes());
+            ParsedCpuMap::parse_data(&d, Endian::Little).map(|m| (m.len(), m.get(2)))
+        };
+        assert_eq!(range(0, 1, 0), Ok((0, None)));
+        assert_eq!(range(1, 1, 0), Ok((1, None)));
+        assert_eq!(range(0, 3, 5), Ok((3, Some(5))));
+        for (any_cpu, start, end, field) in [
+            (0, 2, 0, "end_cpu"),
+            (1, 2, 0, "end_cpu"),
+            (0, 60000, 0, "end_cpu"),
+            (2, 0, 1, "any_cpu"),
+        ] {
+            assert!(
+                matches!(
+                    range(any_cpu, start, end),
+                    Err(ParseError::BadValue { field: f, .. }) if f == field
+                ),
+                "{any_cpu} {start}..{end}"
+            );
         }
     }
 }
