@@ -406,6 +406,7 @@ impl RecordCheck {
     }
 
     /// Starts checking a call: nothing of it is deferred yet.
+    #[inline]
     fn start_call(&mut self) {
         self.deferred.clear();
         self.undescribed.start_call();
@@ -413,6 +414,7 @@ impl RecordCheck {
     }
 
     /// The call was written: what its records changed is kept.
+    #[inline]
     fn call_written<C: Deref<Target = [u8]>>(&mut self, model: &TraceModel, parts: &Parts<'_, C>) {
         self.stat.call_written();
         self.keep_deferred(model, parts);

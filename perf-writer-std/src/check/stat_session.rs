@@ -42,17 +42,13 @@ struct Maps {
     own: Vec<OwnCpus>,
 }
 
-impl Maps {
-    fn is_empty(&self) -> bool {
-        self.threads.is_none() && self.cpus.is_none() && self.descs.is_none() && self.own.is_empty()
-    }
-}
-
 /// The maps of the records written to the output, and those of the call being checked.
 #[derive(Debug, Default)]
 pub(crate) struct StatSession {
     written: Maps,
     call: Maps,
+    /// `call` holds something (kept so that calls without maps cost one test).
+    call_kept: bool,
     /// Records of this output went out with strict mode off: maps may have been written
     /// unseen, so perf's table of counts is not known.
     unseen: bool,
@@ -78,17 +74,24 @@ impl StatSession {
     }
 
     /// A call starts: nothing of it is kept yet.
+    #[inline]
     pub(crate) fn start_call(&mut self) {
-        if !self.call.is_empty() {
+        if self.call_kept {
             self.call = Maps::default();
+            self.call_kept = false;
         }
     }
 
     /// The call was written: its maps are the output's.
+    #[inline]
     pub(crate) fn call_written(&mut self) {
-        if self.call.is_empty() {
-            return;
+        if self.call_kept {
+            self.keep_call();
         }
+    }
+
+    fn keep_call(&mut self) {
+        self.call_kept = false;
         let call = std::mem::take(&mut self.call);
         let w = &mut self.written;
         w.threads = w.threads.or(call.threads);
@@ -113,10 +116,12 @@ impl StatSession {
         let endian = model.endian();
         match type_ {
             record_type::THREAD_MAP if self.threads().is_none() => {
+                self.call_kept = true;
                 self.call.threads = word(record, THREAD_MAP_NR, endian);
                 self.both_came(model);
             }
             record_type::CPU_MAP if self.cpus().is_none() => {
+                self.call_kept = true;
                 self.call.cpus = Some(record.to_vec());
                 self.both_came(model);
             }
@@ -160,6 +165,7 @@ impl StatSession {
             return Err(RecordProblem::TooManyPendingBytes);
         }
         let event = if pipe { model.index_at_read(id) } else { None };
+        self.call_kept = true;
         self.call.own.retain(|o| o.id != id);
         self.call.own.push(OwnCpus { id, event, data });
         Ok(())
@@ -224,6 +230,7 @@ impl StatSession {
     /// Both maps are here now: the descriptions perf makes counts for are those of now.
     fn both_came(&mut self, model: &TraceModel) {
         if self.threads().is_some() && self.cpus().is_some() && self.descs().is_none() {
+            self.call_kept = true;
             self.call.descs = Some(model.descs().len());
         }
     }
