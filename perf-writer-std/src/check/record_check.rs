@@ -70,6 +70,10 @@ pub(crate) struct RecordCheck {
     stat: StatSession,
     /// While strict mode is off: the stream position where it went off (`None`: not known).
     unchecked_from: Option<u64>,
+    /// While strict mode is off: what waited for descriptions when it went off, and the
+    /// model's revision then. Strict mode back on with nothing written or changed between
+    /// takes it back; else its records stay unchecked.
+    parked: Option<(PendingRecords, u64)>,
 }
 
 /// A record of the call being checked that strict mode checks later.
@@ -191,9 +195,15 @@ impl RecordCheck {
 
     /// Applies the settings waiting for a record boundary when the stream is at one:
     /// `output_inside_record` tells whether the output holds part of a record (written to
-    /// it while nothing was checked); `position` is the output's stream position. Call
-    /// after every call that writes records.
-    pub(crate) fn apply_waiting_settings(&mut self, output_inside_record: bool, position: u64) {
+    /// it while nothing was checked); `position` is the output's stream position and
+    /// `revision` the model's ([`TraceModel::revision`]). Call after every call that
+    /// writes records.
+    pub(crate) fn apply_waiting_settings(
+        &mut self,
+        output_inside_record: bool,
+        position: u64,
+        revision: u64,
+    ) {
         if let Some((strict, derive)) = self.wanted {
             if !output_inside_record && !self.inside_record() {
                 let was = self.strict;
@@ -202,14 +212,22 @@ impl RecordCheck {
                 self.wanted = None;
                 self.active = strict || derive;
                 if was && !strict {
-                    // The unchecked opt-in: what waited goes out unchecked.
-                    self.undescribed.clear();
+                    // The unchecked opt-in: what waited goes out unchecked, unless strict
+                    // mode comes back before anything changes.
+                    let waited = std::mem::take(&mut self.undescribed);
+                    self.parked = Some((waited, revision));
                     self.unchecked_from = Some(position);
                 }
                 if !was && strict {
+                    let unchanged = self.unchecked_from == Some(position);
                     // Records written meanwhile went out unseen.
-                    if self.unchecked_from != Some(position) {
+                    if !unchanged {
                         self.stat.unseen();
+                    }
+                    if let Some((waited, then)) = self.parked.take() {
+                        if unchanged && then == revision {
+                            self.undescribed = waited;
+                        }
                     }
                     self.unchecked_from = None;
                 }
@@ -261,6 +279,7 @@ impl RecordCheck {
         self.defers = file_mode;
         self.stat.reset();
         self.unchecked_from = None;
+        self.parked = None;
         self.refresh_quick();
     }
 

@@ -257,10 +257,10 @@ fn may_be_same_event(model: &TraceModel, own: &OwnCpus, id: u64, index: Option<u
     }
     match (own.event, index) {
         (Some(a), Some(b)) => a == b,
-        // File mode: an id's owner is for good once described; perf's other rules
-        // (one event, no sample_id_all) depend on descriptions still to come.
-        _ => match (model.desc_of_id(own.id), model.desc_of_id(id)) {
-            (Some(a), Some(b)) => std::ptr::eq(a, b),
+        // File mode: perf's rules for one event or no sample_id_all depend on
+        // descriptions still to come; the first for id 0 and an id's owner do not.
+        _ => match (model.settled_index(own.id), model.settled_index(id)) {
+            (Some(a), Some(b)) => a == b,
             _ => true,
         },
     }

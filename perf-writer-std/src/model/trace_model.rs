@@ -261,6 +261,16 @@ impl TraceModel {
         }
     }
 
+    /// The index [`index_at_read`](Self::index_at_read) gives `id` whatever descriptions
+    /// come later, when that is settled already: the first for id 0, else the owner of
+    /// the id once one owns it. `None`: it depends on descriptions still to come.
+    pub(crate) fn settled_index(&self, id: u64) -> Option<usize> {
+        match id {
+            0 => Some(0),
+            id => usize::try_from(self.ids.get(id)?).ok(),
+        }
+    }
+
     /// FINISHED_ROUND records must stay where the caller wrote them, compressed or not: some
     /// events' records carry a time and others' do not (under sample_id_all, when perf sorts
     /// records by time), and perf hands an untimed record on as it reads it, so its place

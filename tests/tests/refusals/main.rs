@@ -1457,6 +1457,28 @@ fn a_stat_is_held_to_the_cpus_an_event_update_gave_its_event() {
     if let Some(script) = &r.script {
         assert!(script.iter().any(|l| l.contains("31337")), "{script:?}");
     }
+    // perf gives id 0 to the first event, whichever owns it: an EVENT_UPDATE of id 0 gives
+    // the first event its cpus, in file mode too.
+    let mut w = file_writer();
+    let attr = PerfEventAttr {
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..sw_attr()
+    };
+    w.add_event_desc(&[5], &attr, "a").unwrap();
+    w.add_event_desc(&[0], &attr, "b").unwrap();
+    let mut update = update_cpus(&[2]);
+    update[16..24].copy_from_slice(&0u64.to_le_bytes());
+    w.write_event_data(&update).unwrap();
+    w.write_event_data(&threads).unwrap();
+    w.write_event_data(&map(&[0, 1, 2])).unwrap();
+    let of_a = |cpu: u64| user_record(rt::STAT, &[5, cpu, 7, 1, 1]);
+    stat_refused(
+        w.write_event_data(&of_a(0)).unwrap_err(),
+        StatProblem::EventCpus(0),
+    );
+    w.write_event_data(&of_a(2)).unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 0);
     // A CPU_MAP of -1 first: every event counts on it.
     let r = file_around(|w| {
         w.write_event_data(&update_cpus(&[2])).unwrap();
@@ -1499,4 +1521,37 @@ fn stats_after_records_written_unchecked_are_refused() {
         );
     });
     assert_both_ticks(&r);
+}
+
+/// Strict mode turned off and on again with nothing written or changed between keeps the
+/// checks that wait (file mode): a STAT naming an id no event has still makes `finish`
+/// refuse, and the description that comes then is taken. With a record written between,
+/// what waited went out unchecked, as documented: `finish` takes it (and perf, reading a
+/// STAT of an id it cannot find, would refuse it; strict mode was off).
+#[test]
+fn a_strict_toggle_with_nothing_between_keeps_the_checks_that_wait() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::RecordError;
+    use tracepoint_decode::PerfEventAttrOptions;
+    let attr = PerfEventAttr {
+        options: PerfEventAttrOptions::SampleIdAll,
+        ..sw_attr()
+    };
+    let mut w = file_writer();
+    w.add_event_desc(&[1], &attr, "a").unwrap();
+    w.add_event_desc(&[2], &attr, "b").unwrap();
+    for r in stat_maps() {
+        w.write_event_data(&r).unwrap();
+    }
+    w.write_event_data(&user_record(rt::STAT, &[77, 0, 1, 1, 1]))
+        .unwrap();
+    w.set_strict(false);
+    w.set_strict(true);
+    match w.finish().unwrap_err() {
+        WriterError::Record(RecordError::Undescribed(p)) => assert_eq!(p.type_, rt::STAT),
+        other => panic!("{other:?}"),
+    }
+    w.add_event_desc(&[77], &attr, "c").unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 0);
 }

@@ -144,8 +144,11 @@ impl<'a> ParsedCpuMap<'a> {
                 any_cpu,
                 start,
                 end,
-            } => usize::from(any_cpu)
-                .saturating_add(usize::from(end.saturating_add(1).saturating_sub(start))),
+            } => usize::from(any_cpu).saturating_add(
+                usize::from(end)
+                    .saturating_add(1)
+                    .saturating_sub(usize::from(start)),
+            ),
         }
     }
 
@@ -334,6 +337,7 @@ mod tests {
         assert_eq!(range(0, 1, 0), Ok((0, None)));
         assert_eq!(range(1, 1, 0), Ok((1, None)));
         assert_eq!(range(0, 3, 5), Ok((3, Some(5))));
+        assert_eq!(range(0, 65533, 65535), Ok((3, Some(65535))));
         for (any_cpu, start, end, field) in [
             (0, 2, 0, "end_cpu"),
             (1, 2, 0, "end_cpu"),
