@@ -85,4 +85,24 @@ impl Endian {
             Endian::Big => u64::from_be_bytes(b),
         }
     }
+
+    /// The `u32` at byte `at` of `bytes` in this byte order; `None` past their end.
+    ///
+    /// ```
+    /// use perf_encode::Endian;
+    /// assert_eq!(Endian::Big.u32_at(&[9, 0, 0, 0, 7], 1), Some(7));
+    /// assert_eq!(Endian::Big.u32_at(&[9, 0, 0, 0, 7], 2), None);
+    /// ```
+    #[inline]
+    pub fn u32_at(self, bytes: &[u8], at: usize) -> Option<u32> {
+        let b = bytes.get(at..)?.first_chunk::<4>()?;
+        Some(self.read_u32(*b))
+    }
+
+    /// The `u64` at byte `at` of `bytes` in this byte order; `None` past their end.
+    #[inline]
+    pub fn u64_at(self, bytes: &[u8], at: usize) -> Option<u64> {
+        let b = bytes.get(at..)?.first_chunk::<8>()?;
+        Some(self.read_u64(*b))
+    }
 }

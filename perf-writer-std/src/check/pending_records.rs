@@ -104,7 +104,7 @@ impl Combo {
             if key >> k & 1 == 0 {
                 continue;
             }
-            if let Some(v) = word(record, at, endian) {
+            if let Some(v) = endian.u64_at(record, at) {
                 *w = v;
                 c.present |= 1 << k;
             }
@@ -466,7 +466,7 @@ impl PendingRecords {
             if alone >> k & 1 == 0 || self.stage.given_up >> k & 1 != 0 {
                 continue;
             }
-            let key = word(record, at, endian);
+            let key = endian.u64_at(record, at);
             if self.alone_would_overflow(k, key, record.len()) {
                 self.give_up_staged(k);
                 continue;
@@ -821,7 +821,7 @@ impl PendingRecords {
                     let key = record
                         .len()
                         .checked_sub(back)
-                        .and_then(|at| word(record, at, endian));
+                        .and_then(|at| endian.u64_at(record, at));
                     if !place.groups.contains_key(&key) && place.groups.len() >= MAX_PENDING_IDS {
                         place.give_up();
                         continue;
@@ -1320,7 +1320,7 @@ fn key_after_first(model: &TraceModel, record: &[u8]) -> Option<u64> {
             .len()
             .checked_sub(layout.trailer_id_offset_from_end()?)?,
     };
-    word(record, at, endian)
+    endian.u64_at(record, at)
 }
 
 impl FormatPending {
@@ -1344,10 +1344,6 @@ impl FormatPending {
 }
 
 /// The `u64` at `at` in `endian`.
-fn word(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
-    Some(endian.read_u64(*record.get(at..)?.first_chunk::<8>()?))
-}
-
 /// The error of a description (or header) that `records` records from `first` on contradict.
 fn contradiction(
     first: FirstRecord,

@@ -1056,7 +1056,7 @@ impl RecordCheck {
                 .trailer_id_offset_from_end()
                 .and_then(|back| record.len().checked_sub(back)),
         };
-        let id = at.and_then(|at| read_u64(record, at, model.endian()));
+        let id = at.and_then(|at| model.endian().u64_at(record, at));
         self.event_of(model, first, id).map(Some)
     }
 
@@ -1149,12 +1149,6 @@ fn naming(waiting: Option<PartialRecord>, dropped: bool, e: io::Error) -> io::Er
 #[inline]
 fn first_bytes(record: &[u8]) -> [u8; 4] {
     record.first_chunk::<4>().copied().unwrap_or_default()
-}
-
-#[inline]
-fn read_u64(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
-    let bytes = record.get(at..)?.first_chunk::<8>()?;
-    Some(endian.read_u64(*bytes))
 }
 
 /// The held-back bytes followed by a call's chunks, addressed as one byte string.

@@ -75,12 +75,7 @@ pub(crate) fn named_ids(
     type_: u32,
     record: &[u8],
 ) -> impl Iterator<Item = (u64, bool)> + '_ {
-    let word = move |at: usize| {
-        record
-            .get(at..)
-            .and_then(|b| b.first_chunk::<8>())
-            .map(|w| endian.read_u64(*w))
-    };
+    let word = move |at: usize| endian.u64_at(record, at);
     let (first, count, stride, own) = match type_ {
         record_type::ID_INDEX => (16, word(8).unwrap_or(0), size_of::<IdIndexEntry>(), true),
         record_type::EVENT_UPDATE => (16, 1, 0, false),
@@ -148,12 +143,7 @@ pub(crate) fn check_user_fields(
 /// or count the event's STATs on cpus it makes up. (A scale it leaves unswapped too, and
 /// reads a wrong factor it only prints: taken.)
 fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), RecordProblem> {
-    let word = |at: usize| {
-        record
-            .get(at..)
-            .and_then(|b| b.first_chunk::<8>())
-            .map(|w| endian.read_u64(*w))
-    };
+    let word = |at: usize| endian.u64_at(record, at);
     let value = |field, value| Err(RecordProblem::Value { field, value });
     let cpu_map = |data: &[u8]| match ParsedCpuMap::parse_data(data, endian) {
         Ok(_) => Ok(()),
@@ -164,8 +154,7 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
     };
     match type_ {
         record_type::AUXTRACE_INFO => {
-            let trace = record.get(8..).and_then(|b| b.first_chunk::<4>());
-            let trace = trace.map_or(0, |b| endian.read_u32(*b));
+            let trace = endian.u32_at(record, 8).unwrap_or(0);
             if !record_fields::auxtrace_type_decoded(trace) {
                 return value("type", trace.into());
             }

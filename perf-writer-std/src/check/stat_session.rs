@@ -15,7 +15,6 @@ use crate::RecordProblem;
 use perf_abi::field_widths::EVENT_UPDATE_CPUS;
 use perf_abi::{record_type, Stat};
 use perf_encode::records::{ParseError, ParsedCpuMap};
-use perf_encode::Endian;
 use std::mem::offset_of;
 
 /// An EVENT_UPDATE's cpu map, given before both maps came: perf's "own cpus" of its event.
@@ -117,7 +116,7 @@ impl StatSession {
         match type_ {
             record_type::THREAD_MAP if self.threads().is_none() => {
                 self.call_kept = true;
-                self.call.threads = word(record, THREAD_MAP_NR, endian);
+                self.call.threads = endian.u64_at(record, THREAD_MAP_NR);
                 self.both_came(model);
             }
             record_type::CPU_MAP if self.cpus().is_none() => {
@@ -127,7 +126,7 @@ impl StatSession {
             }
             record_type::EVENT_UPDATE
                 if self.descs().is_none()
-                    && word(record, EVENT_UPDATE_KIND, endian) == Some(EVENT_UPDATE_CPUS) =>
+                    && endian.u64_at(record, EVENT_UPDATE_KIND) == Some(EVENT_UPDATE_CPUS) =>
             {
                 self.own_cpus(model, record, pipe)?;
             }
@@ -195,8 +194,8 @@ impl StatSession {
         let id = named_ids(endian, record_type::STAT, record)
             .next()
             .map_or(0, |(id, _)| id);
-        let cpu = half(record, STAT_CPU, endian).unwrap_or(u32::MAX);
-        let thread = half(record, STAT_THREAD, endian).unwrap_or(u32::MAX);
+        let cpu = endian.u32_at(record, STAT_CPU).unwrap_or(u32::MAX);
+        let thread = endian.u32_at(record, STAT_THREAD).unwrap_or(u32::MAX);
         // perf reads the cpu as a signed number (-1: any cpu).
         let found = |map: Result<ParsedCpuMap<'_>, ParseError>| {
             map.ok().and_then(|m| m.perf_position(cpu as i32)).is_some()
@@ -264,14 +263,4 @@ fn may_be_same_event(model: &TraceModel, own: &OwnCpus, id: u64, index: Option<u
             _ => true,
         },
     }
-}
-
-fn word(record: &[u8], at: usize, endian: Endian) -> Option<u64> {
-    let b = record.get(at..)?.first_chunk::<8>()?;
-    Some(endian.read_u64(*b))
-}
-
-fn half(record: &[u8], at: usize, endian: Endian) -> Option<u32> {
-    let b = record.get(at..)?.first_chunk::<4>()?;
-    Some(endian.read_u32(*b))
 }
