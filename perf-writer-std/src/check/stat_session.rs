@@ -8,7 +8,6 @@
 //! its event's cpus or whose thread index is past the THREAD_MAP.
 
 use crate::check::record_rules::named_ids;
-use crate::check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 use crate::error::StatProblem;
 use crate::model::trace_model::TraceModel;
 use crate::RecordProblem;
@@ -52,6 +51,9 @@ pub(crate) struct StatSession {
     /// unseen, so perf's table of counts is not known.
     unseen: bool,
 }
+
+/// The most event ids whose EVENT_UPDATE cpu maps are kept (given before the maps came).
+pub(crate) const MAX_EVENT_CPUS: usize = 4096;
 
 /// Where fields are: a STAT's cpu and thread (its header, then [`Stat`]), a THREAD_MAP's
 /// `nr`, an EVENT_UPDATE's kind and the cpu map after its id.
@@ -153,16 +155,12 @@ impl StatSession {
         let Some((id, _)) = named_ids(endian, record_type::EVENT_UPDATE, record).next() else {
             return Ok(());
         };
-        let data = record.get(EVENT_UPDATE_DATA..).unwrap_or_default().to_vec();
+        // Bounded: each map is one record's (at most 64 KiB).
         let kept = self.written.own.iter().chain(&self.call.own);
-        let ids = kept.clone().filter(|o| o.id != id).count();
-        let bytes = kept.map(|o| o.data.len()).sum::<usize>();
-        if ids >= MAX_PENDING_IDS {
-            return Err(RecordProblem::TooManyPendingIds);
+        if kept.filter(|o| o.id != id).count() >= MAX_EVENT_CPUS {
+            return Err(RecordProblem::Stat(StatProblem::TooManyEventCpus));
         }
-        if bytes.saturating_add(data.len()) > MAX_PENDING_BYTES {
-            return Err(RecordProblem::TooManyPendingBytes);
-        }
+        let data = record.get(EVENT_UPDATE_DATA..).unwrap_or_default().to_vec();
         let event = if pipe { model.index_at_read(id) } else { None };
         self.call_kept = true;
         self.call.own.retain(|o| o.id != id);

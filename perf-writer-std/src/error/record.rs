@@ -244,6 +244,9 @@ pub enum StatProblem {
     /// Records of this output were written with strict mode off: which maps perf counts
     /// by is not known.
     Unchecked,
+    /// An EVENT_UPDATE giving cpus to one more event than strict mode keeps the cpus of
+    /// before the CPU_MAP and THREAD_MAP come.
+    TooManyEventCpus,
     /// Pipe mode: its event (for STAT_ROUND: an event) was described after both maps came,
     /// and perf has no counts for it.
     DescribedAfterMaps,
@@ -262,6 +265,11 @@ impl fmt::Display for StatProblem {
             Self::EventCpus(cpu) => write!(
                 f,
                 "perf does not find its cpu {cpu} among the cpus an EVENT_UPDATE gave its event before the CPU_MAP and THREAD_MAP"
+            ),
+            Self::TooManyEventCpus => write!(
+                f,
+                "{} events were given cpus by EVENT_UPDATE before the CPU_MAP and THREAD_MAP: strict mode keeps no more (write the maps first)",
+                crate::check::stat_session::MAX_EVENT_CPUS
             ),
             Self::Unchecked => f.write_str(
                 "records of this output were written with strict mode off, so strict mode cannot tell which CPU_MAP and THREAD_MAP perf counts STATs by: write STAT records with set_strict(false), or in a new output",

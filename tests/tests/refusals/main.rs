@@ -1555,3 +1555,25 @@ fn a_strict_toggle_with_nothing_between_keeps_the_checks_that_wait() {
     let r = read_file(&w.finish().unwrap().into_inner());
     assert_eq!(r.lpd_samples, 0);
 }
+
+/// The cpus EVENT_UPDATEs give events before the maps are kept for a bounded number of
+/// events: one more is refused, naming the bound, and the stream stays readable.
+#[test]
+fn event_cpus_past_the_bound_are_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::StatProblem;
+    let update = |id: u64| user_record(rt::EVENT_UPDATE, &[3, id, 0x0000_0000_0001_0000]);
+    let r = pipe_around(|w| {
+        // One event: perf gives every id to it, so each is taken.
+        for id in 1..=4096 {
+            w.write_event_data(&update(id)).unwrap();
+        }
+        stat_refused(
+            w.write_event_data(&update(5000)).unwrap_err(),
+            StatProblem::TooManyEventCpus,
+        );
+        // A kept id may give new cpus.
+        w.write_event_data(&update(7)).unwrap();
+    });
+    assert_both_ticks(&r);
+}
