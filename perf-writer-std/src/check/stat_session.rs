@@ -209,9 +209,14 @@ impl StatSession {
         let index = if pipe { model.index_at_read(id) } else { None };
         if !any_first {
             let own = self.written.own.iter().chain(&self.call.own);
-            for o in own.filter(|o| may_be_same_event(model, o, id, index)) {
+            for o in own {
+                let problem = match relation(model, o, id, index) {
+                    Relation::Same => StatProblem::EventCpus(cpu),
+                    Relation::Unknown => StatProblem::UndescribedEventCpus(cpu),
+                    Relation::Different => continue,
+                };
                 if !found(ParsedCpuMap::parse_data(&o.data, endian)) {
-                    return Err(stat(StatProblem::EventCpus(cpu)));
+                    return Err(stat(problem));
                 }
             }
         }
@@ -245,20 +250,32 @@ impl StatSession {
     }
 }
 
-/// The EVENT_UPDATE `own` may have given the cpus of the event a STAT naming `id` goes to
-/// (`index`: that event, when perf found it as it read the STAT). Unless both events are
-/// known and differ, it may: a STAT is then held to the cpus of both.
-fn may_be_same_event(model: &TraceModel, own: &OwnCpus, id: u64, index: Option<usize>) -> bool {
+/// Whether the EVENT_UPDATE `own` gave the cpus of the event a STAT naming `id` goes to
+/// (`index`: that event, when perf found it as it read the STAT).
+fn relation(model: &TraceModel, own: &OwnCpus, id: u64, index: Option<usize>) -> Relation {
     if own.id == id {
-        return true;
+        return Relation::Same;
     }
+    let same = |a: usize, b: usize| match a == b {
+        true => Relation::Same,
+        false => Relation::Different,
+    };
     match (own.event, index) {
-        (Some(a), Some(b)) => a == b,
+        (Some(a), Some(b)) => same(a, b),
         // File mode: perf's rules for one event or no sample_id_all depend on
         // descriptions still to come; the first for id 0 and an id's owner do not.
         _ => match (model.settled_index(own.id), model.settled_index(id)) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
+            (Some(a), Some(b)) => same(a, b),
+            _ => Relation::Unknown,
         },
     }
+}
+
+/// Whether an EVENT_UPDATE and a STAT are of one event.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Relation {
+    Same,
+    Different,
+    /// Descriptions still to come decide: the STAT is held to the EVENT_UPDATE's cpus.
+    Unknown,
 }

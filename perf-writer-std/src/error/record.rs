@@ -235,10 +235,13 @@ pub enum StatProblem {
     /// Its cpu is not found in the first CPU_MAP (perf looks it up by bisection, so a map
     /// listed out of order hides some of its cpus).
     Cpu(u32),
-    /// Its cpu is not found among the cpus an EVENT_UPDATE gave its event (or, when strict
-    /// mode cannot tell the events apart yet, an event it may be) before the maps came:
-    /// perf counts that event on those.
+    /// Its cpu is not found among the cpus an EVENT_UPDATE gave its event before the maps
+    /// came: perf counts that event on those.
     EventCpus(u32),
+    /// File mode: its cpu is not found among the cpus an EVENT_UPDATE gave an event before
+    /// the maps came, and the descriptions that would tell whether that event is the
+    /// STAT's have not come: strict mode holds it to those cpus. Describe the events first.
+    UndescribedEventCpus(u32),
     /// Its thread index is not below the first THREAD_MAP's `nr`.
     Thread(u32),
     /// Records of this output were written with strict mode off: which maps perf counts
@@ -265,6 +268,10 @@ impl fmt::Display for StatProblem {
             Self::EventCpus(cpu) => write!(
                 f,
                 "perf does not find its cpu {cpu} among the cpus an EVENT_UPDATE gave its event before the CPU_MAP and THREAD_MAP"
+            ),
+            Self::UndescribedEventCpus(cpu) => write!(
+                f,
+                "its cpu {cpu} is not among the cpus an EVENT_UPDATE gave an event before the CPU_MAP and THREAD_MAP, and without the events' descriptions strict mode cannot tell that event from the STAT's: add the descriptions before the STATs"
             ),
             Self::TooManyEventCpus => write!(
                 f,

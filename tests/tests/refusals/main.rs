@@ -1479,6 +1479,25 @@ fn a_stat_is_held_to_the_cpus_an_event_update_gave_its_event() {
     w.write_event_data(&of_a(2)).unwrap();
     let r = read_file(&w.finish().unwrap().into_inner());
     assert_eq!(r.lpd_samples, 0);
+    // Records before descriptions: whether the EVENT_UPDATE's event is the STAT's is not
+    // known yet, so the STAT is held to its cpus, and the refusal says to describe first;
+    // described, the same STAT is taken.
+    let mut w = file_writer();
+    let mut update = update_cpus(&[3]);
+    update[16..24].copy_from_slice(&10u64.to_le_bytes());
+    w.write_event_data(&update).unwrap();
+    w.write_event_data(&threads).unwrap();
+    w.write_event_data(&map(&[0, 1, 2, 3])).unwrap();
+    let of_20 = user_record(rt::STAT, &[20, 1, 7, 1, 1]);
+    stat_refused(
+        w.write_event_data(&of_20).unwrap_err(),
+        StatProblem::UndescribedEventCpus(1),
+    );
+    w.add_event_desc(&[10], &sw_attr(), "core").unwrap();
+    w.add_event_desc(&[20], &sw_attr(), "atom").unwrap();
+    w.write_event_data(&of_20).unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 0);
     // A CPU_MAP of -1 first: every event counts on it.
     let r = file_around(|w| {
         w.write_event_data(&update_cpus(&[2])).unwrap();
