@@ -79,7 +79,9 @@
 //!   does not find among its event's cpus (that CPU_MAP's, or an EVENT_UPDATE's given
 //!   before it), on a thread index past that THREAD_MAP, or (pipe mode) of an event
 //!   described after both came; after records written with strict mode off, which may
-//!   have held those maps, STATs are refused;
+//!   have held those maps, STATs are refused. In file mode a STAT whose event the
+//!   descriptions still to come decide is held: a description that would make perf
+//!   refuse it is refused, and so is finish while perf's rule would refuse it;
 //! - is a COMPRESSED record (passed through as given, e.g. from a `perf record -z` file)
 //!   while no HEADER_COMPRESSED (zstd, `mmap_len` above 0) is set, or while the writer
 //!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not

@@ -11,7 +11,7 @@ use crate::check::record_rules::{
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
-use crate::check::stat_session::StatSession;
+use crate::check::stat_session::{Held, StatMode, StatSession};
 use crate::error::RecordError;
 use crate::error::{RecordProblem, WriterError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
@@ -73,7 +73,7 @@ pub(crate) struct RecordCheck {
     /// While strict mode is off: what waited for descriptions when it went off, and the
     /// model's revision then. Strict mode back on with nothing written or changed between
     /// takes it back; else its records stay unchecked.
-    parked: Option<(PendingRecords, u64)>,
+    parked: Option<(PendingRecords, Held, u64)>,
 }
 
 /// A record of the call being checked that strict mode checks later.
@@ -215,7 +215,7 @@ impl RecordCheck {
                     // The unchecked opt-in: what waited goes out unchecked, unless strict
                     // mode comes back before anything changes.
                     let waited = std::mem::take(&mut self.undescribed);
-                    self.parked = Some((waited, revision));
+                    self.parked = Some((waited, self.stat.take_held(), revision));
                     self.unchecked_from = Some(position);
                 }
                 if !was && strict {
@@ -224,9 +224,10 @@ impl RecordCheck {
                     if !unchanged {
                         self.stat.unseen();
                     }
-                    if let Some((waited, then)) = self.parked.take() {
+                    if let Some((waited, held, then)) = self.parked.take() {
                         if unchanged && then == revision {
                             self.undescribed = waited;
+                            self.stat.give_back_held(held);
                         }
                     }
                     self.unchecked_from = None;
@@ -285,17 +286,41 @@ impl RecordCheck {
 
     /// What waits for a description or HEADER_COMPRESSED (strict mode).
     pub(crate) fn undescribed(&self, model: &TraceModel) -> Option<PendingSummary> {
-        self.undescribed.summary(model)
+        let waiting = self.undescribed.summary(model);
+        let Some((records, ids, first)) = self.stat.waiting(model) else {
+            return waiting;
+        };
+        let held = PendingSummary {
+            records,
+            ids,
+            offset: first.pos,
+            type_: first.type_,
+        };
+        Some(match waiting {
+            None => held,
+            Some(w) => PendingSummary {
+                records: w.records.saturating_add(held.records),
+                ids: w.ids.saturating_add(held.ids),
+                ..if held.offset < w.offset { held } else { w }
+            },
+        })
     }
 
-    /// The first record that waits (see [`PendingRecords::first`]).
+    /// The first record that waits (see [`PendingRecords::first`]), or a STAT held that
+    /// perf would refuse.
     pub(crate) fn first_undescribed(&self, model: &TraceModel) -> Option<FirstRecord> {
-        self.undescribed.first(model)
+        let held = self.stat.waiting(model).map(|(_, _, first)| first);
+        self.undescribed
+            .first(model)
+            .into_iter()
+            .chain(held)
+            .min_by_key(|f| f.pos)
     }
 
     /// Forgets what waits (its records are dropped from the output, or strict mode is off).
     pub(crate) fn forget_undescribed(&mut self) {
         self.undescribed.clear();
+        self.stat.forget_held();
     }
 
     /// Checks a description about to be added against the records that wait for it.
@@ -307,11 +332,13 @@ impl RecordCheck {
         if !self.strict {
             return Ok(Resolution::default());
         }
+        self.stat.check_description(model, new)?;
         self.undescribed.check_description(model, new)
     }
 
     /// The description [`check_description`](Self::check_description) checked was added.
-    pub(crate) fn description_added(&mut self, res: Resolution) {
+    pub(crate) fn description_added(&mut self, model: &TraceModel, res: Resolution) {
+        self.stat.description_added(model);
         let stats = res.stats;
         if let Some((first, last)) = stats.time {
             self.stats.add_time(first);
@@ -847,7 +874,13 @@ impl RecordCheck {
         if learning && self.events.passes(model, record) {
             return Ok(());
         }
-        match self.check_record(model, record, stats)? {
+        let outcome = self.check_record(model, record, stats)?;
+        self.stat.place_held(FirstRecord {
+            pos: place.pos,
+            records: place.records,
+            type_: record_type::STAT,
+        });
+        match outcome {
             Outcome::Owned(desc) if learning => self.events.learn(model, desc, record),
             Outcome::Owned(_) | Outcome::Free => {}
             Outcome::Deferred(why) => {
@@ -918,7 +951,12 @@ impl RecordCheck {
                 check_user_fields(endian, type_, info.body, record)?;
                 let pipe = !self.defers;
                 if STAT_SESSION.contains(&type_) {
-                    self.stat.check(model, record, type_, pipe)?;
+                    let mode = match (pipe, self.defers(model)) {
+                        (true, _) => StatMode::Pipe,
+                        (false, true) => StatMode::FileHolding,
+                        (false, false) => StatMode::File,
+                    };
+                    self.stat.check(model, record, type_, mode)?;
                 }
                 if NAMES_IDS.contains(&type_) {
                     let own = |id| model.desc_of_id(id).is_some();

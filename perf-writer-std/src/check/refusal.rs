@@ -58,6 +58,9 @@ pub enum Contradiction {
     /// Records written before any description, which strict mode cannot attribute to this
     /// one (the reason says why).
     Unattributable(&'static str),
+    /// STATs that this description makes of an event an EVENT_UPDATE gave cpus their cpu
+    /// is not among (perf: "Invalid CPU").
+    StatCpus,
 }
 
 impl fmt::Display for Contradiction {
@@ -87,6 +90,9 @@ impl fmt::Display for Contradiction {
                 "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",
             ),
             Self::Unattributable(why) => f.write_str(why),
+            Self::StatCpus => f.write_str(
+                "STATs it makes of an event an EVENT_UPDATE gave cpus before the CPU_MAP and THREAD_MAP, on a cpu not among them: perf would refuse them",
+            ),
         }
     }
 }

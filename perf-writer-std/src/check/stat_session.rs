@@ -8,12 +8,18 @@
 //! its event's cpus or whose thread index is past the THREAD_MAP.
 
 use crate::check::record_rules::named_ids;
-use crate::error::StatProblem;
+use crate::check::record_summary::FirstRecord;
+use crate::check::refusal::Contradiction;
+use crate::error::{EventError, StatProblem};
+use crate::model::trace_model::NewDesc;
 use crate::model::trace_model::TraceModel;
 use crate::RecordProblem;
+use crate::WriterError;
 use perf_abi::field_widths::EVENT_UPDATE_CPUS;
 use perf_abi::{record_type, Stat};
 use perf_encode::records::{ParseError, ParsedCpuMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::mem::offset_of;
 
 /// An EVENT_UPDATE's cpu map, given before both maps came: perf's "own cpus" of its event.
@@ -38,6 +44,17 @@ struct Maps {
     descs: Option<usize>,
     /// EVENT_UPDATE cpu maps before both came, the latest per id.
     own: Vec<OwnCpus>,
+    /// STATs held (see [`StatSession::held`]): id, cpu and place.
+    held: Vec<(u64, u32, FirstRecord)>,
+}
+
+/// File mode: STATs of one id whose cpu is not among the cpus an EVENT_UPDATE gave an
+/// event that the descriptions still to come may make theirs.
+#[derive(Debug)]
+struct HeldStats {
+    cpus: BTreeSet<u32>,
+    first: FirstRecord,
+    records: u64,
 }
 
 /// The maps of the records written to the output, and those of the call being checked.
@@ -50,7 +67,23 @@ pub(crate) struct StatSession {
     /// Records of this output went out with strict mode off: maps may have been written
     /// unseen, so perf's table of counts is not known.
     unseen: bool,
+    /// File mode: STATs held to the cpus of EVENT_UPDATEs of events not told apart from
+    /// theirs yet, by STAT id; judged when descriptions settle which events they are, and
+    /// at finish by perf's rule.
+    held: FxHashMap<u64, HeldStats>,
+    /// (STAT id, cpu) pairs in `held`.
+    held_pairs: usize,
+    /// The STAT just checked was held: its id and cpu, for the caller to place.
+    just_held: Option<(u64, u32)>,
 }
+
+/// STATs held, taken away while strict mode is off (see [`StatSession::take_held`]).
+#[derive(Debug, Default)]
+pub(crate) struct Held(FxHashMap<u64, HeldStats>, usize);
+
+/// The most (STAT id, cpu) pairs held: past it, such a STAT is refused
+/// ([`StatProblem::UndescribedEventCpus`]).
+const MAX_HELD: usize = 1 << 20;
 
 /// The most event ids whose EVENT_UPDATE cpu maps are kept (given before the maps came).
 pub(crate) const MAX_EVENT_CPUS: usize = 4096;
@@ -102,6 +135,26 @@ impl StatSession {
             w.own.retain(|o| o.id != own.id);
             w.own.push(own);
         }
+        for (id, cpu, first) in call.held {
+            let h = self.held.entry(id).or_insert(HeldStats {
+                cpus: BTreeSet::new(),
+                first,
+                records: 0,
+            });
+            h.records = h.records.saturating_add(1);
+            if h.cpus.insert(cpu) {
+                self.held_pairs = self.held_pairs.saturating_add(1);
+            }
+        }
+    }
+
+    /// Places the STAT [`check`](Self::check) just held (it passed): `first` says where it
+    /// is.
+    pub(crate) fn place_held(&mut self, first: FirstRecord) {
+        if let Some((id, cpu)) = self.just_held.take() {
+            self.call_kept = true;
+            self.call.held.push((id, cpu, first));
+        }
     }
 
     /// Checks one whole record of the call (already sized, and its fields walked) and
@@ -112,8 +165,10 @@ impl StatSession {
         model: &TraceModel,
         record: &[u8],
         type_: u32,
-        pipe: bool,
+        mode: StatMode,
     ) -> Result<(), RecordProblem> {
+        self.just_held = None;
+        let pipe = mode == StatMode::Pipe;
         let endian = model.endian();
         match type_ {
             record_type::THREAD_MAP if self.threads().is_none() => {
@@ -138,7 +193,7 @@ impl StatSession {
                     return Err(RecordProblem::Stat(StatProblem::DescribedAfterMaps));
                 }
             }
-            record_type::STAT => self.check_stat(model, record, pipe)?,
+            record_type::STAT => self.check_stat(model, record, mode)?,
             _ => {}
         }
         Ok(())
@@ -178,11 +233,12 @@ impl StatSession {
     }
 
     fn check_stat(
-        &self,
+        &mut self,
         model: &TraceModel,
         record: &[u8],
-        pipe: bool,
+        mode: StatMode,
     ) -> Result<(), RecordProblem> {
+        let pipe = mode == StatMode::Pipe;
         let endian = model.endian();
         let stat = |p| RecordProblem::Stat(p);
         let descs = self.counted()?;
@@ -209,15 +265,26 @@ impl StatSession {
         let index = if pipe { model.index_at_read(id) } else { None };
         if !any_first {
             let own = self.written.own.iter().chain(&self.call.own);
+            let mut hold = false;
             for o in own {
-                let problem = match relation(model, o, id, index) {
-                    Relation::Same => StatProblem::EventCpus(cpu),
-                    Relation::Unknown => StatProblem::UndescribedEventCpus(cpu),
-                    Relation::Different => continue,
-                };
-                if !found(ParsedCpuMap::parse_data(&o.data, endian)) {
-                    return Err(stat(problem));
+                let relation = relation(model, o, id, index);
+                if relation == Relation::Different
+                    || found(ParsedCpuMap::parse_data(&o.data, endian))
+                {
+                    continue;
                 }
+                match relation {
+                    Relation::Unknown if mode == StatMode::FileHolding => hold = true,
+                    Relation::Unknown => return Err(stat(StatProblem::UndescribedEventCpus(cpu))),
+                    _ => return Err(stat(StatProblem::EventCpus(cpu))),
+                }
+            }
+            if hold {
+                let pairs = self.held_pairs.saturating_add(self.call.held.len());
+                if pairs >= MAX_HELD {
+                    return Err(stat(StatProblem::UndescribedEventCpus(cpu)));
+                }
+                self.just_held = Some((id, cpu));
             }
         }
         if u64::from(thread) >= threads {
@@ -247,6 +314,139 @@ impl StatSession {
 
     fn descs(&self) -> Option<usize> {
         self.written.descs.or(self.call.descs)
+    }
+}
+
+/// How the output is read, for [`StatSession::check`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StatMode {
+    /// In order, with the descriptions before each record.
+    Pipe,
+    /// With all descriptions; a STAT whose event the descriptions still to come decide is
+    /// held until they do.
+    FileHolding,
+    /// With all descriptions, but records are judged as they come (the writer compresses
+    /// them): such a STAT is refused.
+    File,
+}
+
+impl StatSession {
+    /// Checks a description about to be added (`new`) against the STATs held: refused
+    /// when it makes a held STAT's event one an EVENT_UPDATE gave cpus its cpu is not
+    /// among, naming those STATs.
+    pub(crate) fn check_description(
+        &self,
+        model: &TraceModel,
+        new: &NewDesc<'_>,
+    ) -> Result<(), WriterError> {
+        let index = model.descs().len();
+        let settled = |id: u64| {
+            model
+                .settled_index(id)
+                .or_else(|| new.ids.contains(&id).then_some(index))
+        };
+        let same = |a, b| match (settled(a), settled(b)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        };
+        self.contradicting(model, &same)
+            .first()
+            .map_or(Ok(()), |&(id, h)| {
+                Err(WriterError::Event(EventError::ContradictsRecords {
+                    records: h.records,
+                    offset: h.first.pos,
+                    type_: h.first.type_,
+                    id: Some(id),
+                    problem: Contradiction::StatCpus,
+                }))
+            })
+    }
+
+    /// A description was added: the held STATs whose relation to every EVENT_UPDATE is
+    /// settled now passed ([`check_description`](Self::check_description)) and are let go.
+    pub(crate) fn description_added(&mut self, model: &TraceModel) {
+        let own = &self.written.own;
+        let before = self.held.len();
+        self.held.retain(|&id, _| {
+            let settled = model.settled_index(id);
+            own.iter()
+                .any(|o| settled.is_none() || model.settled_index(o.id).is_none())
+        });
+        if self.held.len() != before {
+            self.held_pairs = self.held.values().map(|h| h.cpus.len()).sum();
+        }
+    }
+
+    /// The held STATs perf would refuse, were the file read with the descriptions of
+    /// `model` (perf's rule, [`TraceModel::index_at_read`]): their count, their ids and
+    /// where the first is.
+    pub(crate) fn waiting(&self, model: &TraceModel) -> Option<(u64, u64, FirstRecord)> {
+        let same = |a: u64, b: u64| match (model.index_at_read(a), model.index_at_read(b)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        };
+        let mut out: Option<(u64, u64, FirstRecord)> = None;
+        for (_, h) in self.contradicting(model, &same) {
+            out = Some(match out {
+                None => (h.records, 1, h.first),
+                Some((records, ids, first)) => (
+                    records.saturating_add(h.records),
+                    ids.saturating_add(1),
+                    if h.first.pos < first.pos {
+                        h.first
+                    } else {
+                        first
+                    },
+                ),
+            });
+        }
+        out
+    }
+
+    /// Forgets the held STATs (their records are dropped, or strict mode is off).
+    pub(crate) fn forget_held(&mut self) {
+        self.held.clear();
+        self.held_pairs = 0;
+    }
+
+    /// Takes the held STATs away (strict mode goes off), to be given back by
+    /// [`give_back_held`](Self::give_back_held).
+    pub(crate) fn take_held(&mut self) -> Held {
+        let held = Held(std::mem::take(&mut self.held), self.held_pairs);
+        self.held_pairs = 0;
+        held
+    }
+
+    /// Gives back what [`take_held`](Self::take_held) took.
+    pub(crate) fn give_back_held(&mut self, held: Held) {
+        (self.held, self.held_pairs) = (held.0, held.1);
+    }
+
+    /// The held groups that `same` (of an EVENT_UPDATE's id and a STAT's) makes
+    /// contradict an EVENT_UPDATE's cpus, the earliest first.
+    fn contradicting(
+        &self,
+        model: &TraceModel,
+        same: &dyn Fn(u64, u64) -> bool,
+    ) -> Vec<(u64, &HeldStats)> {
+        let endian = model.endian();
+        let mut found: Vec<(u64, &HeldStats)> = self
+            .held
+            .iter()
+            .filter(|&(&id, h)| {
+                self.written.own.iter().any(|o| {
+                    same(o.id, id)
+                        && ParsedCpuMap::parse_data(&o.data, endian).is_ok_and(|map| {
+                            h.cpus
+                                .iter()
+                                .any(|&cpu| map.perf_position(cpu as i32).is_none())
+                        })
+                })
+            })
+            .map(|(&id, h)| (id, h))
+            .collect();
+        found.sort_by_key(|(_, h)| h.first.pos);
+        found
     }
 }
 

@@ -240,7 +240,9 @@ pub enum StatProblem {
     EventCpus(u32),
     /// File mode: its cpu is not found among the cpus an EVENT_UPDATE gave an event before
     /// the maps came, and the descriptions that would tell whether that event is the
-    /// STAT's have not come: strict mode holds it to those cpus. Describe the events first.
+    /// STAT's have not come. Such a STAT is held until they come, but not while the writer
+    /// compresses (records are judged as they come) nor past the bound of STATs held:
+    /// describe the events first.
     UndescribedEventCpus(u32),
     /// Its thread index is not below the first THREAD_MAP's `nr`.
     Thread(u32),

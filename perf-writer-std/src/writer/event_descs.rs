@@ -89,7 +89,7 @@ impl<O: OutputMode> PerfWriter<O> {
             .add_desc(ids, attr, name, tracepoint, |model, new| {
                 check.check_description(model, new)
             })?;
-        self.check.description_added(resolution);
+        self.check.description_added(&self.model, resolution);
         Ok(())
     }
 

@@ -1480,24 +1480,60 @@ fn a_stat_is_held_to_the_cpus_an_event_update_gave_its_event() {
     let r = read_file(&w.finish().unwrap().into_inner());
     assert_eq!(r.lpd_samples, 0);
     // Records before descriptions: whether the EVENT_UPDATE's event is the STAT's is not
-    // known yet, so the STAT is held to its cpus, and the refusal says to describe first;
-    // described, the same STAT is taken.
-    let mut w = file_writer();
+    // known yet, so the STAT is held; descriptions that make them two events let it go, one
+    // that makes them one event is refused, naming it.
     let mut update = update_cpus(&[3]);
     update[16..24].copy_from_slice(&10u64.to_le_bytes());
-    w.write_event_data(&update).unwrap();
-    w.write_event_data(&threads).unwrap();
-    w.write_event_data(&map(&[0, 1, 2, 3])).unwrap();
-    let of_20 = user_record(rt::STAT, &[20, 1, 7, 1, 1]);
-    stat_refused(
-        w.write_event_data(&of_20).unwrap_err(),
-        StatProblem::UndescribedEventCpus(1),
-    );
+    let first_records = |stat_id: u64| {
+        [
+            update.clone(),
+            threads.clone(),
+            map(&[0, 1, 2, 3]),
+            user_record(rt::STAT, &[stat_id, 1, 7, 1, 1]),
+        ]
+    };
+    fn records_first<O: OutputMode>(w: &mut PerfWriter<O>, records: [Vec<u8>; 4]) {
+        for r in records {
+            w.write_event_data(&r).unwrap();
+        }
+    }
+    let mut w = file_writer();
+    records_first(&mut w, first_records(20));
     w.add_event_desc(&[10], &sw_attr(), "core").unwrap();
     w.add_event_desc(&[20], &sw_attr(), "atom").unwrap();
-    w.write_event_data(&of_20).unwrap();
     let r = read_file(&w.finish().unwrap().into_inner());
     assert_eq!(r.lpd_samples, 0);
+    let mut w = file_writer();
+    records_first(&mut w, first_records(11));
+    match w.add_event_desc(&[10, 11], &sw_attr(), "core").unwrap_err() {
+        WriterError::Event(EventError::ContradictsRecords {
+            records: 1,
+            type_,
+            id: Some(11),
+            problem: perf_writer_std::Contradiction::StatCpus,
+            ..
+        }) => assert_eq!(type_, rt::STAT),
+        other => panic!("{other:?}"),
+    }
+    w.add_event_desc(&[10], &sw_attr(), "core").unwrap();
+    w.add_event_desc(&[11], &sw_attr(), "other").unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 0);
+    // Never told apart: with one event perf gives it both ids, and would refuse the STAT;
+    // finish refuses, and a drop ends the file before it.
+    let mut file = Cursor::new(Vec::new());
+    {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(&mut file).unwrap();
+        records_first(&mut w, first_records(11));
+        w.add_event_desc(&[5], &sw_attr(), "only").unwrap();
+        match w.finish().unwrap_err() {
+            WriterError::Record(perf_writer_std::RecordError::Undescribed(p)) => {
+                assert_eq!(p.type_, rt::STAT)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    read_file(file.get_ref());
     // A CPU_MAP of -1 first: every event counts on it.
     let r = file_around(|w| {
         w.write_event_data(&update_cpus(&[2])).unwrap();
