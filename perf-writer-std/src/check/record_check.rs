@@ -875,11 +875,13 @@ impl RecordCheck {
             return Ok(());
         }
         let outcome = self.check_record(model, record, stats)?;
-        self.stat.place_held(FirstRecord {
-            pos: place.pos,
-            records: place.records,
-            type_: record_type::STAT,
-        });
+        if self.stat.holds_one() {
+            self.stat.place_held(FirstRecord {
+                pos: place.pos,
+                records: place.records,
+                type_: record_type::STAT,
+            });
+        }
         match outcome {
             Outcome::Owned(desc) if learning => self.events.learn(model, desc, record),
             Outcome::Owned(_) | Outcome::Free => {}

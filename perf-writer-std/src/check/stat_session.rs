@@ -148,8 +148,15 @@ impl StatSession {
         }
     }
 
+    /// [`check`](Self::check) just held a STAT, for [`place_held`](Self::place_held).
+    #[inline]
+    pub(crate) fn holds_one(&self) -> bool {
+        self.just_held.is_some()
+    }
+
     /// Places the STAT [`check`](Self::check) just held (it passed): `first` says where it
     /// is.
+    #[inline]
     pub(crate) fn place_held(&mut self, first: FirstRecord) {
         if let Some((id, cpu)) = self.just_held.take() {
             self.call_kept = true;
