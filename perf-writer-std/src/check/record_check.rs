@@ -193,18 +193,19 @@ impl RecordCheck {
         self.refresh_quick();
     }
 
-    /// Applies the settings waiting for a record boundary when the stream is at one:
-    /// `output_inside_record` tells whether the output holds part of a record (written to
-    /// it while nothing was checked); `position` is the output's stream position and
-    /// `revision` the model's ([`TraceModel::revision`]). Call after every call that
-    /// writes records.
-    pub(crate) fn apply_waiting_settings(
+    /// Applies the settings waiting for a record boundary when the stream is at one: when
+    /// neither `out` holds part of a record (written to it while nothing was checked) nor
+    /// this check does. Call after every call that writes records.
+    #[inline]
+    pub(crate) fn apply_waiting_settings<O: OutputMode>(
         &mut self,
-        output_inside_record: bool,
-        position: u64,
-        revision: u64,
+        model: &TraceModel,
+        out: Option<&O>,
     ) {
         if let Some((strict, derive)) = self.wanted {
+            let output_inside_record = out.is_some_and(|o| o.partial_len() != 0);
+            let position = out.map_or(0, |o| o.position());
+            let revision = model.revision();
             if !output_inside_record && !self.inside_record() {
                 let was = self.strict;
                 self.strict = strict;

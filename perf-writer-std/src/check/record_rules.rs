@@ -67,6 +67,19 @@ pub(crate) fn judged_in_context(type_: u32) -> bool {
         || type_ == record_type::COMPRESSED
 }
 
+/// Where an EVENT_UPDATE's fields are: its header, then `u64 type` (the kind), `u64 id`
+/// and the kind's data.
+const EVENT_UPDATE_KIND: usize = 8;
+const EVENT_UPDATE_ID: usize = 16;
+const EVENT_UPDATE_DATA: usize = 24;
+
+/// The `perf_record_cpu_map_data` of an EVENT_UPDATE of kind CPUS (`None` for another
+/// kind).
+pub(crate) fn event_update_cpus(endian: Endian, record: &[u8]) -> Option<&[u8]> {
+    (endian.u64_at(record, EVENT_UPDATE_KIND)? == field_widths::EVENT_UPDATE_CPUS)
+        .then(|| record.get(EVENT_UPDATE_DATA..).unwrap_or_default())
+}
+
 /// The ids `record` (one of [`NAMES_IDS`], its fields checked) names, each with whether
 /// perf looks it up among the events' own ids (ID_INDEX's entries) or takes the event by
 /// its rule for a record's event (EVENT_UPDATE's id, STAT's).
@@ -78,7 +91,7 @@ pub(crate) fn named_ids(
     let word = move |at: usize| endian.u64_at(record, at);
     let (first, count, stride, own) = match type_ {
         record_type::ID_INDEX => (16, word(8).unwrap_or(0), size_of::<IdIndexEntry>(), true),
-        record_type::EVENT_UPDATE => (16, 1, 0, false),
+        record_type::EVENT_UPDATE => (EVENT_UPDATE_ID, 1, 0, false),
         record_type::STAT => (8 + offset_of!(Stat, id), 1, 0, false),
         _ => (0, 0, 0, false),
     };
@@ -111,8 +124,8 @@ pub(crate) fn unknown_named_id(
 /// One of perf's own records (type 64 and up) holds the fields perf-abi's table gives its
 /// type, each list as long as its count says and nothing after the last field: walked as
 /// the byte-order swapper walks it, on a copy. Types whose body has one length only, which
-/// [`check_body`] proved, and types the table does not lay out are not walked. An
-/// AUXTRACE_INFO must name a trace type perf decodes.
+/// [`check_body`] proved, and types the table does not lay out are not walked. Then its
+/// values ([`check_user_values`]).
 pub(crate) fn check_user_fields(
     endian: Endian,
     type_: u32,
@@ -175,12 +188,12 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
             }
         }
         record_type::CPU_MAP => cpu_map(record.get(8..).unwrap_or_default())?,
-        record_type::EVENT_UPDATE => match word(8) {
-            Some(kind @ field_widths::EVENT_UPDATE_CPUS) if endian == Endian::Big => {
-                return Err(RecordProblem::Unswapped(kind));
+        record_type::EVENT_UPDATE => match event_update_cpus(endian, record) {
+            Some(_) if endian == Endian::Big => {
+                return Err(RecordProblem::Unswapped(field_widths::EVENT_UPDATE_CPUS));
             }
-            Some(field_widths::EVENT_UPDATE_CPUS) => cpu_map(record.get(24..).unwrap_or_default())?,
-            _ => {}
+            Some(data) => cpu_map(data)?,
+            None => {}
         },
         _ => {}
     }

@@ -7,7 +7,7 @@
 //! STAT_ROUND before that table exists, and refuses a STAT whose cpu it cannot find among
 //! its event's cpus or whose thread index is past the THREAD_MAP.
 
-use crate::check::record_rules::named_ids;
+use crate::check::record_rules::{event_update_cpus, named_ids};
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::Contradiction;
 use crate::error::{EventError, StatProblem};
@@ -15,7 +15,6 @@ use crate::model::trace_model::NewDesc;
 use crate::model::trace_model::TraceModel;
 use crate::RecordProblem;
 use crate::WriterError;
-use perf_abi::field_widths::EVENT_UPDATE_CPUS;
 use perf_abi::{record_type, Stat};
 use perf_encode::records::{ParseError, ParsedCpuMap};
 use rustc_hash::FxHashMap;
@@ -89,12 +88,10 @@ const MAX_HELD: usize = 1 << 20;
 pub(crate) const MAX_EVENT_CPUS: usize = 4096;
 
 /// Where fields are: a STAT's cpu and thread (its header, then [`Stat`]), a THREAD_MAP's
-/// `nr`, an EVENT_UPDATE's kind and the cpu map after its id.
+/// `nr`.
 const STAT_CPU: usize = 8 + offset_of!(Stat, cpu);
 const STAT_THREAD: usize = 8 + offset_of!(Stat, thread);
 const THREAD_MAP_NR: usize = 8;
-const EVENT_UPDATE_KIND: usize = 8;
-const EVENT_UPDATE_DATA: usize = 24;
 
 impl StatSession {
     /// A new output.
@@ -110,6 +107,7 @@ impl StatSession {
     /// A call starts: nothing of it is kept yet.
     #[inline]
     pub(crate) fn start_call(&mut self) {
+        self.just_held = None;
         if self.call_kept {
             self.call = Maps::default();
             self.call_kept = false;
@@ -165,8 +163,7 @@ impl StatSession {
     }
 
     /// Checks one whole record of the call (already sized, and its fields walked) and
-    /// notes the maps it brings; `pipe`: perf reads the output in order, with the
-    /// descriptions there are now.
+    /// notes the maps it brings; `mode` says how perf reads the output.
     pub(crate) fn check(
         &mut self,
         model: &TraceModel,
@@ -188,11 +185,10 @@ impl StatSession {
                 self.call.cpus = Some(record.to_vec());
                 self.both_came(model);
             }
-            record_type::EVENT_UPDATE
-                if self.descs().is_none()
-                    && endian.u64_at(record, EVENT_UPDATE_KIND) == Some(EVENT_UPDATE_CPUS) =>
-            {
-                self.own_cpus(model, record, pipe)?;
+            record_type::EVENT_UPDATE if self.descs().is_none() => {
+                if let Some(data) = event_update_cpus(endian, record) {
+                    self.own_cpus(model, record, data, pipe)?;
+                }
             }
             record_type::STAT_ROUND => {
                 let descs = self.counted()?;
@@ -211,6 +207,7 @@ impl StatSession {
         &mut self,
         model: &TraceModel,
         record: &[u8],
+        data: &[u8],
         pipe: bool,
     ) -> Result<(), RecordProblem> {
         let endian = model.endian();
@@ -222,11 +219,14 @@ impl StatSession {
         if kept.filter(|o| o.id != id).count() >= MAX_EVENT_CPUS {
             return Err(RecordProblem::Stat(StatProblem::TooManyEventCpus));
         }
-        let data = record.get(EVENT_UPDATE_DATA..).unwrap_or_default().to_vec();
         let event = if pipe { model.index_at_read(id) } else { None };
         self.call_kept = true;
         self.call.own.retain(|o| o.id != id);
-        self.call.own.push(OwnCpus { id, event, data });
+        self.call.own.push(OwnCpus {
+            id,
+            event,
+            data: data.to_vec(),
+        });
         Ok(())
     }
 
@@ -261,18 +261,16 @@ impl StatSession {
         let found = |map: Result<ParsedCpuMap<'_>, ParseError>| {
             map.ok().and_then(|m| m.perf_position(cpu as i32)).is_some()
         };
-        if !found(ParsedCpuMap::parse(cpus, endian)) {
+        let map = ParsedCpuMap::parse(cpus, endian);
+        // A first cpu of -1 makes every event count on the CPU_MAP's cpus.
+        let any_first = map.as_ref().ok().and_then(|m| m.get(0)) == Some(-1);
+        if !found(map) {
             return Err(stat(StatProblem::Cpu(cpu)));
         }
-        // A first cpu of -1 makes every event count on the CPU_MAP's cpus.
-        let any_first = ParsedCpuMap::parse(cpus, endian)
-            .ok()
-            .and_then(|m| m.get(0))
-            == Some(-1);
         let index = if pipe { model.index_at_read(id) } else { None };
+        let mut hold = false;
         if !any_first {
             let own = self.written.own.iter().chain(&self.call.own);
-            let mut hold = false;
             for o in own {
                 let relation = relation(model, o, id, index);
                 if relation == Relation::Different
@@ -286,19 +284,19 @@ impl StatSession {
                     _ => return Err(stat(StatProblem::EventCpus(cpu))),
                 }
             }
-            if hold {
-                let pairs = self.held_pairs.saturating_add(self.call.held.len());
-                if pairs >= MAX_HELD {
-                    return Err(stat(StatProblem::UndescribedEventCpus(cpu)));
-                }
-                self.just_held = Some((id, cpu));
-            }
         }
         if u64::from(thread) >= threads {
             return Err(stat(StatProblem::Thread(thread)));
         }
         if pipe && index.is_some_and(|i| i >= descs) {
             return Err(stat(StatProblem::DescribedAfterMaps));
+        }
+        if hold {
+            let pairs = self.held_pairs.saturating_add(self.call.held.len());
+            if pairs >= MAX_HELD {
+                return Err(stat(StatProblem::UndescribedEventCpus(cpu)));
+            }
+            self.just_held = Some((id, cpu));
         }
         Ok(())
     }

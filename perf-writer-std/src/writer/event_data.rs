@@ -164,10 +164,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Applies a strict-mode or derived-headers setting made inside a record once the
     /// stream is at a record boundary.
     pub(crate) fn apply_waiting_check_settings(&mut self) {
-        let inside = self.out.as_ref().is_some_and(|o| o.partial_len() != 0);
-        let position = self.out.as_ref().map_or(0, |o| o.position());
         self.check
-            .apply_waiting_settings(inside, position, self.model.revision());
+            .apply_waiting_settings(&self.model, self.out.as_ref());
     }
 
     /// [`write_event_data`](Self::write_event_data) through the record check (strict mode,
@@ -177,11 +175,7 @@ impl<O: OutputMode> PerfWriter<O> {
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::Output(OutputError::NotOpen)));
         };
-        self.check.apply_waiting_settings(
-            out.partial_len() != 0,
-            out.position(),
-            self.model.revision(),
-        );
+        self.check.apply_waiting_settings(&self.model, Some(&*out));
         let written = if !self.check.checking() {
             out.write_records(&self.model, data)
         } else {
@@ -190,11 +184,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 None => self.check.write(&self.model, out, &[data]).map(drop),
             }
         };
-        self.check.apply_waiting_settings(
-            out.partial_len() != 0,
-            out.position(),
-            self.model.revision(),
-        );
+        self.check.apply_waiting_settings(&self.model, Some(&*out));
         written
     }
 
@@ -221,18 +211,10 @@ impl<O: OutputMode> PerfWriter<O> {
         if !self.check.active() {
             return out.write_records_vectored(&self.model, bufs);
         }
-        self.check.apply_waiting_settings(
-            out.partial_len() != 0,
-            out.position(),
-            self.model.revision(),
-        );
+        self.check.apply_waiting_settings(&self.model, Some(&*out));
         if !self.check.checking() {
             let written = out.write_records_vectored(&self.model, bufs);
-            self.check.apply_waiting_settings(
-                out.partial_len() != 0,
-                out.position(),
-                self.model.revision(),
-            );
+            self.check.apply_waiting_settings(&self.model, Some(&*out));
             return written;
         }
         let len = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
@@ -242,11 +224,7 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         if len > JOIN_VECTORED_UP_TO {
             let written = self.check.write(&self.model, out, bufs);
-            self.check.apply_waiting_settings(
-                out.partial_len() != 0,
-                out.position(),
-                self.model.revision(),
-            );
+            self.check.apply_waiting_settings(&self.model, Some(&*out));
             return written;
         }
         // Small calls are joined and checked in one piece (records split across slices
