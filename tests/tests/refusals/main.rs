@@ -1632,3 +1632,35 @@ fn event_cpus_past_the_bound_are_refused() {
     });
     assert_both_ticks(&r);
 }
+
+/// A STAT refused for another reason (its thread) is not held: a description that would
+/// have contradicted it, had it been taken, is taken, and perf reads the file.
+#[test]
+fn a_refused_stat_leaves_nothing_held() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::records::CpuMap;
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    use perf_writer_std::StatProblem;
+    let cpus = to_vec(&CpuMap::Cpus(&[3]), Endian::Little).unwrap();
+    let mut update = user_record(rt::EVENT_UPDATE, &[3, 10]);
+    update.extend_from_slice(&cpus[8..]);
+    let len = update.len() as u16;
+    update[6..8].copy_from_slice(&len.to_le_bytes());
+    let mut w = file_writer();
+    w.write_event_data(&update).unwrap();
+    w.write_event_data(&user_record(rt::THREAD_MAP, &[1, 42, 0, 0]))
+        .unwrap();
+    w.write_event_data(&to_vec(&CpuMap::Cpus(&[0, 1, 2, 3]), Endian::Little).unwrap())
+        .unwrap();
+    stat_refused(
+        w.write_event_data(&user_record(rt::STAT, &[20, 1 | 5 << 32, 7, 1, 1]))
+            .unwrap_err(),
+        StatProblem::Thread(5),
+    );
+    // A SAMPLE of id 10 (IDENTIFIER, IP, TID, TIME), written before its description.
+    w.write_event_data(&user_record(rt::SAMPLE, &[10, 0x1000, 42 | 42 << 32, 1000]))
+        .unwrap();
+    w.add_event_desc(&[10, 20], &sw_attr(), "core").unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 1);
+}
