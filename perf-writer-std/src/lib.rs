@@ -78,7 +78,8 @@
 //!   ([`StatProblem`]): before the output's first CPU_MAP and THREAD_MAP, on a cpu perf
 //!   does not find among its event's cpus (that CPU_MAP's, or an EVENT_UPDATE's given
 //!   before it), on a thread index past that THREAD_MAP, or (pipe mode) of an event
-//!   described after both came; after records written with strict mode off, which may
+//!   described after both came; a second CPU_MAP or THREAD_MAP, which perf ignores; after
+//!   records written with strict mode off, which may
 //!   have held those maps, STATs are refused. In file mode a STAT whose event the
 //!   descriptions still to come decide is held: a description that would make perf
 //!   refuse it is refused, and so is finish while perf's rule would refuse it;

@@ -5,7 +5,8 @@
 //! counts on the cpus of that CPU_MAP, or, when an EVENT_UPDATE gave it cpus of its own
 //! before then, on those (unless the CPU_MAP's first cpu is -1). perf crashes on a
 //! STAT_ROUND before that table exists, and refuses a STAT whose cpu it cannot find among
-//! its event's cpus or whose thread index is past the THREAD_MAP.
+//! its event's cpus or whose thread index is past the THREAD_MAP. A second CPU_MAP or
+//! THREAD_MAP is refused: perf ignores it.
 
 use crate::check::record_rules::{event_update_cpus, named_ids};
 use crate::check::record_summary::FirstRecord;
@@ -184,6 +185,10 @@ impl StatSession {
                 self.call_kept = true;
                 self.call.cpus = Some(record.to_vec());
                 self.both_came(model);
+            }
+            // perf reads the first of each and ignores the others, with a warning.
+            record_type::THREAD_MAP | record_type::CPU_MAP if !self.unseen => {
+                return Err(RecordProblem::Stat(StatProblem::ExtraMap));
             }
             record_type::EVENT_UPDATE if self.descs().is_none() => {
                 if let Some(data) = event_update_cpus(endian, record) {

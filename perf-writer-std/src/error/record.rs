@@ -255,6 +255,8 @@ pub enum StatProblem {
     /// Pipe mode: its event (for STAT_ROUND: an event) was described after both maps came,
     /// and perf has no counts for it.
     DescribedAfterMaps,
+    /// A second CPU_MAP or THREAD_MAP: perf reads the first of each and ignores the others.
+    ExtraMap,
 }
 
 impl fmt::Display for StatProblem {
@@ -286,6 +288,9 @@ impl fmt::Display for StatProblem {
             Self::Thread(t) => write!(
                 f,
                 "its thread index {t} is not below the first THREAD_MAP's count"
+            ),
+            Self::ExtraMap => f.write_str(
+                "a CPU_MAP or THREAD_MAP of this kind was written already: perf reads the first and ignores the others",
             ),
             Self::DescribedAfterMaps => f.write_str(
                 "its event was described after the CPU_MAP and THREAD_MAP: perf, reading a pipe stream in order, has no counts for it (describe events before those maps)",

@@ -1198,6 +1198,28 @@ fn stat_records_perf_script_cannot_read_are_refused() {
     assert_both_ticks(&r);
 }
 
+/// A second CPU_MAP or THREAD_MAP is refused in both modes (perf reads the first of each
+/// and ignores the others, with a warning); what was taken reads as before.
+#[test]
+fn a_second_cpu_map_or_thread_map_is_refused() {
+    use perf_writer_std::StatProblem;
+    let [threads, cpus] = stat_maps();
+    let refuse = |w: &mut dyn FnMut(&[u8]) -> Result<(), WriterError>| {
+        w(&threads).unwrap();
+        stat_refused(w(&threads).unwrap_err(), StatProblem::ExtraMap);
+        // A call that brings the first and a second CPU_MAP is refused whole.
+        let both = [cpus.clone(), cpus.clone()].concat();
+        stat_refused(w(&both).unwrap_err(), StatProblem::ExtraMap);
+        w(&cpus).unwrap();
+        stat_refused(w(&cpus).unwrap_err(), StatProblem::ExtraMap);
+        w(&stat(2, 0, 31337)).unwrap();
+    };
+    let r = file_around(|w| refuse(&mut |b| w.write_event_data(b)));
+    assert_both_ticks(&r);
+    let r = pipe_around(|w| refuse(&mut |b| w.write_event_data(b)));
+    assert_both_ticks(&r);
+}
+
 /// perf script prints the counts of a STAT_ROUND taken after the maps; in pipe mode an
 /// event described after the maps has no counts (perf crashes on a STAT_ROUND then).
 #[test]
