@@ -3,7 +3,7 @@
 //! THREAD_MAP (later ones it ignores), for the events it knows when the second of them
 //! comes (in a file, all of them; in a pipe stream, those described so far). An event
 //! counts on the cpus of that CPU_MAP, or, when an EVENT_UPDATE gave it cpus of its own
-//! before then, on those (unless the CPU_MAP's first cpu is -1). perf crashes on a
+//! before then, on those (the last it gave, whichever of the event's ids it names) (unless the CPU_MAP's first cpu is -1). perf crashes on a
 //! STAT_ROUND before that table exists, and refuses a STAT whose cpu it cannot find among
 //! its event's cpus or whose thread index is past the THREAD_MAP. A second CPU_MAP or
 //! THREAD_MAP is refused: perf ignores it.
@@ -275,14 +275,22 @@ impl StatSession {
         let index = if pipe { model.index_at_read(id) } else { None };
         let mut hold = false;
         if !any_first {
-            let own = self.written.own.iter().chain(&self.call.own);
-            for o in own {
+            let own = || self.written.own.iter().chain(&self.call.own);
+            for (i, o) in own().enumerate() {
                 let relation = relation(model, o, id, index);
                 if relation == Relation::Different
                     || found(ParsedCpuMap::parse_data(&o.data, endian))
                 {
                     continue;
                 }
+                // perf keeps an event's last EVENT_UPDATE cpus: a later one of the same
+                // event replaces these, one that may be of it leaves them undecided.
+                let later = own().skip(i + 1).map(|l| own_relation(model, o, l));
+                let relation = match later.fold(Relation::Different, Relation::strongest) {
+                    Relation::Same => continue,
+                    Relation::Unknown => Relation::Unknown,
+                    Relation::Different => relation,
+                };
                 match relation {
                     Relation::Unknown if mode == StatMode::FileHolding => hold = true,
                     Relation::Unknown => return Err(stat(StatProblem::UndescribedEventCpus(cpu))),
@@ -432,8 +440,9 @@ impl StatSession {
         (self.held, self.held_pairs) = (held.0, held.1);
     }
 
-    /// The held groups that `same` (of an EVENT_UPDATE's id and a STAT's) makes
-    /// contradict an EVENT_UPDATE's cpus, the earliest first.
+    /// The held groups that `same` (two ids perf gives one event: an EVENT_UPDATE's and a
+    /// STAT's, or two EVENT_UPDATEs') makes contradict the last cpus an EVENT_UPDATE gave
+    /// their event, the earliest first.
     fn contradicting(
         &self,
         model: &TraceModel,
@@ -444,8 +453,12 @@ impl StatSession {
             .held
             .iter()
             .filter(|&(&id, h)| {
-                self.written.own.iter().any(|o| {
+                let own = &self.written.own;
+                own.iter().enumerate().any(|(i, o)| {
+                    // perf keeps an event's last EVENT_UPDATE cpus.
+                    let replaced = || own.iter().skip(i + 1).any(|l| same(o.id, l.id));
                     same(o.id, id)
+                        && !replaced()
                         && ParsedCpuMap::parse_data(&o.data, endian).is_ok_and(|map| {
                             h.cpus
                                 .iter()
@@ -481,11 +494,31 @@ fn relation(model: &TraceModel, own: &OwnCpus, id: u64, index: Option<usize>) ->
     }
 }
 
-/// Whether an EVENT_UPDATE and a STAT are of one event.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// Whether two EVENT_UPDATEs give cpus to one event.
+fn own_relation(model: &TraceModel, a: &OwnCpus, b: &OwnCpus) -> Relation {
+    match b.event {
+        Some(index) => relation(model, a, b.id, Some(index)),
+        None => relation(model, a, b.id, model.settled_index(b.id)),
+    }
+}
+
+/// Whether an EVENT_UPDATE and a STAT (or another EVENT_UPDATE) are of one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Relation {
     Same,
     Different,
     /// Descriptions still to come decide: the STAT is held to the EVENT_UPDATE's cpus.
     Unknown,
+}
+
+impl Relation {
+    /// Of the relations of an EVENT_UPDATE to those after it: one of the same event
+    /// replaces its cpus, one that may be leaves that open.
+    fn strongest(self, other: Relation) -> Relation {
+        match (self, other) {
+            (Relation::Same, _) | (_, Relation::Same) => Relation::Same,
+            (Relation::Unknown, _) | (_, Relation::Unknown) => Relation::Unknown,
+            _ => Relation::Different,
+        }
+    }
 }

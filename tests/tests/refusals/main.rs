@@ -1198,6 +1198,92 @@ fn stat_records_perf_script_cannot_read_are_refused() {
     assert_both_ticks(&r);
 }
 
+/// perf counts an event's STATs on the cpus the last EVENT_UPDATE of it gave, whichever of
+/// its ids that names: a STAT on those is taken (and printed), one on the cpus an earlier
+/// EVENT_UPDATE of another of its ids gave is refused, in both modes and with the records
+/// before the description.
+#[test]
+fn the_last_event_update_of_an_event_gives_its_cpus() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::records::CpuMap;
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    use perf_writer_std::StatProblem;
+    let map = |cpus: &[u16]| to_vec(&CpuMap::Cpus(cpus), Endian::Little).unwrap();
+    let update_cpus = |id: u64, cpus: &[u16]| {
+        let m = map(cpus);
+        let mut r = user_record(rt::EVENT_UPDATE, &[3, id]);
+        r.extend_from_slice(&m[8..]);
+        let len = r.len() as u16;
+        r[6..8].copy_from_slice(&len.to_le_bytes());
+        r
+    };
+    let stat_of = |cpu: u64, val: u64| user_record(rt::STAT, &[5, cpu, val, 1, 1]);
+    let before_stats = [
+        update_cpus(5, &[0]),
+        update_cpus(6, &[2]),
+        user_record(rt::THREAD_MAP, &[1, 42, 0, 0]),
+        map(&[0, 1, 2]),
+    ];
+    let round = user_record(rt::STAT_ROUND, &[0, 5]);
+    fn write_all<O: OutputMode>(w: &mut PerfWriter<O>, records: &[Vec<u8>]) {
+        for r in records {
+            w.write_event_data(r).unwrap();
+        }
+    }
+    fn described<O: OutputMode>(w: &mut PerfWriter<O>) {
+        w.add_event_desc(&[5, 6], &sw_attr(), "counted").unwrap();
+    }
+    let printed = |script: &Option<Vec<String>>| {
+        if let Some(script) = script {
+            assert!(script.iter().any(|l| l.contains("31337")), "{script:?}");
+            assert!(!script.iter().any(|l| l.contains("4242")), "{script:?}");
+        }
+    };
+    let mut w = file_writer();
+    described(&mut w);
+    write_all(&mut w, &before_stats);
+    stat_refused(
+        w.write_event_data(&stat_of(0, 4242)).unwrap_err(),
+        StatProblem::EventCpus(0),
+    );
+    write_all(&mut w, &[stat_of(2, 31337), round.clone()]);
+    let r = read_file(&w.finish().unwrap().into_inner());
+    printed(&r.script);
+    let mut w = pipe_writer();
+    described(&mut w);
+    write_all(&mut w, &before_stats);
+    stat_refused(
+        w.write_event_data(&stat_of(0, 4242)).unwrap_err(),
+        StatProblem::EventCpus(0),
+    );
+    write_all(&mut w, &[stat_of(2, 31337), round.clone()]);
+    let r = read_pipe(&w.finish().unwrap());
+    printed(&r.script);
+    // Records first: both STATs wait for the description that tells whether ids 5 and 6
+    // are one event; it is, so the one on cpu 0 contradicts it.
+    let mut w = file_writer();
+    write_all(&mut w, &before_stats);
+    write_all(&mut w, &[stat_of(0, 4242)]);
+    match w
+        .add_event_desc(&[5, 6], &sw_attr(), "counted")
+        .unwrap_err()
+    {
+        WriterError::Event(EventError::ContradictsRecords {
+            records: 1,
+            id: Some(5),
+            problem: perf_writer_std::Contradiction::StatCpus,
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    let mut w = file_writer();
+    write_all(&mut w, &before_stats);
+    write_all(&mut w, &[stat_of(2, 31337), round]);
+    described(&mut w);
+    let r = read_file(&w.finish().unwrap().into_inner());
+    printed(&r.script);
+}
+
 /// A second CPU_MAP or THREAD_MAP is refused in both modes (perf reads the first of each
 /// and ignores the others, with a warning); what was taken reads as before.
 #[test]
