@@ -76,8 +76,8 @@
 //!   `sample_id_all`), once its description can no longer come;
 //! - is a STAT or STAT_ROUND that perf script cannot count
 //!   ([`StatProblem`]): before the output's first CPU_MAP and THREAD_MAP, on a cpu perf
-//!   does not find among its event's cpus (that CPU_MAP's, or an EVENT_UPDATE's given
-//!   before it), on a thread index past that THREAD_MAP, or (pipe mode) of an event
+//!   does not find among its event's cpus (that CPU_MAP's, or those the last EVENT_UPDATE
+//!   of its event gave before it), on a thread index past that THREAD_MAP, or (pipe mode) of an event
 //!   described after both came; a second CPU_MAP or THREAD_MAP, which perf ignores; after
 //!   records written with strict mode off, which may
 //!   have held those maps, STATs are refused. In file mode a STAT whose event the
