@@ -1239,24 +1239,23 @@ fn the_last_event_update_of_an_event_gives_its_cpus() {
             assert!(!script.iter().any(|l| l.contains("4242")), "{script:?}");
         }
     };
+    // Described first: the STAT on cpu 0 is refused, the one on cpu 2 taken.
+    let stats = |w: &mut dyn FnMut(&[u8]) -> Result<(), WriterError>| {
+        for r in &before_stats {
+            w(r).unwrap();
+        }
+        stat_refused(w(&stat_of(0, 4242)).unwrap_err(), StatProblem::EventCpus(0));
+        w(&stat_of(2, 31337)).unwrap();
+        w(&round).unwrap();
+    };
     let mut w = file_writer();
     described(&mut w);
-    write_all(&mut w, &before_stats);
-    stat_refused(
-        w.write_event_data(&stat_of(0, 4242)).unwrap_err(),
-        StatProblem::EventCpus(0),
-    );
-    write_all(&mut w, &[stat_of(2, 31337), round.clone()]);
+    stats(&mut |b| w.write_event_data(b));
     let r = read_file(&w.finish().unwrap().into_inner());
     printed(&r.script);
     let mut w = pipe_writer();
     described(&mut w);
-    write_all(&mut w, &before_stats);
-    stat_refused(
-        w.write_event_data(&stat_of(0, 4242)).unwrap_err(),
-        StatProblem::EventCpus(0),
-    );
-    write_all(&mut w, &[stat_of(2, 31337), round.clone()]);
+    stats(&mut |b| w.write_event_data(b));
     let r = read_pipe(&w.finish().unwrap());
     printed(&r.script);
     // Records first: both STATs wait for the description that tells whether ids 5 and 6
@@ -1278,7 +1277,7 @@ fn the_last_event_update_of_an_event_gives_its_cpus() {
     }
     let mut w = file_writer();
     write_all(&mut w, &before_stats);
-    write_all(&mut w, &[stat_of(2, 31337), round]);
+    write_all(&mut w, &[stat_of(2, 31337), round.clone()]);
     described(&mut w);
     let r = read_file(&w.finish().unwrap().into_inner());
     printed(&r.script);
