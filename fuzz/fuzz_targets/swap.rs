@@ -1,7 +1,7 @@
 //! perf-encode's byte-order swapper over arbitrary records and feature payloads (seeds:
 //! records and features of perf's own recordings): never a panic; what it accepts, swapped
 //! back, gives the input again, and the swapped record's header reads the same in the other
-//! byte order.
+//! byte order; the AUXTRACE_INFO reader never panics on it.
 //!
 //! Input: byte 0 says what the rest is (bit 0: a feature payload, else a record; bit 1:
 //! big-endian; bit 2: the record's `header.size` is set to its length; bit 3:
@@ -12,7 +12,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perf_encode::records::SampleLayout;
+use perf_encode::records::{ParsedAuxtraceInfo, SampleLayout};
 use perf_encode::swap::{swap_feature, FeatureContext, RecordSwapper, SwapEvent};
 use perf_encode::Endian;
 
@@ -71,4 +71,6 @@ fuzz_target!(|data: &[u8]| {
             .expect("a swapped record swaps back");
         assert_eq!(twice, record, "swapped twice");
     }
+    // The AUXTRACE_INFO reader takes any bytes without a panic.
+    let _ = ParsedAuxtraceInfo::parse(&record, from);
 });

@@ -26,6 +26,7 @@
 
 pub mod attr;
 pub mod attr_flags;
+pub mod auxtrace_priv;
 mod event_header;
 pub mod feature;
 mod feature_payloads;

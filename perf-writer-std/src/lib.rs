@@ -69,8 +69,12 @@
 //!   value perf refuses or misreads (a CPU_MAP kind, a STAT_CONFIG tag or an AUXTRACE_INFO
 //!   trace type it does not know, a cpu range it sizes wrong, an EVENT_UPDATE cpu map in
 //!   a big-endian output, which it does not swap; it leaves a scale unswapped too, and
-//!   prints a wrong factor). An AUXTRACE_INFO's private
-//!   words are read by perf's decoder for its hardware; strict mode does not check them;
+//!   prints a wrong factor);
+//! - is an AUXTRACE_INFO whose settings perf's decoder for its hardware refuses or
+//!   divides by zero with, or whose decoder needs what the output does not give it there
+//!   ([`AuxtraceNeed`]: a TIME_CONV before it, an event of its PMU type with ids, in a file
+//!   a first event with `sample_id_all`; in file mode a description that breaks such a
+//!   need is refused, and finish refuses while no description came);
 //! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
 //!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without
 //!   `sample_id_all`), once its description can no longer come;
@@ -208,9 +212,9 @@ mod writer;
 pub use check::refusal::{MAX_PENDING_BYTES, MAX_PENDING_IDS};
 pub use compress::{Compression, CompressionForm, MAX_DECOMPRESSED_CHUNK, STREAM_WINDOW};
 pub use error::{
-    CompressionError, Contradiction, EventError, FeatureError, OutputError, PartialRecord,
-    PendingSummary, RecordError, RecordProblem, SharedIoError, StatProblem, TracingError,
-    WriterError,
+    AuxtraceNeed, CompressionError, Contradiction, EventError, FeatureError, OutputError,
+    PartialRecord, PendingSummary, RecordError, RecordProblem, SharedIoError, StatProblem,
+    TracingError, WriterError,
 };
 pub use host::description::{
     parse_cpu_list, CacheInfo, CpuTopologyInfo, HostDescription, HybridNodeInfo, MemTopologyInfo,

@@ -6,8 +6,9 @@
 //! `record_check` is the entry of a call's records; `checked_events` keeps what it learned
 //! of each event, `pending_records` with `record_summary` and `fitting_layouts` hold what
 //! came before its description, `compressed_check` looks at COMPRESSED records passed
-//! through, `stat_session` keeps the CPU_MAP and THREAD_MAP that STAT records need. All of them check by `record_rules` and refuse with `refusal`'s reasons.
+//! through, `stat_session` keeps the CPU_MAP and THREAD_MAP that STAT records need, `auxtrace_session` what an AUXTRACE_INFO's trace decoder needs around it. All of them check by `record_rules` and refuse with `refusal`'s reasons.
 
+pub(crate) mod auxtrace_session;
 pub(crate) mod checked_events;
 pub(crate) mod compressed_check;
 pub(crate) mod fitting_layouts;

@@ -3,11 +3,12 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
+use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
     check_body, check_sample_len, check_user_fields, unknown_named_id, with_parsed, EventStats,
-    NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
+    AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -68,12 +69,14 @@ pub(crate) struct RecordCheck {
     partial: Option<PartialRecord>,
     /// The maps STAT records need (strict mode).
     stat: StatSession,
+    /// What AUXTRACE_INFO records' trace decoders need around them (strict mode).
+    aux: AuxtraceSession,
     /// While strict mode is off: the stream position where it went off (`None`: not known).
     unchecked_from: Option<u64>,
     /// While strict mode is off: what waited for descriptions when it went off, and the
     /// model's revision then. Strict mode back on with nothing written or changed between
     /// takes it back; else its records stay unchecked.
-    parked: Option<(PendingRecords, Held, u64)>,
+    parked: Option<(PendingRecords, (Held, AuxWaiting), u64)>,
 }
 
 /// A record of the call being checked that strict mode checks later.
@@ -216,7 +219,8 @@ impl RecordCheck {
                     // The unchecked opt-in: what waited goes out unchecked, unless strict
                     // mode comes back before anything changes.
                     let waited = std::mem::take(&mut self.undescribed);
-                    self.parked = Some((waited, self.stat.take_held(), revision));
+                    let held = (self.stat.take_held(), self.aux.take_waiting());
+                    self.parked = Some((waited, held, revision));
                     self.unchecked_from = Some(position);
                 }
                 if !was && strict {
@@ -225,10 +229,11 @@ impl RecordCheck {
                     if !unchanged {
                         self.stat.unseen();
                     }
-                    if let Some((waited, held, then)) = self.parked.take() {
+                    if let Some((waited, (held, aux), then)) = self.parked.take() {
                         if unchanged && then == revision {
                             self.undescribed = waited;
                             self.stat.give_back_held(held);
+                            self.aux.give_back(aux);
                         }
                     }
                     self.unchecked_from = None;
@@ -280,6 +285,7 @@ impl RecordCheck {
         self.partial = None;
         self.defers = file_mode;
         self.stat.reset();
+        self.aux.reset();
         self.unchecked_from = None;
         self.parked = None;
         self.refresh_quick();
@@ -288,6 +294,25 @@ impl RecordCheck {
     /// What waits for a description or HEADER_COMPRESSED (strict mode).
     pub(crate) fn undescribed(&self, model: &TraceModel) -> Option<PendingSummary> {
         let waiting = self.undescribed.summary(model);
+        let aux = self.aux.waiting(model).map(|first| PendingSummary {
+            records: 1,
+            ids: 0,
+            offset: first.pos,
+            type_: first.type_,
+        });
+        let waiting = match (waiting, aux) {
+            (Some(w), Some(a)) => Some(PendingSummary {
+                records: w.records.saturating_add(a.records),
+                ids: w.ids,
+                offset: w.offset.min(a.offset),
+                type_: if a.offset < w.offset {
+                    a.type_
+                } else {
+                    w.type_
+                },
+            }),
+            (w, a) => w.or(a),
+        };
         let Some((records, ids, first)) = self.stat.waiting(model) else {
             return waiting;
         };
@@ -315,6 +340,7 @@ impl RecordCheck {
             .first(model)
             .into_iter()
             .chain(held)
+            .chain(self.aux.waiting(model))
             .min_by_key(|f| f.pos)
     }
 
@@ -322,6 +348,7 @@ impl RecordCheck {
     pub(crate) fn forget_undescribed(&mut self) {
         self.undescribed.clear();
         self.stat.forget_held();
+        self.aux.forget_waiting();
     }
 
     /// Checks a description about to be added against the records that wait for it.
@@ -334,6 +361,7 @@ impl RecordCheck {
             return Ok(Resolution::default());
         }
         self.stat.check_description(model, new)?;
+        self.aux.check_description(model, new)?;
         self.undescribed.check_description(model, new)
     }
 
@@ -458,12 +486,14 @@ impl RecordCheck {
         self.deferred.clear();
         self.undescribed.start_call();
         self.stat.start_call();
+        self.aux.start_call();
     }
 
     /// The call was written: what its records changed is kept.
     #[inline]
     fn call_written<C: Deref<Target = [u8]>>(&mut self, model: &TraceModel, parts: &Parts<'_, C>) {
         self.stat.call_written();
+        self.aux.call_written();
         self.keep_deferred(model, parts);
     }
 
@@ -883,6 +913,13 @@ impl RecordCheck {
                 type_: record_type::STAT,
             });
         }
+        if self.aux.notes_one() {
+            self.aux.place_noted(FirstRecord {
+                pos: place.pos,
+                records: place.records,
+                type_: record_type::AUXTRACE_INFO,
+            });
+        }
         match outcome {
             Outcome::Owned(desc) if learning => self.events.learn(model, desc, record),
             Outcome::Owned(_) | Outcome::Free => {}
@@ -960,6 +997,9 @@ impl RecordCheck {
                         (false, false) => StatMode::File,
                     };
                     self.stat.check(model, record, type_, mode)?;
+                }
+                if AUXTRACE_SESSION.contains(&type_) {
+                    self.aux.check(model, record, type_, !pipe)?;
                 }
                 if NAMES_IDS.contains(&type_) {
                     let own = |id| model.desc_of_id(id).is_some();

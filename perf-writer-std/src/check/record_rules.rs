@@ -57,13 +57,19 @@ pub(crate) const STAT_SESSION: [u32; 5] = [
     record_type::STAT_ROUND,
 ];
 
+/// perf's own records an AUXTRACE_INFO's trace decoder reads (see
+/// [`AuxtraceSession`](crate::check::auxtrace_session::AuxtraceSession)).
+pub(crate) const AUXTRACE_SESSION: [u32; 2] = [record_type::TIME_CONV, record_type::AUXTRACE_INFO];
+
 /// perf's own records judged by what came before them (the output's state), as well as
 /// by their own bytes: pipe mode's header records (refused), COMPRESSED (kept count of),
-/// those naming ids and those of perf script's table of counts.
+/// those naming ids, those of perf script's table of counts and those a trace decoder
+/// reads.
 pub(crate) fn judged_in_context(type_: u32) -> bool {
     WRITER_MANAGED.contains(&type_)
         || NAMES_IDS.contains(&type_)
         || STAT_SESSION.contains(&type_)
+        || AUXTRACE_SESSION.contains(&type_)
         || type_ == record_type::COMPRESSED
 }
 
@@ -149,7 +155,7 @@ pub(crate) fn check_user_fields(
 }
 
 /// The values in one of perf's own records (its fields walked) that perf 6.1 refuses or
-/// misreads: an AUXTRACE_INFO of a trace type it has no decoder for, a STAT_CONFIG tag it
+/// misreads: a STAT_CONFIG tag it
 /// does not know, a cpu map (CPU_MAP, EVENT_UPDATE's) it sizes wrong, and in a big-endian
 /// output an EVENT_UPDATE cpu map, which perf does not swap (it swaps the kind and id
 /// only) when it reads the file on a little-endian machine: it would fail to read the map,
@@ -166,12 +172,6 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
         Err(_) => Err(RecordProblem::Fields("cpu map")),
     };
     match type_ {
-        record_type::AUXTRACE_INFO => {
-            let trace = endian.u32_at(record, 8).unwrap_or(0);
-            if !record_fields::auxtrace_type_decoded(trace) {
-                return value("type", trace.into());
-            }
-        }
         record_type::STAT_CONFIG => {
             let nr = word(8).unwrap_or(0);
             for i in 0..nr {

@@ -61,6 +61,14 @@ pub enum Contradiction {
     /// STATs that this description makes of an event an EVENT_UPDATE gave cpus their cpu
     /// is not among (perf: "Invalid CPU").
     StatCpus,
+    /// An AUXTRACE_INFO (Arm SPE or CoreSight) of this event's `attr.type`, which has no
+    /// ids and would be the first of that type: perf reads the first's first id, and
+    /// crashes.
+    AuxtraceEventIds,
+    /// An AUXTRACE_INFO (Intel PT or BTS, Arm SPE, CoreSight) whose decoder fails unless
+    /// perf reads the file in time order, which it does only when the first event has
+    /// `sample_id_all`, and this first event has not.
+    AuxtraceOrder,
 }
 
 impl fmt::Display for Contradiction {
@@ -90,6 +98,12 @@ impl fmt::Display for Contradiction {
                 "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",
             ),
             Self::Unattributable(why) => f.write_str(why),
+            Self::AuxtraceOrder => f.write_str(
+                "an AUXTRACE_INFO whose trace decoder needs the file read in time order: perf does that only when the first event has sample_id_all, and this one has not",
+            ),
+            Self::AuxtraceEventIds => f.write_str(
+                "an AUXTRACE_INFO of its attr.type: perf reads the first such event's first id, and this one has none (give it ids)",
+            ),
             Self::StatCpus => f.write_str(
                 "STATs it makes of an event an EVENT_UPDATE gave cpus before the CPU_MAP and THREAD_MAP, on a cpu not among them: perf would refuse them",
             ),

@@ -13,7 +13,7 @@ pub use compression::CompressionError;
 pub use event::EventError;
 pub use feature::FeatureError;
 pub use output::{OutputError, SharedIoError};
-pub use record::{PartialRecord, RecordError, RecordProblem, StatProblem};
+pub use record::{AuxtraceNeed, PartialRecord, RecordError, RecordProblem, StatProblem};
 pub use tracing::TracingError;
 
 use perf_encode::records::FramingError;

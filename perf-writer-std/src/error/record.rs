@@ -206,8 +206,9 @@ pub enum RecordProblem {
     /// or reads past it. Holds the field at fault (`bytes after the last field` when the
     /// fields end before the record does).
     Fields(&'static str),
-    /// One of perf's own records holds a value perf 6.1 refuses it for (an AUXTRACE_INFO
-    /// of a trace type it has no decoder for).
+    /// One of perf's own records holds a value perf 6.1 refuses it for, or crashes on (an
+    /// AUXTRACE_INFO of a trace type it has no decoder for, or settings its decoder divides
+    /// by zero with).
     Value {
         /// The field.
         field: &'static str,
@@ -221,6 +222,47 @@ pub enum RecordProblem {
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).
     Stat(StatProblem),
+    /// An AUXTRACE_INFO whose trace decoder needs what the output does not give it where
+    /// the record is (see [`AuxtraceNeed`]).
+    Auxtrace(AuxtraceNeed),
+}
+
+/// What perf 6.1's trace decoder for an AUXTRACE_INFO needs of the output before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuxtraceNeed {
+    /// Arm SPE: a TIME_CONV record with a time multiplier other than 0 before it (perf
+    /// takes the last one's time conversion, and divides by its multiplier).
+    TimeConv,
+    /// Arm SPE: events described with `sample_id_all` (perf reads the file in time order
+    /// only then, and the decoder fails on every SAMPLE otherwise).
+    SampleIdAll,
+    /// CoreSight: an event of this `attr.type` (its PMU type), described before it.
+    Event(u32),
+    /// Arm SPE, CoreSight: ids on the first event of this `attr.type` (perf reads that
+    /// event's first id, and crashes on an event with none).
+    EventIds(u32),
+}
+
+impl fmt::Display for AuxtraceNeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TimeConv => f.write_str(
+                "an Arm SPE AUXTRACE_INFO needs a TIME_CONV record with a time_mult other than 0 before it: perf 6.1 takes the last one's and divides by it",
+            ),
+            Self::SampleIdAll => f.write_str(
+                "an Arm SPE AUXTRACE_INFO needs events described with sample_id_all: without it perf 6.1 reads the file out of time order, and the SPE decoder fails on every SAMPLE",
+            ),
+            Self::Event(t) => write!(
+                f,
+                "perf 6.1 refuses a CoreSight AUXTRACE_INFO unless an event of its PMU type (attr.type {t}) is described before it"
+            ),
+            Self::EventIds(t) => write!(
+                f,
+                "the first event of its PMU type (attr.type {t}) has no ids: perf 6.1 reads that event's first id and crashes"
+            ),
+        }
+    }
 }
 
 /// Why perf script cannot read a STAT or STAT_ROUND record where it is. perf script counts
@@ -340,9 +382,10 @@ impl fmt::Display for RecordProblem {
             ),
             Self::Value { field, value } => write!(
                 f,
-                "its {field} is {value}, which perf 6.1 refuses the record for"
+                "its {field} is {value}, which perf 6.1 refuses the record for (or crashes on)"
             ),
             Self::Stat(p) => write!(f, "{p}"),
+            Self::Auxtrace(n) => write!(f, "{n}"),
             Self::Unswapped(kind) => write!(
                 f,
                 "an EVENT_UPDATE of kind {kind} in a big-endian output: perf 6.1 swaps only its kind and id, and would read the rest wrong on a little-endian machine"

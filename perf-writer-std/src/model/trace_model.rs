@@ -24,6 +24,8 @@ use tracepoint_decode::PerfEventFormat;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NewDesc<'a> {
     pub(crate) ids: &'a [u64],
+    pub(crate) attr_type: u32,
+    pub(crate) sample_id_all: bool,
     pub(crate) layout: &'a SampleLayout,
     /// Its RAW rule, when it brings its tracepoint's format.
     pub(crate) rule: Option<&'a TracepointRawRule>,
@@ -437,6 +439,8 @@ impl TraceModel {
         let rule = checked.as_ref().map(|(_, _, r)| r).or(known_rule);
         let new = NewDesc {
             ids,
+            attr_type: attr.type_,
+            sample_id_all: attr.has_flag(perf_abi::attr_flags::SAMPLE_ID_ALL),
             layout: &layout,
             rule,
             format_pending: config

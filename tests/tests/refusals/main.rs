@@ -10,7 +10,7 @@ mod split_records;
 
 use integration_tests::perf_tool::{
     self, parse_evlist, parse_header_only, perf_evlist, perf_report_header, perf_script,
-    perf_script_stdin, require_perf, script_lines,
+    perf_script_stdin, require_perf, script_lines, PerfOutput,
 };
 use integration_tests::{lpd, temp_data_file};
 use perf_writer_std::perf_encode::features::{
@@ -113,12 +113,38 @@ struct Readback {
 
 /// Reads file-mode bytes; perf must exit cleanly.
 fn read_file(bytes: &[u8]) -> Readback {
+    read_file_noting(bytes, &[])
+}
+
+/// perf exited with status 0, and every line of its stderr that would flag a problem is
+/// one of `notices` (lines that contain it, or are it).
+fn assert_clean_but(out: &PerfOutput, notices: &[&str]) {
+    out.assert_success();
+    let flagged = out.stderr_findings();
+    let left: Vec<&String> = flagged
+        .iter()
+        .filter(|l| !notices.iter().any(|n| l.trim() == *n || l.contains(n)))
+        .collect();
+    assert!(left.is_empty(), "{left:?}\n{}", out.describe());
+}
+
+/// What perf's trace decoders print about a file they read (no AUXTRACE data in it).
+const DECODER_NOTICES: &[&str] = &[
+    "Warning:",
+    "Arm SPE CONTEXT packets not found",
+    "Intel PT with pipe mode is not recommended",
+    "The output cannot relied upon",
+    "CS ETM warning",
+];
+
+/// [`read_file`], with the stderr lines `notices` taken as clean.
+fn read_file_noting(bytes: &[u8], notices: &[&str]) -> Readback {
     let l = lpd::read_file(bytes).expect("linux-perf-data reads the file");
     assert!(l.records_with_parse_errors().is_empty());
     let script = require_perf().then(|| {
         let file = temp_data_file(bytes);
         let out = perf_script(file.path(), &[]);
-        out.assert_clean();
+        assert_clean_but(&out, notices);
         script_lines(&out)
     });
     Readback {
@@ -134,11 +160,16 @@ fn read_file(bytes: &[u8]) -> Readback {
 
 /// Reads a pipe-mode stream from stdin; perf must exit cleanly.
 fn read_pipe(bytes: &[u8]) -> Readback {
+    read_pipe_noting(bytes, &[])
+}
+
+/// [`read_pipe`], with the stderr lines `notices` taken as clean.
+fn read_pipe_noting(bytes: &[u8], notices: &[&str]) -> Readback {
     let l = lpd::read_pipe_without_tracing_payload(bytes).expect("linux-perf-data reads it");
     assert!(l.records_with_parse_errors().is_empty());
     let script = require_perf().then(|| {
         let out = perf_script_stdin(bytes);
-        out.assert_clean();
+        assert_clean_but(&out, notices);
         script_lines(&out)
     });
     Readback {
@@ -1376,6 +1407,307 @@ fn an_auxtrace_info_of_an_unknown_trace_type_is_refused() {
             .unwrap()
     });
     assert_both_ticks(&r);
+}
+
+/// The tick, with `sample_id_all` (perf reads a file in time order only then, which the
+/// trace decoders of Intel PT and BTS, Arm SPE and CoreSight need).
+fn add_ordered_tick<O: OutputMode>(w: &mut PerfWriter<O>) {
+    let attr = PerfEventAttr {
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..tp_attr(TICK_ID)
+    };
+    w.add_tracepoint_event_desc_from_text(&[TICK_SAMPLE_ID], &attr, "test:tick", "test", TICK)
+        .unwrap();
+}
+
+/// A file with the ordered tick, then `between`, then a tick.
+fn ordered_file_around(
+    between: impl FnOnce(&mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>),
+) -> Readback {
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    write_tick(&mut w, 1, 1000);
+    between(&mut w);
+    write_tick(&mut w, 2, 2000);
+    read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES)
+}
+
+/// The same in pipe mode.
+fn ordered_pipe_around(between: impl FnOnce(&mut PerfPipeWriter<Vec<u8>>)) -> Readback {
+    let mut w = pipe_writer();
+    add_ordered_tick(&mut w);
+    write_tick(&mut w, 1, 1000);
+    between(&mut w);
+    write_tick(&mut w, 2, 2000);
+    read_pipe_noting(&w.finish().unwrap(), DECODER_NOTICES)
+}
+
+/// An AUXTRACE_INFO record of `trace_type` with private `words`.
+fn auxtrace_info(trace_type: u64, words: &[u64]) -> Vec<u8> {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    user_record(rt::AUXTRACE_INFO, &[&[trace_type][..], words].concat())
+}
+
+/// A TIME_CONV whose multiplier is perf's (`mult` 1) or 0.
+fn time_conv(mult: u64) -> Vec<u8> {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    user_record(rt::TIME_CONV, &[31, mult * 858_993_459, 0])
+}
+
+fn aux_refused(e: WriterError, want: Option<perf_writer_std::AuxtraceNeed>) {
+    use perf_writer_std::{RecordError, RecordProblem};
+    match (e, want) {
+        (
+            WriterError::Record(RecordError::Refused {
+                problem: RecordProblem::Auxtrace(n),
+                ..
+            }),
+            Some(want),
+        ) => assert_eq!(n, want),
+        (
+            WriterError::Record(RecordError::Refused {
+                problem: RecordProblem::Value { field, .. },
+                ..
+            }),
+            None,
+        ) => assert!(field.starts_with("priv") || field == "size", "{field}"),
+        (other, _) => panic!("{other:?}"),
+    }
+}
+
+/// AUXTRACE_INFO settings perf 6.1's trace decoders crash on (a division by zero, a read
+/// outside the record) or refuse the file for are refused at the call, in both modes;
+/// written with strict mode off, perf fails on each (its verdict, checked here). The
+/// settings perf reads are taken, and perf reads both ticks around them.
+#[test]
+fn auxtrace_info_settings_perf_fails_on_are_refused() {
+    use perf_writer_std::perf_encode::abi::auxtrace_priv;
+    let pt_real = [
+        8,
+        31,
+        858_993_459,
+        0x0fff_e123_4567,
+        1,
+        0x400,
+        0x800,
+        0,
+        0,
+        1,
+    ];
+    let filter = |text: &[u8; 24]| {
+        let mut w = vec![0u64; 17];
+        w[16] = text.iter().position(|&b| b == 0).unwrap() as u64;
+        w.extend(
+            text.chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
+        );
+        w
+    };
+    let etm = |cpus: u64, blocks: &[u64]| [&[1, 9 << 32 | cpus, 0][..], blocks].concat();
+    let v4 = |id: u64| {
+        [
+            auxtrace_priv::CS_ETM_MAGIC_ETMV4,
+            0,
+            7,
+            0x1000,
+            id,
+            1,
+            2,
+            3,
+            4,
+            5,
+        ]
+    };
+    let refused = [
+        // Intel BTS with a time multiplier of 0: SIGFPE at the first timed record.
+        auxtrace_info(2, &[7, 31, 0, 0, 1]),
+        // Intel PT: a TSC under 50 MHz makes a maximum non-turbo ratio of 0 (SIGFPE).
+        auxtrace_info(1, &[0, 0, 21, 0, 0, 0, 0, 0, 0]),
+        // Intel PT with timestamps on and a multiplier of 0 (SIGFPE).
+        auxtrace_info(1, &[&pt_real[..2], &[0], &pt_real[3..]].concat()),
+        // Intel PT: a filter perf does not parse, or one that runs past the record.
+        auxtrace_info(1, &filter(b"jump 0x10\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0")),
+        auxtrace_info(1, &[vec![0; 16], vec![u64::MAX]].concat()),
+        // CoreSight: two cpus of one trace id; a parameter count far past the record.
+        auxtrace_info(3, &etm(2, &[v4(0x10), v4(0x10)].concat())),
+        auxtrace_info(3, &etm(2, &[&v4(0x10)[..2], &[0x1000_0000]].concat())),
+    ];
+    for record in &refused {
+        let r = ordered_file_around(|w| aux_refused(w.write_event_data(record).unwrap_err(), None));
+        assert_both_ticks(&r);
+        let r = ordered_pipe_around(|w| aux_refused(w.write_event_data(record).unwrap_err(), None));
+        assert_both_ticks(&r);
+    }
+    // What perf reads is taken.
+    let taken = [
+        auxtrace_info(2, &[7, 31, 1, 0, 1]),
+        auxtrace_info(1, &[0; 9]),
+        auxtrace_info(1, &pt_real),
+        auxtrace_info(1, &filter(b"filter 0x1000/0x100\0\0\0\0\0")),
+        auxtrace_info(5, &[]),
+        auxtrace_info(6, &[1]),
+    ];
+    for record in &taken {
+        assert_both_ticks(&ordered_file_around(|w| {
+            w.write_event_data(record).unwrap()
+        }));
+        assert_both_ticks(&ordered_pipe_around(|w| {
+            w.write_event_data(record).unwrap()
+        }));
+    }
+    // perf's verdict on the refused ones, written with strict mode off.
+    if require_perf() {
+        for record in &refused {
+            let mut w = file_writer();
+            add_ordered_tick(&mut w);
+            w.set_strict(false);
+            w.write_event_data(record).unwrap();
+            write_tick(&mut w, 1, 1000);
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            let out = perf_script(file.path(), &[]);
+            assert!(!out.success(), "perf read a refused record: {record:?}");
+        }
+    }
+}
+
+/// What an AUXTRACE_INFO's decoder needs of the rest of the output: Arm SPE a TIME_CONV
+/// with a multiplier before it; CoreSight an event of its PMU type; Arm SPE and CoreSight
+/// ids on the first event of their PMU type; in a file, Intel PT and BTS, Arm SPE and
+/// CoreSight a first event with `sample_id_all`. Refused at the call when the output
+/// cannot give it there; in file mode, a description that breaks it is refused, naming
+/// the record, and finish refuses while no description came. perf reads what is taken,
+/// and fails on the file with strict mode off.
+#[test]
+fn auxtrace_info_needs_of_the_output_are_checked() {
+    use perf_writer_std::perf_encode::abi::{auxtrace_priv, record_type as rt};
+    use perf_writer_std::{AuxtraceNeed as Need, Contradiction, RecordError};
+    let spe = auxtrace_info(4, &[8, 1]);
+    let bts = auxtrace_info(2, &[7, 31, 1, 0, 1]);
+    let v4 = [
+        auxtrace_priv::CS_ETM_MAGIC_ETMV4,
+        0,
+        7,
+        0x1000,
+        0x10,
+        1,
+        2,
+        3,
+        4,
+        5,
+    ];
+    let etm = auxtrace_info(3, &[&[1, 9 << 32 | 1, 0][..], &v4].concat());
+    let with_options = |t: u32, ids: bool| {
+        let attr = PerfEventAttr {
+            attr_type: PerfEventAttrType::from(t),
+            options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+            ..sw_attr()
+        };
+        (attr, if ids { vec![u64::from(t) * 10] } else { vec![] })
+    };
+    // Arm SPE: the last TIME_CONV before it must have a multiplier; a call refused keeps
+    // none of its TIME_CONV.
+    let r = ordered_file_around(|w| {
+        aux_refused(w.write_event_data(&spe).unwrap_err(), Some(Need::TimeConv));
+        let call = [time_conv(0), spe.clone()].concat();
+        aux_refused(w.write_event_data(&call).unwrap_err(), Some(Need::TimeConv));
+        let call = [
+            time_conv(1),
+            spe.clone(),
+            auxtrace_info(2, &[7, 31, 0, 0, 1]),
+        ]
+        .concat();
+        aux_refused(w.write_event_data(&call).unwrap_err(), None);
+        aux_refused(w.write_event_data(&spe).unwrap_err(), Some(Need::TimeConv));
+        w.write_event_data(&[time_conv(1), spe.clone()].concat())
+            .unwrap();
+    });
+    assert_both_ticks(&r);
+    // CoreSight of a PMU type no event has, in both modes; taken once it has one.
+    let r = ordered_pipe_around(|w| {
+        aux_refused(w.write_event_data(&etm).unwrap_err(), Some(Need::Event(9)));
+    });
+    assert_both_ticks(&r);
+    let r = ordered_file_around(|w| {
+        aux_refused(w.write_event_data(&etm).unwrap_err(), Some(Need::Event(9)));
+        let (attr, ids) = with_options(9, true);
+        w.add_event_desc(&ids, &attr, "cs_etm").unwrap();
+        w.write_event_data(&etm).unwrap();
+    });
+    assert_both_ticks(&r);
+    // In a file whose first event has no sample_id_all.
+    let r = file_around(|w| {
+        aux_refused(
+            w.write_event_data(&bts).unwrap_err(),
+            Some(Need::SampleIdAll),
+        );
+    });
+    assert_both_ticks(&r);
+    // Arm SPE of the only event, which has no ids (perf reads its first id: SIGSEGV).
+    let (spe_attr, _) = with_options(8, false);
+    let spe8 = [time_conv(1), spe.clone()].concat();
+    let mut w = file_writer();
+    w.add_event_desc(&[], &spe_attr, "arm_spe").unwrap();
+    aux_refused(
+        w.write_event_data(&spe8).unwrap_err(),
+        Some(Need::EventIds(8)),
+    );
+    // Records first: the descriptions that break a need are refused, naming the record.
+    let refused = |e: WriterError, want: Contradiction| match e {
+        WriterError::Event(EventError::ContradictsRecords {
+            type_,
+            offset,
+            problem,
+            ..
+        }) => {
+            assert_eq!((type_, problem), (rt::AUXTRACE_INFO, want));
+            offset
+        }
+        other => panic!("{other:?}"),
+    };
+    let mut w = file_writer();
+    w.write_event_data(&spe8).unwrap();
+    let ids_at = refused(
+        w.add_event_desc(&[], &spe_attr, "arm_spe").unwrap_err(),
+        Contradiction::AuxtraceEventIds,
+    );
+    let order_at = refused(
+        w.add_event_desc(&[80], &sw_attr(), "unordered")
+            .unwrap_err(),
+        Contradiction::AuxtraceOrder,
+    );
+    // Both name the AUXTRACE_INFO, after the 32-byte TIME_CONV.
+    assert_eq!(ids_at, order_at);
+    assert!(ids_at >= 32);
+    // Finish refuses while no description came (it can be retried).
+    match w.finish().unwrap_err() {
+        WriterError::Record(RecordError::Undescribed(p)) => assert_eq!(p.type_, rt::AUXTRACE_INFO),
+        other => panic!("{other:?}"),
+    }
+    w.add_event_desc(&[80], &spe_attr, "arm_spe").unwrap();
+    read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    // A drop with no description cuts the file before the record; perf reads the rest.
+    let mut file = Cursor::new(Vec::new());
+    {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(&mut file).unwrap();
+        w.write_event_data(&bts).unwrap();
+    }
+    read_file(file.get_ref());
+    // perf's verdict: with strict mode off, perf fails on a BTS record in a file whose
+    // first event has no sample_id_all, and on Arm SPE without a TIME_CONV.
+    if require_perf() {
+        for (record, ordered) in [(&bts, false), (&spe, true)] {
+            let mut w = file_writer();
+            match ordered {
+                true => add_ordered_tick(&mut w),
+                false => add_tick(&mut w),
+            }
+            w.set_strict(false);
+            w.write_event_data(record).unwrap();
+            write_tick(&mut w, 1, 1000);
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            assert!(!perf_script(file.path(), &[]).success());
+        }
+    }
 }
 
 /// In file mode, perf's own records naming an id no description has yet (an ID_INDEX
