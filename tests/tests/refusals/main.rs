@@ -1466,7 +1466,7 @@ fn aux_refused(e: WriterError, want: Option<perf_writer_std::AuxtraceNeed>) {
         ) => assert_eq!(n, want),
         (
             WriterError::Record(RecordError::Refused {
-                problem: RecordProblem::Value { field, .. },
+                problem: RecordProblem::Value { field, .. } | RecordProblem::Fields(field),
                 ..
             }),
             None,
@@ -1482,6 +1482,7 @@ fn aux_refused(e: WriterError, want: Option<perf_writer_std::AuxtraceNeed>) {
 #[test]
 fn auxtrace_info_settings_perf_fails_on_are_refused() {
     use perf_writer_std::perf_encode::abi::auxtrace_priv;
+    use perf_writer_std::perf_encode::Endian;
     let pt_real = [
         8,
         31,
@@ -1554,6 +1555,46 @@ fn auxtrace_info_settings_perf_fails_on_are_refused() {
         assert_both_ticks(&ordered_pipe_around(|w| {
             w.write_event_data(record).unwrap()
         }));
+    }
+    // In a big-endian file perf (on this little-endian machine) swaps the private words,
+    // parses the filter string as swapped, then checks the last byte of its copy swapped
+    // back: it reads a filter of a whole number of words (swapped with the rest), and
+    // refuses the others.
+    let be_file = |text: &[u8]| {
+        let mut words = vec![0u64; 17];
+        words[16] = text.len() as u64;
+        let mut bytes = text.to_vec();
+        bytes.resize((text.len() + 1).next_multiple_of(8), 0);
+        words.extend(
+            bytes
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
+        );
+        let mut record = auxtrace_info(1, &words);
+        perf_writer_std::perf_encode::swap::RecordSwapper::new(&[], Endian::Little)
+            .swap_record(&mut record)
+            .unwrap();
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer_with_endian(
+            Cursor::new(Vec::new()),
+            Endian::Big,
+        )
+        .unwrap();
+        add_ordered_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        (w, record)
+    };
+    let (mut w, record) = be_file(b"filter 0x10000/0x1000000");
+    w.write_event_data(&record).unwrap();
+    write_tick(&mut w, 2, 2000);
+    let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    assert_both_ticks(&r);
+    let (mut w, record) = be_file(b"filter 0x1000/0x100");
+    aux_refused(w.write_event_data(&record).unwrap_err(), None);
+    if require_perf() {
+        w.set_strict(false);
+        w.write_event_data(&record).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        assert!(!perf_script(file.path(), &[]).success());
     }
     // perf's verdict on the refused ones, written with strict mode off.
     if require_perf() {

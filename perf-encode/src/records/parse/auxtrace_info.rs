@@ -215,8 +215,13 @@ impl<'a> ParsedAuxtraceInfo<'a> {
             Some((0, _)) => {}
             _ => return Err(bad_filter),
         }
-        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-        match address_filters_parse(text.get(..end).unwrap_or_default()) {
+        // perf on a little-endian machine swaps every private word of a big-endian file,
+        // then its copy of the string back, but parses the string it swapped.
+        let text = FilterText {
+            bytes: text,
+            swapped: self.endian == Endian::Big,
+        };
+        match address_filters_parse(text) {
             true => Ok(()),
             false => Err(bad_filter),
         }
@@ -324,7 +329,7 @@ fn pt_non_turbo_ratio(mult: u32, shift: u64) -> u32 {
 /// optional `/` and size or symbol, and an optional `@` and file name, separated by spaces
 /// and commas. Numbers are taken in C's forms (decimal, `0x` hex, `0` octal); a form perf
 /// would read differently from how it looks is refused here.
-fn address_filters_parse(text: &[u8]) -> bool {
+fn address_filters_parse(text: FilterText<'_>) -> bool {
     let mut s = Cursor { text, at: 0 };
     while s.peek().is_some() {
         if !one_filter(&mut s) {
@@ -334,8 +339,35 @@ fn address_filters_parse(text: &[u8]) -> bool {
     true
 }
 
+/// A filter string as perf parses it: its bytes, each 8 reversed when `swapped`, up to
+/// the first NUL.
+#[derive(Clone, Copy)]
+struct FilterText<'a> {
+    bytes: &'a [u8],
+    swapped: bool,
+}
+
+impl FilterText<'_> {
+    fn get(&self, i: usize) -> Option<u8> {
+        let at = match self.swapped {
+            true => i ^ 7,
+            false => i,
+        };
+        self.bytes.get(at).copied().filter(|&b| b != 0)
+    }
+
+    /// Bytes `start..end` of the string are `want`.
+    fn is(&self, start: usize, end: usize, want: &[u8]) -> bool {
+        end.checked_sub(start) == Some(want.len())
+            && want
+                .iter()
+                .enumerate()
+                .all(|(k, &c)| self.get(start.saturating_add(k)) == Some(c))
+    }
+}
+
 struct Cursor<'a> {
-    text: &'a [u8],
+    text: FilterText<'a>,
     at: usize,
 }
 
@@ -345,7 +377,7 @@ impl Cursor<'_> {
     }
 
     fn peek(&self) -> Option<u8> {
-        self.text.get(self.at).copied()
+        self.text.get(self.at)
     }
 
     fn skip(&mut self, set: &[u8]) {
@@ -354,27 +386,28 @@ impl Cursor<'_> {
         }
     }
 
-    /// A word ending at one of `delims` (or the end), and the delimiter after it.
-    fn word(&mut self, delims: &[u8]) -> Option<&[u8]> {
+    /// A word ending at one of `delims` (or the end), and the delimiter after it: where it
+    /// starts and ends.
+    fn word(&mut self, delims: &[u8]) -> Option<(usize, usize)> {
         let start = self.at;
         while self.peek().is_some_and(|c| !delims.contains(&c)) {
             self.advance(1);
         }
-        let w = self.text.get(start..self.at).filter(|w| !w.is_empty())?;
+        let end = self.at;
         if self.peek().is_some() {
             self.advance(1);
         }
-        Some(w)
+        (end > start).then_some((start, end))
     }
 
     /// A C number (the cursor is at a digit): its digits, or `None` when it overflows or
     /// would read differently than it looks.
     fn number(&mut self) -> Option<()> {
-        let rest = self.text.get(self.at..)?;
-        let (radix, skip) = match rest {
-            [b'0', b'x' | b'X', d, ..] if d.is_ascii_hexdigit() => (16, 2),
-            [b'0', b'x' | b'X', ..] => return None,
-            [b'0', ..] => (8, 1),
+        let at = |k: usize| self.text.get(self.at.saturating_add(k));
+        let (radix, skip) = match (at(0), at(1), at(2)) {
+            (Some(b'0'), Some(b'x' | b'X'), Some(d)) if d.is_ascii_hexdigit() => (16, 2),
+            (Some(b'0'), Some(b'x' | b'X'), _) => return None,
+            (Some(b'0'), _, _) => (8, 1),
             _ => (10, 0),
         };
         self.advance(skip);
@@ -398,10 +431,11 @@ fn one_filter(s: &mut Cursor<'_>) -> bool {
     if s.peek().is_some_and(|c| c.is_ascii_digit()) {
         return false;
     }
-    let Some(action) = s.word(b" ") else {
+    let Some((start, end)) = s.word(b" ") else {
         return false;
     };
-    if !matches!(action, b"filter" | b"start" | b"stop" | b"tracestop") {
+    let actions: [&[u8]; 4] = [b"filter", b"start", b"stop", b"tracestop"];
+    if !actions.iter().any(|a| s.text.is(start, end, a)) {
         return false;
     }
     if !address(s) {
@@ -448,16 +482,14 @@ fn address(s: &mut Cursor<'_>) -> bool {
         }
         // An index up to INT_MAX, in plain decimal.
         Some(c) if c.is_ascii_digit() && c != b'0' => {
-            let start = s.at;
-            while s.peek().is_some_and(|c| c.is_ascii_digit()) {
+            let mut value: u64 = 0;
+            while let Some(d) = s.peek().filter(|c| c.is_ascii_digit()) {
+                value = value
+                    .saturating_mul(10)
+                    .saturating_add(u64::from(d.wrapping_sub(b'0')));
                 s.advance(1);
             }
-            let digits = s.text.get(start..s.at).unwrap_or_default();
-            let value = digits.iter().try_fold(0u64, |v, &d| {
-                v.checked_mul(10)?
-                    .checked_add(u64::from(d.wrapping_sub(b'0')))
-            });
-            value.is_some_and(|v| v <= i32::MAX as u64)
+            value <= i32::MAX as u64
         }
         _ => false,
     }
