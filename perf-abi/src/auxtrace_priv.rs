@@ -40,6 +40,10 @@ pub const PT_TIME_ZERO: usize = 3;
 pub const PT_CAP_USER_TIME_ZERO: usize = 4;
 /// Intel PT: the config bit that turns TSC packets on.
 pub const PT_TSC_BIT: usize = 5;
+/// Intel PT: how context switches were recorded (a C `int`): 1, by a `sched:sched_switch`
+/// event (perf refuses the file without one); 2, by an event with `context_switch` (perf
+/// refuses the file without one).
+pub const PT_HAVE_SCHED_SWITCH: usize = 7;
 /// Intel PT: where it was recorded with one mmap per cpu; the first word perf reads past
 /// the fewest it takes.
 pub const PT_PER_CPU_MMAPS: usize = 9;
@@ -88,3 +92,11 @@ pub const CS_ETM_V0_ETMV4_WORDS: usize = 9;
 /// CoreSight, version 1: the common words before a block's trace parameters (magic, cpu,
 /// their count).
 pub const CS_ETM_V1_COMMON_WORDS: usize = 3;
+
+/// Intel PT and BTS, Arm SPE, CoreSight: perf gives the events it synthesizes from the trace
+/// the ids from the first id of the first event of the PMU type that has ids, plus this
+/// (wrapping; 0 becomes 1), one more per event.
+pub const SYNTH_ID_OFFSET: u64 = 1_000_000_000;
+/// The most events perf 6.1 synthesizes from one trace (Intel PT's thirteen kinds, with
+/// room to spare): their ids are `SYNTH_IDS` from the first.
+pub const SYNTH_IDS: u64 = 16;

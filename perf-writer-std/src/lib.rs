@@ -71,10 +71,16 @@
 //!   a big-endian output, which it does not swap; it leaves a scale unswapped too, and
 //!   prints a wrong factor);
 //! - is an AUXTRACE_INFO whose settings perf's decoder for its hardware refuses or
-//!   divides by zero with, or whose decoder needs what the output does not give it there
-//!   ([`AuxtraceNeed`]: a TIME_CONV before it, an event of its PMU type with ids, in a file
-//!   a first event with `sample_id_all`; in file mode a description that breaks such a
-//!   need is refused, and finish refuses while no description came);
+//!   divides by zero with (Intel PT and BTS time conversions, which strict mode holds to
+//!   perf's division even where perf would decode without timestamps; a PT filter string;
+//!   CoreSight's cpu blocks), or whose decoder needs what the output does not give it
+//!   ([`AuxtraceNeed`]: a TIME_CONV before it; the event of its PMU type, with ids; PT's
+//!   switch event; ids free for the events perf synthesizes; in a file a first event with
+//!   `sample_id_all`). In file mode the events may come later: a description that breaks
+//!   a need is refused, and finish refuses while an event it needs has not come. An
+//!   AUXTRACE record needs an AUXTRACE_INFO before it; its trace data is passed through
+//!   unchecked (perf's decoders may crash on trace data that is not what the hardware
+//!   writes);
 //! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
 //!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without
 //!   `sample_id_all`), once its description can no longer come;

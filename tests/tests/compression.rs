@@ -845,6 +845,13 @@ fn a_long_record_split_while_compressing_is_refused_at_its_first_call() {
         w.set_strict(strict);
         w.set_compression(Some(ALIGNED)).unwrap();
         fill(&mut w, e, 10, false);
+        // The AUXTRACE_INFO an AUXTRACE needs before it (HiSilicon PTT, of PMU type 1).
+        let mut info = vec![0u8; 24];
+        info[..4].copy_from_slice(&70u32.to_le_bytes());
+        info[6..8].copy_from_slice(&24u16.to_le_bytes());
+        info[8..12].copy_from_slice(&6u32.to_le_bytes());
+        info[16] = 1;
+        w.write_event_data(&info).unwrap();
         let err = w.write_event_data(&head).unwrap_err();
         match &err {
             WriterError::Record(RecordError::SplitTooLong { len, max }) => {

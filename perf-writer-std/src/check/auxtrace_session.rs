@@ -3,53 +3,103 @@
 //! the rest:
 //! - Arm SPE takes its time conversion from the last TIME_CONV before it, and divides by
 //!   its multiplier;
-//! - CoreSight needs an event of its PMU type, described before it;
+//! - CoreSight needs an event of its PMU type, and Intel PT the event its context switches
+//!   were recorded with (`sched:sched_switch`, or one with `context_switch`);
 //! - Arm SPE and CoreSight read the first id of the first event of their PMU type;
-//! - in a file, Intel PT and BTS, Arm SPE and CoreSight fail unless perf reads it in time
-//!   order, which it does only when the first event has `sample_id_all`.
+//! - perf gives the events it synthesizes from a trace ids from the first id of its PMU's
+//!   event plus one billion, which no event may have;
+//! - in a file, every decoder but HiSilicon PTT's fails unless perf reads the file in time
+//!   order, which it does only when the first event has `sample_id_all`;
+//! - an AUXTRACE record needs an AUXTRACE_INFO before it.
 //!
-//! In file mode the events may be described after the record: a description that would
-//! break a need is refused then, naming the record, and finish refuses while no
-//! description came (the placeholder event perf would read has no `sample_id_all`).
+//! perf reads a pipe stream in order, so there each need is checked at the call. In file
+//! mode the events may be described after the record: a description that would break a
+//! need is refused then, naming the record, and finish refuses while an event it needs has
+//! not come.
 
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::{Contradiction, MAX_PENDING_IDS};
 use crate::error::{AuxtraceNeed, EventError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::{RecordProblem, WriterError};
-use perf_abi::{attr_flags, record_type, TimeConv};
-use perf_encode::records::{ParseError, ParsedAuxtraceInfo};
+use perf_abi::auxtrace_priv::{SYNTH_IDS, SYNTH_ID_OFFSET};
+use perf_abi::{attr, attr_flags, record_type, TimeConv};
+use perf_encode::records::{ParseError, ParsedAuxtraceInfo, SwitchEvent};
 use std::mem::offset_of;
 
 /// Where a TIME_CONV's multiplier is (after its header).
 const TIME_MULT: usize = 8 + offset_of!(TimeConv, time_mult);
 
+/// perf's name of the tracepoint Intel PT's context switches may be recorded with.
+const SCHED_SWITCH: &str = "sched:sched_switch";
+
+/// An event a record needs described by finish (file mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EventNeed {
+    Pmu(u32),
+    Switch(SwitchEvent),
+}
+
+/// The ids perf gives the events it synthesizes from a trace: from the first id of the
+/// first event of a PMU type with ids (file mode, that event may come later), or from a
+/// known id (pipe mode, fixed when the record was read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SynthIds {
+    OfPmu(u32),
+    From(u64),
+}
+
 /// What records of the output (or of the call) leave for descriptions still to come.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Waiting {
-    /// PMU types of Arm SPE and CoreSight records whose first event is not described
-    /// yet, each with the first such record.
-    pmus: Vec<(u32, FirstRecord)>,
+    /// PMU types whose first event must have ids (Arm SPE, CoreSight), when none was
+    /// described yet.
+    first_with_ids: Vec<(u32, FirstRecord)>,
     /// The first record that needs the first event to have `sample_id_all`, written while
     /// no event was described.
     ordered: Option<FirstRecord>,
+    /// Events that must be described by finish.
+    events: Vec<(EventNeed, FirstRecord)>,
+    /// Ids no event may have.
+    synth: Vec<(SynthIds, FirstRecord)>,
 }
 
 impl Waiting {
+    fn len(&self) -> usize {
+        self.first_with_ids.len() + self.events.len() + self.synth.len()
+    }
+
+    /// Adds `other`'s, keeping the first record of each need.
     fn merge(&mut self, other: Waiting) {
-        for (pmu, first) in other.pmus {
-            if !self.pmus.iter().any(|&(p, _)| p == pmu) {
-                self.pmus.push((pmu, first));
+        fn add<T: PartialEq>(to: &mut Vec<(T, FirstRecord)>, from: Vec<(T, FirstRecord)>) {
+            for (need, first) in from {
+                if !to.iter().any(|(n, _)| *n == need) {
+                    to.push((need, first));
+                }
             }
         }
+        add(&mut self.first_with_ids, other.first_with_ids);
+        add(&mut self.events, other.events);
+        add(&mut self.synth, other.synth);
         self.ordered = self.ordered.or(other.ordered);
     }
+}
+
+/// The needs of the record just checked, for descriptions still to come.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Notes {
+    first_with_ids: Option<u32>,
+    ordered: bool,
+    events: Vec<EventNeed>,
+    synth: Option<SynthIds>,
 }
 
 #[derive(Debug, Default)]
 struct Seen {
     /// The last TIME_CONV's multiplier is not 0 (perf can divide by it).
     time_conv: Option<bool>,
+    /// An AUXTRACE_INFO came.
+    info: bool,
     waiting: Waiting,
 }
 
@@ -59,9 +109,13 @@ pub(crate) struct AuxtraceSession {
     written: Seen,
     call: Seen,
     call_kept: bool,
+    /// Records went out unchecked since the last TIME_CONV, or while no AUXTRACE_INFO was
+    /// seen: they may hold one.
+    unseen_time_conv: bool,
+    unseen_info: bool,
     /// The record just checked leaves needs to descriptions still to come: for the caller
-    /// to place (PMU type, and whether the first event needs `sample_id_all`).
-    just_noted: Option<(Option<u32>, bool)>,
+    /// to place.
+    just_noted: Option<Notes>,
 }
 
 /// The event has `sample_id_all`.
@@ -69,10 +123,64 @@ fn has_sample_id_all(d: &EventDescData) -> bool {
     d.attr.has_flag(attr_flags::SAMPLE_ID_ALL)
 }
 
+/// The first id perf gives the events it synthesizes from a trace whose PMU's event has
+/// `first_id` first.
+fn synth_from(first_id: u64) -> u64 {
+    match first_id.wrapping_add(SYNTH_ID_OFFSET) {
+        0 => 1,
+        id => id,
+    }
+}
+
+/// Among the ids perf synthesizes from `from` on.
+fn is_synth(from: u64, id: u64) -> bool {
+    id.wrapping_sub(from) < SYNTH_IDS
+}
+
+/// The first id of the first event of `pmu` with ids, in `model`.
+fn first_id_of(model: &TraceModel, pmu: u32) -> Option<u64> {
+    let mut of_pmu = model.descs().iter().filter(|d| d.attr.type_ == pmu);
+    of_pmu.find_map(|d| model.entry(d).ids.first().copied())
+}
+
+/// An event of `model` has one of the ids synthesized from `from` on.
+fn synth_taken(model: &TraceModel, from: u64) -> bool {
+    (0..SYNTH_IDS).any(|k| model.desc_of_id(from.wrapping_add(k)).is_some())
+}
+
+/// `model` has the event `need` asks for.
+fn has_event(model: &TraceModel, need: EventNeed) -> bool {
+    let mut descs = model.descs().iter();
+    match need {
+        EventNeed::Pmu(pmu) => descs.any(|d| d.attr.type_ == pmu),
+        EventNeed::Switch(SwitchEvent::SchedSwitch) => descs
+            .any(|d| d.attr.type_ == attr::TYPE_TRACEPOINT && model.entry(d).name == SCHED_SWITCH),
+        EventNeed::Switch(SwitchEvent::ContextSwitch) => {
+            descs.any(|d| d.attr.has_flag(attr_flags::CONTEXT_SWITCH))
+        }
+    }
+}
+
+impl EventNeed {
+    fn refusal(self) -> AuxtraceNeed {
+        match self {
+            EventNeed::Pmu(pmu) => AuxtraceNeed::Event(pmu),
+            EventNeed::Switch(SwitchEvent::SchedSwitch) => AuxtraceNeed::SchedSwitchEvent,
+            EventNeed::Switch(SwitchEvent::ContextSwitch) => AuxtraceNeed::ContextSwitchEvent,
+        }
+    }
+}
+
 impl AuxtraceSession {
     /// A new output.
     pub(crate) fn reset(&mut self) {
         *self = AuxtraceSession::default();
+    }
+
+    /// Records went out unchecked: a TIME_CONV or AUXTRACE_INFO may be among them.
+    pub(crate) fn unseen(&mut self) {
+        self.unseen_time_conv = true;
+        self.unseen_info |= !self.written.info;
     }
 
     /// A call starts.
@@ -93,13 +201,20 @@ impl AuxtraceSession {
         }
         self.call_kept = false;
         let call = std::mem::take(&mut self.call);
-        self.written.time_conv = call.time_conv.or(self.written.time_conv);
+        if call.time_conv.is_some() {
+            self.written.time_conv = call.time_conv;
+            self.unseen_time_conv = false;
+        }
+        if call.info {
+            self.written.info = true;
+            self.unseen_info = false;
+        }
         self.written.waiting.merge(call.waiting);
     }
 
-    /// Checks a TIME_CONV or AUXTRACE_INFO record (whole, its fields walked); `file_mode`:
-    /// descriptions may still come, and perf reads in time order only when the first has
-    /// `sample_id_all`.
+    /// Checks a TIME_CONV, AUXTRACE_INFO or AUXTRACE record (whole, its fields walked);
+    /// `file_mode`: descriptions may still come, and perf reads in time order only when
+    /// the first has `sample_id_all`.
     pub(crate) fn check(
         &mut self,
         model: &TraceModel,
@@ -108,57 +223,99 @@ impl AuxtraceSession {
         file_mode: bool,
     ) -> Result<(), RecordProblem> {
         self.just_noted = None;
-        let endian = model.endian();
-        if type_ == record_type::TIME_CONV {
-            self.call_kept = true;
-            let mult = endian.u64_at(record, TIME_MULT).unwrap_or(0);
-            self.call.time_conv = Some(mult as u32 != 0);
-            return Ok(());
+        match type_ {
+            record_type::TIME_CONV => {
+                self.call_kept = true;
+                let mult = model.endian().u64_at(record, TIME_MULT).unwrap_or(0);
+                self.call.time_conv = Some(mult as u32 != 0);
+                Ok(())
+            }
+            record_type::AUXTRACE => self.auxtrace_allowed(),
+            record_type::AUXTRACE_INFO => self.check_info(model, record, file_mode),
+            _ => Ok(()),
         }
-        if type_ != record_type::AUXTRACE_INFO {
-            return Ok(());
+    }
+
+    /// An AUXTRACE record may come: an AUXTRACE_INFO came before it (its payload passes
+    /// through unchecked, so it is judged by its header).
+    pub(crate) fn auxtrace_allowed(&self) -> Result<(), RecordProblem> {
+        match self.call.info || self.written.info {
+            true => Ok(()),
+            false if self.unseen_info => Err(RecordProblem::Auxtrace(AuxtraceNeed::Unchecked)),
+            false => Err(RecordProblem::Auxtrace(AuxtraceNeed::Info)),
         }
+    }
+
+    fn check_info(
+        &mut self,
+        model: &TraceModel,
+        record: &[u8],
+        file_mode: bool,
+    ) -> Result<(), RecordProblem> {
         let need = |n| Err(RecordProblem::Auxtrace(n));
-        let info = ParsedAuxtraceInfo::parse(record, endian).map_err(|e| match e {
+        let info = ParsedAuxtraceInfo::parse(record, model.endian()).map_err(|e| match e {
             ParseError::BadValue { field, value, .. } => RecordProblem::Value { field, value },
             _ => RecordProblem::Fields("priv"),
         })?;
-        let time_conv = self.call.time_conv.or(self.written.time_conv);
-        if info.needs_time_conv() && time_conv != Some(true) {
-            return need(AuxtraceNeed::TimeConv);
-        }
-        let first_event = model.descs().iter().next();
-        let ordered = file_mode && info.needs_ordered();
-        if ordered && first_event.is_some_and(|d| !has_sample_id_all(d)) {
-            return need(AuxtraceNeed::SampleIdAll);
-        }
-        let mut noted = (None, ordered && first_event.is_none());
-        if let Some(pmu) = info.pmu_type() {
-            let first_of_pmu = model.descs().iter().find(|d| d.attr.type_ == pmu);
-            if info.needs_event() && first_of_pmu.is_none() {
-                return need(AuxtraceNeed::Event(pmu));
+        if info.needs_time_conv() {
+            match self.call.time_conv {
+                Some(true) => {}
+                None if self.unseen_time_conv => return need(AuxtraceNeed::Unchecked),
+                None if self.written.time_conv == Some(true) => {}
+                _ => return need(AuxtraceNeed::TimeConv),
             }
-            if info.needs_event_ids() {
-                match first_of_pmu {
-                    // An event without ids is the only one.
-                    Some(_) if model.has_no_ids() => return need(AuxtraceNeed::EventIds(pmu)),
-                    Some(_) => {}
-                    None if file_mode => noted.0 = Some(pmu),
+        }
+        let mut notes = Notes::default();
+        if file_mode && info.needs_ordered() {
+            match model.descs().iter().next() {
+                Some(d) if !has_sample_id_all(d) => return need(AuxtraceNeed::SampleIdAll),
+                Some(_) => {}
+                None => notes.ordered = true,
+            }
+        }
+        let pmu = info.pmu_type();
+        let wanted = [
+            pmu.filter(|_| info.needs_event()).map(EventNeed::Pmu),
+            info.needs_switch_event().map(EventNeed::Switch),
+        ];
+        for want in wanted.into_iter().flatten() {
+            match (has_event(model, want), file_mode) {
+                (true, _) => {}
+                (false, true) => notes.events.push(want),
+                (false, false) => return need(want.refusal()),
+            }
+        }
+        if let Some(pmu) = pmu {
+            let first = model.descs().iter().find(|d| d.attr.type_ == pmu);
+            match first {
+                // An event without ids is the only one.
+                Some(_) if info.needs_event_ids() && model.has_no_ids() => {
+                    return need(AuxtraceNeed::EventIds(pmu));
+                }
+                None if info.needs_event_ids() && file_mode => notes.first_with_ids = Some(pmu),
+                _ => {}
+            }
+            if info.synthesizes() {
+                match first_id_of(model, pmu).map(synth_from) {
+                    Some(from) if synth_taken(model, from) => {
+                        return need(AuxtraceNeed::FreeSynthIds(from));
+                    }
+                    // Later descriptions may not take them.
+                    Some(from) => notes.synth = Some(SynthIds::From(from)),
+                    // perf reading a pipe stream synthesizes nothing without the event.
+                    None if file_mode => notes.synth = Some(SynthIds::OfPmu(pmu)),
                     None => {}
                 }
             }
         }
-        let pmus = &self.written.waiting.pmus;
-        if let Some(pmu) = noted.0 {
-            let known = pmus.iter().chain(&self.call.waiting.pmus);
-            if known.clone().any(|&(p, _)| p == pmu) {
-                noted.0 = None;
-            } else if known.count() >= MAX_PENDING_IDS {
+        self.call_kept = true;
+        self.call.info = true;
+        if notes != Notes::default() {
+            let kept = self.written.waiting.len() + self.call.waiting.len();
+            if kept >= MAX_PENDING_IDS {
                 return Err(RecordProblem::TooManyPendingIds);
             }
-        }
-        if noted != (None, false) {
-            self.just_noted = Some(noted);
+            self.just_noted = Some(notes);
         }
         Ok(())
     }
@@ -172,22 +329,26 @@ impl AuxtraceSession {
     /// Places what [`check`](Self::check) noted (the record passed): `first` says where it
     /// is.
     pub(crate) fn place_noted(&mut self, first: FirstRecord) {
-        let Some((pmu, ordered)) = self.just_noted.take() else {
+        let Some(notes) = self.just_noted.take() else {
             return;
         };
-        self.call_kept = true;
-        let w = &mut self.call.waiting;
-        if let Some(pmu) = pmu {
-            w.pmus.push((pmu, first));
-        }
-        if ordered {
-            w.ordered = w.ordered.or(Some(first));
-        }
+        let w = Waiting {
+            first_with_ids: notes
+                .first_with_ids
+                .map(|p| (p, first))
+                .into_iter()
+                .collect(),
+            ordered: notes.ordered.then_some(first),
+            events: notes.events.into_iter().map(|e| (e, first)).collect(),
+            synth: notes.synth.map(|s| (s, first)).into_iter().collect(),
+        };
+        self.call.waiting.merge(w);
     }
 
     /// Checks a description about to be added: refused when it would be the first event
-    /// and has no `sample_id_all` while a record needs it, or the first event of a PMU
-    /// type an Arm SPE or CoreSight record names and has no ids.
+    /// and has no `sample_id_all` while a record needs it, the first event of a PMU type
+    /// an Arm SPE or CoreSight record names and has no ids, or has an id perf gives an
+    /// event it synthesizes from a trace.
     pub(crate) fn check_description(
         &self,
         model: &TraceModel,
@@ -208,22 +369,46 @@ impl AuxtraceSession {
                 return contradicts(first, Contradiction::AuxtraceOrder);
             }
         }
-        if !new.ids.is_empty() || model.descs().iter().any(|d| d.attr.type_ == new.attr_type) {
-            return Ok(());
+        let first_of_type = !model.descs().iter().any(|d| d.attr.type_ == new.attr_type);
+        if first_of_type && new.ids.is_empty() {
+            if let Some(&(_, first)) = w.first_with_ids.iter().find(|(p, _)| *p == new.attr_type) {
+                return contradicts(first, Contradiction::AuxtraceEventIds);
+            }
         }
-        match w.pmus.iter().find(|&&(p, _)| p == new.attr_type) {
-            Some(&(_, first)) => contradicts(first, Contradiction::AuxtraceEventIds),
-            None => Ok(()),
+        for &(synth, first) in &w.synth {
+            let from = match synth {
+                SynthIds::From(from) => from,
+                SynthIds::OfPmu(pmu) => match first_id_of(model, pmu) {
+                    Some(id) => synth_from(id),
+                    // This one would be the PMU's first event with ids: its first id
+                    // sets them, and no event may have one.
+                    None if pmu == new.attr_type => match new.ids.first() {
+                        Some(&id) if synth_taken(model, synth_from(id)) => {
+                            return contradicts(first, Contradiction::AuxtraceSynthIds);
+                        }
+                        Some(&id) => synth_from(id),
+                        None => continue,
+                    },
+                    None => continue,
+                },
+            };
+            if new.ids.iter().any(|&id| is_synth(from, id)) {
+                return contradicts(first, Contradiction::AuxtraceSynthIds);
+            }
         }
+        Ok(())
     }
 
-    /// A record that needs a description that has not come (finish refuses, a drop cuts
-    /// the data before it).
+    /// A record whose need a description that has not come would meet (finish refuses,
+    /// a drop cuts the data before it).
     pub(crate) fn waiting(&self, model: &TraceModel) -> Option<FirstRecord> {
-        match model.descs().is_empty() {
-            true => self.written.waiting.ordered,
-            false => None,
-        }
+        let w = &self.written.waiting;
+        let ordered = w.ordered.filter(|_| model.descs().is_empty());
+        let events = w.events.iter().filter(|&&(e, _)| !has_event(model, e));
+        ordered
+            .into_iter()
+            .chain(events.map(|&(_, first)| first))
+            .min_by_key(|f| f.pos)
     }
 
     /// Takes what waits for descriptions away (strict mode goes off), to be given back

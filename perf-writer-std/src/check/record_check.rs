@@ -228,6 +228,7 @@ impl RecordCheck {
                     // Records written meanwhile went out unseen.
                     if !unchanged {
                         self.stat.unseen();
+                        self.aux.unseen();
                     }
                     if let Some((waited, (held, aux), then)) = self.parked.take() {
                         if unchanged && then == revision {
@@ -1152,6 +1153,9 @@ impl RecordCheck {
         }
         if WRITER_MANAGED.contains(&type_) {
             return Err(RecordProblem::WriterManaged);
+        }
+        if type_ == record_type::AUXTRACE {
+            self.aux.auxtrace_allowed()?;
         }
         Ok(())
     }

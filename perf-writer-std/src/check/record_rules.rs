@@ -59,7 +59,11 @@ pub(crate) const STAT_SESSION: [u32; 5] = [
 
 /// perf's own records an AUXTRACE_INFO's trace decoder reads (see
 /// [`AuxtraceSession`](crate::check::auxtrace_session::AuxtraceSession)).
-pub(crate) const AUXTRACE_SESSION: [u32; 2] = [record_type::TIME_CONV, record_type::AUXTRACE_INFO];
+pub(crate) const AUXTRACE_SESSION: [u32; 3] = [
+    record_type::TIME_CONV,
+    record_type::AUXTRACE_INFO,
+    record_type::AUXTRACE,
+];
 
 /// perf's own records judged by what came before them (the output's state), as well as
 /// by their own bytes: pipe mode's header records (refused), COMPRESSED (kept count of),

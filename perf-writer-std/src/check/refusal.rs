@@ -69,6 +69,10 @@ pub enum Contradiction {
     /// perf reads the file in time order, which it does only when the first event has
     /// `sample_id_all`, and this first event has not.
     AuxtraceOrder,
+    /// An AUXTRACE_INFO (Intel PT or BTS, Arm SPE, CoreSight) whose trace perf would
+    /// synthesize events from with an id this event has (the first id of the trace's PMU
+    /// event plus one billion, and the next few).
+    AuxtraceSynthIds,
 }
 
 impl fmt::Display for Contradiction {
@@ -98,6 +102,9 @@ impl fmt::Display for Contradiction {
                 "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",
             ),
             Self::Unattributable(why) => f.write_str(why),
+            Self::AuxtraceSynthIds => f.write_str(
+                "an AUXTRACE_INFO whose trace perf synthesizes events from with ids this event has (the first id of the trace's PMU event plus one billion, and the next 15): perf would take its records for those",
+            ),
             Self::AuxtraceOrder => f.write_str(
                 "an AUXTRACE_INFO whose trace decoder needs the file read in time order: perf does that only when the first event has sample_id_all, and this one has not",
             ),

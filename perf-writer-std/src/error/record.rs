@@ -222,26 +222,42 @@ pub enum RecordProblem {
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).
     Stat(StatProblem),
-    /// An AUXTRACE_INFO whose trace decoder needs what the output does not give it where
-    /// the record is (see [`AuxtraceNeed`]).
+    /// An AUXTRACE_INFO (or AUXTRACE) whose trace decoder needs what the output does not
+    /// give it where the record is (see [`AuxtraceNeed`]).
     Auxtrace(AuxtraceNeed),
 }
 
-/// What perf 6.1's trace decoder for an AUXTRACE_INFO needs of the output before it.
+/// What perf 6.1's trace decoder for an AUXTRACE_INFO (or the AUXTRACE records after
+/// it) needs of the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuxtraceNeed {
     /// Arm SPE: a TIME_CONV record with a time multiplier other than 0 before it (perf
     /// takes the last one's time conversion, and divides by its multiplier).
     TimeConv,
-    /// Arm SPE: events described with `sample_id_all` (perf reads the file in time order
-    /// only then, and the decoder fails on every SAMPLE otherwise).
+    /// In a file: a first event with `sample_id_all` (perf reads a file in time order only
+    /// then, and every decoder but HiSilicon PTT's fails otherwise).
     SampleIdAll,
-    /// CoreSight: an event of this `attr.type` (its PMU type), described before it.
+    /// CoreSight: an event of this `attr.type` (its PMU type); before the record in pipe
+    /// mode, by finish in file mode.
     Event(u32),
     /// Arm SPE, CoreSight: ids on the first event of this `attr.type` (perf reads that
     /// event's first id, and crashes on an event with none).
     EventIds(u32),
+    /// Intel PT recorded context switches with `sched:sched_switch`: a tracepoint of that
+    /// name (in pipe mode before the record, in file mode by finish).
+    SchedSwitchEvent,
+    /// Intel PT recorded context switches with `context_switch`: an event with that attr
+    /// flag (in pipe mode before the record, in file mode by finish).
+    ContextSwitchEvent,
+    /// No event may have an id among those perf gives the events it synthesizes from the
+    /// trace (from this one on, the first id of its PMU's event plus one billion).
+    FreeSynthIds(u64),
+    /// An AUXTRACE record needs an AUXTRACE_INFO before it.
+    Info,
+    /// Records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this
+    /// depends on: strict mode cannot tell what perf will read.
+    Unchecked,
 }
 
 impl fmt::Display for AuxtraceNeed {
@@ -251,15 +267,31 @@ impl fmt::Display for AuxtraceNeed {
                 "an Arm SPE AUXTRACE_INFO needs a TIME_CONV record with a time_mult other than 0 before it: perf 6.1 takes the last one's and divides by it",
             ),
             Self::SampleIdAll => f.write_str(
-                "an Arm SPE AUXTRACE_INFO needs events described with sample_id_all: without it perf 6.1 reads the file out of time order, and the SPE decoder fails on every SAMPLE",
+                "in a file, this AUXTRACE_INFO needs a first event with sample_id_all: without it perf 6.1 reads the file out of time order, and the trace decoder fails",
             ),
             Self::Event(t) => write!(
                 f,
-                "perf 6.1 refuses a CoreSight AUXTRACE_INFO unless an event of its PMU type (attr.type {t}) is described before it"
+                "perf 6.1 refuses a CoreSight AUXTRACE_INFO unless an event of its PMU type (attr.type {t}) is described (in a pipe stream, before it)"
             ),
             Self::EventIds(t) => write!(
                 f,
                 "the first event of its PMU type (attr.type {t}) has no ids: perf 6.1 reads that event's first id and crashes"
+            ),
+            Self::SchedSwitchEvent => f.write_str(
+                "its Intel PT trace recorded context switches with sched:sched_switch: perf 6.1 refuses the file without a tracepoint of that name (in a pipe stream, before it)",
+            ),
+            Self::ContextSwitchEvent => f.write_str(
+                "its Intel PT trace recorded context switches with context_switch: perf 6.1 refuses the file without an event with that attr flag (in a pipe stream, before it)",
+            ),
+            Self::FreeSynthIds(from) => write!(
+                f,
+                "an event has one of the ids perf 6.1 gives the events it synthesizes from this trace ({from} on): perf would take its records for those"
+            ),
+            Self::Info => f.write_str(
+                "an AUXTRACE record needs an AUXTRACE_INFO before it: perf 6.1 refuses it otherwise",
+            ),
+            Self::Unchecked => f.write_str(
+                "records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this depends on: write it with set_strict(false), or in a new output",
             ),
         }
     }
@@ -379,6 +411,10 @@ impl fmt::Display for RecordProblem {
                 f,
                 "the records that wait for their descriptions take {} MiB already: add those descriptions before more such records",
                 crate::MAX_PENDING_BYTES >> 20
+            ),
+            Self::Value { field, value } if *value > 0xffff => write!(
+                f,
+                "its {field} is {value} ({value:#x}), which perf 6.1 refuses the record for (or crashes on)"
             ),
             Self::Value { field, value } => write!(
                 f,

@@ -150,7 +150,11 @@ impl<W: Write + Seek> FileOutput<W> {
     /// records. With no event described yet there is nothing to recover the records by, and
     /// descriptions that cannot be encoded yet (a tracepoint format missing) cannot be
     /// written: both leave the block out.
-    fn encode_recovery(&mut self, model: &TraceModel) {
+    ///
+    /// `settle`: the first record is being written, so a block left out is left out for
+    /// good; otherwise (the records of a call about to be checked, which may be refused)
+    /// the block stays due.
+    fn encode_recovery(&mut self, model: &TraceModel, settle: bool) {
         let revision = model.revision();
         match &self.recovery {
             Recovery::Due => {}
@@ -159,7 +163,8 @@ impl<W: Write + Seek> FileOutput<W> {
         }
         self.recovery = match self.recovery_block(model) {
             Some(block) => Recovery::Encoded { block, revision },
-            None => Recovery::Skipped,
+            None if settle => Recovery::Skipped,
+            None => Recovery::Due,
         };
     }
 
@@ -238,7 +243,7 @@ impl<W: Write + Seek> FileOutput<W> {
     /// Writes the recovery block (encoded first, when it is not yet or the model changed
     /// since).
     fn describe(&mut self, model: &TraceModel) -> io::Result<()> {
-        self.encode_recovery(model);
+        self.encode_recovery(model, true);
         if let Recovery::Encoded { block, .. } = &self.recovery {
             self.stream.write_raw(block)?;
             self.recovery = Recovery::Written(WrittenBlock {
@@ -618,7 +623,7 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
 
     fn prepare_records(&mut self, model: &TraceModel) {
         if !self.recovery_settled() {
-            self.encode_recovery(model);
+            self.encode_recovery(model, false);
         }
     }
 

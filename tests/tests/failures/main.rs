@@ -269,6 +269,11 @@ fn auxtrace(e: Endian, payload: u64) -> Vec<u8> {
         .finish()
 }
 
+/// The AUXTRACE_INFO an AUXTRACE record needs before it: HiSilicon PTT's, of PMU type 1.
+fn auxtrace_info(e: Endian) -> Vec<u8> {
+    RecordBuilder::new(e, 70, 0).u32(6).u32(0).u64(1).finish()
+}
+
 /// An AUXTRACE record announcing a huge payload: pipe mode refuses it at the call (it would
 /// have to hold it back), file mode takes it and drops it at finish, or when asked, also
 /// after a part of it larger than the buffer went to the file.
@@ -282,6 +287,7 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         w.set_strict(strict);
         w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, e)).unwrap();
+        w.write_event_data(&auxtrace_info(e)).unwrap();
         let err = w.write_event_data(&auxtrace(e, 1 << 40)).unwrap_err();
         assert!(
             matches!(refusal(&err), Some(WriterError::Record(RecordError::SplitTooLong { max, .. })) if *max == MAX_SPLIT_RECORD_LEN),
@@ -300,6 +306,7 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         w.set_strict(strict);
         w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, e)).unwrap();
+        w.write_event_data(&auxtrace_info(e)).unwrap();
         w.write_event_data(&auxtrace(e, 1 << 40)).unwrap();
         let bytes = finish_dropping(|| w.finish(), 48).into_inner();
         assert_read_back(&bytes, false, &[1000]);
@@ -317,6 +324,7 @@ fn a_record_announcing_a_huge_payload_does_not_wedge_the_writer() {
         w.set_strict(strict);
         w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
         w.write_event_data(&one_sample(0, e)).unwrap();
+        w.write_event_data(&auxtrace_info(e)).unwrap();
         w.write_event_data(&auxtrace(e, 1 << 20)).unwrap();
         let chunk = vec![0xAAu8; 100 * 1024];
         for _ in 0..6 {
@@ -338,6 +346,7 @@ fn w_refusing_too_long(strict: bool, e: Endian) -> WriterError {
     w.set_strict(strict);
     w.add_event_desc(&[1], &attr(), "cpu-clock").unwrap();
     w.write_event_data(&one_sample(0, e)).unwrap();
+    w.write_event_data(&auxtrace_info(e)).unwrap();
     let err = w.write_event_data(&auxtrace(e, u64::MAX)).unwrap_err();
     assert_eq!(w.partial_record_len(), 0);
     w.write_event_data(&one_sample(1, e)).unwrap();

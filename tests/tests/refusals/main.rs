@@ -1668,12 +1668,19 @@ fn auxtrace_info_needs_of_the_output_are_checked() {
         aux_refused(w.write_event_data(&etm).unwrap_err(), Some(Need::Event(9)));
     });
     assert_both_ticks(&r);
-    let r = ordered_file_around(|w| {
-        aux_refused(w.write_event_data(&etm).unwrap_err(), Some(Need::Event(9)));
-        let (attr, ids) = with_options(9, true);
-        w.add_event_desc(&ids, &attr, "cs_etm").unwrap();
-        w.write_event_data(&etm).unwrap();
-    });
+    // In a file it waits for the event: finish refuses until it comes.
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    write_tick(&mut w, 1, 1000);
+    w.write_event_data(&etm).unwrap();
+    write_tick(&mut w, 2, 2000);
+    match w.finish().unwrap_err() {
+        WriterError::Record(RecordError::Undescribed(p)) => assert_eq!(p.type_, rt::AUXTRACE_INFO),
+        other => panic!("{other:?}"),
+    }
+    let (attr, ids) = with_options(9, true);
+    w.add_event_desc(&ids, &attr, "cs_etm").unwrap();
+    let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
     assert_both_ticks(&r);
     // In a file whose first event has no sample_id_all.
     let r = file_around(|w| {
@@ -1749,6 +1756,232 @@ fn auxtrace_info_needs_of_the_output_are_checked() {
             assert!(!perf_script(file.path(), &[]).success());
         }
     }
+}
+
+/// More of what the trace decoders need: Intel PT's switch event (`have_sched_switch` 1:
+/// a `sched:sched_switch` tracepoint; 2: an event with `context_switch`); ids free for the
+/// events perf synthesizes from a trace (its PMU event's first id plus one billion, and
+/// the next 15); an AUXTRACE_INFO before AUXTRACE records; in a file, `sample_id_all` on
+/// the first event for s390 CPU-MF too. After records written with strict mode off, the
+/// TIME_CONV and AUXTRACE_INFO they may hold are unknown: what depends on them is refused.
+/// perf's verdict is checked on each refusal, and perf reads what is taken.
+#[test]
+fn auxtrace_info_more_needs_are_checked() {
+    use integration_tests::records::RecordBuilder;
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::{AuxtraceNeed as Need, Contradiction, RecordError};
+    let pt = |switch: u64| {
+        let mut w = vec![
+            8,
+            31,
+            858_993_459,
+            0x0fff_e123_4567,
+            1,
+            0x400,
+            0x800,
+            switch,
+            0,
+            1,
+        ];
+        w.truncate(10);
+        auxtrace_info(1, &w)
+    };
+    let perf_fails = |bytes: Vec<u8>| {
+        if require_perf() {
+            let file = temp_data_file(&bytes);
+            assert!(!perf_script(file.path(), &[]).success());
+        }
+    };
+    // have_sched_switch 1 and 2: refused in a pipe stream without the event; in a file the
+    // record waits for it.
+    for (switch, want) in [(1, Need::SchedSwitchEvent), (2, Need::ContextSwitchEvent)] {
+        let r = ordered_pipe_around(|w| {
+            aux_refused(w.write_event_data(&pt(switch)).unwrap_err(), Some(want));
+        });
+        assert_both_ticks(&r);
+        let mut w = file_writer();
+        add_ordered_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        w.write_event_data(&pt(switch)).unwrap();
+        write_tick(&mut w, 2, 2000);
+        assert!(matches!(
+            w.finish().unwrap_err(),
+            WriterError::Record(RecordError::Undescribed(_))
+        ));
+        match switch {
+            1 => {
+                w.add_tracepoint_event_desc_from_text(
+                    &[77],
+                    &PerfEventAttr {
+                        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+                        ..tp_attr(TICK_ID + 1)
+                    },
+                    "sched:sched_switch",
+                    "sched",
+                    &TICK
+                        .replace("tick", "sched_switch")
+                        .replace(&format!("ID: {TICK_ID}"), &format!("ID: {}", TICK_ID + 1)),
+                )
+                .unwrap();
+            }
+            _ => {
+                let mut attr = PerfEventAttr {
+                    options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+                    ..sw_attr()
+                };
+                attr.options = attr
+                    .options
+                    .or(tracepoint_decode::PerfEventAttrOptions::ContextSwitch);
+                w.add_event_desc(&[77], &attr, "switches").unwrap();
+            }
+        }
+        let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+        assert_both_ticks(&r);
+        // perf's verdict without the event.
+        let mut w = file_writer();
+        add_ordered_tick(&mut w);
+        w.set_strict(false);
+        w.write_event_data(&pt(switch)).unwrap();
+        write_tick(&mut w, 1, 1000);
+        perf_fails(w.finish().unwrap().into_inner());
+    }
+    // Synthesized ids: the PT event's first id is 10, so perf synthesizes from 1000000010.
+    let pt_attr = PerfEventAttr {
+        attr_type: PerfEventAttrType::from(8),
+        config: 0x400,
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..sw_attr()
+    };
+    let sw_all = PerfEventAttr {
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..sw_attr()
+    };
+    let mut w = file_writer();
+    w.add_event_desc(&[1_000_000_012], &sw_all, "sw").unwrap();
+    w.add_event_desc(&[10], &pt_attr, "intel_pt//").unwrap();
+    aux_refused(
+        w.write_event_data(&pt(0)).unwrap_err(),
+        Some(Need::FreeSynthIds(1_000_000_010)),
+    );
+    // Records first: the description that takes one is refused, naming the record.
+    let mut w = file_writer();
+    w.write_event_data(&pt(0)).unwrap();
+    w.add_event_desc(&[10], &pt_attr, "intel_pt//").unwrap();
+    match w
+        .add_event_desc(&[1_000_000_012], &sw_all, "sw")
+        .unwrap_err()
+    {
+        WriterError::Event(EventError::ContradictsRecords { type_, problem, .. }) => {
+            assert_eq!(
+                (type_, problem),
+                (rt::AUXTRACE_INFO, Contradiction::AuxtraceSynthIds)
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    w.add_event_desc(&[1_000_000_026], &sw_all, "sw").unwrap();
+    read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    // perf's verdict on the collision: it takes the sw event's records for its own.
+    let mut w = file_writer();
+    w.add_event_desc(&[1_000_000_010], &sw_all, "sw").unwrap();
+    w.add_event_desc(&[10], &pt_attr, "intel_pt//").unwrap();
+    w.set_strict(false);
+    w.write_event_data(&pt(0)).unwrap();
+    let sample = Sample {
+        identifier: Some(1_000_000_010),
+        ip: Some(0x1000),
+        tid: Some(PidTid { pid: 42, tid: 42 }),
+        time: Some(1000),
+        ..Default::default()
+    };
+    w.write_sample(perf_writer_std::perf_encode::abi::misc::USER, &sample)
+        .unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    if require_perf() {
+        let file = temp_data_file(&bytes);
+        let report = integration_tests::perf_tool::run_perf(
+            &["report", "--stdio", "-i", file.path().to_str().unwrap()],
+            None,
+        );
+        assert!(
+            !report.success() || !report.stderr_findings().is_empty(),
+            "{}",
+            report.describe()
+        );
+    }
+    // An AUXTRACE needs an AUXTRACE_INFO before it.
+    let aux = RecordBuilder::new(integration_tests::Endian::Little, rt::AUXTRACE, 0)
+        .u64(0)
+        .u64(0)
+        .u64(0)
+        .u32(0)
+        .u32(42)
+        .u32(0)
+        .u32(0)
+        .finish();
+    let r = ordered_file_around(|w| {
+        aux_refused(w.write_event_data(&aux).unwrap_err(), Some(Need::Info));
+        w.write_event_data(&[auxtrace_info(6, &[1]), aux.clone()].concat())
+            .unwrap();
+        w.write_event_data(&aux).unwrap();
+    });
+    assert_both_ticks(&r);
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    w.set_strict(false);
+    w.write_event_data(&aux).unwrap();
+    write_tick(&mut w, 1, 1000);
+    perf_fails(w.finish().unwrap().into_inner());
+    // s390 CPU-MF needs the first event's sample_id_all in a file too.
+    let s390 = auxtrace_info(5, &[]);
+    let r = file_around(|w| {
+        aux_refused(
+            w.write_event_data(&s390).unwrap_err(),
+            Some(Need::SampleIdAll),
+        );
+    });
+    assert_both_ticks(&r);
+    let mut w = file_writer();
+    add_tick(&mut w);
+    w.set_strict(false);
+    w.write_event_data(&s390).unwrap();
+    write_tick(&mut w, 1, 1000);
+    perf_fails(w.finish().unwrap().into_inner());
+    // Records written with strict mode off may hold a TIME_CONV or an AUXTRACE_INFO.
+    let spe = auxtrace_info(4, &[8, 1]);
+    let r = ordered_file_around(|w| {
+        w.write_event_data(&time_conv(1)).unwrap();
+        w.set_strict(false);
+        w.write_event_data(&time_conv(0)).unwrap();
+        w.set_strict(true);
+        aux_refused(w.write_event_data(&spe).unwrap_err(), Some(Need::Unchecked));
+        aux_refused(w.write_event_data(&aux).unwrap_err(), Some(Need::Unchecked));
+        // A TIME_CONV checked since is known again.
+        w.write_event_data(&[time_conv(1), spe.clone(), aux.clone()].concat())
+            .unwrap();
+    });
+    assert_both_ticks(&r);
+}
+
+/// A refused call before any description leaves nothing of itself: the file, recovery
+/// block included, is byte for byte the one written without it.
+#[test]
+fn a_refused_first_call_leaves_the_layout_as_it_was() {
+    let write = |refused_first: bool| {
+        let mut w = file_writer();
+        if refused_first {
+            let unknown = user_record(30, &[0]);
+            assert!(w.write_event_data(&unknown).is_err());
+            assert!(w.write_event_data(&auxtrace_info(2, &[0; 5])).is_err());
+        }
+        add_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        write_tick(&mut w, 2, 2000);
+        w.finish().unwrap().into_inner()
+    };
+    let plain = write(false);
+    assert_eq!(write(true), plain);
+    assert_both_ticks(&read_file(&plain));
 }
 
 /// In file mode, perf's own records naming an id no description has yet (an ID_INDEX

@@ -17,6 +17,15 @@ const RECORD: &str = "AUXTRACE_INFO";
 /// Where the private words start: the header, `u32 type`, `u32 reserved`.
 const PRIV: usize = 16;
 
+/// A value perf refuses the record for, or crashes on.
+fn bad(field: &'static str, value: u64) -> ParseError {
+    ParseError::BadValue {
+        record: RECORD,
+        field,
+        value,
+    }
+}
+
 /// A `PERF_RECORD_AUXTRACE_INFO` record whose settings perf 6.1's decoder for its trace
 /// type reads without refusing the file or crashing, as far as the record alone says.
 /// What it needs of the rest of the session is left to the caller:
@@ -81,11 +90,6 @@ impl<'a> ParsedAuxtraceInfo<'a> {
         let trace_type = endian
             .u32_at(record, 8)
             .ok_or(truncated("type", 8, record.len()))?;
-        let bad = |field, value| ParseError::BadValue {
-            record: RECORD,
-            field,
-            value,
-        };
         let min = p::min_words(trace_type)
             .filter(|_| auxtrace_type_decoded(trace_type))
             .ok_or(bad("type", u64::from(trace_type)))?;
@@ -158,12 +162,33 @@ impl<'a> ParsedAuxtraceInfo<'a> {
     }
 
     /// perf's decoder fails unless it reads the file in time order: in a file, only when
-    /// the first event has `sample_id_all` (Intel PT and BTS, Arm SPE, CoreSight).
+    /// the first event has `sample_id_all` (every decoder but HiSilicon PTT's).
     pub fn needs_ordered(&self) -> bool {
+        self.trace_type != AUXTRACE_HISI_PTT
+    }
+
+    /// perf gives the events it synthesizes from the trace the ids from the first id of
+    /// the first event of [`pmu_type`](Self::pmu_type) with ids, plus
+    /// [`SYNTH_ID_OFFSET`](perf_abi::auxtrace_priv::SYNTH_ID_OFFSET) (Intel PT and BTS, Arm
+    /// SPE, CoreSight): an event with one of those ids is taken for one of them.
+    pub fn synthesizes(&self) -> bool {
         matches!(
             self.trace_type,
             AUXTRACE_INTEL_PT | AUXTRACE_INTEL_BTS | AUXTRACE_ARM_SPE | AUXTRACE_CS_ETM
         )
+    }
+
+    /// The event an Intel PT trace's context switches need (its `have_sched_switch`, a C
+    /// `int`): perf refuses the file without one.
+    pub fn needs_switch_event(&self) -> Option<SwitchEvent> {
+        if self.trace_type != AUXTRACE_INTEL_PT {
+            return None;
+        }
+        match self.low32(p::PT_HAVE_SCHED_SWITCH) as i32 {
+            1 => Some(SwitchEvent::SchedSwitch),
+            2 => Some(SwitchEvent::ContextSwitch),
+            _ => None,
+        }
     }
 
     /// perf takes its time conversion from the last TIME_CONV record before this one, and
@@ -173,11 +198,6 @@ impl<'a> ParsedAuxtraceInfo<'a> {
     }
 
     fn check_intel_pt(&self) -> Result<(), ParseError> {
-        let bad = |field, value| ParseError::BadValue {
-            record: RECORD,
-            field,
-            value,
-        };
         let mult = self.low32(p::PT_TIME_MULT);
         if mult == 0 && self.word(p::PT_CAP_USER_TIME_ZERO) != 0 && self.word(p::PT_TSC_BIT) != 0 {
             // Decoded with timestamps (as its events may be), perf divides by it.
@@ -198,7 +218,7 @@ impl<'a> ParsedAuxtraceInfo<'a> {
         if len == 0 {
             return Ok(());
         }
-        let bad_filter = bad("priv: filter string", len);
+        let bad_filter = bad("priv: filter string (its length)", len);
         // perf reads the string padded with NULs to a multiple of 8 bytes.
         let padded = len
             .checked_add(1)
@@ -228,11 +248,6 @@ impl<'a> ParsedAuxtraceInfo<'a> {
     }
 
     fn check_cs_etm(&self) -> Result<(), ParseError> {
-        let bad = |field, value| ParseError::BadValue {
-            record: RECORD,
-            field,
-            value,
-        };
         let version = self.word(p::CS_ETM_HEADER_VERSION);
         if version > p::CS_ETM_HEADER_VERSION_MAX {
             return Err(bad("priv: header version", version));
@@ -252,7 +267,10 @@ impl<'a> ParsedAuxtraceInfo<'a> {
             let end = at
                 .checked_add(len)
                 .filter(|&e| e <= self.word_count())
-                .ok_or(bad("priv: cpu block parameters", len as u64))?;
+                .ok_or(bad(
+                    "priv: cpu block running past the record (its words)",
+                    len as u64,
+                ))?;
             // Each block's trace id (a C int) must be its own.
             let mut earlier = p::CS_ETM_HEADER_WORDS;
             for _ in 0..j {
@@ -274,11 +292,6 @@ impl<'a> ParsedAuxtraceInfo<'a> {
     /// The CoreSight cpu block at word `at` of a header of `version`: its words and its
     /// trace id.
     fn cs_etm_block(&self, version: u64, at: usize) -> Result<(usize, u64), ParseError> {
-        let bad = |field, value| ParseError::BadValue {
-            record: RECORD,
-            field,
-            value,
-        };
         let magic = self.word(at.saturating_add(p::CS_ETM_BLOCK_MAGIC));
         let word = |i: usize| self.word(at.saturating_add(i));
         match (version, magic) {
@@ -289,6 +302,8 @@ impl<'a> ParsedAuxtraceInfo<'a> {
             (0, p::CS_ETM_MAGIC_ETMV4) => {
                 Ok((p::CS_ETM_V0_ETMV4_WORDS, word(p::CS_ETM_BLOCK_TRACE_ID - 1)))
             }
+            // perf takes a version 0 ETE block as its magic alone, of trace id 0.
+            (0, p::CS_ETM_MAGIC_ETE) => Ok((1, 0)),
             (1, p::CS_ETM_MAGIC_ETMV3 | p::CS_ETM_MAGIC_ETMV4 | p::CS_ETM_MAGIC_ETE) => {
                 let nr = word(p::CS_ETM_BLOCK_NR_TRC_PARAMS) as u32;
                 // perf reads it as a C int: a negative count reads before the block.
@@ -301,10 +316,19 @@ impl<'a> ParsedAuxtraceInfo<'a> {
                 };
                 Ok((len, id))
             }
-            // An ETE block in version 0 has no length perf can read.
             _ => Err(bad("priv: cpu block magic", magic)),
         }
     }
+}
+
+/// The event an Intel PT trace needs for the context switches it recorded (see
+/// [`ParsedAuxtraceInfo::needs_switch_event`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwitchEvent {
+    /// A tracepoint named `sched:sched_switch`.
+    SchedSwitch,
+    /// An event with `context_switch` in its attr.
+    ContextSwitch,
 }
 
 /// perf's maximum non-turbo ratio from a time conversion (`mult` not 0): the TSC
@@ -327,8 +351,8 @@ fn pt_non_turbo_ratio(mult: u32, shift: u64) -> u32 {
 /// perf reads `text` as address filters: each an action (`filter`, `start`, `stop`,
 /// `tracestop`), an address or symbol (a symbol may take `#` and an index, or `#g`), an
 /// optional `/` and size or symbol, and an optional `@` and file name, separated by spaces
-/// and commas. Numbers are taken in C's forms (decimal, `0x` hex, `0` octal); a form perf
-/// would read differently from how it looks is refused here.
+/// and commas. Numbers are read as C's `strtoull` reads them (decimal, `0x` hex, `0` octal),
+/// and where one ends the next part starts, as in perf.
 fn address_filters_parse(text: FilterText<'_>) -> bool {
     let mut s = Cursor { text, at: 0 };
     while s.peek().is_some() {
@@ -400,15 +424,29 @@ impl Cursor<'_> {
         (end > start).then_some((start, end))
     }
 
-    /// A C number (the cursor is at a digit): its digits, or `None` when it overflows or
-    /// would read differently than it looks.
-    fn number(&mut self) -> Option<()> {
+    /// C's `strtoull` (or, `signed`, `strtoul` after the whitespace and sign it takes) in
+    /// base 0 from the cursor: the value (wrapped when negative), `None` without digits or
+    /// past `u64` (perf refuses both).
+    fn c_number(&mut self, signed: bool) -> Option<u64> {
+        let mut negative = false;
+        if signed {
+            self.skip(b" \t\n\x0b\x0c\r");
+            match self.peek() {
+                Some(b'-') => {
+                    negative = true;
+                    self.advance(1);
+                }
+                Some(b'+') => self.advance(1),
+                _ => {}
+            }
+        }
         let at = |k: usize| self.text.get(self.at.saturating_add(k));
         let (radix, skip) = match (at(0), at(1), at(2)) {
             (Some(b'0'), Some(b'x' | b'X'), Some(d)) if d.is_ascii_hexdigit() => (16, 2),
-            (Some(b'0'), Some(b'x' | b'X'), _) => return None,
+            // "0x" without a hex digit is the number 0, then the "x".
             (Some(b'0'), _, _) => (8, 1),
-            _ => (10, 0),
+            (Some(d), _, _) if d.is_ascii_digit() => (10, 0),
+            _ => return None,
         };
         self.advance(skip);
         let mut value: u64 = 0;
@@ -418,11 +456,10 @@ impl Cursor<'_> {
                 .checked_add(u64::from(d))?;
             self.advance(1);
         }
-        // A digit of another base right after (`08`) would start a new filter in perf.
-        match self.peek() {
-            Some(c) if c.is_ascii_alphanumeric() => None,
-            _ => Some(()),
-        }
+        Some(match negative {
+            true => value.wrapping_neg(),
+            false => value,
+        })
     }
 }
 
@@ -461,11 +498,11 @@ fn one_filter(s: &mut Cursor<'_>) -> bool {
 }
 
 /// An address or size: a number, or a symbol (a word to the next space) with an optional
-/// `#` index.
+/// `#` index (`g`, or a number up to `INT_MAX`).
 fn address(s: &mut Cursor<'_>) -> bool {
     s.skip(b" ");
     if s.peek().is_some_and(|c| c.is_ascii_digit()) {
-        return s.number().is_some();
+        return s.c_number(false).is_some();
     }
     if s.word(b" ").is_none() {
         return false;
@@ -475,24 +512,11 @@ fn address(s: &mut Cursor<'_>) -> bool {
         return true;
     }
     s.advance(1);
-    match s.peek() {
-        Some(b'g' | b'G') => {
-            s.advance(1);
-            true
-        }
-        // An index up to INT_MAX, in plain decimal.
-        Some(c) if c.is_ascii_digit() && c != b'0' => {
-            let mut value: u64 = 0;
-            while let Some(d) = s.peek().filter(|c| c.is_ascii_digit()) {
-                value = value
-                    .saturating_mul(10)
-                    .saturating_add(u64::from(d.wrapping_sub(b'0')));
-                s.advance(1);
-            }
-            value <= i32::MAX as u64
-        }
-        _ => false,
+    if matches!(s.peek(), Some(b'g' | b'G')) {
+        s.advance(1);
+        return true;
     }
+    s.c_number(true).is_some_and(|v| v <= i32::MAX as u64)
 }
 
 #[cfg(test)]
@@ -568,6 +592,15 @@ mod tests {
         assert!(with_filter(b"filter 0x1000/0x100", 19));
         assert!(with_filter(b"start main @ /bin/ls, stop exit", 31));
         assert!(with_filter(b"filter func #2/0x20", 19));
+        // C's strtoul for an index: whitespace, a sign, any base; a number's end starts
+        // the next part.
+        assert!(with_filter(b"filter f # +0x10", 16));
+        assert!(with_filter(b"filter f #0", 11));
+        assert!(!with_filter(b"filter f #-1", 12));
+        assert!(!with_filter(b"filter f #", 10));
+        assert!(with_filter(b"filter 10start 0x10", 19));
+        assert!(!with_filter(b"filter 08", 9));
+        assert!(!with_filter(b"filter 99999999999999999999", 27));
         assert!(with_filter(b"", 0));
         assert!(!with_filter(b"filter", 6));
         assert!(!with_filter(b"jump 0x10", 9));
@@ -630,7 +663,7 @@ mod tests {
         // Version 0: blocks of fixed length; no ETE.
         let v0 = [0, one_cpu, 0, V4, 0, 0x1000, 0x10, 1, 2, 3, 4, 5];
         assert!(parses(3, &v0));
-        assert!(!parses(3, &[0, one_cpu, 0, p::CS_ETM_MAGIC_ETE]));
+        assert!(parses(3, &[0, one_cpu, 0, p::CS_ETM_MAGIC_ETE]));
         assert!(!parses(3, &[2, 1 << 32, 0]));
     }
 
