@@ -86,11 +86,11 @@ impl Waiting {
 }
 
 /// The needs of the record just checked, for descriptions still to come.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Notes {
     first_with_ids: Option<u32>,
     ordered: bool,
-    events: Vec<EventNeed>,
+    events: [Option<EventNeed>; 2],
     synth: Option<SynthIds>,
 }
 
@@ -278,10 +278,11 @@ impl AuxtraceSession {
             pmu.filter(|_| info.needs_event()).map(EventNeed::Pmu),
             info.needs_switch_event().map(EventNeed::Switch),
         ];
-        for want in wanted.into_iter().flatten() {
+        for (want, note) in wanted.into_iter().zip(&mut notes.events) {
+            let Some(want) = want else { continue };
             match (has_event(model, want), file_mode) {
                 (true, _) => {}
-                (false, true) => notes.events.push(want),
+                (false, true) => *note = Some(want),
                 (false, false) => return need(want.refusal()),
             }
         }
@@ -339,7 +340,7 @@ impl AuxtraceSession {
                 .into_iter()
                 .collect(),
             ordered: notes.ordered.then_some(first),
-            events: notes.events.into_iter().map(|e| (e, first)).collect(),
+            events: notes.events.into_iter().flatten().map(|e| (e, first)).collect(),
             synth: notes.synth.map(|s| (s, first)).into_iter().collect(),
         };
         self.call.waiting.merge(w);
