@@ -99,6 +99,14 @@ pub const AUXTRACE_S390_CPUMSF: u32 = 5;
 /// `PERF_AUXTRACE_HISI_PTT`: the last type perf 6.1 decodes.
 pub const AUXTRACE_HISI_PTT: u32 = 6;
 
+/// The most an AUXTRACE record's `idx` may be: perf grows a queue per index up to it
+/// (doubling its table, which it cannot allocate for indexes near `u32::MAX`); an index
+/// is a cpu or a thread's mmap, far below.
+pub const AUXTRACE_IDX_MAX: u32 = (1 << 24) - 1;
+
+/// Where an AUXTRACE record's `idx` is (after its header, `size`, `offset`, `reference`).
+pub const AUXTRACE_IDX_AT: usize = 32;
+
 /// AUXTRACE_INFO's `type` names a trace decoder perf 6.1 has; perf refuses the record
 /// (and stops reading) otherwise.
 pub const fn auxtrace_type_decoded(type_: u32) -> bool {

@@ -78,9 +78,11 @@
 //!   switch event; ids free for the events perf synthesizes; in a file a first event with
 //!   `sample_id_all`). In file mode the events may come later: a description that breaks
 //!   a need is refused, and finish refuses while an event it needs has not come. An
-//!   AUXTRACE record needs an AUXTRACE_INFO before it; its trace data is passed through
-//!   unchecked (perf's decoders may crash on trace data that is not what the hardware
-//!   writes);
+//!   AUXTRACE record needs an AUXTRACE_INFO before it, and an `idx` perf can make a queue
+//!   for. Not checked: its trace data, passed through as given (perf's decoders may crash
+//!   on trace data that is not what the hardware writes), and that the SWITCH,
+//!   ITRACE_START and `sched:sched_switch` records of an Intel PT or Arm SPE session carry
+//!   a cpu, which perf needs of them;
 //! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
 //!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without
 //!   `sample_id_all`), once its description can no longer come;

@@ -17,12 +17,14 @@
 //! need is refused then, naming the record, and finish refuses while an event it needs has
 //! not come.
 
+use crate::check::record_rules::check_body;
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::{Contradiction, MAX_PENDING_IDS};
 use crate::error::{AuxtraceNeed, EventError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::{RecordProblem, WriterError};
 use perf_abi::auxtrace_priv::{SYNTH_IDS, SYNTH_ID_OFFSET};
+use perf_abi::record_fields::{AUXTRACE_IDX_AT, AUXTRACE_IDX_MAX};
 use perf_abi::{attr, attr_flags, record_type, TimeConv};
 use perf_encode::records::{ParseError, ParsedAuxtraceInfo, SwitchEvent};
 use std::mem::offset_of;
@@ -148,13 +150,21 @@ fn synth_taken(model: &TraceModel, from: u64) -> bool {
     (0..SYNTH_IDS).any(|k| model.desc_of_id(from.wrapping_add(k)).is_some())
 }
 
-/// `model` has the event `need` asks for.
+/// `model` has the event `need` asks for (for `sched:sched_switch`, perf takes the last
+/// event of that name, which must be the tracepoint).
 fn has_event(model: &TraceModel, need: EventNeed) -> bool {
     let mut descs = model.descs().iter();
     match need {
         EventNeed::Pmu(pmu) => descs.any(|d| d.attr.type_ == pmu),
-        EventNeed::Switch(SwitchEvent::SchedSwitch) => descs
-            .any(|d| d.attr.type_ == attr::TYPE_TRACEPOINT && model.entry(d).name == SCHED_SWITCH),
+        EventNeed::Switch(SwitchEvent::SchedSwitch) => {
+            let named = model
+                .descs()
+                .iter()
+                .filter(|d| model.entry(d).name == SCHED_SWITCH);
+            named
+                .last()
+                .is_some_and(|d| d.attr.type_ == attr::TYPE_TRACEPOINT)
+        }
         EventNeed::Switch(SwitchEvent::ContextSwitch) => {
             descs.any(|d| d.attr.has_flag(attr_flags::CONTEXT_SWITCH))
         }
@@ -236,6 +246,23 @@ impl AuxtraceSession {
         }
     }
 
+    /// An AUXTRACE record's fields (its payload passes through unchecked): its size, and
+    /// an `idx` perf can make a queue for.
+    pub(crate) fn check_auxtrace(model: &TraceModel, record: &[u8]) -> Result<(), RecordProblem> {
+        let info = record_type::info(record_type::AUXTRACE);
+        if let Some(info) = info {
+            check_body(info.body, record.len(), 0)?;
+        }
+        let idx = model.endian().u32_at(record, AUXTRACE_IDX_AT).unwrap_or(0);
+        match idx > AUXTRACE_IDX_MAX {
+            true => Err(RecordProblem::Value {
+                field: "idx",
+                value: idx.into(),
+            }),
+            false => Ok(()),
+        }
+    }
+
     /// An AUXTRACE record may come: an AUXTRACE_INFO came before it (its payload passes
     /// through unchecked, so it is judged by its header).
     pub(crate) fn auxtrace_allowed(&self) -> Result<(), RecordProblem> {
@@ -281,6 +308,10 @@ impl AuxtraceSession {
         for (want, note) in wanted.into_iter().zip(&mut notes.events) {
             let Some(want) = want else { continue };
             match (has_event(model, want), file_mode) {
+                // A later event of that name would be the one perf takes.
+                (true, true) if want == EventNeed::Switch(SwitchEvent::SchedSwitch) => {
+                    *note = Some(want)
+                }
                 (true, _) => {}
                 (false, true) => *note = Some(want),
                 (false, false) => return need(want.refusal()),
@@ -340,7 +371,12 @@ impl AuxtraceSession {
                 .into_iter()
                 .collect(),
             ordered: notes.ordered.then_some(first),
-            events: notes.events.into_iter().flatten().map(|e| (e, first)).collect(),
+            events: notes
+                .events
+                .into_iter()
+                .flatten()
+                .map(|e| (e, first))
+                .collect(),
             synth: notes.synth.map(|s| (s, first)).into_iter().collect(),
         };
         self.call.waiting.merge(w);
@@ -368,6 +404,12 @@ impl AuxtraceSession {
         if let Some(first) = w.ordered {
             if model.descs().is_empty() && !new.sample_id_all {
                 return contradicts(first, Contradiction::AuxtraceOrder);
+            }
+        }
+        let sched_switch = EventNeed::Switch(SwitchEvent::SchedSwitch);
+        if new.name == SCHED_SWITCH && new.attr_type != attr::TYPE_TRACEPOINT {
+            if let Some(&(_, first)) = w.events.iter().find(|(e, _)| *e == sched_switch) {
+                return contradicts(first, Contradiction::AuxtraceSwitchEvent);
             }
         }
         let first_of_type = !model.descs().iter().any(|d| d.attr.type_ == new.attr_type);

@@ -683,7 +683,26 @@ impl RecordCheck {
                     break 'parts;
                 }
                 if with_payload {
-                    // The payload passes through unchecked.
+                    // The record's own fields are here (its end is); the payload passes
+                    // through unchecked.
+                    if self.strict && r.type_ == record_type::AUXTRACE {
+                        let record = match parts.contiguous(&mut cursor, pos, end) {
+                            Some(r) => r,
+                            None => {
+                                scratch.clear();
+                                parts.copy_range_at(&mut cursor, pos, end, scratch);
+                                &*scratch
+                            }
+                        };
+                        if let Err(problem) = AuxtraceSession::check_auxtrace(model, record) {
+                            let e = WriterError::Record(RecordError::Refused {
+                                offset: pos.saturating_sub(held),
+                                type_: r.type_,
+                                problem,
+                            });
+                            return Err(refuse(pos, e));
+                        }
+                    }
                     if !whole {
                         open_len = r.len;
                     }

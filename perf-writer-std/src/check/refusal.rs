@@ -73,6 +73,10 @@ pub enum Contradiction {
     /// synthesize events from with an id this event has (the first id of the trace's PMU
     /// event plus one billion, and the next few).
     AuxtraceSynthIds,
+    /// An Intel PT AUXTRACE_INFO whose context switches were recorded with
+    /// `sched:sched_switch`: perf takes the last event of that name, and this one, not a
+    /// tracepoint, would crash it.
+    AuxtraceSwitchEvent,
 }
 
 impl fmt::Display for Contradiction {
@@ -102,6 +106,9 @@ impl fmt::Display for Contradiction {
                 "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",
             ),
             Self::Unattributable(why) => f.write_str(why),
+            Self::AuxtraceSwitchEvent => f.write_str(
+                "an Intel PT AUXTRACE_INFO whose context switches were recorded with sched:sched_switch: perf takes the last event of that name, and this one is not a tracepoint (perf would crash)",
+            ),
             Self::AuxtraceSynthIds => f.write_str(
                 "an AUXTRACE_INFO whose trace perf synthesizes events from with ids this event has (the first id of the trace's PMU event plus one billion, and the next 15): perf would take its records for those",
             ),

@@ -24,6 +24,7 @@ use tracepoint_decode::PerfEventFormat;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NewDesc<'a> {
     pub(crate) ids: &'a [u64],
+    pub(crate) name: &'a str,
     pub(crate) attr_type: u32,
     pub(crate) sample_id_all: bool,
     pub(crate) layout: &'a SampleLayout,
@@ -439,6 +440,7 @@ impl TraceModel {
         let rule = checked.as_ref().map(|(_, _, r)| r).or(known_rule);
         let new = NewDesc {
             ids,
+            name,
             attr_type: attr.type_,
             sample_id_all: attr.has_flag(perf_abi::attr_flags::SAMPLE_ID_ALL),
             layout: &layout,

@@ -1769,7 +1769,7 @@ fn auxtrace_info_needs_of_the_output_are_checked() {
 fn auxtrace_info_more_needs_are_checked() {
     use integration_tests::records::RecordBuilder;
     use perf_writer_std::perf_encode::abi::record_type as rt;
-    use perf_writer_std::{AuxtraceNeed as Need, Contradiction, RecordError};
+    use perf_writer_std::{AuxtraceNeed as Need, Contradiction, RecordError, RecordProblem};
     let pt = |switch: u64| {
         let mut w = vec![
             8,
@@ -1932,6 +1932,73 @@ fn auxtrace_info_more_needs_are_checked() {
     w.write_event_data(&aux).unwrap();
     write_tick(&mut w, 1, 1000);
     perf_fails(w.finish().unwrap().into_inner());
+    // An AUXTRACE's own fields: its size, and an idx perf can make a queue for.
+    let aux_at = |idx: u32, payload: &[u8]| {
+        let mut r = RecordBuilder::new(integration_tests::Endian::Little, rt::AUXTRACE, 0)
+            .u64(payload.len() as u64)
+            .u64(0)
+            .u64(0)
+            .u32(idx)
+            .u32(42)
+            .u32(0)
+            .u32(0)
+            .finish();
+        r.extend_from_slice(payload);
+        r
+    };
+    let hisi = auxtrace_info(6, &[1]);
+    let huge = aux_at(0xffff_fff0, &[0; 8]);
+    let mut short = aux_at(0, &[]);
+    short.truncate(40);
+    short[6..8].copy_from_slice(&40u16.to_le_bytes());
+    let r = ordered_file_around(|w| {
+        w.write_event_data(&hisi).unwrap();
+        let refused = |e: WriterError| match e {
+            WriterError::Record(RecordError::Refused {
+                problem: RecordProblem::Value { field: "idx", .. } | RecordProblem::Size { .. },
+                ..
+            }) => {}
+            other => panic!("{other:?}"),
+        };
+        refused(w.write_event_data(&huge).unwrap_err());
+        refused(w.write_event_data(&short).unwrap_err());
+        w.write_event_data(&aux_at(4095, &[0; 8])).unwrap();
+    });
+    assert_both_ticks(&r);
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    w.add_event_desc(&[10], &pt_attr, "intel_pt//").unwrap();
+    w.set_strict(false);
+    w.write_event_data(&[pt(0), huge].concat()).unwrap();
+    write_tick(&mut w, 1, 1000);
+    perf_fails(w.finish().unwrap().into_inner());
+    // perf takes the last event named sched:sched_switch as PT's switch event: once a PT
+    // record needs it, a later event of that name that is not the tracepoint is refused.
+    let sched_switch_tp = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        let format = TICK
+            .replace("tick", "sched_switch")
+            .replace(&format!("ID: {TICK_ID}"), &format!("ID: {}", TICK_ID + 1));
+        let attr = PerfEventAttr {
+            options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+            ..tp_attr(TICK_ID + 1)
+        };
+        w.add_tracepoint_event_desc_from_text(&[77], &attr, "sched:sched_switch", "sched", &format)
+            .unwrap();
+    };
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    sched_switch_tp(&mut w);
+    w.write_event_data(&pt(1)).unwrap();
+    match w
+        .add_event_desc(&[78], &sw_all, "sched:sched_switch")
+        .unwrap_err()
+    {
+        WriterError::Event(EventError::ContradictsRecords { problem, .. }) => {
+            assert_eq!(problem, Contradiction::AuxtraceSwitchEvent)
+        }
+        other => panic!("{other:?}"),
+    }
+    read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
     // s390 CPU-MF needs the first event's sample_id_all in a file too.
     let s390 = auxtrace_info(5, &[]);
     let r = file_around(|w| {
