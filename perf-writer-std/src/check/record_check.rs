@@ -234,8 +234,10 @@ impl RecordCheck {
                         if unchanged && then == revision {
                             self.undescribed = waited;
                             self.stat.give_back_held(held);
-                            self.aux.give_back(aux);
                         }
+                        // What records written in strict mode need of descriptions still
+                        // to come holds again: those made from now on are checked by it.
+                        self.aux.give_back(aux);
                     }
                     self.unchecked_from = None;
                 }

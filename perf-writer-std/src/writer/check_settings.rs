@@ -24,9 +24,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Set inside a record (part of it given), the new setting takes effect after that
     /// record. Turning strict mode off drops the checks that wait: their records stay
     /// written, as unchecked ones are; turned on again before any record is written or any
-    /// description or header changes, it takes them back. After records written with it
-    /// off, STAT and STAT_ROUND records are refused (the maps perf counts them by may be
-    /// among those). [`strict`](Self::strict) tells the setting as last set.
+    /// description or header changes, it takes them back. What AUXTRACE_INFO records
+    /// written in strict mode need of descriptions still to come (their event, ids free for
+    /// the events perf synthesizes) holds again whenever it is turned on. After records
+    /// written with it off, STAT and STAT_ROUND records, and the AUXTRACE_INFO and
+    /// AUXTRACE records that depend on a TIME_CONV or AUXTRACE_INFO before them, are
+    /// refused (those may be among them). [`strict`](Self::strict) tells the setting as
+    /// last set.
     ///
     /// ```
     /// use perf_writer_std::{WriterError, FileOutput, PerfWriter};

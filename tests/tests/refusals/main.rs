@@ -1881,6 +1881,23 @@ fn auxtrace_info_more_needs_are_checked() {
     }
     w.add_event_desc(&[1_000_000_026], &sw_all, "sw").unwrap();
     read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    // Strict mode off and on again, with records between: the record's needs hold again
+    // for the descriptions made after.
+    let mut w = file_writer();
+    w.write_event_data(&pt(0)).unwrap();
+    w.add_event_desc(&[10], &pt_attr, "intel_pt//").unwrap();
+    w.set_strict(false);
+    w.write_event_data(&time_conv(1)).unwrap();
+    w.set_strict(true);
+    match w
+        .add_event_desc(&[1_000_000_012], &sw_all, "sw")
+        .unwrap_err()
+    {
+        WriterError::Event(EventError::ContradictsRecords { problem, .. }) => {
+            assert_eq!(problem, Contradiction::AuxtraceSynthIds)
+        }
+        other => panic!("{other:?}"),
+    }
     // perf's verdict on the collision: it takes the sw event's records for its own.
     let mut w = file_writer();
     w.add_event_desc(&[1_000_000_010], &sw_all, "sw").unwrap();
