@@ -93,6 +93,12 @@ pub const CS_ETM_V0_ETMV4_WORDS: usize = 9;
 /// their count).
 pub const CS_ETM_V1_COMMON_WORDS: usize = 3;
 
+/// Intel PT and Arm SPE: the highest cpu perf's decoders take from a context switch (or,
+/// with one mmap per cpu, an ITRACE_START) to keep that cpu's current thread. perf refuses
+/// a record without a cpu (-1, or past `i32::MAX`), and sizes its table of current threads
+/// by the highest cpu it saw; this bound keeps that table small.
+pub const CURRENT_TID_CPU_MAX: u32 = 0xffff;
+
 /// Intel PT and BTS, Arm SPE, CoreSight: perf gives the events it synthesizes from the trace
 /// the ids from the first id of the first event of the PMU type that has ids, plus this
 /// (wrapping; 0 becomes 1), one more per event.

@@ -79,10 +79,11 @@
 //!   `sample_id_all`). In file mode the events may come later: a description that breaks
 //!   a need is refused, and finish refuses while an event it needs has not come. An
 //!   AUXTRACE record needs an AUXTRACE_INFO before it, and an `idx` perf can make a queue
-//!   for. Not checked: its trace data, passed through as given (perf's decoders may crash
-//!   on trace data that is not what the hardware writes), and that the SWITCH,
-//!   ITRACE_START and `sched:sched_switch` records of an Intel PT or Arm SPE session carry
-//!   a cpu, which perf needs of them;
+//!   for. In an Intel PT or Arm SPE trace, context switches (and PT's ITRACE_START) need
+//!   a cpu, and PT's `sched:sched_switch` tracepoint CPU in its `sample_type`. Not
+//!   checked: AUXTRACE trace data, passed through as given (perf's decoders may crash on
+//!   trace data that is not what the hardware writes), the cpu of `sched:sched_switch`
+//!   SAMPLEs, and the cpu of context switches written before their description;
 //! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
 //!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without
 //!   `sample_id_all`), once its description can no longer come;

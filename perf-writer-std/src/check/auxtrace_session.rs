@@ -23,7 +23,7 @@ use crate::check::refusal::{Contradiction, MAX_PENDING_IDS};
 use crate::error::{AuxtraceNeed, EventError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::{RecordProblem, WriterError};
-use perf_abi::auxtrace_priv::{SYNTH_IDS, SYNTH_ID_OFFSET};
+use perf_abi::auxtrace_priv::{CURRENT_TID_CPU_MAX, SYNTH_IDS, SYNTH_ID_OFFSET};
 use perf_abi::record_fields::{AUXTRACE_IDX_AT, AUXTRACE_IDX_MAX};
 use perf_abi::{attr, attr_flags, record_type, TimeConv};
 use perf_encode::records::{ParseError, ParsedAuxtraceInfo, SwitchEvent};
@@ -102,6 +102,11 @@ struct Seen {
     time_conv: Option<bool>,
     /// An AUXTRACE_INFO came.
     info: bool,
+    /// An AUXTRACE_INFO came whose decoder needs a cpu on context switches (`.0`) and on
+    /// ITRACE_START records (`.1`).
+    needs_cpu: (bool, bool),
+    /// A context switch (`.0`) or ITRACE_START (`.1`) record without a cpu came.
+    without_cpu: (bool, bool),
     waiting: Waiting,
 }
 
@@ -112,9 +117,10 @@ pub(crate) struct AuxtraceSession {
     call: Seen,
     call_kept: bool,
     /// Records went out unchecked since the last TIME_CONV, or while no AUXTRACE_INFO was
-    /// seen: they may hold one.
+    /// seen: they may hold one; or at all: they may hold records without a cpu.
     unseen_time_conv: bool,
     unseen_info: bool,
+    unseen: bool,
     /// The record just checked leaves needs to descriptions still to come: for the caller
     /// to place.
     just_noted: Option<Notes>,
@@ -123,6 +129,12 @@ pub(crate) struct AuxtraceSession {
 /// The event has `sample_id_all`.
 fn has_sample_id_all(d: &EventDescData) -> bool {
     d.attr.has_flag(attr_flags::SAMPLE_ID_ALL)
+}
+
+/// An event perf can take as Intel PT's `sched:sched_switch`: a tracepoint, whose SAMPLEs
+/// give the cpu perf keeps the current thread of.
+fn switch_tracepoint(attr_type: u32, sample_type: u64) -> bool {
+    attr_type == attr::TYPE_TRACEPOINT && sample_type & perf_abi::sample_type::CPU != 0
 }
 
 /// The first id perf gives the events it synthesizes from a trace whose PMU's event has
@@ -163,7 +175,7 @@ fn has_event(model: &TraceModel, need: EventNeed) -> bool {
                 .filter(|d| model.entry(d).name == SCHED_SWITCH);
             named
                 .last()
-                .is_some_and(|d| d.attr.type_ == attr::TYPE_TRACEPOINT)
+                .is_some_and(|d| switch_tracepoint(d.attr.type_, d.attr.sample_type))
         }
         EventNeed::Switch(SwitchEvent::ContextSwitch) => {
             descs.any(|d| d.attr.has_flag(attr_flags::CONTEXT_SWITCH))
@@ -191,6 +203,7 @@ impl AuxtraceSession {
     pub(crate) fn unseen(&mut self) {
         self.unseen_time_conv = true;
         self.unseen_info |= !self.written.info;
+        self.unseen = true;
     }
 
     /// A call starts.
@@ -219,6 +232,12 @@ impl AuxtraceSession {
             self.written.info = true;
             self.unseen_info = false;
         }
+        let (w, c) = (&mut self.written, &call);
+        w.needs_cpu = (w.needs_cpu.0 | c.needs_cpu.0, w.needs_cpu.1 | c.needs_cpu.1);
+        w.without_cpu = (
+            w.without_cpu.0 | c.without_cpu.0,
+            w.without_cpu.1 | c.without_cpu.1,
+        );
         self.written.waiting.merge(call.waiting);
     }
 
@@ -244,6 +263,33 @@ impl AuxtraceSession {
             record_type::AUXTRACE_INFO => self.check_info(model, record, file_mode),
             _ => Ok(()),
         }
+    }
+
+    /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record whose `sample_id`
+    /// gives `cpu` (`None`: it has no CPU): refused without a cpu once an AUXTRACE_INFO
+    /// whose decoder needs one came; noted otherwise, for such an AUXTRACE_INFO to come.
+    pub(crate) fn check_switch(
+        &mut self,
+        type_: u32,
+        cpu: Option<u32>,
+    ) -> Result<(), RecordProblem> {
+        if cpu.is_some_and(|c| c <= CURRENT_TID_CPU_MAX) {
+            return Ok(());
+        }
+        let itrace = type_ == record_type::ITRACE_START;
+        let needs = |s: &Seen| match itrace {
+            true => s.needs_cpu.1,
+            false => s.needs_cpu.0,
+        };
+        if needs(&self.call) || needs(&self.written) {
+            return Err(RecordProblem::Auxtrace(AuxtraceNeed::SwitchCpu));
+        }
+        self.call_kept = true;
+        match itrace {
+            true => self.call.without_cpu.1 = true,
+            false => self.call.without_cpu.0 = true,
+        }
+        Ok(())
     }
 
     /// An AUXTRACE record's fields (its payload passes through unchecked): its size, and
@@ -290,6 +336,17 @@ impl AuxtraceSession {
                 None if self.unseen_time_conv => return need(AuxtraceNeed::Unchecked),
                 None if self.written.time_conv == Some(true) => {}
                 _ => return need(AuxtraceNeed::TimeConv),
+            }
+        }
+        let cpu_needs = (info.needs_switch_cpu(), info.needs_itrace_start_cpu());
+        if cpu_needs != (false, false) {
+            let (c, w) = (&self.call.without_cpu, &self.written.without_cpu);
+            let came = (cpu_needs.0 && (c.0 || w.0)) || (cpu_needs.1 && (c.1 || w.1));
+            if came {
+                return need(AuxtraceNeed::SwitchCpu);
+            }
+            if self.unseen {
+                return need(AuxtraceNeed::Unchecked);
             }
         }
         let mut notes = Notes::default();
@@ -342,6 +399,10 @@ impl AuxtraceSession {
         }
         self.call_kept = true;
         self.call.info = true;
+        self.call.needs_cpu = (
+            self.call.needs_cpu.0 | cpu_needs.0,
+            self.call.needs_cpu.1 | cpu_needs.1,
+        );
         if notes != Notes::default() {
             let kept = self.written.waiting.len() + self.call.waiting.len();
             if kept >= MAX_PENDING_IDS {
@@ -407,7 +468,7 @@ impl AuxtraceSession {
             }
         }
         let sched_switch = EventNeed::Switch(SwitchEvent::SchedSwitch);
-        if new.name == SCHED_SWITCH && new.attr_type != attr::TYPE_TRACEPOINT {
+        if new.name == SCHED_SWITCH && !switch_tracepoint(new.attr_type, new.layout.sample_type) {
             if let Some(&(_, first)) = w.events.iter().find(|(e, _)| *e == sched_switch) {
                 return contradicts(first, Contradiction::AuxtraceSwitchEvent);
             }

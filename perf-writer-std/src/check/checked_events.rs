@@ -14,7 +14,7 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::record_rules::{check_body, check_user_fields, judged_in_context};
+use crate::check::record_rules::{check_body, check_user_fields, is_switch, judged_in_context};
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
@@ -378,7 +378,9 @@ impl CheckedEvents {
                 && check_body(info.body, record.len(), 0).is_ok()
                 && check_user_fields(model.endian(), type_, info.body, record).is_ok();
         }
-        if self.places.revision != revision {
+        // Context switches and ITRACE_START are judged by what came before them (the cpu an
+        // Intel PT or Arm SPE decoder needs of them).
+        if self.places.revision != revision || is_switch(type_) {
             return false;
         }
         let facts = match self.places.trailer_back {

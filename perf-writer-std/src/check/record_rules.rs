@@ -65,6 +65,16 @@ pub(crate) const AUXTRACE_SESSION: [u32; 3] = [
     record_type::AUXTRACE,
 ];
 
+/// Kernel records an Intel PT or Arm SPE trace decoder takes a cpu's current thread from
+/// (context switches, ITRACE_START): judged by what came before them (see
+/// [`AuxtraceSession::check_switch`](crate::check::auxtrace_session::AuxtraceSession::check_switch)).
+pub(crate) fn is_switch(type_: u32) -> bool {
+    matches!(
+        type_,
+        record_type::SWITCH | record_type::SWITCH_CPU_WIDE | record_type::ITRACE_START
+    )
+}
+
 /// perf's own records judged by what came before them (the output's state), as well as
 /// by their own bytes: pipe mode's header records (refused), COMPRESSED (kept count of),
 /// those naming ids, those of perf script's table of counts and those a trace decoder

@@ -107,7 +107,7 @@ impl fmt::Display for Contradiction {
             ),
             Self::Unattributable(why) => f.write_str(why),
             Self::AuxtraceSwitchEvent => f.write_str(
-                "an Intel PT AUXTRACE_INFO whose context switches were recorded with sched:sched_switch: perf takes the last event of that name, and this one is not a tracepoint (perf would crash)",
+                "an Intel PT AUXTRACE_INFO whose context switches were recorded with sched:sched_switch: perf takes the last event of that name, and this one is not a tracepoint with CPU in its sample_type (perf would crash, or refuse its SAMPLEs)",
             ),
             Self::AuxtraceSynthIds => f.write_str(
                 "an AUXTRACE_INFO whose trace perf synthesizes events from with ids this event has (the first id of the trace's PMU event plus one billion, and the next 15): perf would take its records for those",

@@ -255,6 +255,12 @@ pub enum AuxtraceNeed {
     FreeSynthIds(u64),
     /// An AUXTRACE record needs an AUXTRACE_INFO before it.
     Info,
+    /// Intel PT and Arm SPE: context switch records (and, for PT with one mmap per cpu,
+    /// ITRACE_START) with a cpu up to
+    /// [`CURRENT_TID_CPU_MAX`](perf_encode::abi::auxtrace_priv::CURRENT_TID_CPU_MAX): their
+    /// event's `sample_id` has CPU. Refused for such a record once such an AUXTRACE_INFO
+    /// came, and for such an AUXTRACE_INFO once such a record came.
+    SwitchCpu,
     /// Records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this
     /// depends on: strict mode cannot tell what perf will read.
     Unchecked,
@@ -278,7 +284,7 @@ impl fmt::Display for AuxtraceNeed {
                 "the first event of its PMU type (attr.type {t}) has no ids: perf 6.1 reads that event's first id and crashes"
             ),
             Self::SchedSwitchEvent => f.write_str(
-                "its Intel PT trace recorded context switches with sched:sched_switch: perf 6.1 refuses the file without a tracepoint of that name (in a pipe stream, before it)",
+                "its Intel PT trace recorded context switches with sched:sched_switch: perf 6.1 refuses the file without a tracepoint of that name, and needs the cpu of its SAMPLEs (CPU in its sample_type; in a pipe stream, described before it)",
             ),
             Self::ContextSwitchEvent => f.write_str(
                 "its Intel PT trace recorded context switches with context_switch: perf 6.1 refuses the file without an event with that attr flag (in a pipe stream, before it)",
@@ -286,6 +292,9 @@ impl fmt::Display for AuxtraceNeed {
             Self::FreeSynthIds(from) => write!(
                 f,
                 "an event has one of the ids perf 6.1 gives the events it synthesizes from this trace ({from} on): perf would take its records for those"
+            ),
+            Self::SwitchCpu => f.write_str(
+                "in an Intel PT or Arm SPE trace perf 6.1 keeps each cpu's current thread from the context switch (and ITRACE_START) records, and refuses one without a cpu (its event's sample_id needs CPU, the cpu at most 65535)",
             ),
             Self::Info => f.write_str(
                 "an AUXTRACE record needs an AUXTRACE_INFO before it: perf 6.1 refuses it otherwise",

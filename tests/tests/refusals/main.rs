@@ -1814,6 +1814,7 @@ fn auxtrace_info_more_needs_are_checked() {
                     &[77],
                     &PerfEventAttr {
                         options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+                        sample_type: tp_attr(0).sample_type.or(S::Cpu),
                         ..tp_attr(TICK_ID + 1)
                     },
                     "sched:sched_switch",
@@ -1997,6 +1998,7 @@ fn auxtrace_info_more_needs_are_checked() {
             .replace(&format!("ID: {TICK_ID}"), &format!("ID: {}", TICK_ID + 1));
         let attr = PerfEventAttr {
             options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+            sample_type: tp_attr(0).sample_type.or(S::Cpu),
             ..tp_attr(TICK_ID + 1)
         };
         w.add_tracepoint_event_desc_from_text(&[77], &attr, "sched:sched_switch", "sched", &format)
@@ -2040,11 +2042,63 @@ fn auxtrace_info_more_needs_are_checked() {
         w.set_strict(true);
         aux_refused(w.write_event_data(&spe).unwrap_err(), Some(Need::Unchecked));
         aux_refused(w.write_event_data(&aux).unwrap_err(), Some(Need::Unchecked));
-        // A TIME_CONV checked since is known again.
-        w.write_event_data(&[time_conv(1), spe.clone(), aux.clone()].concat())
+        // A TIME_CONV checked since is known, but context switches without a cpu may be
+        // among those records: Arm SPE stays refused. An AUXTRACE_INFO checked since is
+        // known.
+        let call = [time_conv(1), spe.clone()].concat();
+        aux_refused(
+            w.write_event_data(&call).unwrap_err(),
+            Some(Need::Unchecked),
+        );
+        w.write_event_data(&[hisi.clone(), aux.clone()].concat())
             .unwrap();
     });
     assert_both_ticks(&r);
+    // Arm SPE keeps each cpu's current thread from context switches: one without a cpu
+    // (the tick's sample_id has none) is refused after the record, and the record after
+    // one.
+    let switch = |misc: u16| {
+        let mut r = user_record(rt::SWITCH, &[42 | 42 << 32, 1500, TICK_SAMPLE_ID]);
+        r[4..6].copy_from_slice(&misc.to_le_bytes());
+        r
+    };
+    let out = 1 << 13;
+    let spe = [time_conv(1), auxtrace_info(4, &[8, 1])].concat();
+    let r = ordered_pipe_around(|w| {
+        w.write_event_data(&spe).unwrap();
+        aux_refused(
+            w.write_event_data(&switch(out)).unwrap_err(),
+            Some(Need::SwitchCpu),
+        );
+    });
+    assert_both_ticks(&r);
+    let r = ordered_file_around(|w| {
+        w.write_event_data(&switch(out)).unwrap();
+        aux_refused(w.write_event_data(&spe).unwrap_err(), Some(Need::SwitchCpu));
+    });
+    assert_eq!(r.lpd_samples, 2);
+    // With CPU in its sample_id, the switch is taken.
+    let mut w = file_writer();
+    let attr = PerfEventAttr {
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        sample_type: tp_attr(0).sample_type.or(S::Cpu),
+        ..tp_attr(TICK_ID)
+    };
+    w.add_tracepoint_event_desc_from_text(&[TICK_SAMPLE_ID], &attr, "test:tick", "test", TICK)
+        .unwrap();
+    w.write_event_data(&spe).unwrap();
+    let mut with_cpu = user_record(rt::SWITCH, &[42 | 42 << 32, 1500, 3, TICK_SAMPLE_ID]);
+    with_cpu[4..6].copy_from_slice(&out.to_le_bytes());
+    w.write_event_data(&with_cpu).unwrap();
+    read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    // perf's verdict on a switch without a cpu.
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    w.set_strict(false);
+    w.write_event_data(&[spe.clone(), switch(out)].concat())
+        .unwrap();
+    write_tick(&mut w, 1, 1000);
+    perf_fails(w.finish().unwrap().into_inner());
 }
 
 /// A refused call before any description leaves nothing of itself: the file, recovery

@@ -178,6 +178,20 @@ impl<'a> ParsedAuxtraceInfo<'a> {
         )
     }
 
+    /// perf's decoder keeps each cpu's current thread from the context switch records
+    /// (SWITCH, SWITCH_CPU_WIDE), and refuses one without a cpu (Intel PT, Arm SPE).
+    pub fn needs_switch_cpu(&self) -> bool {
+        matches!(self.trace_type, AUXTRACE_INTEL_PT | AUXTRACE_ARM_SPE)
+    }
+
+    /// perf's decoder also keeps each cpu's current thread from ITRACE_START records, and
+    /// refuses one without a cpu (Intel PT recorded with one mmap per cpu; perf reads that
+    /// word past a record of nine, so such a record counts as one).
+    pub fn needs_itrace_start_cpu(&self) -> bool {
+        self.trace_type == AUXTRACE_INTEL_PT
+            && (self.word_count() <= p::PT_PER_CPU_MMAPS || self.word(p::PT_PER_CPU_MMAPS) != 0)
+    }
+
     /// The event an Intel PT trace's context switches need (its `have_sched_switch`, a C
     /// `int`): perf refuses the file without one.
     pub fn needs_switch_event(&self) -> Option<SwitchEvent> {
