@@ -80,7 +80,9 @@
 //!   a need is refused, and finish refuses while an event it needs has not come. An
 //!   AUXTRACE record needs an AUXTRACE_INFO before it, and an `idx` perf can make a queue
 //!   for. In an Intel PT or Arm SPE trace, context switches (and PT's ITRACE_START) need
-//!   a cpu, and PT's `sched:sched_switch` tracepoint CPU in its `sample_type`. Not
+//!   a cpu, and PT's `sched:sched_switch` tracepoint CPU in its `sample_type`; a PT trace
+//!   takes no guest's switch in, nor, when its switches were recorded CPU-wide, a per-cpu
+//!   SWITCH out. Not
 //!   checked: AUXTRACE trace data, passed through as given (perf's decoders may crash on
 //!   trace data that is not what the hardware writes), the cpu of `sched:sched_switch`
 //!   SAMPLEs, and the cpu of context switches written before their description;

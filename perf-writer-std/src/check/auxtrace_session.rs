@@ -25,7 +25,7 @@ use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::{RecordProblem, WriterError};
 use perf_abi::auxtrace_priv::{CURRENT_TID_CPU_MAX, SYNTH_IDS, SYNTH_ID_OFFSET};
 use perf_abi::record_fields::{AUXTRACE_IDX_AT, AUXTRACE_IDX_MAX};
-use perf_abi::{attr, attr_flags, record_type, TimeConv};
+use perf_abi::{attr, attr_flags, misc, record_type, TimeConv};
 use perf_encode::records::{ParseError, ParsedAuxtraceInfo, SwitchEvent};
 use std::mem::offset_of;
 
@@ -107,6 +107,11 @@ struct Seen {
     needs_cpu: (bool, bool),
     /// A context switch (`.0`) or ITRACE_START (`.1`) record without a cpu came.
     without_cpu: (bool, bool),
+    /// An AUXTRACE_INFO came whose decoder refuses a per-cpu SWITCH out (`.0`), or a
+    /// guest's context switch in (`.1`).
+    refuses_switch: (bool, bool),
+    /// Such a SWITCH out (`.0`), or such a guest switch in (`.1`), came.
+    refused_switch: (bool, bool),
     waiting: Waiting,
 }
 
@@ -238,6 +243,14 @@ impl AuxtraceSession {
             w.without_cpu.0 | c.without_cpu.0,
             w.without_cpu.1 | c.without_cpu.1,
         );
+        w.refuses_switch = (
+            w.refuses_switch.0 | c.refuses_switch.0,
+            w.refuses_switch.1 | c.refuses_switch.1,
+        );
+        w.refused_switch = (
+            w.refused_switch.0 | c.refused_switch.0,
+            w.refused_switch.1 | c.refused_switch.1,
+        );
         self.written.waiting.merge(call.waiting);
     }
 
@@ -268,11 +281,34 @@ impl AuxtraceSession {
     /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record whose `sample_id`
     /// gives `cpu` (`None`: it has no CPU): refused without a cpu once an AUXTRACE_INFO
     /// whose decoder needs one came; noted otherwise, for such an AUXTRACE_INFO to come.
+    ///
+    /// `misc` (the header's) says which: a per-cpu SWITCH out is refused after an Intel
+    /// PT AUXTRACE_INFO of CPU-wide switches, and a guest's switch in after any Intel PT
+    /// one (and those AUXTRACE_INFOs after such records).
     pub(crate) fn check_switch(
         &mut self,
         type_: u32,
+        misc: u16,
         cpu: Option<u32>,
     ) -> Result<(), RecordProblem> {
+        let out = misc & misc::SWITCH_OUT != 0;
+        let guest = matches!(
+            misc & misc::CPUMODE_MASK,
+            misc::GUEST_KERNEL | misc::GUEST_USER
+        );
+        let refused = (
+            type_ == record_type::SWITCH && out,
+            type_ != record_type::ITRACE_START && guest && !out,
+        );
+        if refused != (false, false) {
+            let (c, w) = (&self.call.refuses_switch, &self.written.refuses_switch);
+            if (refused.0 && (c.0 || w.0)) || (refused.1 && (c.1 || w.1)) {
+                return Err(RecordProblem::Auxtrace(AuxtraceNeed::SwitchKind));
+            }
+            self.call_kept = true;
+            let r = &mut self.call.refused_switch;
+            *r = (r.0 | refused.0, r.1 | refused.1);
+        }
         if cpu.is_some_and(|c| c <= CURRENT_TID_CPU_MAX) {
             return Ok(());
         }
@@ -338,6 +374,14 @@ impl AuxtraceSession {
                 _ => return need(AuxtraceNeed::TimeConv),
             }
         }
+        let refuses = (
+            info.needs_cpu_wide_switches(),
+            info.refuses_guest_switch_in(),
+        );
+        let (c, w) = (&self.call.refused_switch, &self.written.refused_switch);
+        if (refuses.0 && (c.0 || w.0)) || (refuses.1 && (c.1 || w.1)) {
+            return need(AuxtraceNeed::SwitchKind);
+        }
         let cpu_needs = (info.needs_switch_cpu(), info.needs_itrace_start_cpu());
         if cpu_needs != (false, false) {
             let (c, w) = (&self.call.without_cpu, &self.written.without_cpu);
@@ -402,6 +446,10 @@ impl AuxtraceSession {
         self.call.needs_cpu = (
             self.call.needs_cpu.0 | cpu_needs.0,
             self.call.needs_cpu.1 | cpu_needs.1,
+        );
+        self.call.refuses_switch = (
+            self.call.refuses_switch.0 | refuses.0,
+            self.call.refuses_switch.1 | refuses.1,
         );
         if notes != Notes::default() {
             let kept = self.written.waiting.len() + self.call.waiting.len();

@@ -1054,7 +1054,10 @@ impl RecordCheck {
             if is_switch(type_) {
                 let sample_id = id_of_non_sample(&desc.layout, endian, record);
                 let cpu = sample_id.ok().and_then(|s| s.cpu).map(|c| c.cpu);
-                self.aux.check_switch(type_, cpu)?;
+                let misc = record
+                    .get(4..6)
+                    .map_or(0, |m| endian.read_u16([m[0], m[1]]));
+                self.aux.check_switch(type_, misc, cpu)?;
             }
         }
         if self.derive && trailer != 0 {

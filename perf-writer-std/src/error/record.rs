@@ -261,6 +261,11 @@ pub enum AuxtraceNeed {
     /// event's `sample_id` has CPU. Refused for such a record once such an AUXTRACE_INFO
     /// came, and for such an AUXTRACE_INFO once such a record came.
     SwitchCpu,
+    /// Intel PT: no per-cpu SWITCH out in a trace of CPU-wide switches
+    /// (`have_sched_switch` 3), and no guest's context switch in (perf keeps a guest's
+    /// current thread by a virtual cpu no record has). Refused for such a record once such
+    /// an AUXTRACE_INFO came, and for such an AUXTRACE_INFO once such a record came.
+    SwitchKind,
     /// Records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this
     /// depends on: strict mode cannot tell what perf will read.
     Unchecked,
@@ -295,6 +300,9 @@ impl fmt::Display for AuxtraceNeed {
             ),
             Self::SwitchCpu => f.write_str(
                 "in an Intel PT or Arm SPE trace perf 6.1 keeps each cpu's current thread from the context switch (and ITRACE_START) records, and refuses one without a cpu (its event's sample_id needs CPU, the cpu at most 65535)",
+            ),
+            Self::SwitchKind => f.write_str(
+                "perf 6.1 refuses an Intel PT trace with a per-cpu SWITCH out when its switches were recorded CPU-wide, or with a guest's context switch in (it keeps a guest's thread by a virtual cpu no record has)",
             ),
             Self::Info => f.write_str(
                 "an AUXTRACE record needs an AUXTRACE_INFO before it: perf 6.1 refuses it otherwise",

@@ -2099,6 +2099,40 @@ fn auxtrace_info_more_needs_are_checked() {
         .unwrap();
     write_tick(&mut w, 1, 1000);
     perf_fails(w.finish().unwrap().into_inner());
+    // Intel PT: a per-cpu SWITCH out in a trace of CPU-wide switches (have_sched_switch 3),
+    // and a guest's switch in (its current thread is kept by a virtual cpu no record has),
+    // with a cpu, are refused after the record, and the record after them.
+    let cpu_tick = || {
+        let mut w = file_writer();
+        w.add_tracepoint_event_desc_from_text(&[TICK_SAMPLE_ID], &attr, "test:tick", "test", TICK)
+            .unwrap();
+        w
+    };
+    let with_misc = |misc: u16| {
+        let mut r = user_record(rt::SWITCH, &[42 | 42 << 32, 1500, 3, TICK_SAMPLE_ID]);
+        r[4..6].copy_from_slice(&misc.to_le_bytes());
+        r
+    };
+    let guest_in = perf_writer_std::perf_encode::abi::misc::GUEST_KERNEL;
+    for (info, record) in [(pt(3), with_misc(out)), (pt(0), with_misc(guest_in))] {
+        let mut w = cpu_tick();
+        w.write_event_data(&info).unwrap();
+        aux_refused(
+            w.write_event_data(&record).unwrap_err(),
+            Some(Need::SwitchKind),
+        );
+        let mut w = cpu_tick();
+        w.write_event_data(&record).unwrap();
+        aux_refused(
+            w.write_event_data(&info).unwrap_err(),
+            Some(Need::SwitchKind),
+        );
+        read_file(&w.finish().unwrap().into_inner());
+        let mut w = cpu_tick();
+        w.set_strict(false);
+        w.write_event_data(&[info, record].concat()).unwrap();
+        perf_fails(w.finish().unwrap().into_inner());
+    }
 }
 
 /// A refused call before any description leaves nothing of itself: the file, recovery

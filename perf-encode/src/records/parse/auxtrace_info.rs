@@ -192,6 +192,18 @@ impl<'a> ParsedAuxtraceInfo<'a> {
             && (self.word_count() <= p::PT_PER_CPU_MMAPS || self.word(p::PT_PER_CPU_MMAPS) != 0)
     }
 
+    /// Intel PT recorded context switches from CPU-wide switch events (`have_sched_switch`
+    /// 3): perf refuses a per-cpu SWITCH out.
+    pub fn needs_cpu_wide_switches(&self) -> bool {
+        self.trace_type == AUXTRACE_INTEL_PT && self.low32(p::PT_HAVE_SCHED_SWITCH) as i32 == 3
+    }
+
+    /// Intel PT: perf keeps a guest's current thread by its virtual cpu, which a record
+    /// never has, and refuses a guest's context switch in.
+    pub fn refuses_guest_switch_in(&self) -> bool {
+        self.trace_type == AUXTRACE_INTEL_PT
+    }
+
     /// The event an Intel PT trace's context switches need (its `have_sched_switch`, a C
     /// `int`): perf refuses the file without one.
     pub fn needs_switch_event(&self) -> Option<SwitchEvent> {
