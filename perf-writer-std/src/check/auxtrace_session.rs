@@ -102,17 +102,70 @@ struct Seen {
     time_conv: Option<bool>,
     /// An AUXTRACE_INFO came.
     info: bool,
-    /// An AUXTRACE_INFO came whose decoder needs a cpu on context switches (`.0`) and on
-    /// ITRACE_START records (`.1`).
-    needs_cpu: (bool, bool),
-    /// A context switch (`.0`) or ITRACE_START (`.1`) record without a cpu came.
-    without_cpu: (bool, bool),
-    /// An AUXTRACE_INFO came whose decoder refuses a per-cpu SWITCH out (`.0`), or a
-    /// guest's context switch in (`.1`).
-    refuses_switch: (bool, bool),
-    /// Such a SWITCH out (`.0`), or such a guest switch in (`.1`), came.
-    refused_switch: (bool, bool),
+    /// The [switch kinds](SWITCH_NO_CPU) an AUXTRACE_INFO that came refuses.
+    refused_switches: u8,
+    /// The switch kinds of the records that came.
+    switches: u8,
     waiting: Waiting,
+}
+
+/// Kinds of context switch records (bits) a trace decoder refuses: a SWITCH or
+/// SWITCH_CPU_WIDE without a cpu perf can keep a current thread for (Intel PT, Arm SPE)...
+const SWITCH_NO_CPU: u8 = 1;
+/// ...an ITRACE_START without one (Intel PT with one mmap per cpu)...
+const ITRACE_START_NO_CPU: u8 = 2;
+/// ...a per-cpu SWITCH out (Intel PT of CPU-wide switches)...
+const PER_CPU_SWITCH_OUT: u8 = 4;
+/// ...a guest's switch in (Intel PT: its current thread is kept by a virtual cpu no record
+/// has).
+const GUEST_SWITCH_IN: u8 = 8;
+const NO_CPU: u8 = SWITCH_NO_CPU | ITRACE_START_NO_CPU;
+
+/// The switch kinds of a record of `type_` (SWITCH, SWITCH_CPU_WIDE, ITRACE_START) with
+/// header `misc` and the `cpu` of its `sample_id` (`None`: it has none).
+fn switch_kinds(type_: u32, misc: u16, cpu: Option<u32>) -> u8 {
+    let itrace = type_ == record_type::ITRACE_START;
+    let out = misc & misc::SWITCH_OUT != 0;
+    let guest = matches!(
+        misc & misc::CPUMODE_MASK,
+        misc::GUEST_KERNEL | misc::GUEST_USER
+    );
+    let mut kinds = 0;
+    if cpu.is_none_or(|c| c > CURRENT_TID_CPU_MAX) {
+        kinds |= if itrace {
+            ITRACE_START_NO_CPU
+        } else {
+            SWITCH_NO_CPU
+        };
+    }
+    if type_ == record_type::SWITCH && out {
+        kinds |= PER_CPU_SWITCH_OUT;
+    }
+    if !itrace && guest && !out {
+        kinds |= GUEST_SWITCH_IN;
+    }
+    kinds
+}
+
+/// The switch kinds the decoder of `info` refuses.
+fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
+    let kinds = [
+        (info.needs_switch_cpu(), SWITCH_NO_CPU),
+        (info.needs_itrace_start_cpu(), ITRACE_START_NO_CPU),
+        (info.needs_cpu_wide_switches(), PER_CPU_SWITCH_OUT),
+        (info.refuses_guest_switch_in(), GUEST_SWITCH_IN),
+    ];
+    kinds
+        .iter()
+        .fold(0, |k, &(on, kind)| if on { k | kind } else { k })
+}
+
+/// The refusal of records of switch `kinds` in a trace whose decoder refuses them.
+fn switch_refusal(kinds: u8) -> RecordProblem {
+    RecordProblem::Auxtrace(match kinds & NO_CPU {
+        0 => AuxtraceNeed::SwitchKind,
+        _ => AuxtraceNeed::SwitchCpu,
+    })
 }
 
 /// The output's records as far as the trace decoders care, and the call's.
@@ -237,20 +290,8 @@ impl AuxtraceSession {
             self.written.info = true;
             self.unseen_info = false;
         }
-        let (w, c) = (&mut self.written, &call);
-        w.needs_cpu = (w.needs_cpu.0 | c.needs_cpu.0, w.needs_cpu.1 | c.needs_cpu.1);
-        w.without_cpu = (
-            w.without_cpu.0 | c.without_cpu.0,
-            w.without_cpu.1 | c.without_cpu.1,
-        );
-        w.refuses_switch = (
-            w.refuses_switch.0 | c.refuses_switch.0,
-            w.refuses_switch.1 | c.refuses_switch.1,
-        );
-        w.refused_switch = (
-            w.refused_switch.0 | c.refused_switch.0,
-            w.refused_switch.1 | c.refused_switch.1,
-        );
+        self.written.refused_switches |= call.refused_switches;
+        self.written.switches |= call.switches;
         self.written.waiting.merge(call.waiting);
     }
 
@@ -278,52 +319,24 @@ impl AuxtraceSession {
         }
     }
 
-    /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record whose `sample_id`
-    /// gives `cpu` (`None`: it has no CPU): refused without a cpu once an AUXTRACE_INFO
-    /// whose decoder needs one came; noted otherwise, for such an AUXTRACE_INFO to come.
-    ///
-    /// `misc` (the header's) says which: a per-cpu SWITCH out is refused after an Intel
-    /// PT AUXTRACE_INFO of CPU-wide switches, and a guest's switch in after any Intel PT
-    /// one (and those AUXTRACE_INFOs after such records).
+    /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record with header
+    /// `misc` whose `sample_id` gives `cpu` (`None`: it has no CPU): refused when an
+    /// AUXTRACE_INFO that came refuses its kind (see [`switch_kinds`]), noted otherwise for
+    /// such an AUXTRACE_INFO to come.
     pub(crate) fn check_switch(
         &mut self,
         type_: u32,
         misc: u16,
         cpu: Option<u32>,
     ) -> Result<(), RecordProblem> {
-        let out = misc & misc::SWITCH_OUT != 0;
-        let guest = matches!(
-            misc & misc::CPUMODE_MASK,
-            misc::GUEST_KERNEL | misc::GUEST_USER
-        );
-        let refused = (
-            type_ == record_type::SWITCH && out,
-            type_ != record_type::ITRACE_START && guest && !out,
-        );
-        if refused != (false, false) {
-            let (c, w) = (&self.call.refuses_switch, &self.written.refuses_switch);
-            if (refused.0 && (c.0 || w.0)) || (refused.1 && (c.1 || w.1)) {
-                return Err(RecordProblem::Auxtrace(AuxtraceNeed::SwitchKind));
-            }
+        let kinds = switch_kinds(type_, misc, cpu);
+        let refused = (self.call.refused_switches | self.written.refused_switches) & kinds;
+        if refused != 0 {
+            return Err(switch_refusal(refused));
+        }
+        if kinds != 0 {
             self.call_kept = true;
-            let r = &mut self.call.refused_switch;
-            *r = (r.0 | refused.0, r.1 | refused.1);
-        }
-        if cpu.is_some_and(|c| c <= CURRENT_TID_CPU_MAX) {
-            return Ok(());
-        }
-        let itrace = type_ == record_type::ITRACE_START;
-        let needs = |s: &Seen| match itrace {
-            true => s.needs_cpu.1,
-            false => s.needs_cpu.0,
-        };
-        if needs(&self.call) || needs(&self.written) {
-            return Err(RecordProblem::Auxtrace(AuxtraceNeed::SwitchCpu));
-        }
-        self.call_kept = true;
-        match itrace {
-            true => self.call.without_cpu.1 = true,
-            false => self.call.without_cpu.0 = true,
+            self.call.switches |= kinds;
         }
         Ok(())
     }
@@ -374,24 +387,14 @@ impl AuxtraceSession {
                 _ => return need(AuxtraceNeed::TimeConv),
             }
         }
-        let refuses = (
-            info.needs_cpu_wide_switches(),
-            info.refuses_guest_switch_in(),
-        );
-        let (c, w) = (&self.call.refused_switch, &self.written.refused_switch);
-        if (refuses.0 && (c.0 || w.0)) || (refuses.1 && (c.1 || w.1)) {
-            return need(AuxtraceNeed::SwitchKind);
+        let refused_switches = refused_switch_kinds(&info);
+        let came = refused_switches & (self.call.switches | self.written.switches);
+        if came != 0 {
+            return Err(switch_refusal(came));
         }
-        let cpu_needs = (info.needs_switch_cpu(), info.needs_itrace_start_cpu());
-        if cpu_needs != (false, false) {
-            let (c, w) = (&self.call.without_cpu, &self.written.without_cpu);
-            let came = (cpu_needs.0 && (c.0 || w.0)) || (cpu_needs.1 && (c.1 || w.1));
-            if came {
-                return need(AuxtraceNeed::SwitchCpu);
-            }
-            if self.unseen {
-                return need(AuxtraceNeed::Unchecked);
-            }
+        // Records written unchecked may be of those kinds.
+        if refused_switches != 0 && self.unseen {
+            return need(AuxtraceNeed::Unchecked);
         }
         let mut notes = Notes::default();
         if file_mode && info.needs_ordered() {
@@ -443,14 +446,7 @@ impl AuxtraceSession {
         }
         self.call_kept = true;
         self.call.info = true;
-        self.call.needs_cpu = (
-            self.call.needs_cpu.0 | cpu_needs.0,
-            self.call.needs_cpu.1 | cpu_needs.1,
-        );
-        self.call.refuses_switch = (
-            self.call.refuses_switch.0 | refuses.0,
-            self.call.refuses_switch.1 | refuses.1,
-        );
+        self.call.refused_switches |= refused_switches;
         if notes != Notes::default() {
             let kept = self.written.waiting.len() + self.call.waiting.len();
             if kept >= MAX_PENDING_IDS {

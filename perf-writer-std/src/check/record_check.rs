@@ -511,14 +511,7 @@ impl RecordCheck {
         // Drained, not taken: the list keeps its room for the next call.
         for d in self.deferred.drain(..) {
             let end = d.at.saturating_add(d.len);
-            let record = match parts.contiguous(&mut cursor, d.at, end) {
-                Some(r) => r,
-                None => {
-                    copy.clear();
-                    parts.copy_range_at(&mut cursor, d.at, end, &mut copy);
-                    &copy
-                }
-            };
+            let record = parts.range(&mut cursor, d.at, end, &mut copy);
             self.undescribed
                 .commit(model, record, d.why, d.first, derive);
         }
@@ -645,6 +638,15 @@ impl RecordCheck {
                         Refusal::Call(e.into())
                     }
                 };
+                // The record at `pos`, of `type_`, refused for `problem`.
+                let refused = |pos: usize, type_: u32, problem: RecordProblem| {
+                    let e = WriterError::Record(RecordError::Refused {
+                        offset: pos.saturating_sub(held),
+                        type_,
+                        problem,
+                    });
+                    refuse(pos, e)
+                };
                 let r = match walker.step(rest) {
                     Ok(Step::Record(r)) => r,
                     Ok(Step::Header(n) | Step::Body(n)) => {
@@ -668,13 +670,7 @@ impl RecordCheck {
                 // following byte as its own.
                 if !whole || with_payload {
                     if let Err(problem) = self.check_header(r.type_) {
-                        let offset = pos.saturating_sub(held);
-                        let e = WriterError::Record(RecordError::Refused {
-                            offset,
-                            type_: r.type_,
-                            problem,
-                        });
-                        return Err(refuse(pos, e));
+                        return Err(refused(pos, r.type_, problem));
                     }
                 }
                 if !whole {
@@ -688,21 +684,9 @@ impl RecordCheck {
                     // The record's own fields are here (its end is); the payload passes
                     // through unchecked.
                     if self.strict && r.type_ == record_type::AUXTRACE {
-                        let record = match parts.contiguous(&mut cursor, pos, end) {
-                            Some(r) => r,
-                            None => {
-                                scratch.clear();
-                                parts.copy_range_at(&mut cursor, pos, end, scratch);
-                                &*scratch
-                            }
-                        };
+                        let record = parts.range(&mut cursor, pos, end, scratch);
                         if let Err(problem) = AuxtraceSession::check_auxtrace(model, record) {
-                            let e = WriterError::Record(RecordError::Refused {
-                                offset: pos.saturating_sub(held),
-                                type_: r.type_,
-                                problem,
-                            });
-                            return Err(refuse(pos, e));
+                            return Err(refused(pos, r.type_, problem));
                         }
                     }
                     if !whole {
@@ -711,14 +695,7 @@ impl RecordCheck {
                     records = records.saturating_add(1);
                     continue;
                 }
-                let record = match parts.contiguous(&mut cursor, pos, end) {
-                    Some(r) => r,
-                    None => {
-                        scratch.clear();
-                        parts.copy_range_at(&mut cursor, pos, end, scratch);
-                        &*scratch
-                    }
-                };
+                let record = parts.range(&mut cursor, pos, end, scratch);
                 let place = Place {
                     at: pos,
                     pos: start.0.saturating_add(pos as u64),
@@ -726,13 +703,7 @@ impl RecordCheck {
                 };
                 records = records.saturating_add(1);
                 if let Err(problem) = self.check_one(model, record, &mut stats, place) {
-                    let offset = pos.saturating_sub(held);
-                    let e = WriterError::Record(RecordError::Refused {
-                        offset,
-                        type_: r.type_,
-                        problem,
-                    });
-                    return Err(refuse(pos, e));
+                    return Err(refused(pos, r.type_, problem));
                 }
             }
             base = base.saturating_add(part.len());
@@ -1308,6 +1279,24 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
             cur.base = end;
             cur.part = cur.part.saturating_add(1);
         }
+    }
+
+    /// The bytes `start..end`: in place when one part holds them all, else copied into
+    /// `scratch`.
+    #[inline(always)]
+    fn range<'s>(
+        &'s self,
+        cur: &mut Cursor,
+        start: usize,
+        end: usize,
+        scratch: &'s mut Vec<u8>,
+    ) -> &'s [u8] {
+        if let Some(r) = self.contiguous(cur, start, end) {
+            return r;
+        }
+        scratch.clear();
+        self.copy_range_at(cur, start, end, scratch);
+        scratch
     }
 
     /// The bytes `start..end` when one part holds them all.
