@@ -120,31 +120,54 @@ const PER_CPU_SWITCH_OUT: u8 = 4;
 /// has).
 const GUEST_SWITCH_IN: u8 = 8;
 const NO_CPU: u8 = SWITCH_NO_CPU | ITRACE_START_NO_CPU;
+/// The kinds a record has when perf cannot keep a thread by its cpu, one per record type
+/// ([`SwitchKinds::without_cpu`] is one of them).
+pub(crate) const WITHOUT_CPU: [u8; 2] = [SWITCH_NO_CPU, ITRACE_START_NO_CPU];
 
-/// The switch kinds of a record of `type_` (SWITCH, SWITCH_CPU_WIDE, ITRACE_START) with
-/// header `misc` and the `cpu` of its `sample_id` (`None`: it has none).
-fn switch_kinds(type_: u32, misc: u16, cpu: Option<u32>) -> u8 {
-    let itrace = type_ == record_type::ITRACE_START;
-    let out = misc & misc::SWITCH_OUT != 0;
-    let guest = matches!(
-        misc & misc::CPUMODE_MASK,
-        misc::GUEST_KERNEL | misc::GUEST_USER
-    );
-    let mut kinds = 0;
-    if cpu.is_none_or(|c| c > CURRENT_TID_CPU_MAX) {
-        kinds |= if itrace {
-            ITRACE_START_NO_CPU
-        } else {
-            SWITCH_NO_CPU
+/// The switch kinds of a record of type SWITCH, SWITCH_CPU_WIDE or ITRACE_START: those its
+/// type and header give it, and those it has too when perf cannot keep a current thread by
+/// its cpu (its `sample_id` has none, or one above [`CURRENT_TID_CPU_MAX`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SwitchKinds {
+    pub(crate) fixed: u8,
+    pub(crate) without_cpu: u8,
+}
+
+impl SwitchKinds {
+    /// The kinds of a record of `type_` with header `misc`.
+    pub(crate) fn of(type_: u32, misc: u16) -> Self {
+        let itrace = type_ == record_type::ITRACE_START;
+        let out = misc & misc::SWITCH_OUT != 0;
+        let guest = matches!(
+            misc & misc::CPUMODE_MASK,
+            misc::GUEST_KERNEL | misc::GUEST_USER
+        );
+        let mut fixed = 0;
+        if type_ == record_type::SWITCH && out {
+            fixed |= PER_CPU_SWITCH_OUT;
+        }
+        if !itrace && guest && !out {
+            fixed |= GUEST_SWITCH_IN;
+        }
+        let without_cpu = match itrace {
+            true => ITRACE_START_NO_CPU,
+            false => SWITCH_NO_CPU,
         };
+        SwitchKinds { fixed, without_cpu }
     }
-    if type_ == record_type::SWITCH && out {
-        kinds |= PER_CPU_SWITCH_OUT;
+
+    /// The kinds of such a record whose `sample_id` gives `cpu` (`None`: it has none).
+    pub(crate) fn with_cpu(self, cpu: Option<u32>) -> u8 {
+        match Self::keeps_thread(cpu) {
+            true => self.fixed,
+            false => self.fixed | self.without_cpu,
+        }
     }
-    if !itrace && guest && !out {
-        kinds |= GUEST_SWITCH_IN;
+
+    /// perf can keep a current thread by `cpu`.
+    pub(crate) fn keeps_thread(cpu: Option<u32>) -> bool {
+        cpu.is_some_and(|c| c <= CURRENT_TID_CPU_MAX)
     }
-    kinds
 }
 
 /// The switch kinds the decoder of `info` refuses.
@@ -319,17 +342,10 @@ impl AuxtraceSession {
         }
     }
 
-    /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record with header
-    /// `misc` whose `sample_id` gives `cpu` (`None`: it has no CPU): refused when an
-    /// AUXTRACE_INFO that came refuses its kind (see [`switch_kinds`]), noted otherwise for
-    /// such an AUXTRACE_INFO to come.
-    pub(crate) fn check_switch(
-        &mut self,
-        type_: u32,
-        misc: u16,
-        cpu: Option<u32>,
-    ) -> Result<(), RecordProblem> {
-        let kinds = switch_kinds(type_, misc, cpu);
+    /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record of switch `kinds`
+    /// (see [`SwitchKinds`]): refused when an AUXTRACE_INFO that came refuses one of them,
+    /// noted otherwise for such an AUXTRACE_INFO to come.
+    pub(crate) fn check_switch(&mut self, kinds: u8) -> Result<(), RecordProblem> {
         let refused = (self.call.refused_switches | self.written.refused_switches) & kinds;
         if refused != 0 {
             return Err(switch_refusal(refused));
@@ -339,6 +355,18 @@ impl AuxtraceSession {
             self.call.switches |= kinds;
         }
         Ok(())
+    }
+
+    /// The switch kinds the AUXTRACE_INFO records written refuse (what a description
+    /// must not give records still waiting for one).
+    pub(crate) fn refused_switches(&self) -> u8 {
+        self.written.refused_switches
+    }
+
+    /// Records of switch `kinds` were written before their description, which has now
+    /// come: an AUXTRACE_INFO to come is checked against them.
+    pub(crate) fn switches_described(&mut self, kinds: u8) {
+        self.written.switches |= kinds;
     }
 
     /// An AUXTRACE record's fields (its payload passes through unchecked): its size, and

@@ -376,6 +376,9 @@ pub(crate) struct Resolution {
     to_format: Option<(u32, FormatPending)>,
     /// What the derived headers get from the records attributed.
     pub(crate) stats: EventStats,
+    /// The switch kinds the records attributed have (see
+    /// [`SwitchKinds`](crate::check::auxtrace_session::SwitchKinds)).
+    pub(crate) switches: u8,
 }
 
 /// How the first description attributes the records written before any description: by
@@ -813,7 +816,7 @@ impl PendingRecords {
                 let b = self.before.get_or_insert_with(Box::default);
                 b.side_band
                     .get_or_insert_with(|| RecordSummary::new(first))
-                    .add_side_band(record, endian, derive);
+                    .add_side_band(record, endian, derive, first);
                 for (place, &back) in b.trailer_places.iter_mut().zip(&TRAILER_PLACES) {
                     if place.given_up {
                         continue;
@@ -830,7 +833,7 @@ impl PendingRecords {
                         .groups
                         .entry(key)
                         .or_insert_with(|| RecordSummary::new(first))
-                        .add_side_band(record, endian, derive);
+                        .add_side_band(record, endian, derive, first);
                 }
             }
             Deferral::Owner => {
@@ -840,7 +843,7 @@ impl PendingRecords {
                 self.by_id
                     .entry(id)
                     .or_insert_with(|| RecordSummary::new(first))
-                    .add_side_band(record, endian, derive);
+                    .add_side_band(record, endian, derive, first);
             }
         }
     }
@@ -955,10 +958,13 @@ impl PendingRecords {
 
     /// Checks a description about to be added against the records waiting for it: what
     /// adding it resolves, or how it contradicts them (with the records it names).
+    /// Context switches it leaves of a kind in `refused_switches` (of an AUXTRACE_INFO
+    /// written) contradict it.
     pub(crate) fn check_description(
         &self,
         model: &TraceModel,
         new: &NewDesc<'_>,
+        refused_switches: u8,
     ) -> Result<Resolution, crate::WriterError> {
         let endian = model.endian();
         let mut res = Resolution::default();
@@ -990,6 +996,13 @@ impl PendingRecords {
                 });
                 let records = also.fold(summary.records, |n, (_, s)| n.saturating_add(s.records));
                 return Err(contradiction(summary.first, records, *id, problem));
+            }
+            if let Some(s) = summary.switches_under(new.layout) {
+                if s.kinds & refused_switches != 0 {
+                    let problem = Contradiction::AuxtraceSwitchCpu;
+                    return Err(contradiction(s.first, s.records, *id, problem));
+                }
+                res.switches |= s.kinds;
             }
             if let Some(config) = new.format_pending {
                 let pending = FormatPending {

@@ -3,12 +3,12 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
-use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
+use crate::check::auxtrace_session::{AuxtraceSession, SwitchKinds, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_sample_len, check_user_fields, is_switch, unknown_named_id, with_parsed,
-    EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
+    check_body, check_sample_len, check_user_fields, header_misc, is_switch, unknown_named_id,
+    with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -365,7 +365,9 @@ impl RecordCheck {
         }
         self.stat.check_description(model, new)?;
         self.aux.check_description(model, new)?;
-        self.undescribed.check_description(model, new)
+        let refused_switches = self.aux.refused_switches();
+        self.undescribed
+            .check_description(model, new, refused_switches)
     }
 
     /// The description [`check_description`](Self::check_description) checked was added.
@@ -379,6 +381,7 @@ impl RecordCheck {
         if let Some(cpu) = stats.max_cpu {
             self.stats.add_cpu(cpu);
         }
+        self.aux.switches_described(res.switches);
         self.undescribed.apply(res);
     }
 
@@ -1013,7 +1016,16 @@ impl RecordCheck {
             }
             return Ok(Outcome::Free);
         }
-        let desc = match self.owner(model, record, false) {
+        let switch = match self.strict && is_switch(type_) {
+            true => Some(SwitchKinds::of(type_, header_misc(endian, record))),
+            false => None,
+        };
+        let owner = self.owner(model, record, false);
+        if let (Some(kinds), Ok(None) | Err(RecordProblem::UnknownId(_))) = (switch, &owner) {
+            // What its header says is known now; its cpu, once its description comes.
+            self.aux.check_switch(kinds.fixed)?;
+        }
+        let desc = match owner {
             Ok(Some(desc)) => desc,
             Ok(None) => return self.no_owner(model, None),
             Err(RecordProblem::UnknownId(id)) => return self.no_owner(model, Some(id)),
@@ -1022,13 +1034,10 @@ impl RecordCheck {
         let trailer = desc.layout.sample_id_len();
         if self.strict {
             check_body(info.body, record.len(), trailer)?;
-            if is_switch(type_) {
+            if let Some(kinds) = switch {
                 let sample_id = id_of_non_sample(&desc.layout, endian, record);
                 let cpu = sample_id.ok().and_then(|s| s.cpu).map(|c| c.cpu);
-                let misc = record
-                    .get(4..6)
-                    .map_or(0, |m| endian.read_u16([m[0], m[1]]));
-                self.aux.check_switch(type_, misc, cpu)?;
+                self.aux.check_switch(kinds.with_cpu(cpu))?;
             }
         }
         if self.derive && trailer != 0 {

@@ -75,6 +75,13 @@ pub(crate) fn is_switch(type_: u32) -> bool {
     )
 }
 
+/// The `misc` field of a record's header (0 when it is shorter than its header).
+pub(crate) fn header_misc(endian: Endian, record: &[u8]) -> u16 {
+    record
+        .get(4..6)
+        .map_or(0, |m| endian.read_u16([m[0], m[1]]))
+}
+
 /// perf's own records judged by what came before them (the output's state), as well as
 /// by their own bytes: pipe mode's header records (refused), COMPRESSED (kept count of),
 /// those naming ids, those of perf script's table of counts and those a trace decoder

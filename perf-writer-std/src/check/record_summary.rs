@@ -14,8 +14,9 @@
 //! - Other kernel records (COMM, MMAP2, FORK, …): the bytes each has past its type's body,
 //!   which its layout's `sample_id` trailer must take.
 
+use crate::check::auxtrace_session::{SwitchKinds, WITHOUT_CPU};
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
-use crate::check::record_rules::{check_sample_len, EventStats};
+use crate::check::record_rules::{check_sample_len, header_misc, is_switch, EventStats};
 use crate::check::refusal::Contradiction;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
@@ -757,6 +758,43 @@ pub(crate) struct SideBandSummary {
     exact: Option<(i64, i64)>,
     at_least: Option<i64>,
     cpu: Option<[u32; 2]>,
+    switches: Option<SwitchFacts>,
+}
+
+/// What a group's context switches and ITRACE_STARTs say to a trace decoder that keeps
+/// each cpu's current thread by their cpu: the first and how many, and for each kind they
+/// have without one ([`WITHOUT_CPU`]), the most `u32` 8 and 16 bytes from the end (where a
+/// trailer's CPU is) among the records of that kind.
+#[derive(Clone, Copy, Debug)]
+struct SwitchFacts {
+    first: FirstRecord,
+    records: u64,
+    cpu_most: [Option<[u32; 2]>; WITHOUT_CPU.len()],
+}
+
+/// The most of `a` and `b`, word by word.
+fn most(a: Option<[u32; 2]>, b: Option<[u32; 2]>) -> Option<[u32; 2]> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some([a[0].max(b[0]), a[1].max(b[1])]),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The switch kinds a layout gives a group's records (see [`RecordSummary::switches_under`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupSwitches {
+    pub(crate) kinds: u8,
+    pub(crate) first: FirstRecord,
+    pub(crate) records: u64,
+}
+
+/// The `u32`s 8 and 16 bytes from the end of `record` (0 where it has none).
+fn u32s_from_end(record: &[u8], endian: Endian) -> [u32; 2] {
+    [8, 16].map(|back| {
+        let at = record.len().checked_sub(back);
+        let b = at.and_then(|at| record.get(at..)?.first_chunk::<4>());
+        b.map_or(0, |b| endian.read_u32(*b))
+    })
 }
 
 /// What a group of records written before their description says (see the module).
@@ -816,12 +854,43 @@ impl RecordSummary {
         }
     }
 
-    /// Adds a kernel record other than SAMPLE.
-    pub(crate) fn add_side_band(&mut self, record: &[u8], endian: Endian, derive: bool) {
+    /// Adds a kernel record other than SAMPLE, written at `at`.
+    pub(crate) fn add_side_band(
+        &mut self,
+        record: &[u8],
+        endian: Endian,
+        derive: bool,
+        at: FirstRecord,
+    ) {
         self.records = self.records.saturating_add(1);
-        let type_ = record.first_chunk::<4>().map_or(0, |b| endian.read_u32(*b));
         let side = self.side_band.get_or_insert_with(SideBandSummary::default);
-        side.add(type_, record, endian, derive);
+        side.add(at.type_, record, endian, derive);
+        if is_switch(at.type_) {
+            side.add_switch(record, endian, at);
+        }
+    }
+
+    /// The switch kinds `layout` gives the group's context switches and ITRACE_STARTs
+    /// (see [`SwitchKinds`]), if it has any.
+    pub(crate) fn switches_under(&self, layout: &SampleLayout) -> Option<GroupSwitches> {
+        let facts = self.side_band?.switches?;
+        let bits = layout.sample_id_bits();
+        // The trailer's CPU is its last field but IDENTIFIER.
+        let k = usize::from(bits & sample_type::IDENTIFIER != 0);
+        let with_cpu = bits & sample_type::CPU != 0;
+        let mut kinds = 0;
+        for (&kind, most) in WITHOUT_CPU.iter().zip(facts.cpu_most) {
+            let Some(most) = most else { continue };
+            let cpu = most.get(k).copied().filter(|_| with_cpu);
+            if !SwitchKinds::keeps_thread(cpu) {
+                kinds |= kind;
+            }
+        }
+        Some(GroupSwitches {
+            kinds,
+            first: facts.first,
+            records: facts.records,
+        })
     }
 
     /// `layout` (with the RAW rule `rule`, when its format is known) agrees with the
@@ -902,10 +971,36 @@ impl SideBandSummary {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        self.cpu = match (self.cpu, other.cpu) {
-            (Some(a), Some(b)) => Some([a[0].max(b[0]), a[1].max(b[1])]),
+        self.cpu = most(self.cpu, other.cpu);
+        self.switches = match (self.switches, other.switches) {
+            (Some(mut a), Some(b)) => {
+                if b.first.pos < a.first.pos {
+                    a.first = b.first;
+                }
+                a.records = a.records.saturating_add(b.records);
+                for (x, y) in a.cpu_most.iter_mut().zip(b.cpu_most) {
+                    *x = most(*x, y);
+                }
+                Some(a)
+            }
             (a, b) => a.or(b),
         };
+    }
+
+    fn add_switch(&mut self, record: &[u8], endian: Endian, at: FirstRecord) {
+        let kinds = SwitchKinds::of(at.type_, header_misc(endian, record));
+        let cpu = Some(u32s_from_end(record, endian));
+        let facts = self.switches.get_or_insert(SwitchFacts {
+            first: at,
+            records: 0,
+            cpu_most: [None; WITHOUT_CPU.len()],
+        });
+        facts.records = facts.records.saturating_add(1);
+        for (&kind, m) in WITHOUT_CPU.iter().zip(&mut facts.cpu_most) {
+            if kinds.without_cpu & kind != 0 {
+                *m = most(*m, cpu);
+            }
+        }
     }
 
     fn add(&mut self, type_: u32, record: &[u8], endian: Endian, derive: bool) {
@@ -922,14 +1017,9 @@ impl SideBandSummary {
             _ => {}
         }
         if derive {
-            let from_end = |back: usize| {
-                let at = record.len().checked_sub(back)?;
-                let b = record.get(at..)?.first_chunk::<4>()?;
-                Some(endian.read_u32(*b))
-            };
             let cpu = self.cpu.get_or_insert([0, 0]);
-            for (most, back) in cpu.iter_mut().zip([8, 16]) {
-                *most = (*most).max(from_end(back).unwrap_or(0));
+            for (most, c) in cpu.iter_mut().zip(u32s_from_end(record, endian)) {
+                *most = (*most).max(c);
             }
         }
     }
@@ -1339,6 +1429,98 @@ mod tests {
             matched > 1_000 && missed > 1_000,
             "{matched} matched, {missed} not"
         );
+    }
+
+    /// Context switches and ITRACE_STARTs written before their description: the switch
+    /// kinds the summary of a group gives under a layout are those the check of each
+    /// record under it finds (by its `sample_id`'s cpu), for random trailers, headers and
+    /// cpus on both sides of what perf keeps threads for.
+    #[test]
+    fn a_groups_switch_kinds_are_those_of_its_records() {
+        use perf_abi::auxtrace_priv::CURRENT_TID_CPU_MAX;
+        use perf_abi::{misc, record_type as rt};
+        use perf_encode::records::id_of_non_sample;
+        let mut rng = Rng(0x0057_17c4);
+        let (mut with, mut without) = (0, 0);
+        for case in 0..4_000 {
+            let endian = if case % 2 == 0 {
+                Endian::Little
+            } else {
+                Endian::Big
+            };
+            let layout = SampleLayout {
+                sample_type: rng.next()
+                    & (st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER)
+                    | if rng.chance(4) { 0 } else { st::CPU },
+                sample_id_all: true,
+                ..SampleLayout::default()
+            };
+            let first = FirstRecord {
+                pos: 0,
+                records: 0,
+                type_: rt::SWITCH,
+            };
+            let mut summary = RecordSummary::new(first);
+            let mut want = 0;
+            for _ in 0..1 + rng.below(4) {
+                let type_ =
+                    [rt::SWITCH, rt::SWITCH_CPU_WIDE, rt::ITRACE_START][rng.below(3) as usize];
+                // SWITCH_CPU_WIDE and ITRACE_START have a pid and a tid.
+                let body = if type_ == rt::SWITCH { 0 } else { 8 };
+                let mode = [misc::GUEST_KERNEL, misc::GUEST_USER, 1, 2][rng.below(4) as usize];
+                let misc = mode | if rng.chance(2) { misc::SWITCH_OUT } else { 0 };
+                let size = 8 + body + layout.sample_id_len();
+                let mut r = Vec::new();
+                r.extend_from_slice(&endian.u32_bytes(type_));
+                r.extend_from_slice(&endian.u16_bytes(misc));
+                r.extend_from_slice(&endian.u16_bytes(size as u16));
+                r.resize(size, 0);
+                let cpu = match rng.below(8) {
+                    0 => CURRENT_TID_CPU_MAX + rng.below(2) as u32,
+                    1 => rng.next() as u32,
+                    _ => rng.below(64) as u32,
+                };
+                // The trailer's fields in order, each 8 bytes; CPU's first 4 are the cpu.
+                let bits = layout.sample_id_bits();
+                let mut at = 8 + body;
+                for bit in [
+                    st::TID,
+                    st::TIME,
+                    st::ID,
+                    st::STREAM_ID,
+                    st::CPU,
+                    st::IDENTIFIER,
+                ] {
+                    if bits & bit == 0 {
+                        continue;
+                    }
+                    let word = rng.next();
+                    let bytes = match bit == st::CPU {
+                        true => [endian.u32_bytes(cpu), endian.u32_bytes(word as u32)].concat(),
+                        false => endian.u64_bytes(word).to_vec(),
+                    };
+                    r[at..at + 8].copy_from_slice(&bytes);
+                    at += 8;
+                }
+                let sid = id_of_non_sample(&layout, endian, &r).unwrap();
+                let found = sid.cpu.map(|c| c.cpu);
+                if bits & st::CPU != 0 {
+                    assert_eq!(found, Some(cpu));
+                }
+                let kinds = SwitchKinds::of(type_, misc);
+                want |= kinds.with_cpu(found) & kinds.without_cpu;
+                let at = FirstRecord { type_, ..first };
+                summary.add_side_band(&r, endian, false, at);
+            }
+            let got = summary.switches_under(&layout).unwrap();
+            assert_eq!(got.kinds, want, "case {case}: {layout:?}");
+            if want == 0 {
+                with += 1;
+            } else {
+                without += 1;
+            }
+        }
+        assert!(with > 500 && without > 500, "{with} kept, {without} not");
     }
 
     /// SAMPLEs written before their description: the summary of them refuses a layout and

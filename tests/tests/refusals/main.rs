@@ -2135,6 +2135,151 @@ fn auxtrace_info_more_needs_are_checked() {
     }
 }
 
+/// In a file, a context switch written before its event's description is judged when the
+/// description comes: a layout that leaves it no cpu perf can keep a thread by, in an Arm
+/// SPE trace, is refused, naming the switch, whether the AUXTRACE_INFO came before that
+/// description or after; what its header says (a per-cpu switch out in an Intel PT trace of
+/// CPU-wide switches) is judged at its call. perf fails on the refused shape written with
+/// strict mode off; the switch with a cpu is taken, and read as when described first.
+#[test]
+fn context_switches_before_their_description_are_checked_when_it_comes() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::{AuxtraceNeed as Need, Contradiction};
+    let out = 1 << 13;
+    let switch = |words: &[u64]| {
+        let mut r = user_record(rt::SWITCH, words);
+        r[4..6].copy_from_slice(&u16::to_le_bytes(out));
+        r
+    };
+    let no_cpu = switch(&[42 | 42 << 32, 1500, TICK_SAMPLE_ID]);
+    let on_cpu = |cpu: u64| switch(&[42 | 42 << 32, 1500, cpu, TICK_SAMPLE_ID]);
+    let spe = [time_conv(1), auxtrace_info(4, &[8, 1])].concat();
+    let with_cpu = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        let attr = PerfEventAttr {
+            options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+            sample_type: tp_attr(0).sample_type.or(S::Cpu),
+            ..tp_attr(TICK_ID)
+        };
+        w.add_tracepoint_event_desc_from_text(&[TICK_SAMPLE_ID], &attr, "test:tick", "test", TICK)
+    };
+    let contradiction = |e: WriterError| match e {
+        WriterError::Event(EventError::ContradictsRecords {
+            problem,
+            records,
+            type_,
+            ..
+        }) => {
+            assert_eq!((records, type_), (1, rt::SWITCH));
+            problem
+        }
+        other => panic!("{other:?}"),
+    };
+    for info_first in [true, false] {
+        // No CPU in the sample_id.
+        let mut w = file_writer();
+        if info_first {
+            w.write_event_data(&spe).unwrap();
+        }
+        w.write_event_data(&no_cpu).unwrap();
+        if !info_first {
+            w.write_event_data(&spe).unwrap();
+        }
+        let attr = PerfEventAttr {
+            options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+            ..tp_attr(TICK_ID)
+        };
+        let e = w
+            .add_tracepoint_event_desc_from_text(
+                &[TICK_SAMPLE_ID],
+                &attr,
+                "test:tick",
+                "test",
+                TICK,
+            )
+            .unwrap_err();
+        assert_eq!(contradiction(e), Contradiction::AuxtraceSwitchCpu);
+        // A cpu above what perf keeps threads for.
+        let mut w = file_writer();
+        if info_first {
+            w.write_event_data(&spe).unwrap();
+        }
+        w.write_event_data(&on_cpu(70_000)).unwrap();
+        if !info_first {
+            w.write_event_data(&spe).unwrap();
+        }
+        assert_eq!(
+            contradiction(with_cpu(&mut w).unwrap_err()),
+            Contradiction::AuxtraceSwitchCpu
+        );
+        // A cpu perf keeps a thread for: taken, and the same file as described first.
+        let mut w = file_writer();
+        if info_first {
+            w.write_event_data(&spe).unwrap();
+        }
+        w.write_event_data(&on_cpu(3)).unwrap();
+        if !info_first {
+            w.write_event_data(&spe).unwrap();
+        }
+        with_cpu(&mut w).unwrap();
+        let first = w.finish().unwrap().into_inner();
+        let mut w = file_writer();
+        with_cpu(&mut w).unwrap();
+        let records = match info_first {
+            true => [spe.clone(), on_cpu(3)].concat(),
+            false => [on_cpu(3), spe.clone()].concat(),
+        };
+        w.write_event_data(&records).unwrap();
+        let described = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+        let r = read_file_noting(&first, DECODER_NOTICES);
+        assert_eq!(r.lpd_names, [Some("test:tick".to_string())]);
+        assert_eq!(
+            (r.lpd_names, r.script),
+            (described.lpd_names, described.script)
+        );
+    }
+    // Described, then the AUXTRACE_INFO: refused at its call.
+    let mut w = file_writer();
+    w.write_event_data(&on_cpu(70_000)).unwrap();
+    with_cpu(&mut w).unwrap();
+    aux_refused(w.write_event_data(&spe).unwrap_err(), Some(Need::SwitchCpu));
+    // perf's verdict on the switch without a cpu written first.
+    if require_perf() {
+        let mut w = file_writer();
+        w.set_strict(false);
+        w.write_event_data(&[no_cpu.clone(), spe.clone()].concat())
+            .unwrap();
+        add_ordered_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        assert!(!perf_script(file.path(), &[]).success());
+    }
+    // Intel PT of CPU-wide switches: a per-cpu switch out is refused at its call, before
+    // any description, after the AUXTRACE_INFO; and the AUXTRACE_INFO after it.
+    let mut pt = vec![
+        8,
+        31,
+        858_993_459,
+        0x0fff_e123_4567,
+        1,
+        0x400,
+        0x800,
+        3,
+        0,
+        1,
+    ];
+    pt.truncate(10);
+    let pt = auxtrace_info(1, &pt);
+    let mut w = file_writer();
+    w.write_event_data(&pt).unwrap();
+    aux_refused(
+        w.write_event_data(&on_cpu(3)).unwrap_err(),
+        Some(Need::SwitchKind),
+    );
+    let mut w = file_writer();
+    w.write_event_data(&on_cpu(3)).unwrap();
+    aux_refused(w.write_event_data(&pt).unwrap_err(), Some(Need::SwitchKind));
+}
+
 /// A refused call before any description leaves nothing of itself: the file, recovery
 /// block included, is byte for byte the one written without it.
 #[test]
