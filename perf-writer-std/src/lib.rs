@@ -80,12 +80,13 @@
 //!   a need is refused, and finish refuses while an event it needs has not come. An
 //!   AUXTRACE record needs an AUXTRACE_INFO before it, and an `idx` perf can make a queue
 //!   for. In an Intel PT or Arm SPE trace, context switches (and PT's ITRACE_START) need
-//!   a cpu, and PT's `sched:sched_switch` tracepoint CPU in its `sample_type`; a PT trace
-//!   takes no guest's switch in, nor, when its switches were recorded CPU-wide, a per-cpu
-//!   SWITCH out. A context switch written before its description is judged when the
-//!   description comes, by the cpu its layout gives it. Not checked: AUXTRACE trace data,
-//!   passed through as given (perf's decoders may crash on trace data that is not what the
-//!   hardware writes), and the cpu of `sched:sched_switch` SAMPLEs;
+//!   a cpu; PT's `sched:sched_switch` tracepoint needs CPU and RAW in its `sample_type`,
+//!   and its SAMPLEs a cpu (every event of that name is held to it: perf takes the last);
+//!   a PT trace takes no guest's switch in, nor, when its switches were recorded
+//!   CPU-wide, a per-cpu SWITCH out. A context switch or `sched:sched_switch` SAMPLE
+//!   written before its description is judged when the description comes, by the cpu its
+//!   layout gives it. Not checked: AUXTRACE trace data, passed through as given (perf's
+//!   decoders may crash on trace data that is not what the hardware writes);
 //! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
 //!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without
 //!   `sample_id_all`), once its description can no longer come;

@@ -25,7 +25,7 @@ use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::{RecordProblem, WriterError};
 use perf_abi::auxtrace_priv::{CURRENT_TID_CPU_MAX, SYNTH_IDS, SYNTH_ID_OFFSET};
 use perf_abi::record_fields::{AUXTRACE_IDX_AT, AUXTRACE_IDX_MAX};
-use perf_abi::{attr, attr_flags, misc, record_type, TimeConv};
+use perf_abi::{attr, attr_flags, misc, record_type, sample_type, TimeConv};
 use perf_encode::records::{ParseError, ParsedAuxtraceInfo, SwitchEvent};
 use std::mem::offset_of;
 
@@ -117,9 +117,12 @@ const ITRACE_START_NO_CPU: u8 = 2;
 /// ...a per-cpu SWITCH out (Intel PT of CPU-wide switches)...
 const PER_CPU_SWITCH_OUT: u8 = 4;
 /// ...a guest's switch in (Intel PT: its current thread is kept by a virtual cpu no record
-/// has).
+/// has)...
 const GUEST_SWITCH_IN: u8 = 8;
-const NO_CPU: u8 = SWITCH_NO_CPU | ITRACE_START_NO_CPU;
+/// ...a SAMPLE of a `sched:sched_switch` tracepoint Intel PT takes the current thread from,
+/// without a cpu perf can keep one by.
+const SCHED_SWITCH_NO_CPU: u8 = 16;
+const NO_CPU: u8 = SWITCH_NO_CPU | ITRACE_START_NO_CPU | SCHED_SWITCH_NO_CPU;
 /// The kinds a record has when perf cannot keep a thread by its cpu, one per record type
 /// ([`SwitchKinds::without_cpu`] is one of them).
 pub(crate) const WITHOUT_CPU: [u8; 2] = [SWITCH_NO_CPU, ITRACE_START_NO_CPU];
@@ -177,6 +180,10 @@ fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
         (info.needs_itrace_start_cpu(), ITRACE_START_NO_CPU),
         (info.needs_cpu_wide_switches(), PER_CPU_SWITCH_OUT),
         (info.refuses_guest_switch_in(), GUEST_SWITCH_IN),
+        (
+            info.needs_switch_event() == Some(SwitchEvent::SchedSwitch),
+            SCHED_SWITCH_NO_CPU,
+        ),
     ];
     kinds
         .iter()
@@ -212,10 +219,48 @@ fn has_sample_id_all(d: &EventDescData) -> bool {
     d.attr.has_flag(attr_flags::SAMPLE_ID_ALL)
 }
 
-/// An event perf can take as Intel PT's `sched:sched_switch`: a tracepoint, whose SAMPLEs
-/// give the cpu perf keeps the current thread of.
-fn switch_tracepoint(attr_type: u32, sample_type: u64) -> bool {
-    attr_type == attr::TYPE_TRACEPOINT && sample_type & perf_abi::sample_type::CPU != 0
+/// An event perf can take as Intel PT's `sched:sched_switch`: a tracepoint whose SAMPLEs
+/// give the cpu perf keeps the current thread of, and the RAW payload it reads `next_pid`
+/// from (without one perf reads it at an offset from a null pointer, and crashes).
+fn switch_tracepoint(attr_type: u32, st: u64) -> bool {
+    let needs = sample_type::CPU | sample_type::RAW;
+    attr_type == attr::TYPE_TRACEPOINT && st & needs == needs
+}
+
+/// Where the cpu is in the SAMPLEs of an event (an offset in the record), when Intel PT may
+/// take their thread by it: a `sched:sched_switch` tracepoint it can take as its switch
+/// event. perf takes the last event of that name; each is held to it here.
+fn sched_switch_cpu(name: &str, attr_type: u32, st: u64) -> Option<usize> {
+    match switch_tracepoint(attr_type, st) && name == SCHED_SWITCH {
+        true => sample_type::sample_offset(st, sample_type::CPU),
+        false => None,
+    }
+}
+
+/// [`sched_switch_cpu`] of `desc`.
+pub(crate) fn sched_switch_cpu_at(model: &TraceModel, desc: &EventDescData) -> Option<usize> {
+    // The type first: the name is looked up only for tracepoints with CPU and RAW.
+    if !switch_tracepoint(desc.attr.type_, desc.attr.sample_type) {
+        return None;
+    }
+    sched_switch_cpu(
+        model.entry(desc).name,
+        desc.attr.type_,
+        desc.attr.sample_type,
+    )
+}
+
+/// [`sched_switch_cpu`] of an event about to be described.
+pub(crate) fn new_sched_switch_cpu_at(new: &NewDesc<'_>) -> Option<usize> {
+    sched_switch_cpu(new.name, new.attr_type, new.layout.sample_type)
+}
+
+/// The switch kinds of SAMPLEs of such an event whose cpu is at most `cpu`.
+pub(crate) fn sched_switch_sample_kinds(cpu: u32) -> u8 {
+    match SwitchKinds::keeps_thread(Some(cpu)) {
+        true => 0,
+        false => SCHED_SWITCH_NO_CPU,
+    }
 }
 
 /// The first id perf gives the events it synthesizes from a trace whose PMU's event has

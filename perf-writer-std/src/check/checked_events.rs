@@ -14,6 +14,7 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
+use crate::check::auxtrace_session::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::check::record_rules::{check_body, check_user_fields, is_switch, judged_in_context};
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
@@ -45,6 +46,11 @@ struct Facts {
     rule: Option<TracepointRawRule>,
     /// Bytes of the `sample_id` trailer of the event's records other than SAMPLE.
     trailer: usize,
+    /// Where the cpu of its SAMPLEs is, when Intel PT may take a thread by it
+    /// ([`sched_switch_cpu_at`]); 0: not such an event. A SAMPLE whose cpu perf cannot keep
+    /// a thread by is left to the full check, which judges it by what came before it. Such
+    /// an event has RAW, so its SAMPLEs never pass by their length alone.
+    cpu_at: usize,
 }
 
 const EMPTY: Facts = Facts {
@@ -54,6 +60,7 @@ const EMPTY: Facts = Facts {
     len: 0,
     rule: None,
     trailer: 0,
+    cpu_at: 0,
 };
 
 /// `len`, or `len` rounded up to 8: the sizes a record whose fields end at `len` may have.
@@ -451,6 +458,7 @@ impl CheckedEvents {
             len,
             rule: model.raw_rule_of(desc).copied(),
             trailer: layout.sample_id_len(),
+            cpu_at: sched_switch_cpu_at(model, desc).unwrap_or(0),
         };
         // A side-band record leaves the last SAMPLE learned as it was: the SAMPLEs around
         // it are still compared with it.
@@ -526,7 +534,9 @@ impl LastSample {
     /// are walked (another field than RAW varies).
     fn of(facts: &Facts, at: Option<usize>, record: &[u8], endian: Endian) -> Option<LastSample> {
         let head = record.first_chunk::<8>()?;
-        if facts.len == 0 {
+        // The compare does not read the cpu (a `sched:sched_switch` event's: see
+        // `Facts::cpu_at`); those SAMPLEs are checked by their event's facts.
+        if facts.len == 0 || facts.cpu_at != 0 {
             return None;
         }
         let dynamic = facts.rule.filter(|r| r.dynamic.iter().next().is_some());
@@ -587,10 +597,19 @@ impl Facts {
         if !fits(self.len.wrapping_add(4).wrapping_add(size), record.len()) {
             return false;
         }
-        match (&self.rule, record.get(start..start.wrapping_add(size))) {
+        let raw_passes = match (&self.rule, record.get(start..start.wrapping_add(size))) {
             (None, Some(_)) => true,
             (Some(rule), Some(raw)) => rule.check(raw, endian).is_ok(),
             (_, None) => false,
-        }
+        };
+        raw_passes && (self.cpu_at == 0 || keeps_thread(endian, record, self.cpu_at))
     }
+}
+
+/// The cpu at `at` in `record`, a SAMPLE of a `sched:sched_switch` event, is one Intel PT
+/// keeps a thread by.
+#[inline]
+fn keeps_thread(endian: Endian, record: &[u8], at: usize) -> bool {
+    let cpu = record.get(at..).and_then(|b| b.first_chunk::<4>());
+    cpu.is_some_and(|b| sched_switch_sample_kinds(endian.read_u32(*b)) == 0)
 }

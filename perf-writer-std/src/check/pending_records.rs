@@ -28,6 +28,7 @@
 //! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
 //! with the number of records.
 
+use crate::check::auxtrace_session::new_sched_switch_cpu_at;
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{named_ids, EventStats};
 use crate::check::record_summary::{
@@ -986,6 +987,7 @@ impl PendingRecords {
         }
         // The earliest records first: an error names them.
         owned.sort_by_key(|(_, s)| s.first.pos);
+        let switch_cpu_at = new_sched_switch_cpu_at(new);
         for (i, (id, summary)) in owned.iter().enumerate() {
             if let Err(problem) = summary.check(new.layout, new.rule, endian, &mut res.stats) {
                 // The error names every group of the id that contradicts it.
@@ -1003,6 +1005,22 @@ impl PendingRecords {
                     return Err(contradiction(s.first, s.records, *id, problem));
                 }
                 res.switches |= s.kinds;
+            }
+            if let Some(at) = switch_cpu_at {
+                let refused =
+                    |s: &RecordSummary| s.sched_switch_kinds(at, endian) & refused_switches != 0;
+                if refused(summary) {
+                    // The error names every group of the id with such SAMPLEs.
+                    let rest = owned
+                        .iter()
+                        .skip(i + 1)
+                        .filter(|(other, s)| other == id && refused(s));
+                    let records =
+                        rest.fold(summary.records, |n, (_, s)| n.saturating_add(s.records));
+                    let problem = Contradiction::AuxtraceSwitchCpu;
+                    return Err(contradiction(summary.first, records, *id, problem));
+                }
+                res.switches |= summary.sched_switch_kinds(at, endian);
             }
             if let Some(config) = new.format_pending {
                 let pending = FormatPending {

@@ -3,7 +3,10 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
-use crate::check::auxtrace_session::{AuxtraceSession, SwitchKinds, Waiting as AuxWaiting};
+use crate::check::auxtrace_session::{
+    sched_switch_cpu_at, sched_switch_sample_kinds, AuxtraceSession, SwitchKinds,
+    Waiting as AuxWaiting,
+};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
@@ -950,7 +953,13 @@ impl RecordCheck {
         let type_ = endian.read_u32(first_bytes(record));
         if type_ == record_type::SAMPLE {
             return match self.owner(model, record, true) {
-                Ok(Some(desc)) => self.check_sample(model, desc, record, stats),
+                Ok(Some(desc)) => {
+                    let outcome = self.check_sample(model, desc, record, stats)?;
+                    if self.strict {
+                        self.check_sched_switch(model, desc, record)?;
+                    }
+                    Ok(outcome)
+                }
                 Ok(None) => self.no_owner(model, None),
                 Err(RecordProblem::UnknownId(id)) => self.no_owner(model, Some(id)),
                 Err(e) => Err(e),
@@ -1125,6 +1134,24 @@ impl RecordCheck {
             }
         }
         Ok(outcome)
+    }
+
+    /// A SAMPLE of `desc`, when Intel PT may take its current thread by its cpu
+    /// ([`sched_switch_cpu_at`]): refused when an AUXTRACE_INFO that came refuses a cpu
+    /// perf cannot keep a thread by, noted otherwise for such an AUXTRACE_INFO to come.
+    fn check_sched_switch(
+        &mut self,
+        model: &TraceModel,
+        desc: &EventDescData,
+        record: &[u8],
+    ) -> Result<(), RecordProblem> {
+        let Some(at) = sched_switch_cpu_at(model, desc) else {
+            return Ok(());
+        };
+        // The full check passed the record: its CPU is there.
+        let cpu = record.get(at..).and_then(|b| b.first_chunk::<4>());
+        let cpu = cpu.map_or(u32::MAX, |b| model.endian().read_u32(*b));
+        self.aux.check_switch(sched_switch_sample_kinds(cpu))
     }
 
     /// The description the kernel record `record` (a SAMPLE when `sample`) belongs to, by
@@ -1377,6 +1404,7 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
 mod tests {
     use super::*;
+    use perf_abi::auxtrace_priv::CURRENT_TID_CPU_MAX;
     use perf_abi::{attr, attr_flags, sample_type as st, PerfEventAttr};
     use perf_encode::records::{Comm, Fork, PidTid, Sample, SampleCpu, SampleId, SampleRecord};
     use perf_encode::to_vec;
@@ -1479,6 +1507,17 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             none,
         )
         .unwrap();
+        // Intel PT may take threads by its SAMPLEs' cpu.
+        let switch = PLAIN.replace("plain", "sched_switch").replace("78", "79");
+        let switch_format = Arc::new(PerfEventFormat::parse(true, "sched", &switch).unwrap());
+        s.add_desc(
+            &[9],
+            attr_of(attr::TYPE_TRACEPOINT, 79, common | st::RAW),
+            "sched:sched_switch",
+            Some((&switch_format, Some(switch.as_bytes()))),
+            none,
+        )
+        .unwrap();
         s
     }
 
@@ -1507,14 +1546,14 @@ print fmt: \"%u\", REC->value\n";
 
     /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
     fn record(rng: &mut Rng, model: &TraceModel, event: usize, endian: Endian) -> Vec<u8> {
-        let ids: [u64; 6] = [1, 3, 5, 6, 2, 7];
-        let id = ids[event.min(5)];
+        let ids: [u64; 7] = [1, 3, 5, 6, 2, 7, 9];
+        let id = ids[event.min(6)];
         let d = model.desc_for(Some(id)).unwrap();
         let raw = match event {
             1 => probe_raw(rng, endian),
-            5 => {
+            5 | 6 => {
                 let mut raw = vec![0u8; 12];
-                raw[..2].copy_from_slice(&endian.u16_bytes(78));
+                raw[..2].copy_from_slice(&endian.u16_bytes(73 + event as u16));
                 raw[8..12].copy_from_slice(&endian.u32_bytes(rng.next() as u32));
                 raw
             }
@@ -1560,12 +1599,19 @@ print fmt: \"%u\", REC->value\n";
             }
             .unwrap();
         }
+        // The switch event's cpus on both sides of what perf keeps a thread by.
+        let cpu = match (event, rng.below(4)) {
+            (6, 0) => CURRENT_TID_CPU_MAX,
+            (6, 1) => CURRENT_TID_CPU_MAX + 1,
+            (6, 2) => rng.next() as u32,
+            _ => 1,
+        };
         let s = Sample {
             identifier: Some(id),
             ip: Some(rng.next()),
             tid: Some(tid),
             time: Some(rng.next()),
-            cpu: Some(SampleCpu::new(1)),
+            cpu: Some(SampleCpu::new(cpu)),
             period: Some(1),
             raw: Some(&raw),
             weight: Some(3),
@@ -1719,27 +1765,72 @@ print fmt: \"%u\", REC->value\n";
             let mut rng = Rng(0x5eed ^ endian.is_native() as u64);
             let mut check = RecordCheck::new(true);
             let mut stats = EventStats::default();
-            for event in [1, 2, 3, 4, 5, 0] {
+            for event in [1, 2, 3, 4, 5, 6, 0] {
                 for _ in 0..3 {
                     let r = record(&mut rng, &model, event, endian);
                     check.check_one(&model, &r, &mut stats, PLACE).unwrap();
                 }
             }
-            let (mut passed, mut refused) = (0, 0);
+            let (mut passed, mut refused, mut big) = (0, 0, 0);
             for n in 0..30_000 {
+                // From here on, an Intel PT trace takes threads from the switch event's
+                // SAMPLEs: the full check refuses those of a big cpu.
+                if n == 15_000 {
+                    // Intel PT (1) of PMU type 8 whose switches were recorded with
+                    // sched:sched_switch (have_sched_switch 1).
+                    let private: [u64; 10] = [
+                        8,
+                        31,
+                        858_993_459,
+                        0x0fff_e123_4567,
+                        1,
+                        0x400,
+                        0x800,
+                        1,
+                        0,
+                        1,
+                    ];
+                    let mut parts = [endian.u32_bytes(1), [0; 4]].concat();
+                    parts.extend(private.iter().flat_map(|w| endian.u64_bytes(*w)));
+                    let info = to_vec(
+                        &perf_encode::records::Record::new(
+                            record_type::AUXTRACE_INFO,
+                            0,
+                            &[&parts],
+                        ),
+                        endian,
+                    )
+                    .unwrap();
+                    // The big cpus taken so far were noted, and would refuse it: as in
+                    // an output without them.
+                    check.aux.reset();
+                    check.check_one(&model, &info, &mut stats, PLACE).unwrap();
+                }
                 // The fixed layout, the tracepoint of fixed fields, then the one with dynamic
                 // fields as the last SAMPLE learned: SAMPLEs like it are then also checked by
                 // comparing them with it (and reading their dynamic fields).
-                if n % 10_000 == 0 {
-                    let event = [0, 5, 1][n / 10_000];
-                    let r = record(&mut rng, &model, event, endian);
-                    let id = [1, 7, 3][n / 10_000];
+                // Then the switch event's, whose cpu must be read: it never becomes the last
+                // SAMPLE learned.
+                if n % 10_000 == 0 || n == 25_000 {
+                    let k = n / 5_000;
+                    let event = [0, 0, 5, 5, 1, 6][k];
+                    let r = match event {
+                        // A cpu Intel PT keeps a thread by: the full check passes it.
+                        6 => loop {
+                            let r = record(&mut rng, &model, event, endian);
+                            if r[32..36] == endian.u32_bytes(1) {
+                                break r;
+                            }
+                        },
+                        _ => record(&mut rng, &model, event, endian),
+                    };
+                    let id = [1, 1, 7, 7, 3, 9][k];
                     check
                         .events
                         .learn(&model, model.desc_for(Some(id)).unwrap(), &r);
-                    assert_ne!(check.events.last_revision(), 0);
+                    assert_eq!(check.events.last_revision() == 0, event == 6);
                 }
-                let event = rng.below(6) as usize;
+                let event = rng.below(7) as usize;
                 let good = record(&mut rng, &model, event, endian);
                 let r = match n % 2 {
                     0 => good,
@@ -1767,7 +1858,18 @@ print fmt: \"%u\", REC->value\n";
                     assert!(!check.events.fixed_sample_passes(&model, bytes));
                 }
                 assert!(full || !quick, "{endian:?} event {event}: learned facts passed a record the full check refuses: {r:?}");
-                if n % 2 == 0 && event != 3 {
+                // The switch event's cpu (after IDENTIFIER, TID and TIME).
+                let cpu = r
+                    .get(32..36)
+                    .map(|b| endian.read_u32(b.try_into().unwrap()));
+                let big_cpu = event == 6 && cpu.is_some_and(|c| c > CURRENT_TID_CPU_MAX);
+                if n % 2 == 0 && big_cpu {
+                    // Taken before the AUXTRACE_INFO, by the full check alone; refused after.
+                    assert_eq!(full, n < 15_000, "{endian:?} cpu {cpu:?}");
+                    assert!(!quick);
+                    big += 1;
+                }
+                if n % 2 == 0 && event != 3 && !big_cpu {
                     assert!(
                         quick,
                         "{endian:?} event {event}: a valid record not passed: {r:?}"
@@ -1777,8 +1879,8 @@ print fmt: \"%u\", REC->value\n";
                 refused += usize::from(!full);
             }
             assert!(
-                passed > 13_000 && refused > 4_500,
-                "{passed} passed, {refused} refused"
+                passed > 13_000 && refused > 4_500 && big > 600,
+                "{passed} passed, {refused} refused, {big} of a big cpu"
             );
         }
     }

@@ -14,7 +14,7 @@
 //! - Other kernel records (COMM, MMAP2, FORK, …): the bytes each has past its type's body,
 //!   which its layout's `sample_id` trailer must take.
 
-use crate::check::auxtrace_session::{SwitchKinds, WITHOUT_CPU};
+use crate::check::auxtrace_session::{sched_switch_sample_kinds, SwitchKinds, WITHOUT_CPU};
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{check_sample_len, header_misc, is_switch, EventStats};
 use crate::check::refusal::Contradiction;
@@ -371,12 +371,35 @@ pub(crate) struct ManySamples {
     last_trace: usize,
     /// For the derived headers, when they are on.
     words: Option<Box<WordRanges>>,
+    /// The most cpu at each place CPU can be (see [`CpuMost`]).
+    cpu_most: CpuMost,
+}
+
+/// The most of the first `u32` of each word where a SAMPLE's CPU can be (after the header
+/// and up to 7 fixed fields): the most cpu once a description says where it is, for the
+/// derived NRCPUS and for Intel PT's `sched:sched_switch`.
+#[derive(Clone, Copy, Debug, Default)]
+struct CpuMost([u32; 8]);
+
+impl CpuMost {
+    fn add(&mut self, record: &[u8], endian: Endian) {
+        let words = record.get(8..).unwrap_or_default().chunks_exact(8);
+        for (most, word) in self.0.iter_mut().zip(words) {
+            if let Some(b) = word.first_chunk::<4>() {
+                *most = (*most).max(endian.read_u32(*b));
+            }
+        }
+    }
+
+    /// The most `u32` at `at` (an offset in the records).
+    fn at(&self, at: usize) -> Option<u32> {
+        self.0.get(word_index(at)?).copied()
+    }
 }
 
 /// For the headers derived from the events (SAMPLE_TIME, NRCPUS): each of the first
-/// [`PREFIX_WORDS`] words after the header as `(least, most, most cpu)` (the cpu: its first
-/// `u32`).
-type WordRanges = [(u64, u64, u32); PREFIX_WORDS];
+/// [`PREFIX_WORDS`] words after the header as `(least, most)`.
+type WordRanges = [(u64, u64); PREFIX_WORDS];
 
 impl SampleSummary {
     /// What adding `record` to a group in `state` needs computed, which may be too much (the
@@ -456,8 +479,10 @@ impl SampleSummary {
                     trace_ranges: Vec::new(),
                     next_trace: 0,
                     last_trace: 0,
-                    words: derive.then(|| Box::new([(u64::MAX, 0, 0); PREFIX_WORDS])),
+                    words: derive.then(|| Box::new([(u64::MAX, 0); PREFIX_WORDS])),
+                    cpu_most: CpuMost::default(),
                 };
+                m.cpu_most.add(first, endian);
                 m.raw = RawByKey::of(layouts.raw_keys().to_vec(), first, endian);
                 if let Some(w) = m.words.as_deref_mut() {
                     add_words(w, first, endian);
@@ -494,12 +519,25 @@ impl SampleSummary {
                     let payload = key.payload(record, endian).unwrap_or_default();
                     rule.check(payload, endian).map_err(Contradiction::Raw)?;
                 }
-                let mut w = [(u64::MAX, 0, 0); PREFIX_WORDS];
+                let mut w = [(u64::MAX, 0); PREFIX_WORDS];
                 add_words(&mut w, record, endian);
-                add_stats(&w, layout, stats);
+                let mut cpus = CpuMost::default();
+                cpus.add(record, endian);
+                add_stats(&w, &cpus, layout, stats);
                 Ok(())
             }
             SampleSummary::Many(m) => m.check(layout, rule, endian, stats),
+        }
+    }
+
+    /// The most `u32` at `at` (an offset) of the SAMPLEs, for a place CPU can be at.
+    pub(crate) fn cpu_most(&self, at: usize, endian: Endian) -> Option<u32> {
+        match self {
+            SampleSummary::One(record) => {
+                let b = record.get(at..)?.first_chunk::<4>()?;
+                Some(endian.read_u32(*b))
+            }
+            SampleSummary::Many(m) => m.cpu_most.at(at),
         }
     }
 
@@ -570,6 +608,7 @@ impl ManySamples {
         if let Some(w) = self.words.as_deref_mut() {
             add_words(w, record, endian);
         }
+        self.cpu_most.add(record, endian);
     }
 
     fn check(
@@ -592,7 +631,7 @@ impl ManySamples {
             }
         }
         if let Some(w) = self.words.as_deref() {
-            add_stats(w, layout, stats);
+            add_stats(w, &self.cpu_most, layout, stats);
         }
         Ok(())
     }
@@ -870,6 +909,19 @@ impl RecordSummary {
         }
     }
 
+    /// The switch kinds of the group's SAMPLEs when they are of a `sched:sched_switch`
+    /// event whose cpu is at `cpu_at` ([`sched_switch_cpu_at`]): 0 when it has none.
+    ///
+    /// [`sched_switch_cpu_at`]: crate::check::auxtrace_session::sched_switch_cpu_at
+    pub(crate) fn sched_switch_kinds(&self, cpu_at: usize, endian: Endian) -> u8 {
+        let most = self.samples.as_ref().map(|s| s.cpu_most(cpu_at, endian));
+        match most {
+            None => 0,
+            // A SAMPLE that passed the layout's check has its CPU there.
+            Some(most) => sched_switch_sample_kinds(most.unwrap_or(u32::MAX)),
+        }
+    }
+
     /// The switch kinds `layout` gives the group's context switches and ITRACE_STARTs
     /// (see [`SwitchKinds`]), if it has any.
     pub(crate) fn switches_under(&self, layout: &SampleLayout) -> Option<GroupSwitches> {
@@ -928,25 +980,23 @@ impl RecordSummary {
     }
 }
 
-/// The fields before TIME and before CPU in a SAMPLE (8 bytes each).
-const BEFORE_TIME: u64 = sample_type::IDENTIFIER | sample_type::IP | sample_type::TID;
-const BEFORE_CPU: u64 =
-    BEFORE_TIME | sample_type::TIME | sample_type::ADDR | sample_type::ID | sample_type::STREAM_ID;
+/// What the derived headers get from SAMPLEs of `layout` whose words are `w` and whose
+/// cpus `cpus`.
+fn add_stats(w: &WordRanges, cpus: &CpuMost, layout: &SampleLayout, stats: &mut EventStats) {
+    let st = layout.sample_type;
+    let time_word = sample_type::sample_offset(st, sample_type::TIME).and_then(word_index);
+    if let Some(&(least, most)) = time_word.and_then(|k| w.get(k)) {
+        stats.add_time(least);
+        stats.add_time(most);
+    }
+    if let Some(cpu) = sample_type::sample_offset(st, sample_type::CPU).and_then(|at| cpus.at(at)) {
+        stats.add_cpu(cpu);
+    }
+}
 
-/// What the derived headers get from SAMPLEs of `layout` whose words are `w`.
-fn add_stats(w: &WordRanges, layout: &SampleLayout, stats: &mut EventStats) {
-    let at = |bits: u64| (layout.sample_type & bits).count_ones() as usize;
-    if layout.has(sample_type::TIME) {
-        if let Some(&(least, most, _)) = w.get(at(BEFORE_TIME)) {
-            stats.add_time(least);
-            stats.add_time(most);
-        }
-    }
-    if layout.has(sample_type::CPU) {
-        if let Some(&(_, _, cpu)) = w.get(at(BEFORE_CPU)) {
-            stats.add_cpu(cpu);
-        }
-    }
+/// The index, among the words after a SAMPLE's header, of the word at offset `at`.
+fn word_index(at: usize) -> Option<usize> {
+    at.checked_sub(8).filter(|k| k % 8 == 0).map(|k| k / 8)
 }
 
 fn add_words(w: &mut WordRanges, record: &[u8], endian: Endian) {
@@ -956,8 +1006,7 @@ fn add_words(w: &mut WordRanges, record: &[u8], endian: Endian) {
             break;
         };
         let v = endian.read_u64(*b);
-        let cpu = b.first_chunk::<4>().map_or(0, |c| endian.read_u32(*c));
-        *range = (range.0.min(v), range.1.max(v), range.2.max(cpu));
+        *range = (range.0.min(v), range.1.max(v));
     }
 }
 

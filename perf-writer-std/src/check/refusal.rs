@@ -75,11 +75,12 @@ pub enum Contradiction {
     AuxtraceSynthIds,
     /// An Intel PT AUXTRACE_INFO whose context switches were recorded with
     /// `sched:sched_switch`: perf takes the last event of that name, and this one, not a
-    /// tracepoint, would crash it.
+    /// tracepoint with CPU and RAW, would crash it.
     AuxtraceSwitchEvent,
     /// Context switches (or ITRACE_STARTs) in an Intel PT or Arm SPE trace that this
     /// layout gives no cpu perf can keep a current thread by: its `sample_id` has no CPU,
-    /// or theirs is above 65535.
+    /// or theirs is above 65535; or SAMPLEs of this `sched:sched_switch` tracepoint, which
+    /// an Intel PT trace takes threads from, with a cpu above 65535.
     AuxtraceSwitchCpu,
 }
 
@@ -111,10 +112,10 @@ impl fmt::Display for Contradiction {
             ),
             Self::Unattributable(why) => f.write_str(why),
             Self::AuxtraceSwitchEvent => f.write_str(
-                "an Intel PT AUXTRACE_INFO whose context switches were recorded with sched:sched_switch: perf takes the last event of that name, and this one is not a tracepoint with CPU in its sample_type (perf would crash, or refuse its SAMPLEs)",
+                "an Intel PT AUXTRACE_INFO whose context switches were recorded with sched:sched_switch: perf takes the last event of that name, and this one is not a tracepoint with CPU and RAW in its sample_type (perf would crash, or refuse its SAMPLEs)",
             ),
             Self::AuxtraceSwitchCpu => f.write_str(
-                "context switches (or ITRACE_STARTs) in an Intel PT or Arm SPE trace that its sample_id gives no cpu perf can keep their thread by (no CPU, or one above 65535): perf would fail",
+                "context switches (or ITRACE_STARTs, or sched:sched_switch SAMPLEs) in an Intel PT or Arm SPE trace that it gives no cpu perf can keep their thread by (no CPU, or one above 65535): perf would fail",
             ),
             Self::AuxtraceSynthIds => f.write_str(
                 "an AUXTRACE_INFO whose trace perf synthesizes events from with ids this event has (the first id of the trace's PMU event plus one billion, and the next 15): perf would take its records for those",

@@ -245,7 +245,8 @@ pub enum AuxtraceNeed {
     /// event's first id, and crashes on an event with none).
     EventIds(u32),
     /// Intel PT recorded context switches with `sched:sched_switch`: a tracepoint of that
-    /// name (in pipe mode before the record, in file mode by finish).
+    /// name with CPU and RAW in its `sample_type` (in pipe mode before the record, in file
+    /// mode by finish).
     SchedSwitchEvent,
     /// Intel PT recorded context switches with `context_switch`: an event with that attr
     /// flag (in pipe mode before the record, in file mode by finish).
@@ -258,8 +259,9 @@ pub enum AuxtraceNeed {
     /// Intel PT and Arm SPE: context switch records (and, for PT with one mmap per cpu,
     /// ITRACE_START) with a cpu up to
     /// [`CURRENT_TID_CPU_MAX`](perf_encode::abi::auxtrace_priv::CURRENT_TID_CPU_MAX): their
-    /// event's `sample_id` has CPU. Refused for such a record once such an AUXTRACE_INFO
-    /// came, and for such an AUXTRACE_INFO once such a record came.
+    /// event's `sample_id` has CPU; for Intel PT's `sched:sched_switch` tracepoint, SAMPLEs
+    /// with a cpu up to it. Refused for such a record once such an AUXTRACE_INFO came, and
+    /// for such an AUXTRACE_INFO once such a record came.
     SwitchCpu,
     /// Intel PT: no per-cpu SWITCH out in a trace of CPU-wide switches
     /// (`have_sched_switch` 3), and no guest's context switch in (perf keeps a guest's
@@ -289,7 +291,7 @@ impl fmt::Display for AuxtraceNeed {
                 "the first event of its PMU type (attr.type {t}) has no ids: perf 6.1 reads that event's first id and crashes"
             ),
             Self::SchedSwitchEvent => f.write_str(
-                "its Intel PT trace recorded context switches with sched:sched_switch: perf 6.1 refuses the file without a tracepoint of that name, and needs the cpu of its SAMPLEs (CPU in its sample_type; in a pipe stream, described before it)",
+                "its Intel PT trace recorded context switches with sched:sched_switch: perf 6.1 refuses the file without a tracepoint of that name, and needs the cpu and RAW payload of its SAMPLEs (CPU and RAW in its sample_type; in a pipe stream, described before it)",
             ),
             Self::ContextSwitchEvent => f.write_str(
                 "its Intel PT trace recorded context switches with context_switch: perf 6.1 refuses the file without an event with that attr flag (in a pipe stream, before it)",
@@ -299,7 +301,7 @@ impl fmt::Display for AuxtraceNeed {
                 "an event has one of the ids perf 6.1 gives the events it synthesizes from this trace ({from} on): perf would take its records for those"
             ),
             Self::SwitchCpu => f.write_str(
-                "in an Intel PT or Arm SPE trace perf 6.1 keeps each cpu's current thread from the context switch (and ITRACE_START) records, and refuses one without a cpu (its event's sample_id needs CPU, the cpu at most 65535)",
+                "in an Intel PT or Arm SPE trace perf 6.1 keeps each cpu's current thread from the context switch (and ITRACE_START) records, and refuses one without a cpu (its event's sample_id needs CPU, the cpu at most 65535; a sched:sched_switch SAMPLE's cpu at most 65535 too)",
             ),
             Self::SwitchKind => f.write_str(
                 "perf 6.1 refuses an Intel PT trace with a per-cpu SWITCH out when its switches were recorded CPU-wide, or with a guest's context switch in (it keeps a guest's thread by a virtual cpu no record has)",

@@ -2280,6 +2280,184 @@ fn context_switches_before_their_description_are_checked_when_it_comes() {
     aux_refused(w.write_event_data(&pt).unwrap_err(), Some(Need::SwitchKind));
 }
 
+/// The kernel's `sched:sched_switch` format (id 372): Intel PT's decoder reads its
+/// `next_pid` (at 56).
+const SCHED_SWITCH: &str = include_str!("../../data/sched_switch.format");
+
+/// An Intel PT trace whose context switches were recorded with `sched:sched_switch` takes
+/// each cpu's current thread from that tracepoint's SAMPLEs: their cpu must be one perf
+/// keeps a thread by (perf 6.1 fails on one of 2^31 and up; strict mode holds it to
+/// 65535 as for context switch records), in every order: the SAMPLE after the
+/// AUXTRACE_INFO, the AUXTRACE_INFO after it, checked by the event's facts after a run of
+/// good ones, and written before the description. The tracepoint needs RAW: without it
+/// perf crashes. perf's verdicts on both are checked.
+#[test]
+fn sched_switch_samples_of_an_intel_pt_trace_need_a_cpu() {
+    use perf_writer_std::perf_encode::records::SampleCpu;
+    use perf_writer_std::{AuxtraceNeed as Need, Contradiction};
+    const ID: u64 = 77;
+    let pt = auxtrace_info(
+        1,
+        &[
+            8,
+            31,
+            858_993_459,
+            0x0fff_e123_4567,
+            1,
+            0x400,
+            0x800,
+            1,
+            0,
+            1,
+        ],
+    );
+    let attr = |raw: bool| PerfEventAttr {
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        sample_type: match raw {
+            true => S::Identifier.or(S::Tid).or(S::Time).or(S::Cpu).or(S::Raw),
+            false => S::Identifier.or(S::Tid).or(S::Time).or(S::Cpu),
+        },
+        ..tp_attr(372)
+    };
+    let add_switch = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, raw: bool| {
+        w.add_tracepoint_event_desc_from_text(
+            &[ID],
+            &attr(raw),
+            "sched:sched_switch",
+            "sched",
+            SCHED_SWITCH,
+        )
+    };
+    let sample = |cpu: u32, raw: bool| {
+        // 64 bytes of fields, 4 of padding.
+        let mut payload = [0u8; 68];
+        payload[..2].copy_from_slice(&372u16.to_le_bytes());
+        payload[56..60].copy_from_slice(&1234u32.to_le_bytes());
+        let s = Sample {
+            identifier: Some(ID),
+            tid: Some(PidTid { pid: 42, tid: 42 }),
+            time: Some(1500),
+            cpu: Some(SampleCpu { cpu, res: 0 }),
+            raw: raw.then_some(&payload[..]),
+            ..Default::default()
+        };
+        perf_writer_std::perf_encode::to_vec(
+            &perf_writer_std::perf_encode::records::SampleRecord {
+                layout: &perf_writer_std::perf_encode::records::SampleLayout {
+                    sample_type: attr(raw).sample_type.0,
+                    sample_id_all: true,
+                    ..Default::default()
+                },
+                misc: perf_writer_std::perf_encode::abi::misc::KERNEL,
+                sample: &s,
+            },
+            perf_writer_std::perf_encode::Endian::Little,
+        )
+        .unwrap()
+    };
+    let big = 0x8000_0000;
+    let described = || {
+        let mut w = file_writer();
+        add_ordered_tick(&mut w);
+        add_switch(&mut w, true).unwrap();
+        w
+    };
+    // After the AUXTRACE_INFO: a cpu perf keeps a thread by is taken, a big one refused,
+    // also after a run of SAMPLEs checked by their event's facts.
+    let mut w = described();
+    w.write_event_data(&pt).unwrap();
+    write_tick(&mut w, 1, 1000);
+    for _ in 0..200 {
+        w.write_event_data(&sample(3, true)).unwrap();
+    }
+    aux_refused(
+        w.write_event_data(&sample(big, true)).unwrap_err(),
+        Some(Need::SwitchCpu),
+    );
+    aux_refused(
+        w.write_event_data(&sample(65_536, true)).unwrap_err(),
+        Some(Need::SwitchCpu),
+    );
+    w.write_event_data(&sample(65_535, true)).unwrap();
+    write_tick(&mut w, 2, 2000);
+    let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    assert_eq!(r.lpd_samples, 203);
+    if let Some(script) = &r.script {
+        let switches = script
+            .iter()
+            .filter(|l| l.contains("next_pid=1234"))
+            .count();
+        assert_eq!(switches, 201, "{script:?}");
+    }
+    // Before it: the AUXTRACE_INFO is refused, also when the big cpu came after a run.
+    let mut w = described();
+    for _ in 0..200 {
+        w.write_event_data(&sample(3, true)).unwrap();
+    }
+    w.write_event_data(&sample(big, true)).unwrap();
+    aux_refused(w.write_event_data(&pt).unwrap_err(), Some(Need::SwitchCpu));
+    // Written before the descriptions: the description of the tracepoint is refused,
+    // naming the SAMPLEs, when the AUXTRACE_INFO came; the AUXTRACE_INFO when it comes
+    // after the description.
+    for info_first in [true, false] {
+        let mut w = file_writer();
+        w.write_event_data(&sample(3, true)).unwrap();
+        w.write_event_data(&sample(big, true)).unwrap();
+        w.write_event_data(&sample(big - 1, true)).unwrap();
+        if info_first {
+            w.write_event_data(&pt).unwrap();
+        }
+        add_ordered_tick(&mut w);
+        match info_first {
+            true => match add_switch(&mut w, true).unwrap_err() {
+                WriterError::Event(EventError::ContradictsRecords {
+                    problem,
+                    records,
+                    id,
+                    ..
+                }) => {
+                    assert_eq!(
+                        (problem, records, id),
+                        (Contradiction::AuxtraceSwitchCpu, 2, Some(ID))
+                    )
+                }
+                other => panic!("{other:?}"),
+            },
+            false => {
+                add_switch(&mut w, true).unwrap();
+                aux_refused(w.write_event_data(&pt).unwrap_err(), Some(Need::SwitchCpu));
+            }
+        }
+    }
+    // Without RAW, the event is not one PT can take: refused once the AUXTRACE_INFO came.
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    w.write_event_data(&pt).unwrap();
+    match add_switch(&mut w, false).unwrap_err() {
+        WriterError::Event(EventError::ContradictsRecords { problem, .. }) => {
+            assert_eq!(problem, Contradiction::AuxtraceSwitchEvent)
+        }
+        other => panic!("{other:?}"),
+    }
+    // perf's verdicts: a cpu of 2^31 fails it, a SAMPLE without RAW crashes it.
+    if require_perf() {
+        for (cpu, raw) in [(big, true), (3, false)] {
+            let mut w = file_writer();
+            add_ordered_tick(&mut w);
+            add_switch(&mut w, raw).unwrap();
+            w.set_strict(false);
+            w.write_event_data(&pt).unwrap();
+            write_tick(&mut w, 1, 1000);
+            w.write_event_data(&sample(cpu, raw)).unwrap();
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            assert!(
+                !perf_script(file.path(), &[]).success(),
+                "cpu {cpu:#x}, RAW {raw}"
+            );
+        }
+    }
+}
+
 /// A refused call before any description leaves nothing of itself: the file, recovery
 /// block included, is byte for byte the one written without it.
 #[test]
