@@ -24,7 +24,7 @@ pub use framing::{
     FramingError, RecordExtent, RecordFault, RecordFramer, RecordStart, RecordWalker, SizeFault,
     Step, MAX_RECORD_LEN,
 };
-pub use parse::auxtrace_info::{ParsedAuxtraceInfo, SwitchEvent};
+pub use parse::auxtrace_info::{ParsedAuxtraceInfo, SwitchEvent, SwitchesNeedingCpu};
 pub use parse::cpu_map::ParsedCpuMap;
 pub use parse::sample::parse_sample;
 pub use sample::field_choices::{FieldLength, SampleField};

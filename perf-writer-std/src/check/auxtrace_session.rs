@@ -20,20 +20,20 @@
 use crate::check::record_rules::check_body;
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::{Contradiction, MAX_PENDING_IDS};
+use crate::check::switch_kinds::{
+    refused_switch_kinds, switch_refusal, switch_tracepoint, SCHED_SWITCH,
+};
 use crate::error::{AuxtraceNeed, EventError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
 use crate::{RecordProblem, WriterError};
-use perf_abi::auxtrace_priv::{CURRENT_TID_CPU_MAX, SYNTH_IDS, SYNTH_ID_OFFSET};
+use perf_abi::auxtrace_priv::{SYNTH_IDS, SYNTH_ID_OFFSET};
 use perf_abi::record_fields::{AUXTRACE_IDX_AT, AUXTRACE_IDX_MAX};
-use perf_abi::{attr, attr_flags, misc, record_type, sample_type, TimeConv};
+use perf_abi::{attr_flags, record_type, TimeConv};
 use perf_encode::records::{ParseError, ParsedAuxtraceInfo, SwitchEvent};
 use std::mem::offset_of;
 
 /// Where a TIME_CONV's multiplier is (after its header).
 const TIME_MULT: usize = 8 + offset_of!(TimeConv, time_mult);
-
-/// perf's name of the tracepoint Intel PT's context switches may be recorded with.
-const SCHED_SWITCH: &str = "sched:sched_switch";
 
 /// An event a record needs described by finish (file mode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,100 +102,11 @@ struct Seen {
     time_conv: Option<bool>,
     /// An AUXTRACE_INFO came.
     info: bool,
-    /// The [switch kinds](SWITCH_NO_CPU) an AUXTRACE_INFO that came refuses.
+    /// The [switch kinds](crate::check::switch_kinds) an AUXTRACE_INFO that came refuses.
     refused_switches: u8,
     /// The switch kinds of the records that came.
     switches: u8,
     waiting: Waiting,
-}
-
-/// Kinds of context switch records (bits) a trace decoder refuses: a SWITCH or
-/// SWITCH_CPU_WIDE without a cpu perf can keep a current thread for (Intel PT, Arm SPE)...
-const SWITCH_NO_CPU: u8 = 1;
-/// ...an ITRACE_START without one (Intel PT with one mmap per cpu)...
-const ITRACE_START_NO_CPU: u8 = 2;
-/// ...a per-cpu SWITCH out (Intel PT of CPU-wide switches)...
-const PER_CPU_SWITCH_OUT: u8 = 4;
-/// ...a guest's switch in (Intel PT: its current thread is kept by a virtual cpu no record
-/// has)...
-const GUEST_SWITCH_IN: u8 = 8;
-/// ...a SAMPLE of a `sched:sched_switch` tracepoint Intel PT takes the current thread from,
-/// without a cpu perf can keep one by.
-const SCHED_SWITCH_NO_CPU: u8 = 16;
-const NO_CPU: u8 = SWITCH_NO_CPU | ITRACE_START_NO_CPU | SCHED_SWITCH_NO_CPU;
-/// The kinds a record has when perf cannot keep a thread by its cpu, one per record type
-/// ([`SwitchKinds::without_cpu`] is one of them).
-pub(crate) const WITHOUT_CPU: [u8; 2] = [SWITCH_NO_CPU, ITRACE_START_NO_CPU];
-
-/// The switch kinds of a record of type SWITCH, SWITCH_CPU_WIDE or ITRACE_START: those its
-/// type and header give it, and those it has too when perf cannot keep a current thread by
-/// its cpu (its `sample_id` has none, or one above [`CURRENT_TID_CPU_MAX`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SwitchKinds {
-    pub(crate) fixed: u8,
-    pub(crate) without_cpu: u8,
-}
-
-impl SwitchKinds {
-    /// The kinds of a record of `type_` with header `misc`.
-    pub(crate) fn of(type_: u32, misc: u16) -> Self {
-        let itrace = type_ == record_type::ITRACE_START;
-        let out = misc & misc::SWITCH_OUT != 0;
-        let guest = matches!(
-            misc & misc::CPUMODE_MASK,
-            misc::GUEST_KERNEL | misc::GUEST_USER
-        );
-        let mut fixed = 0;
-        if type_ == record_type::SWITCH && out {
-            fixed |= PER_CPU_SWITCH_OUT;
-        }
-        if !itrace && guest && !out {
-            fixed |= GUEST_SWITCH_IN;
-        }
-        let without_cpu = match itrace {
-            true => ITRACE_START_NO_CPU,
-            false => SWITCH_NO_CPU,
-        };
-        SwitchKinds { fixed, without_cpu }
-    }
-
-    /// The kinds of such a record whose `sample_id` gives `cpu` (`None`: it has none).
-    pub(crate) fn with_cpu(self, cpu: Option<u32>) -> u8 {
-        match Self::keeps_thread(cpu) {
-            true => self.fixed,
-            false => self.fixed | self.without_cpu,
-        }
-    }
-
-    /// perf can keep a current thread by `cpu`.
-    pub(crate) fn keeps_thread(cpu: Option<u32>) -> bool {
-        cpu.is_some_and(|c| c <= CURRENT_TID_CPU_MAX)
-    }
-}
-
-/// The switch kinds the decoder of `info` refuses.
-fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
-    let kinds = [
-        (info.needs_switch_cpu(), SWITCH_NO_CPU),
-        (info.needs_itrace_start_cpu(), ITRACE_START_NO_CPU),
-        (info.needs_cpu_wide_switches(), PER_CPU_SWITCH_OUT),
-        (info.refuses_guest_switch_in(), GUEST_SWITCH_IN),
-        (
-            info.needs_switch_event() == Some(SwitchEvent::SchedSwitch),
-            SCHED_SWITCH_NO_CPU,
-        ),
-    ];
-    kinds
-        .iter()
-        .fold(0, |k, &(on, kind)| if on { k | kind } else { k })
-}
-
-/// The refusal of records of switch `kinds` in a trace whose decoder refuses them.
-fn switch_refusal(kinds: u8) -> RecordProblem {
-    RecordProblem::Auxtrace(match kinds & NO_CPU {
-        0 => AuxtraceNeed::SwitchKind,
-        _ => AuxtraceNeed::SwitchCpu,
-    })
 }
 
 /// The output's records as far as the trace decoders care, and the call's.
@@ -217,50 +128,6 @@ pub(crate) struct AuxtraceSession {
 /// The event has `sample_id_all`.
 fn has_sample_id_all(d: &EventDescData) -> bool {
     d.attr.has_flag(attr_flags::SAMPLE_ID_ALL)
-}
-
-/// An event perf can take as Intel PT's `sched:sched_switch`: a tracepoint whose SAMPLEs
-/// give the cpu perf keeps the current thread of, and the RAW payload it reads `next_pid`
-/// from (without one perf reads it at an offset from a null pointer, and crashes).
-fn switch_tracepoint(attr_type: u32, st: u64) -> bool {
-    let needs = sample_type::CPU | sample_type::RAW;
-    attr_type == attr::TYPE_TRACEPOINT && st & needs == needs
-}
-
-/// Where the cpu is in the SAMPLEs of an event (an offset in the record), when Intel PT may
-/// take their thread by it: a `sched:sched_switch` tracepoint it can take as its switch
-/// event. perf takes the last event of that name; each is held to it here.
-fn sched_switch_cpu(name: &str, attr_type: u32, st: u64) -> Option<usize> {
-    match switch_tracepoint(attr_type, st) && name == SCHED_SWITCH {
-        true => sample_type::sample_offset(st, sample_type::CPU),
-        false => None,
-    }
-}
-
-/// [`sched_switch_cpu`] of `desc`.
-pub(crate) fn sched_switch_cpu_at(model: &TraceModel, desc: &EventDescData) -> Option<usize> {
-    // The type first: the name is looked up only for tracepoints with CPU and RAW.
-    if !switch_tracepoint(desc.attr.type_, desc.attr.sample_type) {
-        return None;
-    }
-    sched_switch_cpu(
-        model.entry(desc).name,
-        desc.attr.type_,
-        desc.attr.sample_type,
-    )
-}
-
-/// [`sched_switch_cpu`] of an event about to be described.
-pub(crate) fn new_sched_switch_cpu_at(new: &NewDesc<'_>) -> Option<usize> {
-    sched_switch_cpu(new.name, new.attr_type, new.layout.sample_type)
-}
-
-/// The switch kinds of SAMPLEs of such an event whose cpu is at most `cpu`.
-pub(crate) fn sched_switch_sample_kinds(cpu: u32) -> u8 {
-    match SwitchKinds::keeps_thread(Some(cpu)) {
-        true => 0,
-        false => SCHED_SWITCH_NO_CPU,
-    }
 }
 
 /// The first id perf gives the events it synthesizes from a trace whose PMU's event has
@@ -388,7 +255,7 @@ impl AuxtraceSession {
     }
 
     /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record of switch `kinds`
-    /// (see [`SwitchKinds`]): refused when an AUXTRACE_INFO that came refuses one of them,
+    /// (see [`SwitchKinds`](crate::check::switch_kinds::SwitchKinds)): refused when an AUXTRACE_INFO that came refuses one of them,
     /// noted otherwise for such an AUXTRACE_INFO to come.
     pub(crate) fn check_switch(&mut self, kinds: u8) -> Result<(), RecordProblem> {
         let refused = (self.call.refused_switches | self.written.refused_switches) & kinds;

@@ -14,8 +14,8 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::auxtrace_session::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::check::record_rules::{check_body, check_user_fields, is_switch, judged_in_context};
+use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
 use perf_encode::features::TracepointRawRule;
@@ -282,8 +282,9 @@ impl CheckedEvents {
         self.sample_passes_inline(model, record) == Quick::Passes
     }
 
-    /// [`fixed_sample_passes`](Self::fixed_sample_passes) of a record read where it lies
-    /// (and of one like the last SAMPLE learned, dynamic fields aside),
+    /// What [`sample_passes_inline`](Self::sample_passes_inline) passes as
+    /// [`Quick::Passes`], of a record read where it lies (and of one like the last SAMPLE
+    /// learned, dynamic fields aside),
     /// by its first 8 bytes `head`, its `len` and `word_at` (the 8 bytes at an offset, when
     /// the record has them): true when those pass it. A record they do not pass is
     /// checked whole by [`passes`](Self::passes).

@@ -65,7 +65,7 @@ pub(crate) struct Trace {
 }
 
 /// A word read, and the values that say what the traced record's said to every way it was
-/// read (see [`class_of`]): for a record of the traced length, the same class at each read
+/// read: for a record of the traced length, the same class at each read
 /// is exactly a value in `lo..=hi`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TracedWord {

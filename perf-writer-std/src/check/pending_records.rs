@@ -28,13 +28,13 @@
 //! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
 //! with the number of records.
 
-use crate::check::auxtrace_session::new_sched_switch_cpu_at;
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{named_ids, EventStats};
 use crate::check::record_summary::{
     raw_facts_bytes, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
+use crate::check::switch_kinds::new_sched_switch_cpu_at;
 use crate::error::EventError;
 use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
@@ -378,7 +378,7 @@ pub(crate) struct Resolution {
     /// What the derived headers get from the records attributed.
     pub(crate) stats: EventStats,
     /// The switch kinds the records attributed have (see
-    /// [`SwitchKinds`](crate::check::auxtrace_session::SwitchKinds)).
+    /// [`SwitchKinds`](crate::check::switch_kinds::SwitchKinds)).
     pub(crate) switches: u8,
 }
 

@@ -3,10 +3,7 @@
 //! across calls is held back until its last byte arrives; nothing of a refused call is
 //! written.
 
-use crate::check::auxtrace_session::{
-    sched_switch_cpu_at, sched_switch_sample_kinds, AuxtraceSession, SwitchKinds,
-    Waiting as AuxWaiting,
-};
+use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
@@ -16,6 +13,7 @@ use crate::check::record_rules::{
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
 use crate::check::stat_session::{Held, StatMode, StatSession};
+use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds, SwitchKinds};
 use crate::error::RecordError;
 use crate::error::{RecordProblem, WriterError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};

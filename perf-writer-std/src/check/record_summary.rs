@@ -14,10 +14,10 @@
 //! - Other kernel records (COMM, MMAP2, FORK, …): the bytes each has past its type's body,
 //!   which its layout's `sample_id` trailer must take.
 
-use crate::check::auxtrace_session::{sched_switch_sample_kinds, SwitchKinds, WITHOUT_CPU};
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{check_sample_len, header_misc, is_switch, EventStats};
 use crate::check::refusal::Contradiction;
+use crate::check::switch_kinds::{sched_switch_sample_kinds, SwitchKinds, WITHOUT_CPU};
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
 use perf_encode::features::{TracepointRawProblem, TracepointRawRule};
@@ -912,7 +912,7 @@ impl RecordSummary {
     /// The switch kinds of the group's SAMPLEs when they are of a `sched:sched_switch`
     /// event whose cpu is at `cpu_at` ([`sched_switch_cpu_at`]): 0 when it has none.
     ///
-    /// [`sched_switch_cpu_at`]: crate::check::auxtrace_session::sched_switch_cpu_at
+    /// [`sched_switch_cpu_at`]: crate::check::switch_kinds::sched_switch_cpu_at
     pub(crate) fn sched_switch_kinds(&self, cpu_at: usize, endian: Endian) -> u8 {
         let most = self.samples.as_ref().map(|s| s.cpu_most(cpu_at, endian));
         match most {

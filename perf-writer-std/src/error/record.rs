@@ -256,8 +256,10 @@ pub enum AuxtraceNeed {
     FreeSynthIds(u64),
     /// An AUXTRACE record needs an AUXTRACE_INFO before it.
     Info,
-    /// Intel PT and Arm SPE: context switch records (and, for PT with one mmap per cpu,
-    /// ITRACE_START) with a cpu up to
+    /// Intel PT and Arm SPE: the context switch records perf keeps a cpu's current thread
+    /// from (Intel PT: a host's switch in, and out when its switches were recorded
+    /// CPU-wide; Arm SPE: a switch out) and, for PT with one mmap per cpu, ITRACE_START,
+    /// need a cpu up to
     /// [`CURRENT_TID_CPU_MAX`](perf_encode::abi::auxtrace_priv::CURRENT_TID_CPU_MAX): their
     /// event's `sample_id` has CPU; for Intel PT's `sched:sched_switch` tracepoint, SAMPLEs
     /// with a cpu up to it. Refused for such a record once such an AUXTRACE_INFO came, and
@@ -301,7 +303,7 @@ impl fmt::Display for AuxtraceNeed {
                 "an event has one of the ids perf 6.1 gives the events it synthesizes from this trace ({from} on): perf would take its records for those"
             ),
             Self::SwitchCpu => f.write_str(
-                "in an Intel PT or Arm SPE trace perf 6.1 keeps each cpu's current thread from the context switch (and ITRACE_START) records, and refuses one without a cpu (its event's sample_id needs CPU, the cpu at most 65535; a sched:sched_switch SAMPLE's cpu at most 65535 too)",
+                "in an Intel PT or Arm SPE trace perf 6.1 keeps each cpu's current thread from context switch records (Intel PT: a switch in, and out when recorded CPU-wide; Arm SPE: a switch out; and PT's ITRACE_START), and refuses one without a cpu (its event's sample_id needs CPU, the cpu at most 65535; a sched:sched_switch SAMPLE's cpu at most 65535 too)",
             ),
             Self::SwitchKind => f.write_str(
                 "perf 6.1 refuses an Intel PT trace with a per-cpu SWITCH out when its switches were recorded CPU-wide, or with a guest's context switch in (it keeps a guest's thread by a virtual cpu no record has)",

@@ -264,7 +264,7 @@ impl<W: Write + Seek> FileOutput<W> {
         }
     }
 
-    /// [`write_records`](OutputMode::write_records) the long way.
+    /// [`write_records`](Mode::write_records) the long way.
     #[inline(never)]
     fn write_records_general(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()> {
         self.ready(model)?;

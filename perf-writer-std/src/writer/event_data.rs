@@ -149,7 +149,7 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// [`write_event_data`](Self::write_event_data) of a record of an event already checked
-    /// (a SAMPLE with RAW, COMM, MMAP2, …: [`RecordCheck::passes_quickly`]), else through the
+    /// (a SAMPLE with RAW, COMM, MMAP2, …: [`RecordCheck::passes_quickly`](crate::check::record_check::RecordCheck::passes_quickly)), else through the
     /// full check. Out of line, and small: the records of most traces come this way.
     #[inline(never)]
     fn write_event_data_learned(&mut self, data: &[u8]) -> io::Result<()> {

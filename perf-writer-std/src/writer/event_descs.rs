@@ -164,7 +164,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Nothing is added on error. The refusals of
     /// [`add_tracepoint_event_desc`](Self::add_tracepoint_event_desc), with the text checked
     /// before any parser reads it: [`TracingError::FormatText`] names the line and the
-    /// problem ([`check_format_text`](perf_encode::features::check_format_text));
+    /// problem ([`check_format_text`]);
     /// [`TracingError::BadFormatText`] when the parser still refuses it.
     ///
     /// ```

@@ -153,7 +153,7 @@ impl<O: OutputMode> PerfWriter<O> {
     ///
     /// Nothing is added on error: [`WriterError::Encode`] for 2 GiB or more, or past 2^31
     /// formats; [`TracingError::DataText`] for a format text
-    /// [`check_format_text`](perf_encode::features::check_format_text) refuses;
+    /// [`check_format_text`] refuses;
     /// [`TracingError::AfterStart`] in pipe mode once the stream started.
     pub fn set_tracing_data_add_ftrace(&mut self, ftrace: &[u8]) -> Result<(), WriterError> {
         self.check_formats_accepted()?;

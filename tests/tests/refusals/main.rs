@@ -2280,6 +2280,113 @@ fn context_switches_before_their_description_are_checked_when_it_comes() {
     aux_refused(w.write_event_data(&pt).unwrap_err(), Some(Need::SwitchKind));
 }
 
+/// perf's trace decoders keep a cpu's current thread from some context switches only:
+/// Intel PT from a host's switch in (and out, when its switches were recorded CPU-wide),
+/// Arm SPE from a switch out. Those need a cpu (refused without one, and perf fails on
+/// them); the others are taken without one, in either order, and perf reads the file.
+#[test]
+fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
+    use perf_writer_std::perf_encode::abi::{misc, record_type as rt};
+    use perf_writer_std::AuxtraceNeed as Need;
+    let pt = |have_sched_switch: u64| {
+        let words = [8, 31, 858_993_459, 0x0fff_e123_4567, 1, 0x400, 0x800];
+        auxtrace_info(1, &[&words[..], &[have_sched_switch, 0, 1]].concat())
+    };
+    let spe = [time_conv(1), auxtrace_info(4, &[8, 1])].concat();
+    let out = misc::SWITCH_OUT;
+    // No cpu in the tick's sample_id: TID, TIME and IDENTIFIER.
+    let switch = |type_: u32, misc: u16| {
+        let body: &[u64] = match type_ {
+            rt::SWITCH_CPU_WIDE => &[43 | 43 << 32, 42 | 42 << 32, 1500, TICK_SAMPLE_ID],
+            _ => &[42 | 42 << 32, 1500, TICK_SAMPLE_ID],
+        };
+        let mut r = user_record(type_, body);
+        r[4..6].copy_from_slice(&misc.to_le_bytes());
+        r
+    };
+    let guest = misc::GUEST_KERNEL;
+    let taken = [
+        ("PT, a switch out", pt(0), switch(rt::SWITCH, out)),
+        (
+            "PT, a guest's switch out",
+            pt(0),
+            switch(rt::SWITCH, guest | out),
+        ),
+        ("SPE, a switch in", spe.clone(), switch(rt::SWITCH, 0)),
+        (
+            "SPE, a guest's switch in",
+            spe.clone(),
+            switch(rt::SWITCH_CPU_WIDE, guest),
+        ),
+    ];
+    for (what, info, record) in taken {
+        for info_first in [true, false] {
+            let r = ordered_file_around(|w| {
+                let (a, b) = match info_first {
+                    true => (&info, &record),
+                    false => (&record, &info),
+                };
+                w.write_event_data(a)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                w.write_event_data(b)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+            });
+            assert_both_ticks(&r);
+        }
+    }
+    let refused = [
+        ("PT, a switch in", pt(0), switch(rt::SWITCH, 0)),
+        (
+            "PT of CPU-wide switches, a switch in",
+            pt(3),
+            switch(rt::SWITCH_CPU_WIDE, 0),
+        ),
+        (
+            "PT of CPU-wide switches, a switch out",
+            pt(3),
+            switch(rt::SWITCH_CPU_WIDE, out),
+        ),
+        (
+            "SPE, a switch out",
+            spe.clone(),
+            switch(rt::SWITCH_CPU_WIDE, out),
+        ),
+        (
+            "SPE, a guest's switch out",
+            spe.clone(),
+            switch(rt::SWITCH, guest | out),
+        ),
+    ];
+    for (what, info, record) in refused {
+        let r = ordered_file_around(|w| {
+            w.write_event_data(&info).unwrap();
+            aux_refused(
+                w.write_event_data(&record).unwrap_err(),
+                Some(Need::SwitchCpu),
+            );
+        });
+        assert_both_ticks(&r);
+        let r = ordered_file_around(|w| {
+            w.write_event_data(&record).unwrap();
+            aux_refused(
+                w.write_event_data(&info).unwrap_err(),
+                Some(Need::SwitchCpu),
+            );
+        });
+        assert_eq!(r.lpd_samples, 2, "{what}");
+        if require_perf() {
+            let mut w = file_writer();
+            add_ordered_tick(&mut w);
+            write_tick(&mut w, 1, 1000);
+            w.set_strict(false);
+            w.write_event_data(&[info, record].concat()).unwrap();
+            write_tick(&mut w, 2, 2000);
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            assert!(!perf_script(file.path(), &[]).success(), "{what}");
+        }
+    }
+}
+
 /// The kernel's `sched:sched_switch` format (id 372): Intel PT's decoder reads its
 /// `next_pid` (at 56).
 const SCHED_SWITCH: &str = include_str!("../../data/sched_switch.format");

@@ -178,10 +178,24 @@ impl<'a> ParsedAuxtraceInfo<'a> {
         )
     }
 
-    /// perf's decoder keeps each cpu's current thread from the context switch records
-    /// (SWITCH, SWITCH_CPU_WIDE), and refuses one without a cpu (Intel PT, Arm SPE).
-    pub fn needs_switch_cpu(&self) -> bool {
-        matches!(self.trace_type, AUXTRACE_INTEL_PT | AUXTRACE_ARM_SPE)
+    /// The context switch records (SWITCH, SWITCH_CPU_WIDE) perf's decoder keeps a cpu's
+    /// current thread from, and so refuses without a cpu: Intel PT a host's switch in (and
+    /// out, when its switches were recorded CPU-wide, `have_sched_switch` 3); Arm SPE a
+    /// switch out, a guest's too (when it decodes with timestamps). The others it ignores.
+    pub fn switches_needing_cpu(&self) -> SwitchesNeedingCpu {
+        match self.trace_type {
+            AUXTRACE_INTEL_PT => SwitchesNeedingCpu {
+                host_in: true,
+                host_out: self.needs_cpu_wide_switches(),
+                guest_out: false,
+            },
+            AUXTRACE_ARM_SPE => SwitchesNeedingCpu {
+                host_in: false,
+                host_out: true,
+                guest_out: true,
+            },
+            _ => SwitchesNeedingCpu::default(),
+        }
     }
 
     /// perf's decoder also keeps each cpu's current thread from ITRACE_START records, and
@@ -345,6 +359,19 @@ impl<'a> ParsedAuxtraceInfo<'a> {
             _ => Err(bad("priv: cpu block magic", magic)),
         }
     }
+}
+
+/// Which context switch records a trace decoder keeps a cpu's current thread from
+/// ([`ParsedAuxtraceInfo::switches_needing_cpu`]): each needs a cpu.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SwitchesNeedingCpu {
+    /// A host's switch in.
+    pub host_in: bool,
+    /// A host's switch out.
+    pub host_out: bool,
+    /// A guest's switch out (a guest's switch in is judged apart:
+    /// [`ParsedAuxtraceInfo::refuses_guest_switch_in`]).
+    pub guest_out: bool,
 }
 
 /// The event an Intel PT trace needs for the context switches it recorded (see
