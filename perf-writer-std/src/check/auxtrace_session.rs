@@ -258,6 +258,10 @@ impl AuxtraceSession {
     /// (see [`SwitchKinds`](crate::check::switch_kinds::SwitchKinds)): refused when an AUXTRACE_INFO that came refuses one of them,
     /// noted otherwise for such an AUXTRACE_INFO to come.
     pub(crate) fn check_switch(&mut self, kinds: u8) -> Result<(), RecordProblem> {
+        // Records written with strict mode off may hold an AUXTRACE_INFO that refuses it.
+        if kinds != 0 && self.unseen_info {
+            return Err(RecordProblem::Auxtrace(AuxtraceNeed::Unchecked));
+        }
         let refused = (self.call.refused_switches | self.written.refused_switches) & kinds;
         if refused != 0 {
             return Err(switch_refusal(refused));
@@ -270,9 +274,13 @@ impl AuxtraceSession {
     }
 
     /// The switch kinds the AUXTRACE_INFO records written refuse (what a description
-    /// must not give records still waiting for one).
+    /// must not give records still waiting for one): all of them when records written with
+    /// strict mode off may hold one.
     pub(crate) fn refused_switches(&self) -> u8 {
-        self.written.refused_switches
+        match self.unseen_info {
+            true => u8::MAX,
+            false => self.written.refused_switches,
+        }
     }
 
     /// Records of switch `kinds` were written before their description, which has now

@@ -80,7 +80,8 @@ pub enum Contradiction {
     /// Context switches (or ITRACE_STARTs) in an Intel PT or Arm SPE trace that this
     /// layout gives no cpu perf can keep a current thread by: its `sample_id` has no CPU,
     /// or theirs is above 65535; or SAMPLEs of this `sched:sched_switch` tracepoint, which
-    /// an Intel PT trace takes threads from, with a cpu above 65535.
+    /// an Intel PT trace takes threads from, with a cpu above 65535. (Records written with
+    /// strict mode off may hold such an AUXTRACE_INFO: then any such record is.)
     AuxtraceSwitchCpu,
 }
 

@@ -271,7 +271,8 @@ pub enum AuxtraceNeed {
     /// an AUXTRACE_INFO came, and for such an AUXTRACE_INFO once such a record came.
     SwitchKind,
     /// Records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this
-    /// depends on: strict mode cannot tell what perf will read.
+    /// depends on (an AUXTRACE_INFO that would refuse this context switch or
+    /// `sched:sched_switch` SAMPLE, too): strict mode cannot tell what perf will read.
     Unchecked,
 }
 

@@ -2379,11 +2379,23 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
             add_ordered_tick(&mut w);
             write_tick(&mut w, 1, 1000);
             w.set_strict(false);
-            w.write_event_data(&[info, record].concat()).unwrap();
+            w.write_event_data(&[&info[..], &record].concat()).unwrap();
             write_tick(&mut w, 2, 2000);
             let file = temp_data_file(&w.finish().unwrap().into_inner());
             assert!(!perf_script(file.path(), &[]).success(), "{what}");
         }
+        // Records written with strict mode off may hold the AUXTRACE_INFO: such a switch
+        // after them is refused; one with a cpu is taken.
+        let r = ordered_file_around(|w| {
+            w.set_strict(false);
+            w.write_event_data(&info).unwrap();
+            w.set_strict(true);
+            aux_refused(
+                w.write_event_data(&record).unwrap_err(),
+                Some(Need::Unchecked),
+            );
+        });
+        assert_eq!(r.lpd_samples, 2, "{what}");
     }
 }
 
@@ -2536,6 +2548,17 @@ fn sched_switch_samples_of_an_intel_pt_trace_need_a_cpu() {
             }
         }
     }
+    // An AUXTRACE_INFO written with strict mode off may be that one: a big cpu after it is
+    // refused.
+    let mut w = described();
+    w.set_strict(false);
+    w.write_event_data(&pt).unwrap();
+    w.set_strict(true);
+    w.write_event_data(&sample(3, true)).unwrap();
+    aux_refused(
+        w.write_event_data(&sample(big, true)).unwrap_err(),
+        Some(Need::Unchecked),
+    );
     // Without RAW, the event is not one PT can take: refused once the AUXTRACE_INFO came.
     let mut w = file_writer();
     add_ordered_tick(&mut w);
