@@ -1027,6 +1027,14 @@ impl RecordCheck {
             true => Some(SwitchKinds::of(type_, header_misc(endian, record))),
             false => None,
         };
+        // A SWITCH has no body: whatever follows its header is its sample_id.
+        if switch.is_some()
+            && type_ == record_type::SWITCH
+            && endian == Endian::Big
+            && record.len() > 8
+        {
+            return Err(RecordProblem::UnswappedSwitchSampleId);
+        }
         let owner = self.owner(model, record, false);
         if let (Some(kinds), Ok(None) | Err(RecordProblem::UnknownId(_))) = (switch, &owner) {
             // What its header says is known now; its cpu, once its description comes.

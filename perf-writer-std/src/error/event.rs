@@ -18,7 +18,10 @@ pub enum EventError {
         format_id: u32,
     },
     /// A tracepoint event has no tracefs format (perf refuses such a file): add it with
-    /// `add_tracepoint_event_desc`, or set TRACING_DATA with `set_header`.
+    /// `add_tracepoint_event_desc`, or set TRACING_DATA with `set_header`. In pipe mode,
+    /// in strict mode, also a tracepoint described after the stream sent its tracing data:
+    /// perf gives formats only to the events described before it (and crashes on the
+    /// others' SAMPLEs).
     MissingTracepointFormat {
         /// The tracepoint attr's `config` (its tracefs id).
         config: u64,

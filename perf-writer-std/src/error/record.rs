@@ -219,6 +219,10 @@ pub enum RecordProblem {
     /// only an EVENT_UPDATE's kind and id when it reads a big-endian file on a
     /// little-endian machine, and would read the map wrong.
     Unswapped(u64),
+    /// In a big-endian output, a SWITCH record with a `sample_id`: perf 6.1 leaves its
+    /// first 8 bytes unswapped when it reads a big-endian file on a little-endian machine,
+    /// and reads that field wrong (the event id, the cpu, the pid and tid, or the time).
+    UnswappedSwitchSampleId,
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).
     Stat(StatProblem),
@@ -447,6 +451,9 @@ impl fmt::Display for RecordProblem {
             Self::Unswapped(kind) => write!(
                 f,
                 "an EVENT_UPDATE of kind {kind} in a big-endian output: perf 6.1 swaps only its kind and id, and would read the rest wrong on a little-endian machine"
+            ),
+            Self::UnswappedSwitchSampleId => f.write_str(
+                "a SWITCH record with a sample_id in a big-endian output: perf 6.1 leaves the sample_id's first 8 bytes unswapped, and would read that field wrong on a little-endian machine (use SWITCH_CPU_WIDE, or a little-endian output)",
             ),
             Self::Fields(field) => write!(
                 f,

@@ -39,7 +39,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// written before it contradict it (strict mode). In pipe mode also
     /// [`EventError::NameTooLongForPipe`], [`EventError::TooManyIdsForPipe`], and
     /// [`EventError::MissingTracepointFormat`] for a tracepoint whose format can no longer
-    /// reach the stream (it started without it).
+    /// reach the stream (it started without it), and in strict mode for any tracepoint once
+    /// the stream sent its tracing data (perf gives formats only to the events described
+    /// before it).
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter, WriterError};
@@ -61,15 +63,17 @@ impl<O: OutputMode> PerfWriter<O> {
         name: &str,
     ) -> Result<(), WriterError> {
         let attr = perf_abi::PerfEventAttr::from(attr);
-        if attr.type_ == perf_abi::attr::TYPE_TRACEPOINT
-            && self.check_formats_accepted().is_err()
-            && !self.model.has_own_tracing_data()
-            && !u32::try_from(attr.config).is_ok_and(|id| self.model.has_tracepoint(id))
-        {
-            // The stream's tracing data went out without this format.
-            return Err(WriterError::Event(EventError::MissingTracepointFormat {
-                config: attr.config,
-            }));
+        if attr.type_ == perf_abi::attr::TYPE_TRACEPOINT && self.check_formats_accepted().is_err() {
+            // The stream's tracing data went out without this format; or with it, but perf
+            // gives formats to the events it knows when it reads the tracing data, and
+            // crashes on the SAMPLEs of one described after (strict mode).
+            let sent = self.model.has_own_tracing_data()
+                || u32::try_from(attr.config).is_ok_and(|id| self.model.has_tracepoint(id));
+            if !sent || self.check.strict() {
+                return Err(WriterError::Event(EventError::MissingTracepointFormat {
+                    config: attr.config,
+                }));
+            }
         }
         self.add_desc_checked(ids, attr, name, None)
     }
