@@ -17,11 +17,11 @@
 //! need is refused then, naming the record, and finish refuses while an event it needs has
 //! not come.
 
-use crate::check::record_rules::check_body;
+use crate::check::record_rules::{check_body, event_update_name};
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::{Contradiction, MAX_PENDING_IDS};
 use crate::check::switch_kinds::{
-    refused_switch_kinds, switch_refusal, switch_tracepoint, SCHED_SWITCH,
+    refused_switch_kinds, switch_refusal, switch_tracepoint, SCHED_SWITCH, SCHED_SWITCH_RENAMED,
 };
 use crate::error::{AuxtraceNeed, EventError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
@@ -271,6 +271,26 @@ impl AuxtraceSession {
             self.call.switches |= kinds;
         }
         Ok(())
+    }
+
+    /// An EVENT_UPDATE (its fields checked): one that gives an event the name
+    /// `sched:sched_switch` or takes it from one (by its description's name; an id not
+    /// described yet counts as either) is noted for an Intel PT AUXTRACE_INFO to come,
+    /// which would take another event as its switch event than the descriptions say. One
+    /// after the AUXTRACE_INFO changes nothing perf took.
+    pub(crate) fn note_event_update(&mut self, model: &TraceModel, record: &[u8]) {
+        let Some((id, name)) = event_update_name(model.endian(), record) else {
+            return;
+        };
+        let gives = name == SCHED_SWITCH.as_bytes();
+        let had = model
+            .desc_for(Some(id))
+            .ok()
+            .map(|d| model.entry(d).name == SCHED_SWITCH);
+        if had != Some(gives) {
+            self.call_kept = true;
+            self.call.switches |= SCHED_SWITCH_RENAMED;
+        }
     }
 
     /// The switch kinds the AUXTRACE_INFO records written refuse (what a description

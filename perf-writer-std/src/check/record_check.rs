@@ -1017,8 +1017,14 @@ impl RecordCheck {
                         if !self.defers(model) {
                             return Err(RecordProblem::UnknownId(id));
                         }
+                        if type_ == record_type::EVENT_UPDATE {
+                            self.aux.note_event_update(model, record);
+                        }
                         return Ok(Outcome::Deferred(Deferral::NamedIds));
                     }
+                }
+                if type_ == record_type::EVENT_UPDATE {
+                    self.aux.note_event_update(model, record);
                 }
             }
             return Ok(Outcome::Free);

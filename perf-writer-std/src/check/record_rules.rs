@@ -107,6 +107,17 @@ pub(crate) fn event_update_cpus(endian: Endian, record: &[u8]) -> Option<&[u8]> 
         .then(|| record.get(EVENT_UPDATE_DATA..).unwrap_or_default())
 }
 
+/// The id and name an EVENT_UPDATE `record` of kind NAME gives (the name to its first NUL).
+pub(crate) fn event_update_name(endian: Endian, record: &[u8]) -> Option<(u64, &[u8])> {
+    if endian.u64_at(record, EVENT_UPDATE_KIND)? != record_fields::EVENT_UPDATE_NAME {
+        return None;
+    }
+    let id = endian.u64_at(record, EVENT_UPDATE_ID)?;
+    let data = record.get(EVENT_UPDATE_DATA..)?;
+    let name = data.split(|&b| b == 0).next().unwrap_or_default();
+    Some((id, name))
+}
+
 /// The ids `record` (one of [`NAMES_IDS`], its fields checked) names, each with whether
 /// perf looks it up among the events' own ids (ID_INDEX's entries) or takes the event by
 /// its rule for a record's event (EVENT_UPDATE's id, STAT's).

@@ -32,6 +32,10 @@ const GUEST_SWITCH_IN: u8 = 32;
 /// ...a SAMPLE of a `sched:sched_switch` tracepoint Intel PT takes the current thread from,
 /// without a cpu perf can keep one by.
 const SCHED_SWITCH_NO_CPU: u8 = 64;
+/// ...an EVENT_UPDATE before an Intel PT AUXTRACE_INFO of `sched:sched_switch` switches that
+/// gives an event that name or takes it from one: perf takes the last event of that name
+/// when it reads the AUXTRACE_INFO, which the descriptions no longer say.
+pub(crate) const SCHED_SWITCH_RENAMED: u8 = 128;
 /// The kinds a record has when perf cannot keep a thread by its cpu, one per record type
 /// and direction ([`SwitchKinds::without_cpu`] is one of them, or none).
 pub(crate) const WITHOUT_CPU: [u8; 4] = [
@@ -105,7 +109,7 @@ pub(crate) fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
         (info.refuses_guest_switch_in(), GUEST_SWITCH_IN),
         (
             info.needs_switch_event() == Some(SwitchEvent::SchedSwitch),
-            SCHED_SWITCH_NO_CPU,
+            SCHED_SWITCH_NO_CPU | SCHED_SWITCH_RENAMED,
         ),
     ];
     kinds
@@ -115,9 +119,10 @@ pub(crate) fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
 
 /// The refusal of records of switch `kinds` in a trace whose decoder refuses them.
 pub(crate) fn switch_refusal(kinds: u8) -> RecordProblem {
-    RecordProblem::Auxtrace(match kinds & NO_CPU {
-        0 => AuxtraceNeed::SwitchKind,
-        _ => AuxtraceNeed::SwitchCpu,
+    RecordProblem::Auxtrace(match (kinds & SCHED_SWITCH_RENAMED, kinds & NO_CPU) {
+        (0, 0) => AuxtraceNeed::SwitchKind,
+        (0, _) => AuxtraceNeed::SwitchCpu,
+        _ => AuxtraceNeed::SwitchEventRenamed,
     })
 }
 

@@ -274,6 +274,11 @@ pub enum AuxtraceNeed {
     /// current thread by a virtual cpu no record has). Refused for such a record once such
     /// an AUXTRACE_INFO came, and for such an AUXTRACE_INFO once such a record came.
     SwitchKind,
+    /// Intel PT recorded context switches with `sched:sched_switch`, and an EVENT_UPDATE
+    /// before this AUXTRACE_INFO gave an event that name or took it from one: perf takes
+    /// the last event of that name when it reads the AUXTRACE_INFO, not the one the
+    /// descriptions say.
+    SwitchEventRenamed,
     /// Records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this
     /// depends on (an AUXTRACE_INFO that would refuse this context switch or
     /// `sched:sched_switch` SAMPLE, too): strict mode cannot tell what perf will read.
@@ -312,6 +317,9 @@ impl fmt::Display for AuxtraceNeed {
             ),
             Self::SwitchKind => f.write_str(
                 "perf 6.1 refuses an Intel PT trace with a per-cpu SWITCH out when its switches were recorded CPU-wide, or with a guest's context switch in (it keeps a guest's thread by a virtual cpu no record has)",
+            ),
+            Self::SwitchEventRenamed => f.write_str(
+                "its Intel PT trace recorded context switches with sched:sched_switch, and an EVENT_UPDATE before it gave an event that name or took it from one: perf 6.1 takes the last event of that name when it reads the AUXTRACE_INFO, and the descriptions no longer say which",
             ),
             Self::Info => f.write_str(
                 "an AUXTRACE record needs an AUXTRACE_INFO before it: perf 6.1 refuses it otherwise",

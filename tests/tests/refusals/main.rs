@@ -2657,6 +2657,59 @@ fn sched_switch_samples_of_an_intel_pt_trace_need_a_cpu() {
         w.write_event_data(&sample(big, true)).unwrap_err(),
         Some(Need::Unchecked),
     );
+    // An EVENT_UPDATE that gives another event the name, or takes it from this one, before
+    // the AUXTRACE_INFO: perf takes the last event of that name when it reads it. One that
+    // gives this event its own name (as perf's pipe streams do) changes nothing, nor does one
+    // after the AUXTRACE_INFO.
+    let rename = |id: u64, name: &[u8]| {
+        let mut words = vec![2, id];
+        let mut bytes = name.to_vec();
+        // NUL-terminated, to a multiple of 8.
+        bytes.resize((name.len() / 8 + 1) * 8, 0);
+        words.extend(
+            bytes
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
+        );
+        user_record(
+            perf_writer_std::perf_encode::abi::record_type::EVENT_UPDATE,
+            &words,
+        )
+    };
+    let other = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        w.add_event_desc(&[78], &attr(false), "other").unwrap();
+    };
+    for (id, name) in [(78, &b"sched:sched_switch"[..]), (ID, b"renamed")] {
+        let mut w = described();
+        other(&mut w);
+        w.write_event_data(&rename(id, name)).unwrap();
+        aux_refused(
+            w.write_event_data(&pt).unwrap_err(),
+            Some(Need::SwitchEventRenamed),
+        );
+        if require_perf() {
+            w.set_strict(false);
+            w.write_event_data(&pt).unwrap();
+            write_tick(&mut w, 1, 1000);
+            // A SAMPLE of the event perf took (its IDENTIFIER first).
+            let mut of_id = sample(3, id == ID);
+            of_id[8..16].copy_from_slice(&id.to_le_bytes());
+            w.write_event_data(&of_id).unwrap();
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            assert!(!perf_script(file.path(), &[]).success(), "{id}");
+        }
+    }
+    let mut w = described();
+    other(&mut w);
+    w.write_event_data(&rename(ID, b"sched:sched_switch"))
+        .unwrap();
+    w.write_event_data(&pt).unwrap();
+    w.write_event_data(&rename(78, b"sched:sched_switch"))
+        .unwrap();
+    write_tick(&mut w, 1, 1000);
+    w.write_event_data(&sample(3, true)).unwrap();
+    let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    assert_eq!(r.lpd_samples, 2);
     // Without RAW, the event is not one PT can take: refused once the AUXTRACE_INFO came.
     let mut w = file_writer();
     add_ordered_tick(&mut w);
