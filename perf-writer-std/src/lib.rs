@@ -62,6 +62,8 @@
 //! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
 //!   id, or whose size does not fit its type plus the trailer its attr asks for;
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
+//! - is, in a big-endian output, a SWITCH with a `sample_id`: perf 6.1 leaves its first
+//!   8 bytes unswapped and misreads that field ([`RecordProblem::UnswappedSwitchSampleId`]);
 //! - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
 //!   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
 //! - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
@@ -84,9 +86,12 @@
 //!   ITRACE_START) need a cpu; PT's `sched:sched_switch` tracepoint needs CPU and RAW in its `sample_type`,
 //!   and its SAMPLEs a cpu (every event of that name is held to it: perf takes the last);
 //!   a PT trace takes no guest's switch in, nor, when its switches were recorded
-//!   CPU-wide, a per-cpu SWITCH out. A context switch or `sched:sched_switch` SAMPLE
-//!   written before its description is judged when the description comes, by the cpu its
-//!   layout gives it. Not checked: AUXTRACE trace data, passed through as given (perf's
+//!   CPU-wide, a per-cpu SWITCH out; an EVENT_UPDATE that gives an event the name
+//!   `sched:sched_switch`, or takes it from one, before a PT AUXTRACE_INFO of sched_switch
+//!   switches makes that AUXTRACE_INFO refused. After records written with strict mode off,
+//!   which may hold such an AUXTRACE_INFO, what it would refuse is refused. A context
+//!   switch or `sched:sched_switch` SAMPLE written before its description is judged when
+//!   the description comes, by the cpu its layout gives it. Not checked: AUXTRACE trace data, passed through as given (perf's
 //!   decoders may crash on trace data that is not what the hardware writes);
 //! - names an id perf finds no event for (an ID_INDEX entry, looked up among the events'
 //!   ids; an EVENT_UPDATE's or STAT's, given to the only event, or to the first without

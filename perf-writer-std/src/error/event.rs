@@ -42,6 +42,10 @@ pub enum EventError {
         /// The most the record holds with this attr.
         max: usize,
     },
+    /// In a big-endian pipe stream, an event with RAW in its `sample_type` (strict mode):
+    /// perf 6.1 reads a byte-swapped pipe stream's RAW size unswapped, and cannot parse
+    /// its SAMPLEs. Write big-endian traces with RAW in file mode.
+    RawInBigEndianPipe,
     /// More event descriptions than the format counts (2^32 - 1).
     TooMany,
     /// perf could not tell this event's records from the others' (it would refuse the file
@@ -85,6 +89,9 @@ impl fmt::Display for EventError {
             Self::TooManyIdsForPipe { ids, max } => write!(
                 f,
                 "{ids} ids do not fit a pipe-mode HEADER_ATTR record (at most {max} with this attr)"
+            ),
+            Self::RawInBigEndianPipe => f.write_str(
+                "an event with RAW in a big-endian pipe stream: perf 6.1 cannot parse its SAMPLEs (write big-endian traces with RAW in file mode)",
             ),
             Self::TooMany => f.write_str("too many event descriptions"),
             Self::Indistinguishable(why) => write!(f, "events cannot be told apart: {why}"),

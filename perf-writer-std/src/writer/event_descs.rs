@@ -5,6 +5,7 @@ use crate::host::this_machine;
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
 use perf_encode::features::{check_format_text, TracepointRawRule};
+use perf_encode::Endian;
 use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat};
 
@@ -37,7 +38,8 @@ impl<O: OutputMode> PerfWriter<O> {
     /// [`EventError::TooMany`]; [`EventError::Indistinguishable`] for an attr
     /// perf could not tell from another's; [`EventError::ContradictsRecords`] when records
     /// written before it contradict it (strict mode). In pipe mode also
-    /// [`EventError::NameTooLongForPipe`], [`EventError::TooManyIdsForPipe`], and
+    /// [`EventError::NameTooLongForPipe`], [`EventError::TooManyIdsForPipe`],
+    /// [`EventError::RawInBigEndianPipe`] (strict mode, a big-endian stream), and
     /// [`EventError::MissingTracepointFormat`] for a tracepoint whose format can no longer
     /// reach the stream (it started without it), and in strict mode for any tracepoint once
     /// the stream sent its tracing data (perf gives formats only to the events described
@@ -87,6 +89,10 @@ impl<O: OutputMode> PerfWriter<O> {
         name: &str,
         tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
     ) -> Result<(), WriterError> {
+        let raw = attr.sample_type & perf_abi::sample_type::RAW != 0;
+        if O::PIPE && raw && self.model.endian() == Endian::Big && self.check.strict() {
+            return Err(WriterError::Event(EventError::RawInBigEndianPipe));
+        }
         let check = &self.check;
         let resolution = self
             .model

@@ -23,6 +23,7 @@ use perf_writer_std::perf_encode::records::{
 };
 use perf_writer_std::perf_encode::{to_vec, Encode, Endian};
 use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter};
+use perf_writer_std::{RecordError, RecordProblem, WriterError};
 use std::io::Cursor;
 use tracepoint_decode::PerfEventAttr;
 
@@ -309,15 +310,30 @@ fn build_in(structured: bool, lost: bool, endian: Endian) -> Trace {
         );
     }
     let t = T0 + 10_000;
-    push(
-        &mut w,
-        &Switch {
-            layout: &la,
-            out: true,
-            preempt: true,
-            sample_id: sid(&la, t, 11, 0),
-        },
-    );
+    let switch = Switch {
+        layout: &la,
+        out: true,
+        preempt: true,
+        sample_id: sid(&la, t, 11, 0),
+    };
+    if endian == Endian::Big {
+        // perf 6.1 leaves the first 8 bytes of a big-endian SWITCH's sample_id unswapped
+        // (see below): strict mode refuses it; written with strict mode off, to show what
+        // perf makes of it.
+        let bytes = to_vec(&switch, endian).unwrap();
+        assert!(matches!(
+            w.write_event_data(&bytes).unwrap_err(),
+            WriterError::Record(RecordError::Refused {
+                problem: RecordProblem::UnswappedSwitchSampleId,
+                ..
+            })
+        ));
+        w.set_strict(false);
+        w.write_event_data(&bytes).unwrap();
+        w.set_strict(true);
+    } else {
+        push(&mut w, &switch);
+    }
     push(
         &mut w,
         &SwitchCpuWide {

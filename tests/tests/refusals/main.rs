@@ -2483,8 +2483,12 @@ fn a_big_endian_switch_with_a_sample_id_is_refused() {
     refused(w.write_event_data(&switch).unwrap_err());
     // In pipe mode too.
     let mut p = PerfPipeWriter::from_writer_with_endian(Vec::new(), Endian::Big).unwrap();
-    p.add_tracepoint_event_desc_from_text(&[1], &attr(TICK_ID), "test:tick", "test", TICK)
-        .unwrap();
+    let sw = PerfEventAttr {
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        sample_type: S::Id.or(S::Cpu),
+        ..sw_attr()
+    };
+    p.add_event_desc(&[2], &sw, "sw").unwrap();
     refused(p.write_event_data(&switch).unwrap_err());
     // perf's verdict, strict mode off.
     if require_perf() {
@@ -2494,6 +2498,36 @@ fn a_big_endian_switch_with_a_sample_id_is_refused() {
         w.write_event_data(&switch).unwrap();
         let file = temp_data_file(&w.finish().unwrap().into_inner());
         assert!(!perf_script(file.path(), &[]).success());
+    }
+}
+
+/// perf 6.1 reads a big-endian pipe stream's RAW size unswapped and cannot parse the
+/// SAMPLEs of an event with RAW: strict mode refuses such an event in a big-endian pipe
+/// stream (in a file it is read); perf's verdict on its SAMPLE is checked.
+#[test]
+fn an_event_with_raw_in_a_big_endian_pipe_stream_is_refused() {
+    use perf_writer_std::perf_encode::Endian;
+    let be_pipe = || PerfPipeWriter::from_writer_with_endian(Vec::new(), Endian::Big).unwrap();
+    let mut w = be_pipe();
+    assert_eq!(
+        w.add_tracepoint_event_desc_from_text(&[1], &tp_attr(TICK_ID), "test:tick", "test", TICK)
+            .unwrap_err(),
+        WriterError::Event(EventError::RawInBigEndianPipe)
+    );
+    w.add_event_desc(&[2], &sw_attr(), "sw").unwrap();
+    let mut f =
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), Endian::Big)
+            .unwrap();
+    add_tick(&mut f);
+    write_tick(&mut f, 1, 1000);
+    assert_eq!(read_file(&f.finish().unwrap().into_inner()).lpd_samples, 1);
+    if require_perf() {
+        let mut w = be_pipe();
+        w.set_strict(false);
+        add_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        let out = perf_script_stdin(&w.finish().unwrap());
+        assert!(!out.success(), "{}", out.describe());
     }
 }
 

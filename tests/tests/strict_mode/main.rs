@@ -18,7 +18,7 @@ use perf_writer_std::perf_encode::records::{
     Mmap2, Mmap2File, ParseError, PidTid, Sample, SampleCpu, SampleId, SampleLayout, SampleRecord,
 };
 use perf_writer_std::perf_encode::{to_vec, Endian};
-use perf_writer_std::RecordError;
+use perf_writer_std::{EventError, RecordError};
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, RecordProblem, WriterError,
 };
@@ -679,23 +679,32 @@ fn records_perf_cannot_read_are_refused_by_default() {
                 .unwrap();
         feed_unreadable(&mut file, e);
         let file = file.finish().unwrap().into_inner();
-        let mut pipe = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
-        feed_unreadable(&mut pipe, e);
-        let pipe = pipe.finish().unwrap();
         let l = lpd::read_file(&file).unwrap();
-        assert_eq!(l.count(record_type::SAMPLE), 9, "{e:?}");
-        let l = lpd::read_pipe_without_tracing_payload(&pipe).unwrap();
         assert_eq!(l.count(record_type::SAMPLE), 9, "{e:?}");
         if require_perf() {
             let f = temp_data_file(&file);
             let script = perf_script(f.path(), &[]);
             script.assert_clean();
             assert_eq!(script_lines(&script).len(), 9, "{e:?}");
-            if e == Endian::Little {
-                let script = perf_script_stdin(&pipe);
-                script.assert_clean();
-                assert_eq!(script_lines(&script).len(), 9);
-            }
+        }
+        let mut pipe = PerfPipeWriter::from_writer_with_endian(Vec::new(), e).unwrap();
+        if e == Endian::Big {
+            // perf 6.1 cannot parse RAW in a big-endian pipe stream: sched_switch is refused.
+            let format = format();
+            let err = pipe
+                .add_tracepoint_event_desc(&SWITCH_IDS, &switch_attr(&format), "s", &format)
+                .unwrap_err();
+            assert_eq!(err, WriterError::Event(EventError::RawInBigEndianPipe));
+            continue;
+        }
+        feed_unreadable(&mut pipe, e);
+        let pipe = pipe.finish().unwrap();
+        let l = lpd::read_pipe_without_tracing_payload(&pipe).unwrap();
+        assert_eq!(l.count(record_type::SAMPLE), 9, "{e:?}");
+        if require_perf() {
+            let script = perf_script_stdin(&pipe);
+            script.assert_clean();
+            assert_eq!(script_lines(&script).len(), 9);
         }
     }
 }
