@@ -15,8 +15,8 @@ use perf_data_fuzz::{
     BufLen, Name,
 };
 use perf_encode::features::{
-    check_feature_payload, ClockResolution, EventDescFeature, FormatText, TotalMem,
-    TracepointFormat, TracingData,
+    check_feature_payload, event_desc_names, ClockResolution, EventDescFeature, FormatText,
+    TotalMem, TracepointFormat, TracingData,
 };
 use perf_encode::records::{
     Compressed, EventUpdateName, FinishedInit, FinishedRound, HeaderAttr, HeaderFeature,
@@ -179,6 +179,8 @@ fn run(item: &Item, e: Endian, buf_len: BufLen, fill: u8) {
             check_feature_payload(perf_abi::feature::HOSTNAME, e, &got).expect("payload check");
         }
         Item::RawPayload(index, bytes) => {
+            // Any bytes: the names end where an event does not fit, each within the bytes.
+            assert!(event_desc_names(bytes, e).count() <= bytes.len());
             let r = check_feature_payload(*index, e, bytes);
             if let Err(err) = r {
                 assert_eq!(err.feature, *index);
@@ -571,6 +573,19 @@ fn event_desc(events: &[ArbEvent], e: Endian, buf_len: BufLen, fill: u8) {
     }
     assert_eq!(got.expect("valid events encode"), want);
     check_feature_payload(perf_abi::feature::EVENT_DESC, e, &want).expect("payload check");
+    // Its names, in order, each to its first NUL.
+    let names: Vec<&[u8]> = event_desc_names(&want, e).collect();
+    let expected: Vec<&[u8]> = entries
+        .iter()
+        .map(|x| {
+            x.name
+                .as_bytes()
+                .split(|&b| b == 0)
+                .next()
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(names, expected);
 }
 
 fn tracing_data(td: &ArbTracingData, e: Endian, buf_len: BufLen, fill: u8) {

@@ -86,9 +86,10 @@
 //!   ITRACE_START) need a cpu; PT's `sched:sched_switch` tracepoint needs CPU and RAW in its `sample_type`,
 //!   and its SAMPLEs a cpu (every event of that name is held to it: perf takes the last);
 //!   a PT trace takes no guest's switch in, nor, when its switches were recorded
-//!   CPU-wide, a per-cpu SWITCH out; an EVENT_UPDATE that gives an event the name
-//!   `sched:sched_switch`, or takes it from one, before a PT AUXTRACE_INFO of sched_switch
-//!   switches makes that AUXTRACE_INFO refused. After records written with strict mode off,
+//!   CPU-wide, a per-cpu SWITCH out; an EVENT_UPDATE (or the caller's EVENT_DESC, which
+//!   perf names events by) that gives an event the name `sched:sched_switch`, or takes it
+//!   from one, before a PT AUXTRACE_INFO of sched_switch switches makes that AUXTRACE_INFO
+//!   refused (and such an EVENT_DESC after it). After records written with strict mode off,
 //!   which may hold such an AUXTRACE_INFO, what it would refuse is refused. A context
 //!   switch or `sched:sched_switch` SAMPLE written before its description is judged when
 //!   the description comes, by the cpu its layout gives it. Not checked: AUXTRACE trace data, passed through as given (perf's

@@ -1,7 +1,7 @@
 //! `HEADER_EVENT_DESC`: every event's attr, name and ids.
 
 use crate::event::events_attr_size;
-use crate::{Encode, EncodeError, Encoder, EventEntry, HeaderString, Output};
+use crate::{Encode, EncodeError, Encoder, Endian, EventEntry, HeaderString, Output};
 use perf_abi::EventDescHeader;
 
 /// `u32 nr, u32 attr_size`, then per event `{attr, u32 nr_ids, string name, u64 ids[nr_ids]}`.
@@ -87,5 +87,73 @@ impl Encode for EventDescHeader {
 
     fn encoded_len(&self) -> Result<usize, EncodeError> {
         Ok(8)
+    }
+}
+
+/// The names of the events of an EVENT_DESC payload in byte order `endian`, in order (perf
+/// names the events of a file by their place in it), each to its first NUL. Stops at the
+/// first event that does not fit: a payload [`check_feature_payload`] passes yields one
+/// name per event.
+///
+/// [`check_feature_payload`]: crate::features::check_feature_payload
+///
+/// ```
+/// use perf_abi::PerfEventAttr;
+/// use perf_encode::features::{event_desc_names, EventDescFeature};
+/// use perf_encode::{to_vec, Endian, EventEntry};
+/// let events = [
+///     EventEntry { attr: PerfEventAttr::default(), name: "a", ids: &[7] },
+///     EventEntry { attr: PerfEventAttr::default(), name: "sched:sched_switch", ids: &[] },
+/// ];
+/// let v = to_vec(&EventDescFeature::new(&events), Endian::Big).unwrap();
+/// let names: Vec<&[u8]> = event_desc_names(&v, Endian::Big).collect();
+/// assert_eq!(names, [&b"a"[..], b"sched:sched_switch"]);
+/// ```
+pub fn event_desc_names(payload: &[u8], endian: Endian) -> EventDescNames<'_> {
+    let word = |at: usize| {
+        let b = payload.get(at..)?.first_chunk::<4>()?;
+        Some(endian.read_u32(*b))
+    };
+    EventDescNames {
+        payload,
+        endian,
+        left: word(0).unwrap_or(0),
+        attr_size: word(4).map_or(usize::MAX, |s| s as usize),
+        at: 8,
+    }
+}
+
+/// The names [`event_desc_names`] yields.
+#[derive(Clone, Debug)]
+pub struct EventDescNames<'a> {
+    payload: &'a [u8],
+    endian: Endian,
+    left: u32,
+    attr_size: usize,
+    at: usize,
+}
+
+impl<'a> Iterator for EventDescNames<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        self.left = self.left.checked_sub(1)?;
+        let u32_at = |at: usize| {
+            let b = self.payload.get(at..)?.first_chunk::<4>()?;
+            Some(self.endian.read_u32(*b) as usize)
+        };
+        let ids_at = self.at.checked_add(self.attr_size)?;
+        let ids = u32_at(ids_at)?;
+        let len_at = ids_at.checked_add(4)?;
+        let len = u32_at(len_at)?;
+        let start = len_at.checked_add(4)?;
+        let end = start.checked_add(len)?;
+        let name = self.payload.get(start..end)?;
+        self.at = end.checked_add(ids.checked_mul(8)?)?;
+        if self.at > self.payload.len() {
+            self.left = 0;
+            return None;
+        }
+        name.split(|&b| b == 0).next()
     }
 }

@@ -49,7 +49,7 @@ pub use compressed::read_compressed_info;
 pub use cpu_topology::{CpuTopology, CpuTopologyEntry};
 pub use dir_format::DirFormat;
 pub use empty::{EmptyBpfList, EmptyFeature};
-pub use event_desc::EventDescFeature;
+pub use event_desc::{event_desc_names, EventDescFeature, EventDescNames};
 #[cfg(feature = "tracepoint_decode")]
 pub use format_text::check_parsed_format;
 pub use format_text::{

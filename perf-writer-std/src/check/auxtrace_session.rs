@@ -293,6 +293,22 @@ impl AuxtraceSession {
         }
     }
 
+    /// A caller's EVENT_DESC may give an event the name `sched:sched_switch` or take it
+    /// from one (perf reads it before every record): not when an AUXTRACE_INFO that came
+    /// would then take another switch event than the descriptions say (or records written
+    /// with strict mode off may hold one).
+    pub(crate) fn event_desc_rename_allowed(&self) -> bool {
+        !self.unseen_info && self.written.refused_switches & SCHED_SWITCH_RENAMED == 0
+    }
+
+    /// The caller's EVENT_DESC that [`event_desc_rename_allowed`] allowed was set: an
+    /// AUXTRACE_INFO to come is checked against it.
+    ///
+    /// [`event_desc_rename_allowed`]: Self::event_desc_rename_allowed
+    pub(crate) fn event_desc_renamed(&mut self) {
+        self.written.switches |= SCHED_SWITCH_RENAMED;
+    }
+
     /// The switch kinds the AUXTRACE_INFO records written refuse (what a description
     /// must not give records still waiting for one): all of them when records written with
     /// strict mode off may hold one.

@@ -371,6 +371,19 @@ impl RecordCheck {
             .check_description(model, new, refused_switches)
     }
 
+    /// A caller's EVENT_DESC may give an event the name `sched:sched_switch` or take it
+    /// from one ([`AuxtraceSession::event_desc_rename_allowed`]; always out of strict mode).
+    pub(crate) fn event_desc_rename_allowed(&self) -> bool {
+        !self.strict || self.aux.event_desc_rename_allowed()
+    }
+
+    /// Such an EVENT_DESC was set, or a description it renames added.
+    pub(crate) fn event_desc_renamed(&mut self) {
+        if self.strict {
+            self.aux.event_desc_renamed();
+        }
+    }
+
     /// The description [`check_description`](Self::check_description) checked was added.
     pub(crate) fn description_added(&mut self, model: &TraceModel, res: Resolution) {
         self.stat.description_added(model);

@@ -21,6 +21,12 @@ pub enum FeatureError {
     /// This feature is written only in this machine's byte order (perf 6.1 warns when it
     /// reads it from a byte-swapped file).
     ForeignByteOrder(u8),
+    /// The caller's EVENT_DESC gives an event the name `sched:sched_switch`, or takes it
+    /// from one (perf 6.1 names events by their place in EVENT_DESC), in an output with an
+    /// Intel PT AUXTRACE_INFO of sched_switch switches (strict mode): perf would take
+    /// another switch event than the descriptions say. Refused by `set_header`, or by the
+    /// description added after it that the EVENT_DESC renames.
+    EventDescRenamesSwitchEvent,
 }
 
 impl fmt::Display for FeatureError {
@@ -42,6 +48,9 @@ impl fmt::Display for FeatureError {
                 f,
                 "feature {} is written only in this machine's byte order",
                 Named(*i)
+            ),
+            Self::EventDescRenamesSwitchEvent => f.write_str(
+                "the EVENT_DESC gives an event the name sched:sched_switch, or takes it from one, in an output with an Intel PT AUXTRACE_INFO of sched_switch switches: perf 6.1 names events by EVENT_DESC and would take another switch event than the descriptions say",
             ),
         }
     }

@@ -1,10 +1,11 @@
 //! Event descriptions: events with and without a tracefs format.
 
-use crate::error::{EventError, TracingError};
+use crate::check::switch_kinds::SCHED_SWITCH;
+use crate::error::{EventError, FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
-use perf_encode::features::{check_format_text, TracepointRawRule};
+use perf_encode::features::{check_format_text, event_desc_names, TracepointRawRule};
 use perf_encode::Endian;
 use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat};
@@ -93,6 +94,19 @@ impl<O: OutputMode> PerfWriter<O> {
         if O::PIPE && raw && self.model.endian() == Endian::Big && self.check.strict() {
             return Err(WriterError::Event(EventError::RawInBigEndianPipe));
         }
+        // A caller's EVENT_DESC names the event at this place, as perf will: one that gives
+        // it the name sched:sched_switch or takes it is judged as a rename.
+        let event_desc = self.model.header_if_set(perf_abi::feature::EVENT_DESC);
+        let given = event_desc.and_then(|data| {
+            event_desc_names(data, self.model.endian()).nth(self.model.descs().len())
+        });
+        let switch = |n: &[u8]| n == SCHED_SWITCH.as_bytes();
+        let renames = given.is_some_and(|given| switch(given) != switch(name.as_bytes()));
+        if renames && !self.check.event_desc_rename_allowed() {
+            return Err(WriterError::Feature(
+                FeatureError::EventDescRenamesSwitchEvent,
+            ));
+        }
         let check = &self.check;
         let resolution = self
             .model
@@ -100,6 +114,9 @@ impl<O: OutputMode> PerfWriter<O> {
                 check.check_description(model, new)
             })?;
         self.check.description_added(&self.model, resolution);
+        if renames {
+            self.check.event_desc_renamed();
+        }
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! Feature headers given as bytes or as plain values: `set_header`, the string headers,
 //! the counts, the clocks and the `uname` strings.
 
+use crate::check::switch_kinds::SCHED_SWITCH;
 use crate::error::FeatureError;
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
@@ -8,7 +9,7 @@ use crate::output::OutputMode;
 use crate::{PerfHeaderIndex, PerfWriter, WriterError};
 use perf_abi::feature::{self, Payload};
 use perf_abi::{ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
-use perf_encode::features::{ClockResolution, TotalMem};
+use perf_encode::features::{event_desc_names, ClockResolution, TotalMem};
 use perf_encode::{HeaderString, StringList};
 use tracepoint_decode::PerfSessionInfo;
 
@@ -53,7 +54,16 @@ impl<O: OutputMode> PerfWriter<O> {
                 crate::check::compressed_check::readable_header(self.model.endian(), data);
             self.check.check_compression_header(readable)?;
         }
+        let renames = index.0 == feature::EVENT_DESC && self.event_desc_renames_switch_event(data);
+        if renames && !self.check.event_desc_rename_allowed() {
+            return Err(WriterError::Feature(
+                FeatureError::EventDescRenamesSwitchEvent,
+            ));
+        }
         self.model.set_header(index.0, data)?;
+        if renames {
+            self.check.event_desc_renamed();
+        }
         if compressed && !data.is_empty() {
             self.check.compression_header_set();
         }
@@ -61,6 +71,20 @@ impl<O: OutputMode> PerfWriter<O> {
             self.check.formats_given();
         }
         Ok(())
+    }
+
+    /// The EVENT_DESC `data` gives an event the name `sched:sched_switch` or takes it from
+    /// one, by its place among the descriptions (a place with no description yet counts
+    /// when it names one so).
+    fn event_desc_renames_switch_event(&self, data: &[u8]) -> bool {
+        let switch = |name: &[u8]| name == SCHED_SWITCH.as_bytes();
+        let descs = self.model.descs();
+        event_desc_names(data, self.model.endian())
+            .enumerate()
+            .any(|(i, given)| match descs.get(i) {
+                Some(d) => switch(given) != switch(self.model.entry(d).name.as_bytes()),
+                None => switch(given),
+            })
     }
 
     /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE.

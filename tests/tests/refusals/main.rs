@@ -2744,6 +2744,88 @@ fn sched_switch_samples_of_an_intel_pt_trace_need_a_cpu() {
     w.write_event_data(&sample(3, true)).unwrap();
     let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
     assert_eq!(r.lpd_samples, 2);
+    // A caller's EVENT_DESC names events by their place, as perf reads it, and is kept as
+    // given: one that gives another event the name sched:sched_switch, or takes it, is a
+    // rename before every record. An Intel PT AUXTRACE_INFO of sched_switch switches is
+    // refused after it, and it (or the description it renames) after such an
+    // AUXTRACE_INFO.
+    let event_desc = |names: [&str; 2]| {
+        use perf_writer_std::perf_encode::features::EventDescFeature;
+        use perf_writer_std::perf_encode::{to_vec, Endian, EventEntry};
+        let (a, b) = (
+            perf_writer_std::perf_encode::abi::PerfEventAttr::from(&attr(true)),
+            perf_writer_std::perf_encode::abi::PerfEventAttr::from(&attr(false)),
+        );
+        let entries = [
+            EventEntry {
+                attr: a,
+                name: names[0],
+                ids: &[ID],
+            },
+            EventEntry {
+                attr: b,
+                name: names[1],
+                ids: &[78],
+            },
+        ];
+        to_vec(&EventDescFeature::new(&entries), Endian::Little).unwrap()
+    };
+    let desc_index = PerfHeaderIndex::EventDesc;
+    let renames = |e: WriterError| {
+        assert_eq!(
+            e,
+            WriterError::Feature(perf_writer_std::FeatureError::EventDescRenamesSwitchEvent)
+        )
+    };
+    let switch_first = || {
+        let mut w = file_writer();
+        add_switch(&mut w, true).unwrap();
+        w.add_event_desc(&[78], &attr(false), "other").unwrap();
+        w
+    };
+    let two = event_desc(["sched:sched_switch", "sched:sched_switch"]);
+    let mut w = switch_first();
+    w.set_header(desc_index, &event_desc(["sched:sched_switch", "renamed"]))
+        .unwrap();
+    w.write_event_data(&pt).unwrap();
+    renames(w.set_header(desc_index, &two).unwrap_err());
+    let r = read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES);
+    assert_eq!(
+        r.lpd_names,
+        [Some("sched:sched_switch".into()), Some("renamed".into())]
+    );
+    let mut w = switch_first();
+    w.set_header(desc_index, &two).unwrap();
+    aux_refused(
+        w.write_event_data(&pt).unwrap_err(),
+        Some(Need::SwitchEventRenamed),
+    );
+    let mut w = file_writer();
+    w.set_header(desc_index, &event_desc(["x", "other"]))
+        .unwrap();
+    w.write_event_data(&pt).unwrap();
+    let e = w
+        .add_tracepoint_event_desc_from_text(
+            &[ID],
+            &attr(true),
+            "sched:sched_switch",
+            "sched",
+            SCHED_SWITCH,
+        )
+        .unwrap_err();
+    renames(e);
+    // perf's verdict on the misnamed one, strict mode off: a crash.
+    if require_perf() {
+        let mut w = switch_first();
+        w.set_strict(false);
+        w.set_header(desc_index, &two).unwrap();
+        w.write_event_data(&pt).unwrap();
+        let mut of_78 = sample(3, false);
+        of_78[8..16].copy_from_slice(&78u64.to_le_bytes());
+        w.write_event_data(&of_78).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        assert!(!perf_script(file.path(), &[]).success());
+    }
     // Without RAW, the event is not one PT can take: refused once the AUXTRACE_INFO came.
     let mut w = file_writer();
     add_ordered_tick(&mut w);
