@@ -24,7 +24,7 @@ const HOST_OUT_NO_CPU: u8 = 2;
 const GUEST_OUT_NO_CPU: u8 = 4;
 /// ...an ITRACE_START without one (Intel PT with one mmap per cpu)...
 const ITRACE_START_NO_CPU: u8 = 8;
-/// ...a per-cpu SWITCH out (Intel PT of CPU-wide switches)...
+/// ...a host's per-cpu SWITCH out (Intel PT of CPU-wide switches)...
 const PER_CPU_SWITCH_OUT: u8 = 16;
 /// ...a guest's switch in (Intel PT: its current thread is kept by a virtual cpu no record
 /// has)...
@@ -66,7 +66,8 @@ impl SwitchKinds {
             misc::GUEST_KERNEL | misc::GUEST_USER
         );
         let mut fixed = 0;
-        if type_ == record_type::SWITCH && out {
+        // perf takes a guest's switch apart (a guest's switch out it ignores).
+        if type_ == record_type::SWITCH && out && !guest {
             fixed |= PER_CPU_SWITCH_OUT;
         }
         if !itrace && guest && !out {

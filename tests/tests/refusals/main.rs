@@ -2336,6 +2336,11 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
             pt(0),
             switch(rt::SWITCH, guest | out),
         ),
+        (
+            "PT of CPU-wide switches, a guest's per-cpu switch out",
+            pt(3),
+            switch(rt::SWITCH, guest | out),
+        ),
         ("SPE, a switch in", spe.clone(), switch(rt::SWITCH, 0)),
         (
             "SPE, a guest's switch in",
