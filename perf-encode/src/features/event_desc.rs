@@ -91,9 +91,10 @@ impl Encode for EventDescHeader {
 }
 
 /// The names of the events of an EVENT_DESC payload in byte order `endian`, in order (perf
-/// names the events of a file by their place in it), each to its first NUL. Stops at the
-/// first event that does not fit: a payload [`check_feature_payload`] passes yields one
-/// name per event.
+/// names the events of a file by their place in it), each to its first NUL. Stops where
+/// perf stops taking names, at the first event whose `attr.size` is 0, and at the first
+/// that does not fit: a payload [`check_feature_payload`] passes, with no attr of size 0,
+/// yields one name per event.
 ///
 /// [`check_feature_payload`]: crate::features::check_feature_payload
 ///
@@ -142,6 +143,12 @@ impl<'a> Iterator for EventDescNames<'a> {
             let b = self.payload.get(at..)?.first_chunk::<4>()?;
             Some(self.endian.read_u32(*b) as usize)
         };
+        // perf stops taking names at the first attr whose `size` is 0.
+        let attr_size_at = self.at.checked_add(4)?;
+        if u32_at(attr_size_at)? == 0 {
+            self.left = 0;
+            return None;
+        }
         let ids_at = self.at.checked_add(self.attr_size)?;
         let ids = u32_at(ids_at)?;
         let len_at = ids_at.checked_add(4)?;

@@ -13,7 +13,7 @@ use perf_abi::{attr, misc, record_type, sample_type};
 use perf_encode::records::{ParsedAuxtraceInfo, SwitchEvent};
 
 /// perf's name of the tracepoint Intel PT's context switches may be recorded with.
-pub(crate) const SCHED_SWITCH: &str = "sched:sched_switch";
+pub(crate) const SCHED_SWITCH: &str = SwitchEvent::SCHED_SWITCH_NAME;
 
 /// Kinds of context switch records (bits) a trace decoder refuses: a host's SWITCH or
 /// SWITCH_CPU_WIDE in without a cpu perf can keep a current thread for (Intel PT)...

@@ -9,11 +9,11 @@ use crate::model::stable_storage::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
 use perf_encode::features::{
-    check_feature_payload, check_format_text, check_parsed_format, EventDescFeature, FormatText,
-    TracepointFormat, TracepointRawRule, TracingData,
+    check_feature_payload, check_format_text, check_parsed_format, event_desc_names,
+    EventDescFeature, FormatText, TracepointFormat, TracepointRawRule, TracingData,
 };
 use perf_encode::records::SampleLayout;
-use perf_encode::records::{EventUpdateName, HeaderAttr};
+use perf_encode::records::{EventUpdateName, HeaderAttr, SwitchEvent};
 use perf_encode::{Encode, Endian, EventEntry};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -382,6 +382,46 @@ impl TraceModel {
 
     pub(crate) fn has_tracepoint(&self, common_type: u32) -> bool {
         self.tracepoints.contains_key(&common_type)
+    }
+
+    /// Whether perf 6.1 names the event at `place` (named `name` by its description, of
+    /// `attr`) `sched:sched_switch`, given the caller's EVENT_DESC `event_desc`: by the
+    /// EVENT_DESC's name there; a place it names not gets a tracepoint's `system:name`
+    /// from the tracing data, and other events a name of their attr (never that one).
+    /// `None`: perf's name is not known (a tracepoint whose format is the caller's
+    /// TRACING_DATA). Without a caller's EVENT_DESC, perf takes the descriptions' names.
+    /// `format`: the event's format when it is being added with it.
+    pub(crate) fn perf_names_sched_switch(
+        &self,
+        event_desc: Option<&[u8]>,
+        place: usize,
+        (name, attr, format): (&str, &PerfEventAttr, Option<&PerfEventFormat>),
+    ) -> Option<bool> {
+        const SCHED_SWITCH: &str = SwitchEvent::SCHED_SWITCH_NAME;
+        let Some(data) = event_desc else {
+            return Some(name == SCHED_SWITCH);
+        };
+        if let Some(given) = event_desc_names(data, self.endian).nth(place) {
+            return Some(given == SCHED_SWITCH.as_bytes());
+        }
+        if attr.type_ != attr::TYPE_TRACEPOINT {
+            return Some(false);
+        }
+        if self.has_own_tracing_data() {
+            return None;
+        }
+        let known = || {
+            let config = u32::try_from(attr.config).ok()?;
+            self.tracepoints.get(&config).map(|t| &*t.format)
+        };
+        let f = format.or_else(known)?;
+        let system = f.system_name();
+        Some(
+            SCHED_SWITCH
+                .strip_prefix(system)
+                .and_then(|n| n.strip_prefix(':'))
+                == Some(f.name()),
+        )
     }
 
     /// Adds an event description after checking everything that could make the file wrong;

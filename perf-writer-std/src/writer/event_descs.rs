@@ -5,7 +5,7 @@ use crate::error::{EventError, FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::output::OutputMode;
 use crate::{PerfWriter, WriterError};
-use perf_encode::features::{check_format_text, event_desc_names, TracepointRawRule};
+use perf_encode::features::{check_format_text, TracepointRawRule};
 use perf_encode::Endian;
 use std::sync::Arc;
 use tracepoint_decode::{PerfEventAttr, PerfEventFormat};
@@ -94,14 +94,16 @@ impl<O: OutputMode> PerfWriter<O> {
         if O::PIPE && raw && self.model.endian() == Endian::Big && self.check.strict() {
             return Err(WriterError::Event(EventError::RawInBigEndianPipe));
         }
-        // A caller's EVENT_DESC names the event at this place, as perf will: one that gives
-        // it the name sched:sched_switch or takes it is judged as a rename.
+        // With a caller's EVENT_DESC perf names the event at this place by it (or, named
+        // not there, by its format): one that gives it the name sched:sched_switch or takes
+        // it is judged as a rename.
         let event_desc = self.model.header_if_set(perf_abi::feature::EVENT_DESC);
-        let given = event_desc.and_then(|data| {
-            event_desc_names(data, self.model.endian()).nth(self.model.descs().len())
-        });
-        let switch = |n: &[u8]| n == SCHED_SWITCH.as_bytes();
-        let renames = given.is_some_and(|given| switch(given) != switch(name.as_bytes()));
+        let place = self.model.descs().len();
+        let format = tracepoint.map(|(f, _)| &**f);
+        let perf_names =
+            self.model
+                .perf_names_sched_switch(event_desc, place, (name, &attr, format));
+        let renames = event_desc.is_some() && perf_names != Some(name == SCHED_SWITCH);
         if renames && !self.check.event_desc_rename_allowed() {
             return Err(WriterError::Feature(
                 FeatureError::EventDescRenamesSwitchEvent,

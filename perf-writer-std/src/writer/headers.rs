@@ -73,18 +73,21 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 
-    /// The EVENT_DESC `data` gives an event the name `sched:sched_switch` or takes it from
-    /// one, by its place among the descriptions (a place with no description yet counts
-    /// when it names one so).
+    /// The EVENT_DESC `data`, set, would give a described event the name
+    /// `sched:sched_switch` or take it from one (by perf's name of each place, see
+    /// [`TraceModel::perf_names_sched_switch`]; a name not known counts), or names so a
+    /// place no description has yet.
+    ///
+    /// [`TraceModel::perf_names_sched_switch`]: crate::model::trace_model::TraceModel::perf_names_sched_switch
     fn event_desc_renames_switch_event(&self, data: &[u8]) -> bool {
-        let switch = |name: &[u8]| name == SCHED_SWITCH.as_bytes();
-        let descs = self.model.descs();
-        event_desc_names(data, self.model.endian())
-            .enumerate()
-            .any(|(i, given)| match descs.get(i) {
-                Some(d) => switch(given) != switch(self.model.entry(d).name.as_bytes()),
-                None => switch(given),
-            })
+        let m = &self.model;
+        let renames = m.descs().iter().enumerate().any(|(i, d)| {
+            let name = m.entry(d).name;
+            let perf_names = m.perf_names_sched_switch(Some(data), i, (name, &d.attr, None));
+            perf_names != Some(name == SCHED_SWITCH)
+        });
+        let mut beyond = event_desc_names(data, m.endian()).skip(m.descs().len());
+        renames || beyond.any(|n| n == SCHED_SWITCH.as_bytes())
     }
 
     /// Sets a string feature: HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID, or CMDLINE.

@@ -2819,6 +2819,62 @@ fn sched_switch_samples_of_an_intel_pt_trace_need_a_cpu() {
         )
         .unwrap_err();
     renames(e);
+    // A place the caller's EVENT_DESC names not (it has fewer entries, or stops at an
+    // attr of size 0, as perf stops taking names there) perf names from the tracepoint's
+    // format: "foo:sched_switch" for a description named sched:sched_switch of system foo,
+    // and "sched:sched_switch" for the "other" event of that format.
+    let empty = {
+        use perf_writer_std::perf_encode::features::EventDescFeature;
+        use perf_writer_std::perf_encode::{to_vec, Endian};
+        to_vec(&EventDescFeature::new(&[]), Endian::Little).unwrap()
+    };
+    for (system, taken) in [("sched", true), ("foo", false)] {
+        let mut w = file_writer();
+        w.set_header(desc_index, &empty).unwrap();
+        w.add_tracepoint_event_desc_from_text(
+            &[ID],
+            &attr(true),
+            "sched:sched_switch",
+            system,
+            SCHED_SWITCH,
+        )
+        .unwrap();
+        match taken {
+            true => {
+                w.write_event_data(&[pt.clone(), sample(3, true)].concat())
+                    .unwrap();
+                // (linux-perf-data takes the attrs from EVENT_DESC only: this one has none.)
+                if require_perf() {
+                    let file = temp_data_file(&w.finish().unwrap().into_inner());
+                    let out = perf_script(file.path(), &[]);
+                    assert_clean_but(&out, DECODER_NOTICES);
+                    assert!(script_lines(&out)[0].contains("next_pid=1234"));
+                }
+            }
+            false => {
+                aux_refused(
+                    w.write_event_data(&pt).unwrap_err(),
+                    Some(Need::SwitchEventRenamed),
+                );
+                // perf's verdict: it finds no sched:sched_switch.
+                if require_perf() {
+                    w.set_strict(false);
+                    w.write_event_data(&[pt.clone(), sample(3, true)].concat())
+                        .unwrap();
+                    let file = temp_data_file(&w.finish().unwrap().into_inner());
+                    assert!(!perf_script(file.path(), &[]).success());
+                }
+            }
+        }
+    }
+    let mut stops = event_desc(["sched:sched_switch", "other"]);
+    stops[12..16].fill(0);
+    let mut w = switch_first();
+    w.set_header(desc_index, &stops).unwrap();
+    aux_refused(
+        w.write_event_data(&pt).unwrap_err(),
+        Some(Need::SwitchEventRenamed),
+    );
     // perf's verdict on the misnamed one, strict mode off: a crash.
     if require_perf() {
         let mut w = switch_first();

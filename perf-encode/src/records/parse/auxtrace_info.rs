@@ -384,6 +384,12 @@ pub enum SwitchEvent {
     ContextSwitch,
 }
 
+impl SwitchEvent {
+    /// The name of the tracepoint of [`SwitchEvent::SchedSwitch`]: perf takes the last
+    /// event of this name.
+    pub const SCHED_SWITCH_NAME: &'static str = "sched:sched_switch";
+}
+
 /// perf's maximum non-turbo ratio from a time conversion (`mult` not 0): the TSC
 /// frequency (1 s in TSC ticks) over 100 MHz, rounded, as perf's `unsigned int` (x86
 /// shifts by the shift's low 6 bits).
