@@ -89,7 +89,8 @@
 //!   CPU-wide, a per-cpu SWITCH out; an EVENT_UPDATE (or the caller's EVENT_DESC, which
 //!   perf names events by) that gives an event the name `sched:sched_switch`, or takes it
 //!   from one, before a PT AUXTRACE_INFO of sched_switch switches makes that AUXTRACE_INFO
-//!   refused (and such an EVENT_DESC after it). After records written with strict mode off,
+//!   refused (and such an EVENT_DESC after it). An AUX_OUTPUT_HW_ID in a PT trace is
+//!   refused (perf takes it into a trace queue strict mode does not follow). After records written with strict mode off,
 //!   which may hold such an AUXTRACE_INFO, what it would refuse is refused. A context
 //!   switch or `sched:sched_switch` SAMPLE written before its description is judged when
 //!   the description comes, by the cpu its layout gives it. Not checked: AUXTRACE trace data, passed through as given (perf's

@@ -21,7 +21,8 @@ use crate::check::record_rules::{check_body, event_update_name};
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::{Contradiction, MAX_PENDING_IDS};
 use crate::check::switch_kinds::{
-    refused_switch_kinds, switch_refusal, switch_tracepoint, SCHED_SWITCH, SCHED_SWITCH_RENAMED,
+    refused_switch_kinds, switch_refusal, switch_tracepoint, Kinds, SCHED_SWITCH,
+    SCHED_SWITCH_RENAMED,
 };
 use crate::error::{AuxtraceNeed, EventError};
 use crate::model::trace_model::{EventDescData, NewDesc, TraceModel};
@@ -103,9 +104,9 @@ struct Seen {
     /// An AUXTRACE_INFO came.
     info: bool,
     /// The [switch kinds](crate::check::switch_kinds) an AUXTRACE_INFO that came refuses.
-    refused_switches: u8,
+    refused_switches: Kinds,
     /// The switch kinds of the records that came.
-    switches: u8,
+    switches: Kinds,
     waiting: Waiting,
 }
 
@@ -257,7 +258,7 @@ impl AuxtraceSession {
     /// A context switch (SWITCH, SWITCH_CPU_WIDE) or ITRACE_START record of switch `kinds`
     /// (see [`SwitchKinds`](crate::check::switch_kinds::SwitchKinds)): refused when an AUXTRACE_INFO that came refuses one of them,
     /// noted otherwise for such an AUXTRACE_INFO to come.
-    pub(crate) fn check_switch(&mut self, kinds: u8) -> Result<(), RecordProblem> {
+    pub(crate) fn check_switch(&mut self, kinds: Kinds) -> Result<(), RecordProblem> {
         // Records written with strict mode off may hold an AUXTRACE_INFO that refuses it.
         if kinds != 0 && self.unseen_info {
             return Err(RecordProblem::Auxtrace(AuxtraceNeed::Unchecked));
@@ -312,16 +313,16 @@ impl AuxtraceSession {
     /// The switch kinds the AUXTRACE_INFO records written refuse (what a description
     /// must not give records still waiting for one): all of them when records written with
     /// strict mode off may hold one.
-    pub(crate) fn refused_switches(&self) -> u8 {
+    pub(crate) fn refused_switches(&self) -> Kinds {
         match self.unseen_info {
-            true => u8::MAX,
+            true => Kinds::MAX,
             false => self.written.refused_switches,
         }
     }
 
     /// Records of switch `kinds` were written before their description, which has now
     /// come: an AUXTRACE_INFO to come is checked against them.
-    pub(crate) fn switches_described(&mut self, kinds: u8) {
+    pub(crate) fn switches_described(&mut self, kinds: Kinds) {
         self.written.switches |= kinds;
     }
 

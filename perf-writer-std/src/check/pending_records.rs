@@ -34,7 +34,7 @@ use crate::check::record_summary::{
     raw_facts_bytes, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
-use crate::check::switch_kinds::new_sched_switch_cpu_at;
+use crate::check::switch_kinds::{new_sched_switch_cpu_at, Kinds};
 use crate::error::EventError;
 use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
@@ -379,7 +379,7 @@ pub(crate) struct Resolution {
     pub(crate) stats: EventStats,
     /// The switch kinds the records attributed have (see
     /// [`SwitchKinds`](crate::check::switch_kinds::SwitchKinds)).
-    pub(crate) switches: u8,
+    pub(crate) switches: Kinds,
 }
 
 /// How the first description attributes the records written before any description: by
@@ -965,7 +965,7 @@ impl PendingRecords {
         &self,
         model: &TraceModel,
         new: &NewDesc<'_>,
-        refused_switches: u8,
+        refused_switches: Kinds,
     ) -> Result<Resolution, crate::WriterError> {
         let endian = model.endian();
         let mut res = Resolution::default();

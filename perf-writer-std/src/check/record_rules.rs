@@ -66,12 +66,16 @@ pub(crate) const AUXTRACE_SESSION: [u32; 3] = [
 ];
 
 /// Kernel records an Intel PT or Arm SPE trace decoder takes a cpu's current thread from
-/// (context switches, ITRACE_START): judged by what came before them (see
+/// (context switches, ITRACE_START), and AUX_OUTPUT_HW_ID, which Intel PT takes into a
+/// trace queue: judged by what came before them (see
 /// [`AuxtraceSession::check_switch`](crate::check::auxtrace_session::AuxtraceSession::check_switch)).
 pub(crate) fn is_switch(type_: u32) -> bool {
     matches!(
         type_,
-        record_type::SWITCH | record_type::SWITCH_CPU_WIDE | record_type::ITRACE_START
+        record_type::SWITCH
+            | record_type::SWITCH_CPU_WIDE
+            | record_type::ITRACE_START
+            | record_type::AUX_OUTPUT_HW_ID
     )
 }
 

@@ -17,7 +17,7 @@
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{check_sample_len, header_misc, is_switch, EventStats};
 use crate::check::refusal::Contradiction;
-use crate::check::switch_kinds::{sched_switch_sample_kinds, SwitchKinds, WITHOUT_CPU};
+use crate::check::switch_kinds::{sched_switch_sample_kinds, Kinds, SwitchKinds, WITHOUT_CPU};
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
 use perf_encode::features::{TracepointRawProblem, TracepointRawRule};
@@ -822,7 +822,7 @@ fn most(a: Option<[u32; 2]>, b: Option<[u32; 2]>) -> Option<[u32; 2]> {
 /// The switch kinds a layout gives a group's records (see [`RecordSummary::switches_under`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GroupSwitches {
-    pub(crate) kinds: u8,
+    pub(crate) kinds: Kinds,
     pub(crate) first: FirstRecord,
     pub(crate) records: u64,
 }
@@ -913,7 +913,7 @@ impl RecordSummary {
     /// event whose cpu is at `cpu_at` ([`sched_switch_cpu_at`]): 0 when it has none.
     ///
     /// [`sched_switch_cpu_at`]: crate::check::switch_kinds::sched_switch_cpu_at
-    pub(crate) fn sched_switch_kinds(&self, cpu_at: usize, endian: Endian) -> u8 {
+    pub(crate) fn sched_switch_kinds(&self, cpu_at: usize, endian: Endian) -> Kinds {
         let most = self.samples.as_ref().map(|s| s.cpu_most(cpu_at, endian));
         match most {
             None => 0,

@@ -12,39 +12,45 @@ use perf_abi::auxtrace_priv::CURRENT_TID_CPU_MAX;
 use perf_abi::{attr, misc, record_type, sample_type};
 use perf_encode::records::{ParsedAuxtraceInfo, SwitchEvent};
 
+/// A set of switch kinds (bits).
+pub(crate) type Kinds = u16;
+
 /// perf's name of the tracepoint Intel PT's context switches may be recorded with.
 pub(crate) const SCHED_SWITCH: &str = SwitchEvent::SCHED_SWITCH_NAME;
 
 /// Kinds of context switch records (bits) a trace decoder refuses: a host's SWITCH or
 /// SWITCH_CPU_WIDE in without a cpu perf can keep a current thread for (Intel PT)...
-const HOST_IN_NO_CPU: u8 = 1;
+const HOST_IN_NO_CPU: Kinds = 1;
 /// ...a host's switch out without one (Intel PT of CPU-wide switches, Arm SPE)...
-const HOST_OUT_NO_CPU: u8 = 2;
+const HOST_OUT_NO_CPU: Kinds = 2;
 /// ...a guest's switch out without one (Arm SPE)...
-const GUEST_OUT_NO_CPU: u8 = 4;
+const GUEST_OUT_NO_CPU: Kinds = 4;
 /// ...an ITRACE_START without one (Intel PT with one mmap per cpu)...
-const ITRACE_START_NO_CPU: u8 = 8;
+const ITRACE_START_NO_CPU: Kinds = 8;
 /// ...a host's per-cpu SWITCH out (Intel PT of CPU-wide switches)...
-const PER_CPU_SWITCH_OUT: u8 = 16;
+const PER_CPU_SWITCH_OUT: Kinds = 16;
 /// ...a guest's switch in (Intel PT: its current thread is kept by a virtual cpu no record
 /// has)...
-const GUEST_SWITCH_IN: u8 = 32;
+const GUEST_SWITCH_IN: Kinds = 32;
 /// ...a SAMPLE of a `sched:sched_switch` tracepoint Intel PT takes the current thread from,
 /// without a cpu perf can keep one by.
-const SCHED_SWITCH_NO_CPU: u8 = 64;
+const SCHED_SWITCH_NO_CPU: Kinds = 64;
 /// ...an EVENT_UPDATE before an Intel PT AUXTRACE_INFO of `sched:sched_switch` switches that
 /// gives an event that name or takes it from one: perf takes the last event of that name
 /// when it reads the AUXTRACE_INFO, which the descriptions no longer say.
-pub(crate) const SCHED_SWITCH_RENAMED: u8 = 128;
+pub(crate) const SCHED_SWITCH_RENAMED: Kinds = 128;
+/// ...an AUX_OUTPUT_HW_ID, which Intel PT takes into the AUXTRACE queue of its sample id
+/// and fails on unless that queue holds trace data (not followed: refused in such a trace).
+const AUX_OUTPUT_HW_ID: Kinds = 256;
 /// The kinds a record has when perf cannot keep a thread by its cpu, one per record type
 /// and direction ([`SwitchKinds::without_cpu`] is one of them, or none).
-pub(crate) const WITHOUT_CPU: [u8; 4] = [
+pub(crate) const WITHOUT_CPU: [Kinds; 4] = [
     HOST_IN_NO_CPU,
     HOST_OUT_NO_CPU,
     GUEST_OUT_NO_CPU,
     ITRACE_START_NO_CPU,
 ];
-const NO_CPU: u8 =
+const NO_CPU: Kinds =
     HOST_IN_NO_CPU | HOST_OUT_NO_CPU | GUEST_OUT_NO_CPU | ITRACE_START_NO_CPU | SCHED_SWITCH_NO_CPU;
 
 /// The switch kinds of a record of type SWITCH, SWITCH_CPU_WIDE or ITRACE_START: those its
@@ -52,13 +58,19 @@ const NO_CPU: u8 =
 /// its cpu (its `sample_id` has none, or one above [`CURRENT_TID_CPU_MAX`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SwitchKinds {
-    pub(crate) fixed: u8,
-    pub(crate) without_cpu: u8,
+    pub(crate) fixed: Kinds,
+    pub(crate) without_cpu: Kinds,
 }
 
 impl SwitchKinds {
     /// The kinds of a record of `type_` with header `misc`.
     pub(crate) fn of(type_: u32, misc: u16) -> Self {
+        if type_ == record_type::AUX_OUTPUT_HW_ID {
+            return SwitchKinds {
+                fixed: AUX_OUTPUT_HW_ID,
+                without_cpu: 0,
+            };
+        }
         let itrace = type_ == record_type::ITRACE_START;
         let out = misc & misc::SWITCH_OUT != 0;
         let guest = matches!(
@@ -85,7 +97,7 @@ impl SwitchKinds {
     }
 
     /// The kinds of such a record whose `sample_id` gives `cpu` (`None`: it has none).
-    pub(crate) fn with_cpu(self, cpu: Option<u32>) -> u8 {
+    pub(crate) fn with_cpu(self, cpu: Option<u32>) -> Kinds {
         match Self::keeps_thread(cpu) {
             true => self.fixed,
             false => self.fixed | self.without_cpu,
@@ -99,7 +111,7 @@ impl SwitchKinds {
 }
 
 /// The switch kinds the decoder of `info` refuses.
-pub(crate) fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
+pub(crate) fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> Kinds {
     let needs = info.switches_needing_cpu();
     let kinds = [
         (needs.host_in, HOST_IN_NO_CPU),
@@ -108,6 +120,7 @@ pub(crate) fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
         (info.needs_itrace_start_cpu(), ITRACE_START_NO_CPU),
         (info.needs_cpu_wide_switches(), PER_CPU_SWITCH_OUT),
         (info.refuses_guest_switch_in(), GUEST_SWITCH_IN),
+        (info.takes_aux_output_hw_id(), AUX_OUTPUT_HW_ID),
         (
             info.needs_switch_event() == Some(SwitchEvent::SchedSwitch),
             SCHED_SWITCH_NO_CPU | SCHED_SWITCH_RENAMED,
@@ -119,11 +132,15 @@ pub(crate) fn refused_switch_kinds(info: &ParsedAuxtraceInfo<'_>) -> u8 {
 }
 
 /// The refusal of records of switch `kinds` in a trace whose decoder refuses them.
-pub(crate) fn switch_refusal(kinds: u8) -> RecordProblem {
-    RecordProblem::Auxtrace(match (kinds & SCHED_SWITCH_RENAMED, kinds & NO_CPU) {
-        (0, 0) => AuxtraceNeed::SwitchKind,
-        (0, _) => AuxtraceNeed::SwitchCpu,
-        _ => AuxtraceNeed::SwitchEventRenamed,
+pub(crate) fn switch_refusal(kinds: Kinds) -> RecordProblem {
+    RecordProblem::Auxtrace(if kinds & SCHED_SWITCH_RENAMED != 0 {
+        AuxtraceNeed::SwitchEventRenamed
+    } else if kinds & AUX_OUTPUT_HW_ID != 0 {
+        AuxtraceNeed::AuxOutputHwId
+    } else if kinds & NO_CPU != 0 {
+        AuxtraceNeed::SwitchCpu
+    } else {
+        AuxtraceNeed::SwitchKind
     })
 }
 
@@ -164,7 +181,7 @@ pub(crate) fn new_sched_switch_cpu_at(new: &NewDesc<'_>) -> Option<usize> {
 }
 
 /// The switch kinds of SAMPLEs of such an event whose cpu is at most `cpu`.
-pub(crate) fn sched_switch_sample_kinds(cpu: u32) -> u8 {
+pub(crate) fn sched_switch_sample_kinds(cpu: u32) -> Kinds {
     match SwitchKinds::keeps_thread(Some(cpu)) {
         true => 0,
         false => SCHED_SWITCH_NO_CPU,

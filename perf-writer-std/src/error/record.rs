@@ -279,6 +279,11 @@ pub enum AuxtraceNeed {
     /// the last event of that name when it reads the AUXTRACE_INFO, not the one the
     /// descriptions say.
     SwitchEventRenamed,
+    /// Intel PT: an AUX_OUTPUT_HW_ID record, which perf takes into the AUXTRACE queue of
+    /// its sample id and fails on unless that queue holds trace data. Strict mode does not
+    /// follow the queues: such a record is refused once such an AUXTRACE_INFO came, and
+    /// such an AUXTRACE_INFO once such a record came (conservative).
+    AuxOutputHwId,
     /// Records written with strict mode off may hold the TIME_CONV or AUXTRACE_INFO this
     /// depends on (an AUXTRACE_INFO that would refuse this context switch or
     /// `sched:sched_switch` SAMPLE, too): strict mode cannot tell what perf will read.
@@ -320,6 +325,9 @@ impl fmt::Display for AuxtraceNeed {
             ),
             Self::SwitchEventRenamed => f.write_str(
                 "its Intel PT trace recorded context switches with sched:sched_switch, and an EVENT_UPDATE before it gave an event that name or took it from one: perf 6.1 takes the last event of that name when it reads the AUXTRACE_INFO, and the descriptions no longer say which",
+            ),
+            Self::AuxOutputHwId => f.write_str(
+                "an AUX_OUTPUT_HW_ID record in an Intel PT trace: perf 6.1 takes it into the AUXTRACE queue of its sample id and fails unless that queue holds trace data, which strict mode does not follow (write it with set_strict(false))",
             ),
             Self::Info => f.write_str(
                 "an AUXTRACE record needs an AUXTRACE_INFO before it: perf 6.1 refuses it otherwise",

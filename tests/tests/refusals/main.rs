@@ -2428,6 +2428,63 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
     }
 }
 
+/// perf's Intel PT decoder takes an AUX_OUTPUT_HW_ID record into the AUXTRACE queue of its
+/// sample id and fails unless that queue holds trace data, which strict mode does not
+/// follow: such a record is refused in an Intel PT trace, in either order (conservative),
+/// and taken in an Arm SPE trace; perf's verdict on the PT one is checked.
+#[test]
+fn an_aux_output_hw_id_in_an_intel_pt_trace_is_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::AuxtraceNeed as Need;
+    let words = [
+        8,
+        31,
+        858_993_459,
+        0x0fff_e123_4567,
+        1,
+        0x400,
+        0x800,
+        0,
+        0,
+        1,
+    ];
+    let pt = auxtrace_info(1, &words);
+    let spe = [time_conv(1), auxtrace_info(4, &[8, 1])].concat();
+    let hw_id = user_record(
+        rt::AUX_OUTPUT_HW_ID,
+        &[0, 42 | 42 << 32, 1500, TICK_SAMPLE_ID],
+    );
+    let r = ordered_file_around(|w| {
+        w.write_event_data(&pt).unwrap();
+        aux_refused(
+            w.write_event_data(&hw_id).unwrap_err(),
+            Some(Need::AuxOutputHwId),
+        );
+    });
+    assert_both_ticks(&r);
+    let r = ordered_file_around(|w| {
+        w.write_event_data(&hw_id).unwrap();
+        aux_refused(
+            w.write_event_data(&pt).unwrap_err(),
+            Some(Need::AuxOutputHwId),
+        );
+    });
+    assert_eq!(r.lpd_samples, 2);
+    let r = ordered_file_around(|w| {
+        w.write_event_data(&[spe, hw_id.clone()].concat()).unwrap();
+    });
+    assert_both_ticks(&r);
+    if require_perf() {
+        let mut w = file_writer();
+        add_ordered_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        w.set_strict(false);
+        w.write_event_data(&[pt, hw_id].concat()).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        assert!(!perf_script(file.path(), &[]).success());
+    }
+}
+
 /// perf 6.1 swaps a big-endian SWITCH record's `sample_id` from 8 bytes too far on, so its
 /// first field stays unswapped: with the event id first, perf finds no event and fails.
 /// Strict mode refuses a big-endian SWITCH with a `sample_id`, in file and pipe mode, before

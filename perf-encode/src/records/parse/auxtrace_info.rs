@@ -212,6 +212,13 @@ impl<'a> ParsedAuxtraceInfo<'a> {
         self.trace_type == AUXTRACE_INTEL_PT && self.low32(p::PT_HAVE_SCHED_SWITCH) as i32 == 3
     }
 
+    /// Intel PT: perf's decoder takes every AUX_OUTPUT_HW_ID record into the AUXTRACE queue
+    /// of its sample id, and fails on one whose queue holds no trace (or whose hardware id
+    /// it keeps no place for).
+    pub fn takes_aux_output_hw_id(&self) -> bool {
+        self.trace_type == AUXTRACE_INTEL_PT
+    }
+
     /// Intel PT: perf keeps a guest's current thread by its virtual cpu, which a record
     /// never has, and refuses a guest's context switch in.
     pub fn refuses_guest_switch_in(&self) -> bool {
