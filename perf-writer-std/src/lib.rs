@@ -82,9 +82,10 @@
 //!   a need is refused, and finish refuses while an event it needs has not come. An
 //!   AUXTRACE record needs an AUXTRACE_INFO before it, and an `idx` perf can make a queue
 //!   for. In an Intel PT or Arm SPE trace, the context switches it takes a cpu's thread
-//!   from (PT: a switch in, and out when recorded CPU-wide; SPE: a switch out; and PT's
-//!   ITRACE_START) need a cpu; PT's `sched:sched_switch` tracepoint needs CPU and RAW in its `sample_type`,
-//!   and its SAMPLEs a cpu (every event of that name is held to it: perf takes the last);
+//!   from (PT: a switch in, and out when recorded CPU-wide; SPE: a switch out, also one
+//!   without a time, which perf would skip; and PT's ITRACE_START) need a cpu; PT's
+//!   `sched:sched_switch` tracepoint needs CPU and RAW in its `sample_type`, and its
+//!   SAMPLEs a cpu (every event of that name is held to it: perf takes the last);
 //!   a PT trace takes no guest's switch in, nor, when its switches were recorded
 //!   CPU-wide, a per-cpu SWITCH out; an EVENT_UPDATE (or the caller's EVENT_DESC, which
 //!   perf names events by) that gives an event the name `sched:sched_switch`, or takes it
