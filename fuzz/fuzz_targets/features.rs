@@ -181,6 +181,11 @@ fn run(item: &Item, e: Endian, buf_len: BufLen, fill: u8) {
         Item::RawPayload(index, bytes) => {
             // Any bytes: the names end where an event does not fit, each within the bytes.
             assert!(event_desc_names(bytes, e).count() <= bytes.len());
+            // Read as TRACING_DATA: what is read lies within the bytes.
+            if let Ok(t) = perf_encode::features::tracing_data::TracingDataParts::parse(bytes) {
+                assert!(t.len <= bytes.len());
+                assert!(t.events().count() + t.ftraces().count() <= bytes.len());
+            }
             let r = check_feature_payload(*index, e, bytes);
             if let Err(err) = r {
                 assert_eq!(err.feature, *index);

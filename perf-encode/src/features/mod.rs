@@ -41,6 +41,7 @@ mod total_mem;
 mod tracepoint_raw;
 mod tracing_blobs;
 pub mod tracing_data;
+mod tracing_data_reader;
 
 pub use build_id::{BuildIdEntry, BuildIdFeature};
 pub use cache::{CacheLevel, CpuCaches};

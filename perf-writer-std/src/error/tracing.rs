@@ -1,5 +1,6 @@
 //! [`TracingError`]: why a tracepoint format or a part of the tracing data was refused.
 
+use perf_encode::features::tracing_data::TracingDataError;
 use perf_encode::features::{FormatTextError, TracepointRawProblem};
 use std::fmt;
 
@@ -26,6 +27,12 @@ pub enum TracingError {
         /// Where and what.
         error: FormatTextError,
     },
+    /// A caller's TRACING_DATA whose framing perf 6.1 would stop reading at, or overrun a
+    /// buffer on (strict mode; its texts are checked as the synthesized ones are, and
+    /// refused with [`DataText`](Self::DataText) or [`FormatText`](Self::FormatText)). In
+    /// pipe mode also bytes after what perf reads, past padding to 8 (it refuses the stream
+    /// then).
+    BadTracingData(TracingDataError),
     /// A tracepoint system name perf cannot use (the reason says why).
     BadSystemName(&'static str),
     /// A `sizeof(long)` or page size for the tracing data that no kernel has (the reason
@@ -61,6 +68,7 @@ impl fmt::Display for TracingError {
             Self::BadFormatText => f.write_str("the tracefs format text could not be parsed"),
             Self::FormatText(e) => write!(f, "format refused: {e}"),
             Self::DataText { part, error } => write!(f, "tracing data {part} refused: {error}"),
+            Self::BadTracingData(e) => write!(f, "{e}"),
             Self::BadSystemName(why) => write!(f, "tracepoint system name refused: {why}"),
             Self::BadSetting(why) => write!(f, "tracing data setting refused: {why}"),
             Self::CommonTypeOffset { offset, expected } => write!(

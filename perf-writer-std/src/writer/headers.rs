@@ -2,14 +2,18 @@
 //! the counts, the clocks and the `uname` strings.
 
 use crate::check::switch_kinds::SCHED_SWITCH;
-use crate::error::FeatureError;
+use crate::error::{FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
 use crate::output::OutputMode;
 use crate::{PerfHeaderIndex, PerfWriter, WriterError};
 use perf_abi::feature::{self, Payload};
 use perf_abi::{ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
-use perf_encode::features::{event_desc_names, ClockResolution, TotalMem};
+use perf_encode::features::tracing_data::{TracingDataError, TracingDataParts};
+use perf_encode::features::{
+    check_format_text, check_header_page, check_printk, check_saved_cmdlines, event_desc_names,
+    ClockResolution, TotalMem,
+};
 use perf_encode::{HeaderString, StringList};
 use tracepoint_decode::PerfSessionInfo;
 
@@ -34,8 +38,10 @@ impl<O: OutputMode> PerfWriter<O> {
     /// pipe-mode record; [`FeatureError::BadPayload`] for counts, strings or fields
     /// perf 6.1 would not read
     /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
-    /// features are checked and how; TRACING_DATA, BRANCH_STACK, STAT and BPF lists with
-    /// entries are taken as given); [`EventError::ContradictsRecords`](crate::EventError::ContradictsRecords) for a
+    /// features are checked and how; BRANCH_STACK, STAT and BPF lists with entries are taken
+    /// as given); in strict mode a TRACING_DATA perf 6.1 would not read
+    /// ([`TracingError::BadTracingData`](crate::TracingError::BadTracingData), `DataText`,
+    /// `FormatText`, `CommonTypeOffset`); [`EventError::ContradictsRecords`](crate::EventError::ContradictsRecords) for a
     /// HEADER_COMPRESSED the COMPRESSED records written before it contradict.
     ///
     /// ```
@@ -54,6 +60,9 @@ impl<O: OutputMode> PerfWriter<O> {
                 crate::check::compressed_check::readable_header(self.model.endian(), data);
             self.check.check_compression_header(readable)?;
         }
+        if index.0 == feature::TRACING_DATA && !data.is_empty() && self.check.strict() {
+            self.check_tracing_data(data)?;
+        }
         let renames = index.0 == feature::EVENT_DESC && self.event_desc_renames_switch_event(data);
         if renames && !self.check.event_desc_rename_allowed() {
             return Err(WriterError::Feature(
@@ -69,6 +78,47 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         if index.0 == feature::TRACING_DATA && !data.is_empty() {
             self.check.formats_given();
+        }
+        Ok(())
+    }
+
+    /// A caller's TRACING_DATA `data` is one perf 6.1 reads: its framing, and its texts as
+    /// the synthesized ones are checked (every format's `common_type` at one offset); in
+    /// pipe mode nothing after what perf reads but padding to 8.
+    fn check_tracing_data(&self, data: &[u8]) -> Result<(), WriterError> {
+        let bad = |e| WriterError::Tracing(TracingError::BadTracingData(e));
+        let parts = TracingDataParts::parse(data).map_err(bad)?;
+        // The record pads the payload to 8; perf reads what it parses, then the padding
+        // to 8 after that, and refuses the stream unless that ends the record.
+        if O::PIPE && parts.len.div_ceil(8) != data.len().div_ceil(8) {
+            return Err(bad(TracingDataError {
+                expected: "the end of the payload (perf reads a pipe stream's to its end)",
+                offset: parts.len,
+            }));
+        }
+        let text = |part| move |error| WriterError::Tracing(TracingError::DataText { part, error });
+        check_header_page(parts.header_page).map_err(text("header_page"))?;
+        check_printk(parts.printk).map_err(text("printk"))?;
+        if let Some(cmdline) = parts.saved_cmdline {
+            check_saved_cmdlines(cmdline).map_err(text("saved_cmdline"))?;
+        }
+        for f in parts.ftraces() {
+            check_format_text(f).map_err(text("ftrace format"))?;
+        }
+        let mut offset = None;
+        for (_, f) in parts.events() {
+            let summary = check_format_text(f)
+                .map_err(|e| WriterError::Tracing(TracingError::FormatText(e)))?;
+            let at = summary.common_type_offset;
+            match offset {
+                Some(expected) if expected != at => {
+                    return Err(WriterError::Tracing(TracingError::CommonTypeOffset {
+                        offset: at,
+                        expected,
+                    }))
+                }
+                _ => offset = Some(at),
+            }
         }
         Ok(())
     }

@@ -2428,6 +2428,68 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
     }
 }
 
+/// A caller's TRACING_DATA is read as perf 6.1 reads it (strict mode): a blob cut short, or
+/// with a format text perf cannot read, is refused by `set_header`, and perf fails on the
+/// same bytes taken with strict mode off; in pipe mode bytes after what perf reads are
+/// refused too. A whole blob is taken, and perf decodes the tick by it.
+#[test]
+fn a_callers_tracing_data_is_read_as_perf_reads_it() {
+    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    let blob = |format: &str| {
+        let events = [TracepointFormat {
+            system: "test",
+            format: FormatText::Text(format.as_bytes()),
+        }];
+        let td = TracingData {
+            events: &events,
+            ..TracingData::new(8, 4096)
+        };
+        to_vec(&td, Endian::Little).unwrap()
+    };
+    let good = blob(TICK);
+    let cut = good[..good.len() - 5].to_vec();
+    let broken = blob(&TICK.replace("offset:8;", "offset:99999999999;"));
+    let tracing = PerfHeaderIndex(1);
+    let with_blob = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, b: &[u8]| {
+        w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+            .unwrap();
+        w.set_header(tracing, b)
+    };
+    for bad in [&cut, &broken] {
+        let mut w = file_writer();
+        let e = with_blob(&mut w, bad).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                WriterError::Tracing(TracingError::BadTracingData(_) | TracingError::FormatText(_))
+            ),
+            "{e}"
+        );
+        if require_perf() {
+            let mut w = file_writer();
+            w.set_strict(false);
+            with_blob(&mut w, bad).unwrap();
+            write_tick(&mut w, 1, 1000);
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            assert!(!perf_script(file.path(), &[]).success());
+        }
+    }
+    let mut w = file_writer();
+    with_blob(&mut w, &good).unwrap();
+    write_tick(&mut w, 1, 1000);
+    write_tick(&mut w, 2, 2000);
+    assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    let mut p = pipe_writer();
+    p.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+        .unwrap();
+    let trailing = [&good[..], &[0u8; 8]].concat();
+    assert!(matches!(
+        p.set_header(tracing, &trailing).unwrap_err(),
+        WriterError::Tracing(TracingError::BadTracingData(_))
+    ));
+}
+
 /// perf's Intel PT decoder takes an AUX_OUTPUT_HW_ID record into the AUXTRACE queue of its
 /// sample id and fails unless that queue holds trace data, which strict mode does not
 /// follow: such a record is refused in an Intel PT trace, in either order (conservative),
