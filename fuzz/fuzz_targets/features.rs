@@ -182,7 +182,7 @@ fn run(item: &Item, e: Endian, buf_len: BufLen, fill: u8) {
             // Any bytes: the names end where an event does not fit, each within the bytes.
             assert!(event_desc_names(bytes, e).count() <= bytes.len());
             // Read as TRACING_DATA: what is read lies within the bytes.
-            if let Ok(t) = perf_encode::features::tracing_data::TracingDataParts::parse(bytes) {
+            if let Ok(t) = perf_encode::features::TracingDataParts::parse(bytes) {
                 assert!(t.len <= bytes.len());
                 assert!(t.events().count() + t.ftraces().count() <= bytes.len());
             }

@@ -68,3 +68,4 @@ pub use total_mem::TotalMem;
 pub use tracepoint_raw::{DynamicFields, TracepointRawProblem, TracepointRawRule};
 pub use tracing_blobs::{check_header_event, check_kallsyms, check_printk, check_saved_cmdlines};
 pub use tracing_data::{FormatText, TracepointFormat, TracingData};
+pub use tracing_data_reader::{TracingDataError, TracingDataParts};

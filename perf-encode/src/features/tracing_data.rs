@@ -2,7 +2,6 @@
 //! decode their RAW payloads. perf refuses a file with a tracepoint attr and no tracing data.
 
 use crate::features::count::count_u32;
-pub use crate::features::tracing_data_reader::{TracingDataError, TracingDataParts};
 use crate::{Encode, EncodeError, Encoder, Endian, Output};
 #[cfg(feature = "tracepoint_decode")]
 use core::fmt;

@@ -34,7 +34,7 @@ impl fmt::Display for TracingDataError {
 /// A TRACING_DATA payload's parts, as perf 6.1 reads them.
 ///
 /// ```
-/// use perf_encode::features::tracing_data::{TracingData, TracingDataParts};
+/// use perf_encode::features::{TracingData, TracingDataParts};
 /// use perf_encode::{to_vec, Endian};
 /// let blob = to_vec(&TracingData::new(8, 4096), Endian::Little).unwrap();
 /// let parts = TracingDataParts::parse(&blob).unwrap();
@@ -293,8 +293,7 @@ impl<'a> TracingDataParts<'a> {
 )] // test code
 mod tests {
     use super::*;
-    use crate::features::tracing_data::TracingData;
-    use crate::features::{FormatText, TracepointFormat};
+    use crate::features::{FormatText, TracepointFormat, TracingData};
     use alloc::vec::Vec;
 
     /// What the encoder writes, the reader reads back part by part, in both byte orders;

@@ -39,6 +39,7 @@ use crate::error::EventError;
 use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
 use perf_abi::record_type;
+use perf_encode::features::TracepointRawRule;
 use perf_encode::Endian;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -1131,7 +1132,26 @@ impl PendingRecords {
             + self.before.as_ref().map_or(0, |b| b.heap_bytes());
     }
 
-    /// The caller set TRACING_DATA: its formats are trusted, and nothing waits for one.
+    /// The caller's TRACING_DATA is about to be set with formats of `rules` (by id): the
+    /// RAW payloads of SAMPLEs that waited for their format agree with them, or how they
+    /// contradict one (naming them).
+    pub(crate) fn check_given_formats(
+        &self,
+        rules: &BTreeMap<u32, TracepointRawRule>,
+        endian: Endian,
+    ) -> Result<(), crate::WriterError> {
+        for (config, f) in &self.formats {
+            let (Some(rule), Some(raw)) = (rules.get(config), f.raw.as_ref()) else {
+                continue;
+            };
+            if let Err(problem) = raw.check_rule(rule, endian) {
+                return Err(contradiction(f.first, f.records, None, problem));
+            }
+        }
+        Ok(())
+    }
+
+    /// The caller set TRACING_DATA: its formats are perf's, and nothing waits for one.
     pub(crate) fn formats_given(&mut self) {
         self.formats.clear();
     }

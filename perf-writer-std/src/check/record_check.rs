@@ -412,6 +412,19 @@ impl RecordCheck {
         self.undescribed.compression_header_set();
     }
 
+    /// The caller's TRACING_DATA is about to be set with formats of `rules`: SAMPLEs that
+    /// waited for their format agree with them (strict mode).
+    pub(crate) fn check_given_formats(
+        &self,
+        rules: &std::collections::BTreeMap<u32, perf_encode::features::TracepointRawRule>,
+        endian: perf_encode::Endian,
+    ) -> Result<(), WriterError> {
+        match self.strict {
+            true => self.undescribed.check_given_formats(rules, endian),
+            false => Ok(()),
+        }
+    }
+
     /// The caller set TRACING_DATA: no SAMPLE waits for a format any more.
     pub(crate) fn formats_given(&mut self) {
         self.undescribed.formats_given();

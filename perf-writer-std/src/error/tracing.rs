@@ -1,6 +1,6 @@
 //! [`TracingError`]: why a tracepoint format or a part of the tracing data was refused.
 
-use perf_encode::features::tracing_data::TracingDataError;
+use perf_encode::features::TracingDataError;
 use perf_encode::features::{FormatTextError, TracepointRawProblem};
 use std::fmt;
 

@@ -130,6 +130,9 @@ pub(crate) struct TraceModel {
     /// Every sample id, to the index of the description that owns it.
     ids: IdIndex,
     tracepoints: BTreeMap<u32, Tracepoint>,
+    /// The RAW rules of the formats in the caller's TRACING_DATA, by id: perf reads
+    /// those, not the descriptions' own.
+    given_rules: BTreeMap<u32, TracepointRawRule>,
     /// A description was added without ids (then it stays the only one).
     desc_without_ids: bool,
     /// Descriptions with sample_id_all whose records carry a time (TIME), and those whose
@@ -177,6 +180,7 @@ impl TraceModel {
             id_lists: SliceArena::default(),
             ids: IdIndex::default(),
             tracepoints: BTreeMap::new(),
+            given_rules: BTreeMap::new(),
             desc_without_ids: false,
             timed_descs: 0,
             untimed_descs: 0,
@@ -474,10 +478,15 @@ impl TraceModel {
         let config = u32::try_from(attr.config).ok();
         let tracepoint_attr = attr.type_ == attr::TYPE_TRACEPOINT;
         let known_rule = match (tracepoint_attr, config) {
-            (true, Some(c)) => self.tracepoints.get(&c).map(|t| &t.raw_rule),
+            (true, Some(c)) => self.rule_of_format(c),
             _ => None,
         };
-        let rule = checked.as_ref().map(|(_, _, r)| r).or(known_rule);
+        // With the caller's TRACING_DATA perf reads its format, not the description's.
+        let own = checked
+            .as_ref()
+            .map(|(_, _, r)| r)
+            .filter(|_| !self.has_own_tracing_data());
+        let rule = own.or(known_rule);
         let new = NewDesc {
             ids,
             name,
@@ -562,8 +571,22 @@ impl TraceModel {
         if desc.attr.type_ != attr::TYPE_TRACEPOINT {
             return None;
         }
-        let common_type = u32::try_from(desc.attr.config).ok()?;
-        self.tracepoints.get(&common_type).map(|t| &t.raw_rule)
+        self.rule_of_format(u32::try_from(desc.attr.config).ok()?)
+    }
+
+    /// The RAW rule of the format with id `common_type` that perf reads: the caller's
+    /// TRACING_DATA's when it set one, else the one a description brought.
+    fn rule_of_format(&self, common_type: u32) -> Option<&TracepointRawRule> {
+        match self.has_own_tracing_data() {
+            true => self.given_rules.get(&common_type),
+            false => self.tracepoints.get(&common_type).map(|t| &t.raw_rule),
+        }
+    }
+
+    /// The caller's TRACING_DATA was set, with formats of these RAW rules.
+    pub(crate) fn set_given_rules(&mut self, rules: BTreeMap<u32, TracepointRawRule>) {
+        self.given_rules = rules;
+        self.touch();
     }
 
     /// True when `desc` is a tracepoint whose format is not known yet (no description with

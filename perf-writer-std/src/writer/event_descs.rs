@@ -123,7 +123,8 @@ impl<O: OutputMode> PerfWriter<O> {
     }
 
     /// The rule the RAW payload of a SAMPLE of the event that owns sample id `id` must follow
-    /// (`None`: that event is no tracepoint, or its format is the caller's own TRACING_DATA).
+    /// (`None`: that event is no tracepoint, or its format is not known: not added yet, or
+    /// not in the caller's own TRACING_DATA, whose formats perf reads when it is set).
     ///
     /// [`write_sample`](Self::write_sample) applies it; callers that build RAW bytes themselves
     /// can too.

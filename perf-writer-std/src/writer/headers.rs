@@ -9,12 +9,12 @@ use crate::output::OutputMode;
 use crate::{PerfHeaderIndex, PerfWriter, WriterError};
 use perf_abi::feature::{self, Payload};
 use perf_abi::{ClockData, NrCpus, SampleTime, CLOCK_DATA_VERSION};
-use perf_encode::features::tracing_data::{TracingDataError, TracingDataParts};
 use perf_encode::features::{
     check_format_text, check_header_page, check_printk, check_saved_cmdlines, event_desc_names,
-    ClockResolution, TotalMem,
+    ClockResolution, TotalMem, TracepointRawRule, TracingDataError, TracingDataParts,
 };
 use perf_encode::{HeaderString, StringList};
+use std::collections::BTreeMap;
 use tracepoint_decode::PerfSessionInfo;
 
 impl<O: OutputMode> PerfWriter<O> {
@@ -60,8 +60,12 @@ impl<O: OutputMode> PerfWriter<O> {
                 crate::check::compressed_check::readable_header(self.model.endian(), data);
             self.check.check_compression_header(readable)?;
         }
-        if index.0 == feature::TRACING_DATA && !data.is_empty() && self.check.strict() {
-            self.check_tracing_data(data)?;
+        let given_rules = match index.0 == feature::TRACING_DATA && !data.is_empty() {
+            true => Some(self.tracing_data_rules(data)?),
+            false => None,
+        };
+        if let Some(rules) = &given_rules {
+            self.check.check_given_formats(rules, self.model.endian())?;
         }
         let renames = index.0 == feature::EVENT_DESC && self.event_desc_renames_switch_event(data);
         if renames && !self.check.event_desc_rename_allowed() {
@@ -76,16 +80,38 @@ impl<O: OutputMode> PerfWriter<O> {
         if compressed && !data.is_empty() {
             self.check.compression_header_set();
         }
-        if index.0 == feature::TRACING_DATA && !data.is_empty() {
+        if let Some(rules) = given_rules {
+            self.model.set_given_rules(rules);
             self.check.formats_given();
         }
         Ok(())
     }
 
-    /// A caller's TRACING_DATA `data` is one perf 6.1 reads: its framing, and its texts as
-    /// the synthesized ones are checked (every format's `common_type` at one offset); in
-    /// pipe mode nothing after what perf reads but padding to 8.
-    fn check_tracing_data(&self, data: &[u8]) -> Result<(), WriterError> {
+    /// The RAW rules of the event formats of a caller's TRACING_DATA `data`, by id. In
+    /// strict mode it must be one perf 6.1 reads: its framing, and its texts as the
+    /// synthesized ones are checked (every format's `common_type` at one offset); in pipe
+    /// mode nothing after what perf reads but padding to 8. Out of strict mode, the rules
+    /// of the formats it reads (none when it cannot read the framing). None when its byte
+    /// order is not the output's.
+    fn tracing_data_rules(
+        &self,
+        data: &[u8],
+    ) -> Result<BTreeMap<u32, TracepointRawRule>, WriterError> {
+        let mut rules = BTreeMap::new();
+        if !self.check.strict() {
+            let same_order = |p: &TracingDataParts| {
+                p.big_endian == (self.model.endian() == perf_encode::Endian::Big)
+            };
+            if let Some(parts) = TracingDataParts::parse(data).ok().filter(same_order) {
+                for (_, f) in parts.events() {
+                    if let Ok(summary) = check_format_text(f) {
+                        let rule = TracepointRawRule::from_summary(&summary);
+                        rules.insert(u32::from(rule.common_type), rule);
+                    }
+                }
+            }
+            return Ok(rules);
+        }
         let bad = |e| WriterError::Tracing(TracingError::BadTracingData(e));
         let parts = TracingDataParts::parse(data).map_err(bad)?;
         // The record pads the payload to 8; perf reads what it parses, then the padding
@@ -119,8 +145,15 @@ impl<O: OutputMode> PerfWriter<O> {
                 }
                 _ => offset = Some(at),
             }
+            let rule = TracepointRawRule::from_summary(&summary);
+            rules.insert(u32::from(rule.common_type), rule);
         }
-        Ok(())
+        // RAW payloads are in the tracing data's byte order, which strict mode checks them
+        // in only when it is the output's (a converted file may keep the recording's).
+        if parts.big_endian != (self.model.endian() == perf_encode::Endian::Big) {
+            rules.clear();
+        }
+        Ok(rules)
     }
 
     /// The EVENT_DESC `data`, set, would give a described event the name

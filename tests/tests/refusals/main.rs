@@ -2431,7 +2431,8 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
 /// A caller's TRACING_DATA is read as perf 6.1 reads it (strict mode): a blob cut short, or
 /// with a format text perf cannot read, is refused by `set_header`, and perf fails on the
 /// same bytes taken with strict mode off; in pipe mode bytes after what perf reads are
-/// refused too. A whole blob is taken, and perf decodes the tick by it.
+/// refused too. A whole blob is taken, and perf decodes the tick by it; its formats check
+/// the ticks' RAW payloads, before it (records first) and after it.
 #[test]
 fn a_callers_tracing_data_is_read_as_perf_reads_it() {
     use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
@@ -2480,6 +2481,48 @@ fn a_callers_tracing_data_is_read_as_perf_reads_it() {
     write_tick(&mut w, 1, 1000);
     write_tick(&mut w, 2, 2000);
     assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    // Its formats check the RAW payloads: a tick whose common_type is not its format's is
+    // refused, at its call, or (written before the TRACING_DATA) by set_header, naming it.
+    let mut bad_tick = tick_raw(&file_writer(), 99, 3);
+    let sample = |raw: &[u8]| {
+        let s = tick_sample(raw, 1500);
+        let layout = perf_writer_std::perf_encode::records::SampleLayout {
+            sample_type: tp_attr(TICK_ID).sample_type.0,
+            ..Default::default()
+        };
+        perf_writer_std::perf_encode::to_vec(
+            &perf_writer_std::perf_encode::records::SampleRecord {
+                layout: &layout,
+                misc: perf_writer_std::perf_encode::abi::misc::USER,
+                sample: &s,
+            },
+            Endian::Little,
+        )
+        .unwrap()
+    };
+    let mut w = file_writer();
+    with_blob(&mut w, &good).unwrap();
+    write_tick(&mut w, 1, 1000);
+    assert!(w.write_event_data(&sample(&bad_tick)).is_err());
+    write_tick(&mut w, 2, 2000);
+    assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    let mut w = file_writer();
+    w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+        .unwrap();
+    w.write_event_data(&sample(&bad_tick)).unwrap();
+    match w.set_header(tracing, &good).unwrap_err() {
+        WriterError::Event(EventError::ContradictsRecords { records, .. }) => {
+            assert_eq!(records, 1)
+        }
+        other => panic!("{other:?}"),
+    }
+    bad_tick[..2].copy_from_slice(&(TICK_ID as u16).to_le_bytes());
+    let mut w = file_writer();
+    w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+        .unwrap();
+    w.write_event_data(&sample(&bad_tick)).unwrap();
+    w.set_header(tracing, &good).unwrap();
+    assert_eq!(read_file(&w.finish().unwrap().into_inner()).lpd_samples, 1);
     let mut p = pipe_writer();
     p.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
         .unwrap();
