@@ -113,6 +113,11 @@
 //!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not
 //!   decompress it: the records inside are not checked.
 //!
+//! A caller's TRACING_DATA ([`PerfWriter::set_header`]) is read as perf reads it, and
+//! refused when perf would not ([`TracingError::BadTracingData`], or its texts as the
+//! synthesized ones are checked); its formats then check tracepoint SAMPLEs' RAW payloads
+//! (not when its byte order is not the output's).
+//!
 //! **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
 //! headers may come in any order before finalize: a record whose description (its
 //! event id's, or the ids it names), tracepoint format or HEADER_COMPRESSED is not there
