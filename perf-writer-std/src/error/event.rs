@@ -18,7 +18,9 @@ pub enum EventError {
         format_id: u32,
     },
     /// A tracepoint event has no tracefs format (perf refuses such a file): add it with
-    /// `add_tracepoint_event_desc`, or set TRACING_DATA with `set_header`. In pipe mode,
+    /// `add_tracepoint_event_desc`, or set TRACING_DATA with `set_header`. In strict mode
+    /// also a caller's TRACING_DATA without the format of a tracepoint event (refused by
+    /// `set_header`, or by the description after it). In pipe mode,
     /// in strict mode, also a tracepoint described after the stream sent its tracing data:
     /// perf gives formats only to the events described before it (and crashes on the
     /// others' SAMPLEs).

@@ -31,7 +31,7 @@ pub enum TracingError {
     /// buffer on (strict mode; its texts are checked as the synthesized ones are, and
     /// refused with [`DataText`](Self::DataText) or [`FormatText`](Self::FormatText)). In
     /// pipe mode also bytes after what perf reads, past padding to 8 (it refuses the stream
-    /// then).
+    /// then), and kallsyms (perf skips them by seeking, which a pipe does not do).
     BadTracingData(TracingDataError),
     /// A tracepoint system name perf cannot use (the reason says why).
     BadSystemName(&'static str),

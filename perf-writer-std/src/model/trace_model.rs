@@ -133,6 +133,8 @@ pub(crate) struct TraceModel {
     /// The RAW rules of the formats in the caller's TRACING_DATA, by id: perf reads
     /// those, not the descriptions' own.
     given_rules: BTreeMap<u32, TracepointRawRule>,
+    /// The ids of the event formats in the caller's TRACING_DATA (strict mode).
+    given_formats: Option<std::collections::BTreeSet<u32>>,
     /// A description was added without ids (then it stays the only one).
     desc_without_ids: bool,
     /// Descriptions with sample_id_all whose records carry a time (TIME), and those whose
@@ -181,6 +183,7 @@ impl TraceModel {
             ids: IdIndex::default(),
             tracepoints: BTreeMap::new(),
             given_rules: BTreeMap::new(),
+            given_formats: None,
             desc_without_ids: false,
             timed_descs: 0,
             untimed_descs: 0,
@@ -583,10 +586,36 @@ impl TraceModel {
         }
     }
 
-    /// The caller's TRACING_DATA was set, with formats of these RAW rules.
-    pub(crate) fn set_given_rules(&mut self, rules: BTreeMap<u32, TracepointRawRule>) {
+    /// The caller's TRACING_DATA was set, with formats of these RAW rules, and (read in
+    /// strict mode) of these ids.
+    pub(crate) fn set_given_rules(
+        &mut self,
+        rules: BTreeMap<u32, TracepointRawRule>,
+        formats: Option<std::collections::BTreeSet<u32>>,
+    ) {
         self.given_rules = rules;
+        self.given_formats = formats;
         self.touch();
+    }
+
+    /// A tracepoint event of `attr` has its format in the caller's TRACING_DATA, when it
+    /// was read (strict mode): perf refuses the file, or crashes on a pipe stream, when one
+    /// lacks it.
+    pub(crate) fn check_given_format(&self, attr: &PerfEventAttr) -> Result<(), WriterError> {
+        let Some(ids) = self
+            .given_formats
+            .as_ref()
+            .filter(|_| self.has_own_tracing_data())
+        else {
+            return Ok(());
+        };
+        let has = u32::try_from(attr.config).is_ok_and(|c| ids.contains(&c));
+        match attr.type_ != attr::TYPE_TRACEPOINT || has {
+            true => Ok(()),
+            false => Err(WriterError::Event(EventError::MissingTracepointFormat {
+                config: attr.config,
+            })),
+        }
     }
 
     /// True when `desc` is a tracepoint whose format is not known yet (no description with

@@ -109,6 +109,9 @@ impl<O: OutputMode> PerfWriter<O> {
                 FeatureError::EventDescRenamesSwitchEvent,
             ));
         }
+        if self.check.strict() {
+            self.model.check_given_format(&attr)?;
+        }
         let check = &self.check;
         let resolution = self
             .model

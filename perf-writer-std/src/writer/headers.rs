@@ -2,7 +2,7 @@
 //! the counts, the clocks and the `uname` strings.
 
 use crate::check::switch_kinds::SCHED_SWITCH;
-use crate::error::{FeatureError, TracingError};
+use crate::error::{EventError, FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
 use crate::output::OutputMode;
@@ -14,7 +14,11 @@ use perf_encode::features::{
     ClockResolution, TotalMem, TracepointRawRule, TracingDataError, TracingDataParts,
 };
 use perf_encode::{HeaderString, StringList};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The RAW rules of a caller's TRACING_DATA's formats by id, and (read in strict mode)
+/// the ids of its formats.
+type GivenFormats = (BTreeMap<u32, TracepointRawRule>, Option<BTreeSet<u32>>);
 use tracepoint_decode::PerfSessionInfo;
 
 impl<O: OutputMode> PerfWriter<O> {
@@ -64,8 +68,20 @@ impl<O: OutputMode> PerfWriter<O> {
             true => Some(self.tracing_data_rules(data)?),
             false => None,
         };
-        if let Some(rules) = &given_rules {
+        if let Some((rules, formats)) = &given_rules {
             self.check.check_given_formats(rules, self.model.endian())?;
+            // Every tracepoint event needs its format there.
+            if let Some(ids) = formats {
+                for d in self.model.descs().iter() {
+                    let config = u32::try_from(d.attr.config).ok();
+                    let tracepoint = d.attr.type_ == perf_abi::attr::TYPE_TRACEPOINT;
+                    if tracepoint && !config.is_some_and(|c| ids.contains(&c)) {
+                        return Err(WriterError::Event(EventError::MissingTracepointFormat {
+                            config: d.attr.config,
+                        }));
+                    }
+                }
+            }
         }
         let renames = index.0 == feature::EVENT_DESC && self.event_desc_renames_switch_event(data);
         if renames && !self.check.event_desc_rename_allowed() {
@@ -80,8 +96,8 @@ impl<O: OutputMode> PerfWriter<O> {
         if compressed && !data.is_empty() {
             self.check.compression_header_set();
         }
-        if let Some(rules) = given_rules {
-            self.model.set_given_rules(rules);
+        if let Some((rules, formats)) = given_rules {
+            self.model.set_given_rules(rules, formats);
             self.check.formats_given();
         }
         Ok(())
@@ -93,11 +109,9 @@ impl<O: OutputMode> PerfWriter<O> {
     /// mode nothing after what perf reads but padding to 8. Out of strict mode, the rules
     /// of the formats it reads (none when it cannot read the framing). None when its byte
     /// order is not the output's.
-    fn tracing_data_rules(
-        &self,
-        data: &[u8],
-    ) -> Result<BTreeMap<u32, TracepointRawRule>, WriterError> {
+    fn tracing_data_rules(&self, data: &[u8]) -> Result<GivenFormats, WriterError> {
         let mut rules = BTreeMap::new();
+        let mut ids = BTreeSet::new();
         if !self.check.strict() {
             let same_order = |p: &TracingDataParts| {
                 p.big_endian == (self.model.endian() == perf_encode::Endian::Big)
@@ -110,10 +124,17 @@ impl<O: OutputMode> PerfWriter<O> {
                     }
                 }
             }
-            return Ok(rules);
+            return Ok((rules, None));
         }
         let bad = |e| WriterError::Tracing(TracingError::BadTracingData(e));
         let parts = TracingDataParts::parse(data).map_err(bad)?;
+        // perf skips kallsyms with lseek, which a pipe does not do.
+        if O::PIPE && !parts.kallsyms.is_empty() {
+            return Err(bad(TracingDataError {
+                expected: "no kallsyms in a pipe stream (perf 6.1 skips them by seeking)",
+                offset: 0,
+            }));
+        }
         // The record pads the payload to 8; perf reads what it parses, then the padding
         // to 8 after that, and refuses the stream unless that ends the record.
         if O::PIPE && parts.len.div_ceil(8) != data.len().div_ceil(8) {
@@ -146,6 +167,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 _ => offset = Some(at),
             }
             let rule = TracepointRawRule::from_summary(&summary);
+            ids.insert(u32::from(rule.common_type));
             rules.insert(u32::from(rule.common_type), rule);
         }
         // RAW payloads are in the tracing data's byte order, which strict mode checks them
@@ -153,7 +175,7 @@ impl<O: OutputMode> PerfWriter<O> {
         if parts.big_endian != (self.model.endian() == perf_encode::Endian::Big) {
             rules.clear();
         }
-        Ok(rules)
+        Ok((rules, Some(ids)))
     }
 
     /// The EVENT_DESC `data`, set, would give a described event the name

@@ -2523,6 +2523,55 @@ fn a_callers_tracing_data_is_read_as_perf_reads_it() {
     w.write_event_data(&sample(&bad_tick)).unwrap();
     w.set_header(tracing, &good).unwrap();
     assert_eq!(read_file(&w.finish().unwrap().into_inner()).lpd_samples, 1);
+    // Every tracepoint event needs its format there: perf refuses the file (and crashes
+    // on a pipe stream) otherwise. Refused by set_header, or by the description after it.
+    let other = blob(&TICK.replace("ID: 7", "ID: 8"));
+    let missing = WriterError::Event(EventError::MissingTracepointFormat { config: TICK_ID });
+    let mut w = file_writer();
+    assert_eq!(with_blob(&mut w, &other).unwrap_err(), missing);
+    let mut w = file_writer();
+    w.set_header(tracing, &other).unwrap();
+    let e = w
+        .add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+        .unwrap_err();
+    assert_eq!(e, missing);
+    if require_perf() {
+        let mut w = file_writer();
+        w.set_strict(false);
+        with_blob(&mut w, &other).unwrap();
+        write_tick(&mut w, 1, 1000);
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        assert!(!perf_script(file.path(), &[]).success());
+    }
+    // In pipe mode perf skips kallsyms by seeking, which a pipe does not do.
+    let with_kallsyms = {
+        let events = [TracepointFormat {
+            system: "test",
+            format: FormatText::Text(TICK.as_bytes()),
+        }];
+        let td = TracingData {
+            events: &events,
+            kallsyms: b"ffffffff81000000 T _stext\n",
+            ..TracingData::new(8, 4096)
+        };
+        to_vec(&td, Endian::Little).unwrap()
+    };
+    let mut p = pipe_writer();
+    p.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+        .unwrap();
+    assert!(matches!(
+        p.set_header(tracing, &with_kallsyms).unwrap_err(),
+        WriterError::Tracing(TracingError::BadTracingData(_))
+    ));
+    if require_perf() {
+        let mut p = pipe_writer();
+        p.set_strict(false);
+        p.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+            .unwrap();
+        p.set_header(tracing, &with_kallsyms).unwrap();
+        write_tick(&mut p, 1, 1000);
+        assert!(!perf_script_stdin(&p.finish().unwrap()).success());
+    }
     let mut p = pipe_writer();
     p.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
         .unwrap();

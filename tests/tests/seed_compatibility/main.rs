@@ -368,21 +368,36 @@ fn defect_6_tracing_data_is_synthesized_for_tracepoints() {
     }
 
     // A tracepoint without any format would be refused by perf: finalize says so and can be
-    // retried once TRACING_DATA is given.
+    // retried once TRACING_DATA is given, with its format (strict mode refuses one
+    // without: perf would not find it).
     let mut w = new_writer();
-    let mut unknown = a;
-    unknown.config = 99;
-    assert!(w.add_event_desc(&[1], &unknown, "sys:event"));
+    assert!(w.add_event_desc(&[1], &a, "sched:sched_switch"));
     let err = w.finish().unwrap_err();
     assert_eq!(
         err,
-        perf_writer_std::WriterError::Event(EventError::MissingTracepointFormat { config: 99 })
+        perf_writer_std::WriterError::Event(EventError::MissingTracepointFormat {
+            config: a.config
+        })
     );
+    let mut unknown = a;
+    unknown.config = 99;
+    let mut w2 = new_writer();
+    assert!(w2.add_event_desc(&[1], &unknown, "sys:event"));
+    assert!(!w2.set_header(
+        PerfHeaderIndex::TracingData,
+        content.tracing_data.as_ref().unwrap()
+    ));
     assert!(w.set_header(
         PerfHeaderIndex::TracingData,
         content.tracing_data.as_ref().unwrap()
     ));
-    assert!(w.finish().is_ok());
+    let bytes = w.finish().unwrap().into_inner();
+    if require_perf() {
+        let f = temp_data_file(&bytes);
+        let ev = perf_evlist(f.path());
+        ev.assert_clean();
+        assert_eq!(parse_evlist(&ev.stdout)[0].name, "sched:sched_switch");
+    }
 }
 
 #[test]
