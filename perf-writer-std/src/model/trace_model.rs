@@ -602,20 +602,25 @@ impl TraceModel {
     /// was read (strict mode): perf refuses the file, or crashes on a pipe stream, when one
     /// lacks it.
     pub(crate) fn check_given_format(&self, attr: &PerfEventAttr) -> Result<(), WriterError> {
-        let Some(ids) = self
+        match self
             .given_formats
             .as_ref()
             .filter(|_| self.has_own_tracing_data())
-        else {
-            return Ok(());
-        };
-        let has = u32::try_from(attr.config).is_ok_and(|c| ids.contains(&c));
-        match attr.type_ != attr::TYPE_TRACEPOINT || has {
-            true => Ok(()),
-            false => Err(WriterError::Event(EventError::MissingTracepointFormat {
-                config: attr.config,
-            })),
+        {
+            Some(ids) => check_format_among(ids, attr),
+            None => Ok(()),
         }
+    }
+
+    /// Every tracepoint event has its format among `ids` (see
+    /// [`check_given_format`](Self::check_given_format)).
+    pub(crate) fn check_formats_among(
+        &self,
+        ids: &std::collections::BTreeSet<u32>,
+    ) -> Result<(), WriterError> {
+        self.descs
+            .iter()
+            .try_for_each(|d| check_format_among(ids, &d.attr))
     }
 
     /// True when `desc` is a tracepoint whose format is not known yet (no description with
@@ -914,5 +919,20 @@ fn check_distinguishable(first: &SampleLayout, new: &SampleLayout) -> Result<(),
         _ => Err(WriterError::Event(EventError::Indistinguishable(
             "the sample id is not at the same place as in the first event (add IDENTIFIER)",
         ))),
+    }
+}
+
+/// A tracepoint event of `attr` has its format among the format ids `ids`: perf refuses
+/// the file otherwise.
+fn check_format_among(
+    ids: &std::collections::BTreeSet<u32>,
+    attr: &PerfEventAttr,
+) -> Result<(), WriterError> {
+    let has = u32::try_from(attr.config).is_ok_and(|c| ids.contains(&c));
+    match attr.type_ != attr::TYPE_TRACEPOINT || has {
+        true => Ok(()),
+        false => Err(WriterError::Event(EventError::MissingTracepointFormat {
+            config: attr.config,
+        })),
     }
 }

@@ -2,7 +2,7 @@
 //! the counts, the clocks and the `uname` strings.
 
 use crate::check::switch_kinds::SCHED_SWITCH;
-use crate::error::{EventError, FeatureError, TracingError};
+use crate::error::{FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
 use crate::output::OutputMode;
@@ -72,15 +72,7 @@ impl<O: OutputMode> PerfWriter<O> {
             self.check.check_given_formats(rules, self.model.endian())?;
             // Every tracepoint event needs its format there.
             if let Some(ids) = formats {
-                for d in self.model.descs().iter() {
-                    let config = u32::try_from(d.attr.config).ok();
-                    let tracepoint = d.attr.type_ == perf_abi::attr::TYPE_TRACEPOINT;
-                    if tracepoint && !config.is_some_and(|c| ids.contains(&c)) {
-                        return Err(WriterError::Event(EventError::MissingTracepointFormat {
-                            config: d.attr.config,
-                        }));
-                    }
-                }
+                self.model.check_formats_among(ids)?;
             }
         }
         let renames = index.0 == feature::EVENT_DESC && self.event_desc_renames_switch_event(data);
