@@ -391,6 +391,20 @@ impl TraceModel {
         self.tracepoints.contains_key(&common_type)
     }
 
+    /// perf 6.1, given the caller's EVENT_DESC `event_desc`, would name the event at
+    /// `place` `sched:sched_switch` where its description does not, or not where it does
+    /// (a name perf's of is not known counts): a rename of Intel PT's switch event (see
+    /// [`perf_names_sched_switch`](Self::perf_names_sched_switch)).
+    pub(crate) fn renames_switch_event(
+        &self,
+        event_desc: Option<&[u8]>,
+        place: usize,
+        event: (&str, &PerfEventAttr, Option<&PerfEventFormat>),
+    ) -> bool {
+        let own = event.0 == SwitchEvent::SCHED_SWITCH_NAME;
+        self.perf_names_sched_switch(event_desc, place, event) != Some(own)
+    }
+
     /// Whether perf 6.1 names the event at `place` (named `name` by its description, of
     /// `attr`) `sched:sched_switch`, given the caller's EVENT_DESC `event_desc`: by the
     /// EVENT_DESC's name there; a place it names not gets a tracepoint's `system:name`
@@ -398,7 +412,7 @@ impl TraceModel {
     /// `None`: perf's name is not known (a tracepoint whose format is the caller's
     /// TRACING_DATA). Without a caller's EVENT_DESC, perf takes the descriptions' names.
     /// `format`: the event's format when it is being added with it.
-    pub(crate) fn perf_names_sched_switch(
+    fn perf_names_sched_switch(
         &self,
         event_desc: Option<&[u8]>,
         place: usize,

@@ -1,6 +1,5 @@
 //! Event descriptions: events with and without a tracefs format.
 
-use crate::check::switch_kinds::SCHED_SWITCH;
 use crate::error::{EventError, FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::output::OutputMode;
@@ -100,10 +99,9 @@ impl<O: OutputMode> PerfWriter<O> {
         let event_desc = self.model.header_if_set(perf_abi::feature::EVENT_DESC);
         let place = self.model.descs().len();
         let format = tracepoint.map(|(f, _)| &**f);
-        let perf_names =
-            self.model
-                .perf_names_sched_switch(event_desc, place, (name, &attr, format));
-        let renames = event_desc.is_some() && perf_names != Some(name == SCHED_SWITCH);
+        let renames = self
+            .model
+            .renames_switch_event(event_desc, place, (name, &attr, format));
         if renames && !self.check.event_desc_rename_allowed() {
             return Err(WriterError::Feature(
                 FeatureError::EventDescRenamesSwitchEvent,

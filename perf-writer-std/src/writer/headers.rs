@@ -44,7 +44,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// ([`check_feature_payload`](perf_encode::features::check_feature_payload) says which
     /// features are checked and how; BRANCH_STACK, STAT and BPF lists with entries are taken
     /// as given); in strict mode a TRACING_DATA perf 6.1 would not read
-    /// ([`TracingError::BadTracingData`](crate::TracingError::BadTracingData), `DataText`,
+    /// ([`TracingError::BadTracingData`], `DataText`,
     /// `FormatText`, `CommonTypeOffset`); [`EventError::ContradictsRecords`](crate::EventError::ContradictsRecords) for a
     /// HEADER_COMPRESSED the COMPRESSED records written before it contradict.
     ///
@@ -95,31 +95,60 @@ impl<O: OutputMode> PerfWriter<O> {
         Ok(())
     }
 
-    /// The RAW rules of the event formats of a caller's TRACING_DATA `data`, by id. In
-    /// strict mode it must be one perf 6.1 reads: its framing, and its texts as the
+    /// The RAW rules of the event formats of a caller's TRACING_DATA `data`, by id (none
+    /// when its byte order is not the output's), and in strict mode the ids of its formats.
+    /// In strict mode it must be one perf 6.1 reads: its framing, and its texts as the
     /// synthesized ones are checked (every format's `common_type` at one offset); in pipe
-    /// mode nothing after what perf reads but padding to 8. Out of strict mode, the rules
-    /// of the formats it reads (none when it cannot read the framing). None when its byte
-    /// order is not the output's.
+    /// mode nothing after what perf reads but padding to 8, and no kallsyms. Out of strict
+    /// mode, the rules of the formats it reads (none when it cannot read the framing).
     fn tracing_data_rules(&self, data: &[u8]) -> Result<GivenFormats, WriterError> {
-        let mut rules = BTreeMap::new();
-        let mut ids = BTreeSet::new();
-        if !self.check.strict() {
-            let same_order = |p: &TracingDataParts| {
-                p.big_endian == (self.model.endian() == perf_encode::Endian::Big)
-            };
-            if let Some(parts) = TracingDataParts::parse(data).ok().filter(same_order) {
-                for (_, f) in parts.events() {
-                    if let Ok(summary) = check_format_text(f) {
-                        let rule = TracepointRawRule::from_summary(&summary);
-                        rules.insert(u32::from(rule.common_type), rule);
-                    }
-                }
-            }
-            return Ok((rules, None));
-        }
+        let strict = self.check.strict();
         let bad = |e| WriterError::Tracing(TracingError::BadTracingData(e));
-        let parts = TracingDataParts::parse(data).map_err(bad)?;
+        let parts = match TracingDataParts::parse(data) {
+            Ok(parts) => parts,
+            Err(e) if strict => return Err(bad(e)),
+            Err(_) => return Ok((BTreeMap::new(), None)),
+        };
+        if strict {
+            self.check_tracing_data_parts(&parts, data.len())?;
+        }
+        // RAW payloads are in the tracing data's byte order, which strict mode checks them
+        // in only when it is the output's (a converted file may keep the recording's).
+        let same_order = parts.big_endian == (self.model.endian() == perf_encode::Endian::Big);
+        let (mut rules, mut ids, mut offset) = (BTreeMap::new(), BTreeSet::new(), None);
+        for (_, f) in parts.events() {
+            let summary = match check_format_text(f) {
+                Ok(summary) => summary,
+                Err(e) if strict => return Err(WriterError::Tracing(TracingError::FormatText(e))),
+                Err(_) => continue,
+            };
+            let at = summary.common_type_offset;
+            match offset {
+                Some(expected) if strict && expected != at => {
+                    return Err(WriterError::Tracing(TracingError::CommonTypeOffset {
+                        offset: at,
+                        expected,
+                    }))
+                }
+                _ => offset = Some(at),
+            }
+            let rule = TracepointRawRule::from_summary(&summary);
+            ids.insert(u32::from(rule.common_type));
+            if same_order {
+                rules.insert(u32::from(rule.common_type), rule);
+            }
+        }
+        Ok((rules, strict.then_some(ids)))
+    }
+
+    /// What strict mode asks of a caller's TRACING_DATA `parts` (of a payload of `len`
+    /// bytes) but its event formats: see [`tracing_data_rules`](Self::tracing_data_rules).
+    fn check_tracing_data_parts(
+        &self,
+        parts: &TracingDataParts<'_>,
+        len: usize,
+    ) -> Result<(), WriterError> {
+        let bad = |e| WriterError::Tracing(TracingError::BadTracingData(e));
         // perf skips kallsyms with lseek, which a pipe does not do.
         if O::PIPE && !parts.kallsyms.is_empty() {
             return Err(bad(TracingDataError {
@@ -129,7 +158,7 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         // The record pads the payload to 8; perf reads what it parses, then the padding
         // to 8 after that, and refuses the stream unless that ends the record.
-        if O::PIPE && parts.len.div_ceil(8) != data.len().div_ceil(8) {
+        if O::PIPE && parts.len.div_ceil(8) != len.div_ceil(8) {
             return Err(bad(TracingDataError {
                 expected: "the end of the payload (perf reads a pipe stream's to its end)",
                 offset: parts.len,
@@ -144,45 +173,21 @@ impl<O: OutputMode> PerfWriter<O> {
         for f in parts.ftraces() {
             check_format_text(f).map_err(text("ftrace format"))?;
         }
-        let mut offset = None;
-        for (_, f) in parts.events() {
-            let summary = check_format_text(f)
-                .map_err(|e| WriterError::Tracing(TracingError::FormatText(e)))?;
-            let at = summary.common_type_offset;
-            match offset {
-                Some(expected) if expected != at => {
-                    return Err(WriterError::Tracing(TracingError::CommonTypeOffset {
-                        offset: at,
-                        expected,
-                    }))
-                }
-                _ => offset = Some(at),
-            }
-            let rule = TracepointRawRule::from_summary(&summary);
-            ids.insert(u32::from(rule.common_type));
-            rules.insert(u32::from(rule.common_type), rule);
-        }
-        // RAW payloads are in the tracing data's byte order, which strict mode checks them
-        // in only when it is the output's (a converted file may keep the recording's).
-        if parts.big_endian != (self.model.endian() == perf_encode::Endian::Big) {
-            rules.clear();
-        }
-        Ok((rules, Some(ids)))
+        Ok(())
     }
 
     /// The EVENT_DESC `data`, set, would give a described event the name
     /// `sched:sched_switch` or take it from one (by perf's name of each place, see
-    /// [`TraceModel::perf_names_sched_switch`]; a name not known counts), or names so a
+    /// [`TraceModel::renames_switch_event`]), or names so a
     /// place no description has yet.
     ///
-    /// [`TraceModel::perf_names_sched_switch`]: crate::model::trace_model::TraceModel::perf_names_sched_switch
+    /// [`TraceModel::renames_switch_event`]: crate::model::trace_model::TraceModel::renames_switch_event
     fn event_desc_renames_switch_event(&self, data: &[u8]) -> bool {
         let m = &self.model;
-        let renames = m.descs().iter().enumerate().any(|(i, d)| {
-            let name = m.entry(d).name;
-            let perf_names = m.perf_names_sched_switch(Some(data), i, (name, &d.attr, None));
-            perf_names != Some(name == SCHED_SWITCH)
-        });
+        let renames =
+            m.descs().iter().enumerate().any(|(i, d)| {
+                m.renames_switch_event(Some(data), i, (m.entry(d).name, &d.attr, None))
+            });
         let mut beyond = event_desc_names(data, m.endian()).skip(m.descs().len());
         renames || beyond.any(|n| n == SCHED_SWITCH.as_bytes())
     }
