@@ -115,8 +115,9 @@
 //!
 //! A caller's TRACING_DATA ([`PerfWriter::set_header`]) is read as perf reads it, and
 //! refused when perf would not ([`TracingError::BadTracingData`], or its texts as the
-//! synthesized ones are checked); its formats then check tracepoint SAMPLEs' RAW payloads
-//! (not when its byte order is not the output's).
+//! synthesized ones are checked); its formats then check tracepoint SAMPLEs' RAW payloads,
+//! in its byte order, which perf reads them in
+//! ([`raw_endian`](PerfWriter::raw_endian); a converted file may keep the recording's).
 //!
 //! **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
 //! headers may come in any order before finalize: a record whose description (its

@@ -16,9 +16,9 @@
 
 use crate::check::record_rules::{check_body, check_user_fields, is_switch, judged_in_context};
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
+use crate::model::raw_rule::RawRule;
 use crate::model::trace_model::{EventDescData, TraceModel};
 use perf_abi::record_type;
-use perf_encode::features::TracepointRawRule;
 use perf_encode::records::{header_type_and_size, is_plain_record};
 use perf_encode::Endian;
 
@@ -43,7 +43,7 @@ struct Facts {
     /// each SAMPLE is walked by the full check.
     len: usize,
     /// The RAW rule of a tracepoint whose format is known.
-    rule: Option<TracepointRawRule>,
+    rule: Option<RawRule>,
     /// Bytes of the `sample_id` trailer of the event's records other than SAMPLE.
     trailer: usize,
     /// Where the cpu of its SAMPLEs is, when Intel PT may take a thread by it
@@ -126,7 +126,7 @@ struct LastSample {
     raw_bits: u64,
     /// The event's RAW rule, when it has dynamic fields: their words differ from one
     /// SAMPLE to the next, and are read (the rest of the rule holds already).
-    dynamic: Option<TracepointRawRule>,
+    dynamic: Option<RawRule>,
     /// RAW's length (when `dynamic` is there).
     raw_len: usize,
 }
@@ -233,7 +233,7 @@ impl CheckedEvents {
     fn judge(&self, model: &TraceModel, record: &[u8]) -> Option<Option<u64>> {
         let endian = model.endian();
         if self.last.like(model, record) {
-            return self.last.dynamic_fit(endian, record).then_some(None);
+            return self.last.dynamic_fit(record).then_some(None);
         }
         let passed = match self.sample_facts(model, record) {
             Some(Some(facts)) => {
@@ -271,8 +271,8 @@ impl CheckedEvents {
     /// one learned ([`Quick::DynamicFields`]), put their data within its RAW: then it passes.
     ///
     /// [`sample_passes_inline`]: Self::sample_passes_inline
-    pub(crate) fn dynamic_fields_fit(&self, model: &TraceModel, record: &[u8]) -> bool {
-        self.last.dynamic_fit(model.endian(), record)
+    pub(crate) fn dynamic_fields_fit(&self, record: &[u8]) -> bool {
+        self.last.dynamic_fit(record)
     }
 
     /// [`passes`](Self::passes) for a SAMPLE of an event whose SAMPLEs all have one length
@@ -520,14 +520,14 @@ impl LastSample {
     /// The dynamic fields of `record`, a SAMPLE [`like`](Self::like) this one, put their
     /// data within its RAW.
     #[inline]
-    fn dynamic_fit(&self, endian: Endian, record: &[u8]) -> bool {
+    fn dynamic_fit(&self, record: &[u8]) -> bool {
         let Some(rule) = &self.dynamic else {
             return true;
         };
         let start = self.raw_at.wrapping_add(4);
         record
             .get(start..start.wrapping_add(self.raw_len))
-            .is_some_and(|raw| rule.check_dynamic_fields(raw, endian).is_ok())
+            .is_some_and(|raw| rule.check_dynamic_fields(raw).is_ok())
     }
 
     /// What to compare of later SAMPLEs like `record`, a SAMPLE of the event of `facts`
@@ -540,7 +540,9 @@ impl LastSample {
         if facts.len == 0 || facts.cpu_at != 0 {
             return None;
         }
-        let dynamic = facts.rule.filter(|r| r.dynamic.iter().next().is_some());
+        let dynamic = facts
+            .rule
+            .filter(|r| r.rule.dynamic.iter().next().is_some());
         let raw_len = match facts.raw_size_at {
             0 => 0,
             at => endian.read_u32(*record.get(at..)?.first_chunk::<4>()?) as usize,
@@ -554,7 +556,7 @@ impl LastSample {
             (at, None) => (at, u64::from_ne_bytes([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])),
             // The size word, then the first 4 bytes of RAW: `common_type` must be there.
             (at, Some(rule)) => {
-                let ct = usize::try_from(rule.common_type_offset)
+                let ct = usize::try_from(rule.rule.common_type_offset)
                     .ok()?
                     .checked_add(4)?;
                 let mut mask = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
@@ -600,7 +602,7 @@ impl Facts {
         }
         let raw_passes = match (&self.rule, record.get(start..start.wrapping_add(size))) {
             (None, Some(_)) => true,
-            (Some(rule), Some(raw)) => rule.check(raw, endian).is_ok(),
+            (Some(rule), Some(raw)) => rule.check(raw).is_ok(),
             (_, None) => false,
         };
         raw_passes && (self.cpu_at == 0 || keeps_thread(endian, record, self.cpu_at))

@@ -36,10 +36,10 @@ use crate::check::record_summary::{
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
 use crate::check::switch_kinds::{new_sched_switch_cpu_at, Kinds};
 use crate::error::EventError;
+use crate::model::raw_rule::RawRule;
 use crate::model::trace_model::{NewDesc, TraceModel};
 use crate::RecordProblem;
 use perf_abi::record_type;
-use perf_encode::features::TracepointRawRule;
 use perf_encode::Endian;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -795,11 +795,11 @@ impl PendingRecords {
                     Some(f) => {
                         f.records = f.records.saturating_add(1);
                         if let Some(r) = f.raw.as_mut() {
-                            r.add(raw, endian);
+                            r.add(raw);
                         }
                     }
                     None => {
-                        let raw = Some(RawFacts::of(raw, endian));
+                        let raw = Some(RawFacts::of(raw));
                         self.formats.insert(
                             config,
                             FormatPending {
@@ -1042,9 +1042,9 @@ impl PendingRecords {
             .filter(|id| self.named.contains_key(id))
             .collect();
         if let Some(rule) = new.rule {
-            let config = u32::from(rule.common_type);
+            let config = u32::from(rule.rule.common_type);
             if let Some(f) = self.formats.get(&config) {
-                if let Some(Err(problem)) = f.raw.as_ref().map(|r| r.check_rule(rule, endian)) {
+                if let Some(Err(problem)) = f.raw.as_ref().map(|r| r.check_rule(rule)) {
                     return Err(contradiction(f.first, f.records, None, problem));
                 }
                 res.format = Some(config);
@@ -1137,14 +1137,13 @@ impl PendingRecords {
     /// contradict one (naming them).
     pub(crate) fn check_given_formats(
         &self,
-        rules: &BTreeMap<u32, TracepointRawRule>,
-        endian: Endian,
+        rules: &BTreeMap<u32, RawRule>,
     ) -> Result<(), crate::WriterError> {
         for (config, f) in &self.formats {
             let (Some(rule), Some(raw)) = (rules.get(config), f.raw.as_ref()) else {
                 continue;
             };
-            if let Err(problem) = raw.check_rule(rule, endian) {
+            if let Err(problem) = raw.check_rule(rule) {
                 return Err(contradiction(f.first, f.records, None, problem));
             }
         }

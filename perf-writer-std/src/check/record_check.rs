@@ -416,11 +416,10 @@ impl RecordCheck {
     /// waited for their format agree with them (strict mode).
     pub(crate) fn check_given_formats(
         &self,
-        rules: &std::collections::BTreeMap<u32, perf_encode::features::TracepointRawRule>,
-        endian: perf_encode::Endian,
+        rules: &std::collections::BTreeMap<u32, crate::model::raw_rule::RawRule>,
     ) -> Result<(), WriterError> {
         match self.strict {
-            true => self.undescribed.check_given_formats(rules, endian),
+            true => self.undescribed.check_given_formats(rules),
             false => Ok(()),
         }
     }
@@ -831,8 +830,8 @@ impl RecordCheck {
 
     /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last
     /// one learned, put their data within its RAW: then it passes.
-    pub(crate) fn dynamic_fields_fit(&self, model: &TraceModel, data: &[u8]) -> bool {
-        self.events.dynamic_fields_fit(model, data)
+    pub(crate) fn dynamic_fields_fit(&self, data: &[u8]) -> bool {
+        self.events.dynamic_fields_fit(data)
     }
 
     /// [`passes_quickly`](Self::passes_quickly) for the commonest SAMPLEs, with no call on
@@ -1140,7 +1139,7 @@ impl RecordCheck {
                 // `write_sample`, on bytes.
                 // (A tracepoint without RAW in its layout has nothing to decode.)
                 with_parsed(&desc.layout, endian, record, |s, _| {
-                    s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
+                    s.raw.map_or(Ok(()), |raw| rule.check(raw))
                 })
                 .map_err(RecordProblem::SampleLayout)?
                 .map_err(RecordProblem::TracepointRaw)?;
@@ -1878,7 +1877,7 @@ print fmt: \"%u\", REC->value\n";
                 let quick = check.events.passes(&model, &r);
                 let fixed = match check.events.sample_passes_inline(&model, &r) {
                     Quick::Passes => true,
-                    Quick::DynamicFields => check.events.dynamic_fields_fit(&model, &r),
+                    Quick::DynamicFields => check.events.dynamic_fields_fit(&r),
                     Quick::Unsettled => false,
                 };
                 let words = r.first_chunk::<8>().is_some_and(|head| {

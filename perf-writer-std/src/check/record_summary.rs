@@ -18,9 +18,10 @@ use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayo
 use crate::check::record_rules::{check_sample_len, header_misc, is_switch, EventStats};
 use crate::check::refusal::Contradiction;
 use crate::check::switch_kinds::{sched_switch_sample_kinds, Kinds, SwitchKinds, WITHOUT_CPU};
+use crate::model::raw_rule::RawRule;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::sample_type;
-use perf_encode::features::{TracepointRawProblem, TracepointRawRule};
+use perf_encode::features::TracepointRawProblem;
 use perf_encode::records::SampleLayout;
 use perf_encode::Endian;
 
@@ -43,7 +44,7 @@ pub(crate) struct FirstRecord {
 }
 
 /// What the RAW payloads of a group say to any tracepoint format's rule
-/// ([`TracepointRawRule::check`]): exactly whether every payload follows it.
+/// ([`RawRule::check`]): exactly whether every payload follows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RawFacts {
     /// The first payload's bytes, cut to the shortest payload's length.
@@ -55,13 +56,21 @@ pub(crate) struct RawFacts {
     same: Vec<u64>,
     /// At each offset `q` (while `q + 4` is within the shortest payload): the least, over the
     /// payloads, of its length minus where the data of a `__data_loc` at `q` would end, plus
-    /// one (0: that data is outside some payload), at most `u16::MAX`.
-    room: Vec<u16>,
+    /// one (0: that data is outside some payload), at most `u16::MAX`; read little-endian
+    /// (`[0]`) and big-endian (`[1]`), since the TRACING_DATA that says which may come later
+    /// (see [`RawRule`]).
+    room: [Vec<u16>; 2],
+}
+
+/// The index of `endian`'s rooms in [`RawFacts::room`].
+#[inline(always)]
+fn order_index(endian: Endian) -> usize {
+    usize::from(endian.is_big())
 }
 
 impl RawFacts {
     /// The facts of one payload.
-    pub(crate) fn of(payload: &[u8], endian: Endian) -> Self {
+    pub(crate) fn of(payload: &[u8]) -> Self {
         let mut same = vec![0u64; payload.len().div_ceil(64)];
         for i in 0..payload.len() {
             if let Some(w) = same.get_mut(i / 64) {
@@ -72,17 +81,19 @@ impl RawFacts {
             first: payload.to_vec(),
             first_len: payload.len(),
             same,
-            room: rooms(payload, endian).collect(),
+            room: [Endian::Little, Endian::Big].map(|e| rooms(payload, e).collect()),
         }
     }
 
     /// Adds a payload.
-    pub(crate) fn add(&mut self, payload: &[u8], endian: Endian) {
+    pub(crate) fn add(&mut self, payload: &[u8]) {
         self.cut(payload.len());
         if payload.len() < self.first_len {
             // Shorter than the first: every room may be less.
             self.add_same(payload);
-            lower_rooms(&mut self.room, payload, endian);
+            let [little, big] = &mut self.room;
+            lower_rooms(little, payload, Endian::Little);
+            lower_rooms(big, payload, Endian::Big);
             return;
         }
         // At least as long as the first: only the offsets whose 4 bytes differ from the
@@ -106,11 +117,15 @@ impl RawFacts {
             while touched != 0 {
                 let q = b * 64 + touched.trailing_zeros() as usize;
                 touched &= touched - 1;
-                let (Some(r), Some(w)) = (self.room.get_mut(q), payload.get(q..q + 4)) else {
+                let [little, big] = &mut self.room;
+                let (Some(l), Some(b), Some(w)) =
+                    (little.get_mut(q), big.get_mut(q), payload.get(q..q + 4))
+                else {
                     break;
                 };
-                let loc = endian.read_u32([w[0], w[1], w[2], w[3]]);
-                *r = (*r).min(room(len, loc));
+                let w = [w[0], w[1], w[2], w[3]];
+                *l = (*l).min(room(len, u32::from_le_bytes(w)));
+                *b = (*b).min(room(len, u32::from_be_bytes(w)));
             }
         }
     }
@@ -138,8 +153,10 @@ impl RawFacts {
                 }
             }
         }
-        for (r, o) in self.room.iter_mut().zip(&other.room) {
-            *r = (*r).min(*o);
+        for (mine, theirs) in self.room.iter_mut().zip(&other.room) {
+            for (r, o) in mine.iter_mut().zip(theirs) {
+                *r = (*r).min(*o);
+            }
         }
     }
 
@@ -155,7 +172,9 @@ impl RawFacts {
                 *w &= (1u64 << (len % 64)) - 1;
             }
         }
-        self.room.truncate(len.saturating_sub(3));
+        for room in &mut self.room {
+            room.truncate(len.saturating_sub(3));
+        }
     }
 
     /// Byte `i` is the same in every payload.
@@ -166,11 +185,8 @@ impl RawFacts {
     }
 
     /// Every payload follows `rule`, or what the first one found breaking it breaks.
-    pub(crate) fn check_rule(
-        &self,
-        rule: &TracepointRawRule,
-        endian: Endian,
-    ) -> Result<(), Contradiction> {
+    pub(crate) fn check_rule(&self, rule: &RawRule) -> Result<(), Contradiction> {
+        let (endian, rule) = (rule.order, &rule.rule);
         let len = self.first.len();
         let too_short = Contradiction::Raw(TracepointRawProblem::TooShort {
             len,
@@ -196,7 +212,7 @@ impl RawFacts {
             }));
         }
         for (field, relative) in rule.dynamic.iter() {
-            let Some(&room) = self.room.get(field as usize) else {
+            let Some(&room) = self.room[order_index(endian)].get(field as usize) else {
                 return Err(too_short);
             };
             // room - 1: the least length minus data end; a `__rel_loc` counts from the end
@@ -211,7 +227,8 @@ impl RawFacts {
 
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.first.capacity() + self.same.capacity() * 8 + self.room.capacity() * 2
+        let rooms = self.room.iter().map(Vec::capacity).sum::<usize>();
+        self.first.capacity() + self.same.capacity() * 8 + rooms * 2
     }
 }
 
@@ -332,8 +349,8 @@ fn within_raw_bound(
 
 /// The most bytes the [`RawFacts`] of `layouts`' ways to RAW take with `record` among the
 /// group's SAMPLEs. Each way keeps at most one [`RawFacts`], cut to the shortest of its
-/// payloads, so the payloads of `record` bound them all (about 3.25 bytes of facts per
-/// payload byte).
+/// payloads, so the payloads of `record` bound them all (about 5.1 bytes of facts per
+/// payload byte: the byte, its bit, and a room in each byte order).
 pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: Endian) -> usize {
     let payload_bytes: usize = layouts
         .raw_keys()
@@ -341,7 +358,7 @@ pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: E
         .filter_map(|k| k.payload_range(record, endian))
         .map(|(a, b)| b.saturating_sub(a))
         .fold(0, usize::saturating_add);
-    payload_bytes.saturating_mul(13) / 4
+    payload_bytes.saturating_mul(41) / 8
 }
 
 /// What the SAMPLEs of a group say (see the module).
@@ -503,7 +520,7 @@ impl SampleSummary {
     pub(crate) fn check(
         &self,
         layout: &SampleLayout,
-        rule: Option<&TracepointRawRule>,
+        rule: Option<&RawRule>,
         endian: Endian,
         stats: &mut EventStats,
     ) -> Result<(), Contradiction> {
@@ -517,7 +534,7 @@ impl SampleSummary {
                 }
                 if let (Some(rule), Some(key)) = (rule, RawKey::of(layout)) {
                     let payload = key.payload(record, endian).unwrap_or_default();
-                    rule.check(payload, endian).map_err(Contradiction::Raw)?;
+                    rule.check(payload).map_err(Contradiction::Raw)?;
                 }
                 let mut w = [(u64::MAX, 0); PREFIX_WORDS];
                 add_words(&mut w, record, endian);
@@ -526,7 +543,7 @@ impl SampleSummary {
                 add_stats(&w, &cpus, layout, stats);
                 Ok(())
             }
-            SampleSummary::Many(m) => m.check(layout, rule, endian, stats),
+            SampleSummary::Many(m) => m.check(layout, rule, stats),
         }
     }
 
@@ -546,7 +563,7 @@ impl SampleSummary {
     pub(crate) fn raw_under(&self, layout: &SampleLayout, endian: Endian) -> Option<RawFacts> {
         let key = RawKey::of(layout)?;
         match self {
-            SampleSummary::One(record) => Some(RawFacts::of(key.payload(record, endian)?, endian)),
+            SampleSummary::One(record) => Some(RawFacts::of(key.payload(record, endian)?)),
             SampleSummary::Many(m) => m.raw.get(&key).cloned(),
         }
     }
@@ -614,8 +631,7 @@ impl ManySamples {
     fn check(
         &self,
         layout: &SampleLayout,
-        rule: Option<&TracepointRawRule>,
-        endian: Endian,
+        rule: Option<&RawRule>,
         stats: &mut EventStats,
     ) -> Result<(), Contradiction> {
         if !self.layouts.holds(layout) {
@@ -626,7 +642,7 @@ impl ManySamples {
         }
         if let (Some(rule), Some(key)) = (rule, RawKey::of(layout)) {
             match self.raw.get(&key) {
-                Some(facts) => facts.check_rule(rule, endian)?,
+                Some(facts) => facts.check_rule(rule)?,
                 None => return Err(Contradiction::Unattributable(NO_RAW_FACTS)),
             }
         }
@@ -671,7 +687,7 @@ impl RawByKey {
                 None => {
                     seen.push(range);
                     let payload = record.get(range.0..range.1).unwrap_or_default();
-                    out.facts.push(RawFacts::of(payload, endian));
+                    out.facts.push(RawFacts::of(payload));
                     out.facts.len() - 1
                 }
             };
@@ -713,7 +729,7 @@ impl RawByKey {
         {
             if *generation == self.generation && ranges.len() == self.facts.len() {
                 for (facts, &(a, b)) in self.facts.iter_mut().zip(ranges) {
-                    facts.add(record.get(a..b).unwrap_or_default(), endian);
+                    facts.add(record.get(a..b).unwrap_or_default());
                 }
                 return;
             }
@@ -758,7 +774,7 @@ impl RawByKey {
         }
         for (facts, range) in self.facts.iter_mut().zip(&ranges) {
             if let Some((a, b)) = *range {
-                facts.add(record.get(a..b).unwrap_or_default(), endian);
+                facts.add(record.get(a..b).unwrap_or_default());
             }
         }
         if let Some(at) = at {
@@ -950,7 +966,7 @@ impl RecordSummary {
     pub(crate) fn check(
         &self,
         layout: &SampleLayout,
-        rule: Option<&TracepointRawRule>,
+        rule: Option<&RawRule>,
         endian: Endian,
         stats: &mut EventStats,
     ) -> Result<(), Contradiction> {
@@ -1318,13 +1334,13 @@ mod tests {
     /// A rule for payloads of `raw`'s kind: its common_type, its fields' extent, dynamic
     /// fields anywhere (past byte 512 too, and off the 4-byte grid), common_type elsewhere
     /// than 0 at times.
-    fn rule(rng: &mut Rng, payload_len: usize) -> TracepointRawRule {
+    fn rule(rng: &mut Rng, payload_len: usize) -> perf_encode::features::TracepointRawRule {
         let mut dynamic = DynamicFields::default();
         for _ in 0..rng.below(4) {
             let at = rng.below(payload_len as u64 + 4) as u32;
             dynamic.push(at, rng.chance(2));
         }
-        TracepointRawRule {
+        perf_encode::features::TracepointRawRule {
             common_type: 77,
             common_type_offset: if rng.chance(6) {
                 rng.below(payload_len as u64 + 2) as u32
@@ -1337,18 +1353,13 @@ mod tests {
     }
 
     /// The full check of strict mode on a SAMPLE its description came before.
-    fn full_check(
-        l: &SampleLayout,
-        rule: Option<&TracepointRawRule>,
-        r: &[u8],
-        endian: Endian,
-    ) -> bool {
+    fn full_check(l: &SampleLayout, rule: Option<&RawRule>, r: &[u8], endian: Endian) -> bool {
         if check_sample_len(l, endian, r).is_err() {
             return false;
         }
         let Some(rule) = rule else { return true };
         with_parsed(l, endian, r, |s, _| {
-            s.raw.map_or(Ok(()), |raw| rule.check(raw, endian))
+            s.raw.map_or(Ok(()), |raw| rule.check(raw))
         })
         .is_ok_and(|checked| checked.is_ok())
     }
@@ -1384,9 +1395,9 @@ mod tests {
                     p
                 })
                 .collect();
-            let mut facts = RawFacts::of(&payloads[0], endian);
+            let mut facts = RawFacts::of(&payloads[0]);
             for p in &payloads[1..] {
-                facts.add(p, endian);
+                facts.add(p);
             }
             let len = payloads.iter().map(Vec::len).min().unwrap();
             assert_eq!(facts.first, payloads[0][..len], "case {case}");
@@ -1394,19 +1405,22 @@ mod tests {
                 let same = payloads.iter().all(|p| p[i] == payloads[0][i]);
                 assert_eq!(facts.is_same(i), same, "case {case}: byte {i}");
             }
-            let rooms: Vec<u16> = (0..len.saturating_sub(3))
-                .map(|q| {
-                    payloads
-                        .iter()
-                        .map(|p| {
-                            let loc = endian.read_u32([p[q], p[q + 1], p[q + 2], p[q + 3]]);
-                            room(p.len() as i64 + 1, loc)
-                        })
-                        .min()
-                        .unwrap()
-                })
-                .collect();
-            assert_eq!(facts.room, rooms, "case {case}");
+            // The rooms in both byte orders, whichever the payloads were made in.
+            for order in [Endian::Little, Endian::Big] {
+                let rooms: Vec<u16> = (0..len.saturating_sub(3))
+                    .map(|q| {
+                        payloads
+                            .iter()
+                            .map(|p| {
+                                let loc = order.read_u32([p[q], p[q + 1], p[q + 2], p[q + 3]]);
+                                room(p.len() as i64 + 1, loc)
+                            })
+                            .min()
+                            .unwrap()
+                    })
+                    .collect();
+                assert_eq!(facts.room[order_index(order)], rooms, "case {case}");
+            }
         }
     }
 
@@ -1596,7 +1610,16 @@ mod tests {
             } else {
                 4 + rng.below(40) as usize
             };
-            let rule = (target.has(st::RAW) && !rng.chance(4)).then(|| rule(&mut rng, payload_len));
+            // RAW read in the output's byte order, or (a caller's TRACING_DATA) the other.
+            let order = match (rng.chance(4), endian) {
+                (true, Endian::Little) => Endian::Big,
+                (true, Endian::Big) => Endian::Little,
+                (false, _) => endian,
+            };
+            let rule = (target.has(st::RAW) && !rng.chance(4)).then(|| RawRule {
+                rule: rule(&mut rng, payload_len),
+                order,
+            });
             let n = 1 + rng.below(6);
             let mut records = Vec::new();
             for _ in 0..n {

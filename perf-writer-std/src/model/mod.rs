@@ -4,5 +4,6 @@
 pub(crate) mod feature_slot;
 pub(crate) mod header_index;
 pub(crate) mod id_index;
+pub(crate) mod raw_rule;
 pub(crate) mod stable_storage;
 pub(crate) mod trace_model;

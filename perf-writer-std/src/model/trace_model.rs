@@ -5,6 +5,7 @@ use crate::error::{EventError, FeatureError, RecordError, TracingError};
 use crate::host::this_machine;
 use crate::model::feature_slot::{sent_in_pipe, FeatureSlot, FixedPayload, FEATURE_SLOTS};
 use crate::model::id_index::IdIndex;
+use crate::model::raw_rule::RawRule;
 use crate::model::stable_storage::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::WriterError;
 use perf_abi::{attr, feature, PerfEventAttr};
@@ -29,7 +30,7 @@ pub(crate) struct NewDesc<'a> {
     pub(crate) sample_id_all: bool,
     pub(crate) layout: &'a SampleLayout,
     /// Its RAW rule, when it brings its tracepoint's format.
-    pub(crate) rule: Option<&'a TracepointRawRule>,
+    pub(crate) rule: Option<&'a RawRule>,
     /// `attr.config` of a tracepoint whose format is still unknown after it.
     pub(crate) format_pending: Option<u32>,
 }
@@ -56,7 +57,7 @@ struct Tracepoint {
     format: Arc<PerfEventFormat>,
     /// The caller's tracefs text; `None`: the format is written as `write_to` renders it.
     text: Option<Vec<u8>>,
-    raw_rule: TracepointRawRule,
+    raw_rule: RawRule,
 }
 
 /// Settings of the synthesized TRACING_DATA.
@@ -132,7 +133,9 @@ pub(crate) struct TraceModel {
     tracepoints: BTreeMap<u32, Tracepoint>,
     /// The RAW rules of the formats in the caller's TRACING_DATA, by id: perf reads
     /// those, not the descriptions' own.
-    given_rules: BTreeMap<u32, TracepointRawRule>,
+    given_rules: BTreeMap<u32, RawRule>,
+    /// The byte order of the caller's TRACING_DATA (its RAW rules').
+    given_order: Endian,
     /// The ids of the event formats in the caller's TRACING_DATA (strict mode).
     given_formats: Option<std::collections::BTreeSet<u32>>,
     /// A description was added without ids (then it stays the only one).
@@ -183,6 +186,7 @@ impl TraceModel {
             ids: IdIndex::default(),
             tracepoints: BTreeMap::new(),
             given_rules: BTreeMap::new(),
+            given_order: endian,
             given_formats: None,
             desc_without_ids: false,
             timed_descs: 0,
@@ -463,6 +467,11 @@ impl TraceModel {
             Some((format, text)) => {
                 let (rule, text) = check_tracepoint(format, text)?;
                 self.check_common_type_offset(&rule)?;
+                // The synthesized TRACING_DATA is in the output's byte order.
+                let rule = RawRule {
+                    rule,
+                    order: self.endian,
+                };
                 Some((format, text, rule))
             }
             None => None,
@@ -577,14 +586,14 @@ impl TraceModel {
     /// [`TraceModel::desc_for`] does): `None` when that event is no tracepoint or its format is
     /// not known (the caller set TRACING_DATA itself).
     #[inline]
-    pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
+    pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<RawRule> {
         self.raw_rule_of(self.desc_for(id).ok()?).copied()
     }
 
     /// [`TraceModel::tracepoint_raw_rule`] of a description already found, where it is kept
     /// (the per-event checks read it without copying its dynamic fields).
     #[inline]
-    pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<&TracepointRawRule> {
+    pub(crate) fn raw_rule_of(&self, desc: &EventDescData) -> Option<&RawRule> {
         if desc.attr.type_ != attr::TYPE_TRACEPOINT {
             return None;
         }
@@ -593,21 +602,23 @@ impl TraceModel {
 
     /// The RAW rule of the format with id `common_type` that perf reads: the caller's
     /// TRACING_DATA's when it set one, else the one a description brought.
-    fn rule_of_format(&self, common_type: u32) -> Option<&TracepointRawRule> {
+    fn rule_of_format(&self, common_type: u32) -> Option<&RawRule> {
         match self.has_own_tracing_data() {
             true => self.given_rules.get(&common_type),
             false => self.tracepoints.get(&common_type).map(|t| &t.raw_rule),
         }
     }
 
-    /// The caller's TRACING_DATA was set, with formats of these RAW rules, and (read in
-    /// strict mode) of these ids.
+    /// The caller's TRACING_DATA was set, with formats of these RAW rules (in its byte
+    /// order), and (read in strict mode) of these ids.
     pub(crate) fn set_given_rules(
         &mut self,
-        rules: BTreeMap<u32, TracepointRawRule>,
+        rules: BTreeMap<u32, RawRule>,
         formats: Option<std::collections::BTreeSet<u32>>,
+        order: Endian,
     ) {
         self.given_rules = rules;
+        self.given_order = order;
         self.given_formats = formats;
         self.touch();
     }
@@ -646,6 +657,15 @@ impl TraceModel {
             && !self.has_own_tracing_data()
     }
 
+    /// The byte order perf reads RAW payloads in: the caller's TRACING_DATA's when it set
+    /// one (see [`RawRule`]), else the output's.
+    pub(crate) fn raw_order(&self) -> Endian {
+        match self.has_own_tracing_data() {
+            true => self.given_order,
+            false => self.endian,
+        }
+    }
+
     /// True when the caller set TRACING_DATA itself.
     pub(crate) fn has_own_tracing_data(&self) -> bool {
         self.header_if_set(feature::TRACING_DATA).is_some()
@@ -655,10 +675,10 @@ impl TraceModel {
     /// every format of a file must have it at the same offset.
     fn check_common_type_offset(&self, rule: &TracepointRawRule) -> Result<(), WriterError> {
         match self.tracepoints.values().next() {
-            Some(t) if t.raw_rule.common_type_offset != rule.common_type_offset => {
+            Some(t) if t.raw_rule.rule.common_type_offset != rule.common_type_offset => {
                 Err(WriterError::Tracing(TracingError::CommonTypeOffset {
                     offset: rule.common_type_offset,
-                    expected: t.raw_rule.common_type_offset,
+                    expected: t.raw_rule.rule.common_type_offset,
                 }))
             }
             _ => Ok(()),

@@ -141,7 +141,7 @@ impl<O: OutputMode> PerfWriter<O> {
     #[inline(never)]
     fn write_event_data_dynamic(&mut self, data: &[u8]) -> io::Result<()> {
         match self.out.as_mut() {
-            Some(out) if self.check.dynamic_fields_fit(&self.model, data) => {
+            Some(out) if self.check.dynamic_fields_fit(data) => {
                 out.write_known_record(&self.model, data)
             }
             _ => self.write_event_data_checked(data),

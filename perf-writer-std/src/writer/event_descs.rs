@@ -128,7 +128,7 @@ impl<O: OutputMode> PerfWriter<O> {
     /// not in the caller's own TRACING_DATA, whose formats perf reads when it is set).
     ///
     /// [`write_sample`](Self::write_sample) applies it; callers that build RAW bytes themselves
-    /// can too.
+    /// can too, in the byte order [`raw_endian`](Self::raw_endian) gives.
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfWriter};
@@ -139,13 +139,28 @@ impl<O: OutputMode> PerfWriter<O> {
     /// w.add_tracepoint_event_desc_from_text(&[1], &attr, "x:tick", "x", text)?;
     /// let rule = w.tracepoint_raw_rule(Some(1)).unwrap();
     /// let mut raw = [0u8; 8];
-    /// assert!(rule.check(&raw, w.endian()).is_err()); // common_type left 0
-    /// raw[..2].copy_from_slice(&w.endian().u16_bytes(7));
-    /// assert!(rule.check(&raw, w.endian()).is_ok());
+    /// assert!(rule.check(&raw, w.raw_endian()).is_err()); // common_type left 0
+    /// raw[..2].copy_from_slice(&w.raw_endian().u16_bytes(7));
+    /// assert!(rule.check(&raw, w.raw_endian()).is_ok());
     /// # Ok::<(), perf_writer_std::WriterError>(())
     /// ```
     pub fn tracepoint_raw_rule(&self, id: Option<u64>) -> Option<TracepointRawRule> {
-        self.model.tracepoint_raw_rule(id)
+        self.model.tracepoint_raw_rule(id).map(|r| r.rule)
+    }
+
+    /// The byte order perf 6.1 reads RAW payloads in, which
+    /// [`tracepoint_raw_rule`](Self::tracepoint_raw_rule)'s rules are checked in: that of a
+    /// TRACING_DATA set with [`set_header`](Self::set_header) (a converted file may keep the
+    /// recording's order there and in its RAW payloads), else the output's.
+    ///
+    /// ```
+    /// use perf_writer_std::{FileOutput, PerfWriter};
+    /// let w = PerfWriter::<FileOutput<_>>::from_writer(std::io::Cursor::new(Vec::new()))?;
+    /// assert_eq!(w.raw_endian(), w.endian());
+    /// # Ok::<(), perf_writer_std::WriterError>(())
+    /// ```
+    pub fn raw_endian(&self) -> perf_encode::Endian {
+        self.model.raw_order()
     }
 
     /// True when a tracepoint format with id `common_type` was added.

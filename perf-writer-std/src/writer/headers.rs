@@ -5,6 +5,7 @@ use crate::check::switch_kinds::SCHED_SWITCH;
 use crate::error::{FeatureError, TracingError};
 use crate::host::this_machine;
 use crate::model::feature_slot::FeatureSlot;
+use crate::model::raw_rule::RawRule;
 use crate::output::OutputMode;
 use crate::{PerfHeaderIndex, PerfWriter, WriterError};
 use perf_abi::feature::{self, Payload};
@@ -13,12 +14,12 @@ use perf_encode::features::{
     check_format_text, check_header_page, check_printk, check_saved_cmdlines, event_desc_names,
     ClockResolution, TotalMem, TracepointRawRule, TracingDataError, TracingDataParts,
 };
-use perf_encode::{HeaderString, StringList};
+use perf_encode::{Endian, HeaderString, StringList};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The RAW rules of a caller's TRACING_DATA's formats by id, and (read in strict mode)
-/// the ids of its formats.
-type GivenFormats = (BTreeMap<u32, TracepointRawRule>, Option<BTreeSet<u32>>);
+/// The RAW rules of a caller's TRACING_DATA's formats by id, (read in strict mode) the ids
+/// of its formats, and its byte order.
+type GivenFormats = (BTreeMap<u32, RawRule>, Option<BTreeSet<u32>>, Endian);
 use tracepoint_decode::PerfSessionInfo;
 
 impl<O: OutputMode> PerfWriter<O> {
@@ -68,8 +69,8 @@ impl<O: OutputMode> PerfWriter<O> {
             true => Some(self.tracing_data_rules(data)?),
             false => None,
         };
-        if let Some((rules, formats)) = &given_rules {
-            self.check.check_given_formats(rules, self.model.endian())?;
+        if let Some((rules, formats, _)) = &given_rules {
+            self.check.check_given_formats(rules)?;
             // Every tracepoint event needs its format there.
             if let Some(ids) = formats {
                 self.model.check_formats_among(ids)?;
@@ -88,15 +89,15 @@ impl<O: OutputMode> PerfWriter<O> {
         if compressed && !data.is_empty() {
             self.check.compression_header_set();
         }
-        if let Some((rules, formats)) = given_rules {
-            self.model.set_given_rules(rules, formats);
+        if let Some((rules, formats, order)) = given_rules {
+            self.model.set_given_rules(rules, formats, order);
             self.check.formats_given();
         }
         Ok(())
     }
 
-    /// The RAW rules of the event formats of a caller's TRACING_DATA `data`, by id (none
-    /// when its byte order is not the output's), and in strict mode the ids of its formats.
+    /// The RAW rules of the event formats of a caller's TRACING_DATA `data`, by id, in its
+    /// byte order (perf reads RAW payloads in it), and in strict mode the ids of its formats.
     /// In strict mode it must be one perf 6.1 reads: its framing, and its texts as the
     /// synthesized ones are checked (every format's `common_type` at one offset); in pipe
     /// mode nothing after what perf reads but padding to 8, and no kallsyms. Out of strict
@@ -107,14 +108,17 @@ impl<O: OutputMode> PerfWriter<O> {
         let parts = match TracingDataParts::parse(data) {
             Ok(parts) => parts,
             Err(e) if strict => return Err(bad(e)),
-            Err(_) => return Ok((BTreeMap::new(), None)),
+            Err(_) => return Ok((BTreeMap::new(), None, self.model.endian())),
         };
         if strict {
             self.check_tracing_data_parts(&parts, data.len())?;
         }
-        // RAW payloads are in the tracing data's byte order, which strict mode checks them
-        // in only when it is the output's (a converted file may keep the recording's).
-        let same_order = parts.big_endian == (self.model.endian() == perf_encode::Endian::Big);
+        // perf reads RAW payloads in the tracing data's byte order, which a converted file
+        // may keep from the recording.
+        let order = match parts.big_endian {
+            true => Endian::Big,
+            false => Endian::Little,
+        };
         let (mut rules, mut ids, mut offset) = (BTreeMap::new(), BTreeSet::new(), None);
         for (_, f) in parts.events() {
             let summary = match check_format_text(f) {
@@ -134,11 +138,9 @@ impl<O: OutputMode> PerfWriter<O> {
             }
             let rule = TracepointRawRule::from_summary(&summary);
             ids.insert(u32::from(rule.common_type));
-            if same_order {
-                rules.insert(u32::from(rule.common_type), rule);
-            }
+            rules.insert(u32::from(rule.common_type), RawRule { rule, order });
         }
-        Ok((rules, strict.then_some(ids)))
+        Ok((rules, strict.then_some(ids), order))
     }
 
     /// What strict mode asks of a caller's TRACING_DATA `parts` (of a payload of `len`

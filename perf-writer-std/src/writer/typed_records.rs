@@ -101,7 +101,7 @@ impl<O: OutputMode> PerfWriter<O> {
         let desc = self.model.desc_for(id)?;
         let layout = desc.layout;
         if let (Some(raw), Some(rule)) = (sample.raw, self.model.raw_rule_of(desc)) {
-            rule.check(raw, self.model.endian()).map_err(|problem| {
+            rule.check(raw).map_err(|problem| {
                 WriterError::Tracing(TracingError::TracepointRaw { id, problem })
             })?;
         }

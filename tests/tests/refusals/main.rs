@@ -2582,6 +2582,130 @@ fn a_callers_tracing_data_is_read_as_perf_reads_it() {
     ));
 }
 
+/// perf reads RAW payloads in the byte order of the TRACING_DATA holding their format. A
+/// caller's may keep a recording's order in a file of the other (a converted file does), and
+/// strict mode checks RAW in its order: a payload in the output's order is refused, at its
+/// call or, written before the TRACING_DATA, by `set_header`; one in the blob's is shown.
+#[test]
+fn raw_payloads_are_checked_in_the_byte_order_of_a_callers_tracing_data() {
+    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    let text = TICK
+        .replace(
+            "int value;\toffset:8;\tsize:4;\tsigned:1;",
+            "__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;",
+        )
+        .replace("\"value=%d\", REC->value", "\"s=%s\", __get_str(s)");
+    let events = [TracepointFormat {
+        system: "test",
+        format: FormatText::Text(text.as_bytes()),
+    }];
+    let td = TracingData {
+        events: &events,
+        ..TracingData::new(8, 4096)
+    };
+    let big = to_vec(&td, Endian::Big).unwrap();
+    // "hi" at 12, 3 bytes with its NUL, in `order`.
+    let raw = |order: Endian| {
+        let mut raw = vec![0u8; 16];
+        raw[..2].copy_from_slice(&order.u16_bytes(TICK_ID as u16));
+        raw[4..8].copy_from_slice(&order.u32_bytes(42));
+        raw[8..12].copy_from_slice(&order.u32_bytes(3 << 16 | 12));
+        raw[12..16].copy_from_slice(b"hi\0\0");
+        raw
+    };
+    let tracing = PerfHeaderIndex(1);
+    // As bytes: a record may come before its description.
+    let write = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, raw: &[u8], time| {
+        let layout = perf_writer_std::perf_encode::records::SampleLayout {
+            sample_type: tp_attr(TICK_ID).sample_type.0,
+            ..Default::default()
+        };
+        let record = to_vec(
+            &perf_writer_std::perf_encode::records::SampleRecord {
+                layout: &layout,
+                misc: perf_writer_std::perf_encode::abi::misc::USER,
+                sample: &tick_sample(raw, time),
+            },
+            Endian::Little,
+        )
+        .unwrap();
+        w.write_event_data(&record)
+    };
+    let describe = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:str")
+            .unwrap()
+    };
+    let shown = |bytes: Vec<u8>| {
+        let r = read_file(&bytes);
+        assert_eq!(r.lpd_samples, 1);
+        if let Some(script) = &r.script {
+            assert_eq!(script.len(), 1, "{script:?}");
+            assert!(script[0].contains("s=hi"), "{script:?}");
+        }
+    };
+    let (own, other) = (Endian::Little, Endian::Big);
+    // The TRACING_DATA first: the payload in the output's order is refused at its call.
+    let mut w = file_writer();
+    assert_eq!(w.endian(), own);
+    describe(&mut w);
+    w.set_header(tracing, &big).unwrap();
+    assert_eq!(w.raw_endian(), other);
+    let e = write(&mut w, &raw(own), 1000).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            WriterError::Record(perf_writer_std::RecordError::Refused {
+                problem: perf_writer_std::RecordProblem::TracepointRaw(_),
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    write(&mut w, &raw(other), 2000).unwrap();
+    shown(w.finish().unwrap().into_inner());
+    // The records first: set_header refuses the TRACING_DATA, naming the record.
+    for first_desc in [true, false] {
+        let mut w = file_writer();
+        if first_desc {
+            describe(&mut w);
+        }
+        write(&mut w, &raw(own), 1000).unwrap();
+        if !first_desc {
+            describe(&mut w);
+        }
+        match w.set_header(tracing, &big).unwrap_err() {
+            WriterError::Event(EventError::ContradictsRecords { records, .. }) => {
+                assert_eq!(records, 1)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(w.raw_endian(), own);
+        let mut w = file_writer();
+        if first_desc {
+            describe(&mut w);
+        }
+        write(&mut w, &raw(other), 1000).unwrap();
+        if !first_desc {
+            describe(&mut w);
+        }
+        w.set_header(tracing, &big).unwrap();
+        shown(w.finish().unwrap().into_inner());
+    }
+    // What strict mode refuses, perf misreads: written with it off, perf 6.1 reads the
+    // string's place in the other order, far past the record, and dies.
+    if require_perf() {
+        let mut w = file_writer();
+        w.set_strict(false);
+        describe(&mut w);
+        w.set_header(tracing, &big).unwrap();
+        write(&mut w, &raw(own), 1000).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &[]);
+        assert!(!out.success(), "{}", out.stdout);
+    }
+}
+
 /// perf's Intel PT decoder takes an AUX_OUTPUT_HW_ID record into the AUXTRACE queue of its
 /// sample id and fails unless that queue holds trace data, which strict mode does not
 /// follow: such a record is refused in an Intel PT trace, in either order (conservative),
