@@ -57,8 +57,10 @@
 //!   below);
 //! - is a SAMPLE whose fields disagree with its attr's layout (`sample_type`,
 //!   `read_format`, register masks, `branch_sample_type`): `header.size` must be what
-//!   the layout implies (or that rounded up to 8: padding after the last field, as
-//!   writers that do not count RAW's padding in its size produce, reads the same);
+//!   the layout implies (or, in a little-endian output, that rounded up to 8: padding
+//!   after the last field, as writers that do not count RAW's padding in its size
+//!   produce, reads the same; perf swaps back only the words RAW's size counts of a
+//!   big-endian file's SAMPLE);
 //! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
 //!   id, or whose size does not fit its type plus the trailer its attr asks for;
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
@@ -118,6 +120,9 @@
 //! synthesized ones are checked); its formats then check tracepoint SAMPLEs' RAW payloads,
 //! in its byte order, which perf reads them in
 //! ([`raw_endian`](PerfWriter::raw_endian); a converted file may keep the recording's).
+//! SAMPLEs are checked by the format their event has when they are written: after records,
+//! a TRACING_DATA that changes an event's format or its byte order is refused
+//! ([`TracingError::ChangesWrittenFormat`]).
 //!
 //! **Any order, in file mode.** As with `tracepoint_perf` 0.5, records, descriptions and
 //! headers may come in any order before finalize: a record whose description (its

@@ -14,7 +14,9 @@
 //!
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
-use crate::check::record_rules::{check_body, check_user_fields, is_switch, judged_in_context};
+use crate::check::record_rules::{
+    check_body, check_user_fields, is_switch, judged_in_context, sample_size_fits,
+};
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
 use crate::model::trace_model::{EventDescData, TraceModel};
@@ -62,12 +64,6 @@ const EMPTY: Facts = Facts {
     trailer: 0,
     cpu_at: 0,
 };
-
-/// `len`, or `len` rounded up to 8: the sizes a record whose fields end at `len` may have.
-#[inline]
-fn fits(len: usize, size: usize) -> bool {
-    len == size || ((len | 7).wrapping_add(1) == size && len & 7 != 0)
-}
 
 /// Where records name their event, in a model at one revision (see
 /// [`TraceModel::desc_for`]).
@@ -260,7 +256,10 @@ impl CheckedEvents {
             };
         }
         match self.sample_facts(model, record) {
-            Some(Some(facts)) if facts.raw_size_at == 0 && fits(facts.len, record.len()) => {
+            Some(Some(facts))
+                if facts.raw_size_at == 0
+                    && sample_size_fits(facts.len, record.len(), model.endian()) =>
+            {
                 Quick::Passes
             }
             _ => Quick::Unsettled,
@@ -335,7 +334,7 @@ impl CheckedEvents {
         facts.revision == revision
             && facts.len != 0
             && facts.raw_size_at == 0
-            && fits(facts.len, len)
+            && sample_size_fits(facts.len, len, model.endian())
     }
 
     /// The facts of the event of `record`, a whole SAMPLE whose size is its length: `None`
@@ -586,7 +585,7 @@ impl Facts {
     #[inline]
     fn sample_passes(&self, endian: Endian, record: &[u8]) -> bool {
         if self.raw_size_at == 0 {
-            return fits(self.len, record.len());
+            return sample_size_fits(self.len, record.len(), endian);
         }
         let start = self.raw_size_at.wrapping_add(4);
         let Some(size) = record
@@ -597,7 +596,8 @@ impl Facts {
             return false;
         };
         // Both below 2^32 + 2^16: no wrap.
-        if !fits(self.len.wrapping_add(4).wrapping_add(size), record.len()) {
+        let implied = self.len.wrapping_add(4).wrapping_add(size);
+        if !sample_size_fits(implied, record.len(), endian) {
             return false;
         }
         let raw_passes = match (&self.rule, record.get(start..start.wrapping_add(size))) {

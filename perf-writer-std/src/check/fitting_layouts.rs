@@ -18,6 +18,7 @@
 //! Exploring is bounded ([`MAX_EXPLORED_EDGES`] per narrowing, [`MAX_EDGES`] kept): a record
 //! that would need more is refused by the caller, before it is written.
 
+use crate::check::record_rules::sample_size_fits;
 use perf_encode::records::{FieldLength, SampleField, SampleLayout, SAMPLE_FIELDS};
 use perf_encode::Endian;
 use rustc_hash::FxHashMap;
@@ -370,11 +371,9 @@ impl RecordWalk<'_, '_> {
         end.and_then(|e| u32::try_from(e).ok())
     }
 
-    /// A SAMPLE may be its fields' length, or that rounded up to 8 (what strict mode's
-    /// check of a SAMPLE's size takes).
+    /// A SAMPLE ends at `pos` as strict mode's check of a SAMPLE's size takes it.
     fn ends(&self, pos: u32) -> bool {
-        let (end, len) = (pos as usize, self.record.len());
-        end == len || end.next_multiple_of(8) == len
+        sample_size_fits(pos as usize, self.record.len(), self.endian)
     }
 }
 

@@ -255,8 +255,20 @@ pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<()
     })
 }
 
+/// A SAMPLE's `header.size` of `size` fits the length `implied` by its layout: it is that
+/// length, or in a little-endian output that rounded up to 8 (padding after the last field
+/// that RAW's size does not count, which perf reads alike). perf on a little-endian host
+/// reads a big-endian file's SAMPLE as 8-byte words swapped, and swaps back only the words
+/// RAW's size counts: there the size must count the padding.
+#[inline(always)]
+pub(crate) fn sample_size_fits(implied: usize, size: usize, endian: Endian) -> bool {
+    implied == size
+        || (endian == Endian::Little && implied & 7 != 0 && (implied | 7).wrapping_add(1) == size)
+}
+
 /// A SAMPLE's `header.size` is the length its layout gives its fields (found without
-/// reading them when the layout has no variable-length field), or that rounded up to 8.
+/// reading them when the layout has no variable-length field), or that rounded up to 8 as
+/// [`sample_size_fits`] allows.
 #[inline]
 pub(crate) fn check_sample_len(
     layout: &SampleLayout,
@@ -269,7 +281,7 @@ pub(crate) fn check_sample_len(
             .sample_len(record, endian)
             .map_err(RecordProblem::SampleLayout)?,
     };
-    if implied == record.len() || implied.next_multiple_of(8) == record.len() {
+    if sample_size_fits(implied, record.len(), endian) {
         return Ok(());
     }
     Err(RecordProblem::SampleLayout(ParseError::SizeMismatch {
@@ -294,7 +306,7 @@ pub(crate) fn with_parsed<T>(
             header_size,
             implied,
             ..
-        }) if implied < header_size && implied.next_multiple_of(8) == header_size => {
+        }) if implied < header_size && sample_size_fits(implied, header_size, endian) => {
             let size = u16::try_from(implied).unwrap_or(u16::MAX);
             let mut copy = record.to_vec();
             if let Some(field) = copy.get_mut(6..8) {

@@ -57,6 +57,14 @@ pub enum TracingError {
     /// A pipe-mode stream already sent its tracing data (at the first event): perf reads it
     /// once, so tracepoint formats, and the tracing data's other parts, must come before.
     AfterStart,
+    /// In strict mode, a caller's TRACING_DATA set, replaced or cleared after records were
+    /// written, that changes how perf reads the RAW payloads of a tracepoint event's
+    /// SAMPLEs (another format for its id, or another byte order): those written were
+    /// checked by the format it had, and are not kept to be checked again.
+    ChangesWrittenFormat {
+        /// The event's `attr.config`: its format's id.
+        config: u32,
+    },
 }
 
 impl fmt::Display for TracingError {
@@ -81,6 +89,12 @@ impl fmt::Display for TracingError {
             },
             Self::AfterStart => f.write_str(
                 "tracepoint formats and tracing data must be given before the first event of a pipe-mode stream",
+            ),
+            Self::ChangesWrittenFormat { config } => write!(
+                f,
+                "this TRACING_DATA changes how perf reads the RAW payloads of tracepoint {config}, \
+                 whose SAMPLEs may be written already (set it before the records, or with the \
+                 same format and byte order)"
             ),
         }
     }

@@ -623,6 +623,22 @@ impl TraceModel {
         self.touch();
     }
 
+    /// The first tracepoint event whose RAW rule a caller's TRACING_DATA of `rules` (by id;
+    /// `None`: cleared, so the descriptions' formats are perf's again) changes, by its
+    /// format's id: one it had a rule before and has another after. One without a rule
+    /// after is [`check_given_format`](Self::check_given_format)'s and finalize's to refuse.
+    pub(crate) fn raw_rule_changed(&self, rules: Option<&BTreeMap<u32, RawRule>>) -> Option<u32> {
+        self.descs.iter().find_map(|d| {
+            let before = self.raw_rule_of(d)?;
+            let config = u32::try_from(d.attr.config).ok()?;
+            let after = match rules {
+                Some(rules) => rules.get(&config),
+                None => self.tracepoints.get(&config).map(|t| &t.raw_rule),
+            };
+            after.filter(|a| *a != before).map(|_| config)
+        })
+    }
+
     /// A tracepoint event of `attr` has its format in the caller's TRACING_DATA, when it
     /// was read (strict mode): perf refuses the file, or crashes on a pipe stream, when one
     /// lacks it.

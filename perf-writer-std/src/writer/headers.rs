@@ -47,7 +47,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// as given); in strict mode a TRACING_DATA perf 6.1 would not read
     /// ([`TracingError::BadTracingData`], `DataText`,
     /// `FormatText`, `CommonTypeOffset`); [`EventError::ContradictsRecords`](crate::EventError::ContradictsRecords) for a
-    /// HEADER_COMPRESSED the COMPRESSED records written before it contradict.
+    /// HEADER_COMPRESSED the COMPRESSED records written before it contradict, or a
+    /// TRACING_DATA whose formats the RAW payloads of SAMPLEs still waiting for their
+    /// format contradict; in strict mode, after records were written,
+    /// [`TracingError::ChangesWrittenFormat`] for a TRACING_DATA set, replaced or cleared
+    /// that changes a tracepoint event's format or the byte order of its RAW; in pipe mode
+    /// [`TracingError::AfterStart`] for a TRACING_DATA once the stream started (it sent
+    /// its tracing data then).
     ///
     /// ```
     /// use perf_writer_std::{FileOutput, PerfHeaderIndex, PerfWriter, WriterError};
@@ -69,6 +75,11 @@ impl<O: OutputMode> PerfWriter<O> {
             true => Some(self.tracing_data_rules(data)?),
             false => None,
         };
+        if index.0 == feature::TRACING_DATA {
+            // A pipe-mode stream sent its tracing data when it started.
+            self.check_formats_accepted()?;
+            self.check_written_formats_kept(given_rules.as_ref().map(|(rules, ..)| rules))?;
+        }
         if let Some((rules, formats, _)) = &given_rules {
             self.check.check_given_formats(rules)?;
             // Every tracepoint event needs its format there.
@@ -94,6 +105,25 @@ impl<O: OutputMode> PerfWriter<O> {
             self.check.formats_given();
         }
         Ok(())
+    }
+
+    /// In strict mode, after records were written, a caller's TRACING_DATA of `rules`
+    /// (`None`: cleared) keeps the RAW rule of every tracepoint event that had one: the
+    /// SAMPLEs written were checked by it, and perf reads them all by the new one.
+    fn check_written_formats_kept(
+        &self,
+        rules: Option<&BTreeMap<u32, RawRule>>,
+    ) -> Result<(), WriterError> {
+        let written = self.out.as_ref().is_some_and(|o| o.records() > 0);
+        match self.check.strict() && written {
+            true => match self.model.raw_rule_changed(rules) {
+                Some(config) => Err(WriterError::Tracing(TracingError::ChangesWrittenFormat {
+                    config,
+                })),
+                None => Ok(()),
+            },
+            false => Ok(()),
+        }
     }
 
     /// The RAW rules of the event formats of a caller's TRACING_DATA `data`, by id, in its

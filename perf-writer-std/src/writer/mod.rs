@@ -39,7 +39,8 @@ use std::fs::File;
 /// `PerfWriter<FileOutput<W>>` is a change of type. Event descriptions
 /// may be added after events were written (each gets a HEADER_ATTR and an EVENT_UPDATE name
 /// record before the next event); tracepoint formats and the tracing data's other parts
-/// (`set_tracing_data_*`) must come before the first event, because perf reads the tracing
+/// (`set_tracing_data_*`, or a TRACING_DATA given to `set_header`) must come before the
+/// first event, because perf reads the tracing
 /// data once: later calls are refused ([`TracingError::AfterStart`](crate::TracingError::AfterStart)). Feature setters called later are sent as
 /// HEADER_FEATURE records; perf 6.1 keeps them but its `--header-only` view shows the
 /// features sent before the first event.

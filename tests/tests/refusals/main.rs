@@ -3665,3 +3665,205 @@ fn a_refused_stat_leaves_nothing_held() {
     let r = read_file(&w.finish().unwrap().into_inner());
     assert_eq!(r.lpd_samples, 1);
 }
+
+/// SAMPLEs are checked by the format their event has when they are written, and not kept.
+/// After records, strict mode refuses a caller's TRACING_DATA that would change how perf
+/// reads their RAW payloads (another format for the id, or the other byte order: perf
+/// crashes on the latter); the same one again is taken, as is any before the records.
+#[test]
+fn a_callers_tracing_data_after_records_keeps_the_formats_they_were_checked_by() {
+    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    let blob = |format: &str, order| {
+        let events = [TracepointFormat {
+            system: "test",
+            format: FormatText::Text(format.as_bytes()),
+        }];
+        let td = TracingData {
+            events: &events,
+            ..TracingData::new(8, 4096)
+        };
+        to_vec(&td, order).unwrap()
+    };
+    // `value`, then a field past the ticks' 12 bytes of RAW.
+    let longer = TICK.replace(
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n",
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:int more;\toffset:12;\tsize:4;\tsigned:1;\n",
+    );
+    let tracing = PerfHeaderIndex(1);
+    let changes = WriterError::Tracing(TracingError::ChangesWrittenFormat {
+        config: TICK_ID as u32,
+    });
+    // The format a description brought, then another.
+    let mut w = file_writer();
+    add_tick(&mut w);
+    w.set_header(tracing, &blob(&longer, Endian::Little))
+        .unwrap();
+    w.set_header(tracing, &[]).unwrap();
+    write_tick(&mut w, 1, 1000);
+    assert_eq!(
+        w.set_header(tracing, &blob(&longer, Endian::Little)),
+        Err(changes.clone())
+    );
+    w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
+    write_tick(&mut w, 2, 2000);
+    assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    // A caller's, then the same in the other byte order, or none (the description's).
+    let mut w = file_writer();
+    w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+        .unwrap();
+    w.set_header(tracing, &blob(&longer, Endian::Little))
+        .unwrap();
+    w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
+    write_tick(&mut w, 1, 1000);
+    assert_eq!(
+        w.set_header(tracing, &blob(TICK, Endian::Big)),
+        Err(changes.clone())
+    );
+    w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
+    write_tick(&mut w, 2, 2000);
+    assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    let mut w = file_writer();
+    add_tick(&mut w);
+    w.set_header(tracing, &blob(&longer, Endian::Little))
+        .unwrap();
+    let raw = tick_raw(&w, TICK_ID as u16, 1);
+    let long_raw = [&raw[..], &[0; 4]].concat();
+    w.write_sample(
+        perf_writer_std::perf_encode::abi::misc::USER,
+        &tick_sample(&long_raw, 1000),
+    )
+    .unwrap();
+    assert_eq!(w.set_header(tracing, &[]), Err(changes));
+    // Written with strict mode off, perf 6.1 reads the ticks' RAW in the other order, and
+    // dies.
+    if require_perf() {
+        let mut w = file_writer();
+        w.set_strict(false);
+        w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+            .unwrap();
+        w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
+        write_tick(&mut w, 1, 1000);
+        w.set_header(tracing, &blob(TICK, Endian::Big)).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        assert!(!perf_script(file.path(), &[]).success());
+    }
+}
+
+/// perf on a little-endian host reads a big-endian file's SAMPLE as 8-byte words swapped,
+/// and swaps back only as many of RAW's words as its size counts. A RAW whose size leaves
+/// its padding uncounted (the SAMPLE's size rounded up to 8 over it) reads right in a
+/// little-endian file and is taken there; in a big-endian one its last word stays swapped
+/// (perf prints the field there as 0), and strict mode refuses it.
+#[test]
+fn raw_padding_must_be_counted_in_a_big_endian_file() {
+    use perf_writer_std::perf_encode::records::{SampleLayout, SampleRecord};
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    let text = TICK.replace(
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n",
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:int v2;\toffset:12;\tsize:4;\tsigned:1;\n",
+    ).replace("\"value=%d\", REC->value", "\"value=%d v2=%d\", REC->value, REC->v2");
+    let run = |order: Endian, strict: bool| {
+        let mut w =
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), order)
+                .unwrap();
+        w.set_strict(strict);
+        w.add_tracepoint_event_desc_from_text(
+            &[TICK_SAMPLE_ID],
+            &tp_attr(TICK_ID),
+            "test:tick",
+            "test",
+            &text,
+        )
+        .unwrap();
+        let mut raw = vec![0u8; 16];
+        raw[..2].copy_from_slice(&order.u16_bytes(TICK_ID as u16));
+        raw[4..8].copy_from_slice(&order.u32_bytes(42));
+        raw[8..12].copy_from_slice(&order.u32_bytes(1111));
+        raw[12..16].copy_from_slice(&order.u32_bytes(2222));
+        let layout = SampleLayout {
+            sample_type: tp_attr(TICK_ID).sample_type.0,
+            ..Default::default()
+        };
+        let sample = tick_sample(&raw, 1000);
+        let mut record = to_vec(
+            &SampleRecord {
+                layout: &layout,
+                misc: perf_writer_std::perf_encode::abi::misc::USER,
+                sample: &sample,
+            },
+            order,
+        )
+        .unwrap();
+        // RAW is last: its size word 24 bytes from the end counts 20 (16 and padding).
+        let at = record.len() - 24;
+        assert_eq!(record[at..at + 4], order.u32_bytes(20));
+        record[at..at + 4].copy_from_slice(&order.u32_bytes(16));
+        let written = w.write_event_data(&record);
+        (written, w.finish().unwrap().into_inner())
+    };
+    let (written, file) = run(Endian::Little, true);
+    written.unwrap();
+    let r = read_file(&file);
+    assert_eq!(r.lpd_samples, 1);
+    if let Some(script) = &r.script {
+        assert!(script[0].contains("value=1111 v2=2222"), "{script:?}");
+    }
+    let (written, _) = run(Endian::Big, true);
+    match written {
+        Err(e) => assert!(
+            matches!(
+                e,
+                WriterError::Record(perf_writer_std::RecordError::Refused { .. })
+            ),
+            "{e}"
+        ),
+        Ok(()) => panic!("a big-endian RAW with its padding uncounted was taken"),
+    }
+    if require_perf() {
+        let (written, file) = run(Endian::Big, false);
+        written.unwrap();
+        let file = temp_data_file(&file);
+        let out = perf_script(file.path(), &[]);
+        assert!(out.stdout.contains("value=1111 v2=0"), "{}", out.stdout);
+    }
+}
+
+/// A pipe-mode stream sends its tracing data when it starts, and perf reads it once: a
+/// TRACING_DATA given after is refused (it would never be sent, and SAMPLEs would be
+/// checked by formats perf does not read), in strict mode or not; before, it is sent.
+#[test]
+fn a_pipe_streams_tracing_data_is_set_before_it_starts() {
+    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    let blob = |order| {
+        let events = [TracepointFormat {
+            system: "test",
+            format: FormatText::Text(TICK.as_bytes()),
+        }];
+        let td = TracingData {
+            events: &events,
+            ..TracingData::new(8, 4096)
+        };
+        to_vec(&td, order).unwrap()
+    };
+    let tracing = PerfHeaderIndex(1);
+    for strict in [true, false] {
+        let mut p = pipe_writer();
+        p.set_strict(strict);
+        p.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+            .unwrap();
+        p.set_header(tracing, &blob(Endian::Little)).unwrap();
+        write_tick(&mut p, 1, 1000);
+        for late in [blob(Endian::Big), blob(Endian::Little), Vec::new()] {
+            assert_eq!(
+                p.set_header(tracing, &late),
+                Err(WriterError::Tracing(TracingError::AfterStart))
+            );
+        }
+        assert_eq!(p.raw_endian(), Endian::Little);
+        write_tick(&mut p, 2, 2000);
+        let r = read_pipe(&p.finish().unwrap());
+        assert_both_ticks(&r);
+    }
+}
