@@ -59,8 +59,14 @@
 //!   `read_format`, register masks, `branch_sample_type`): `header.size` must be what
 //!   the layout implies (or, in a little-endian output, that rounded up to 8: padding
 //!   after the last field, as writers that do not count RAW's padding in its size
-//!   produce, reads the same; perf swaps back only the words RAW's size counts of a
-//!   big-endian file's SAMPLE);
+//!   produce, reads the same). In a big-endian output every field ends at a multiple of
+//!   8 (RAW's size counts its padding; STACK_USER's and AUX's sizes are multiples of 8):
+//!   perf swaps such a SAMPLE as 8-byte words
+//!   ([`RecordProblem::SampleFieldUnaligned`]);
+//! - is a tracepoint SAMPLE whose RAW payload breaks its format's rule
+//!   ([`PerfWriter::tracepoint_raw_rule`]): a `common_type` other than the format's id, a
+//!   payload shorter than its fields, a dynamic field's data outside it, or no NUL in the
+//!   data of a field the print format gives to `__get_str` (perf prints up to the NUL);
 //! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
 //!   id, or whose size does not fit its type plus the trailer its attr asks for;
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);

@@ -267,11 +267,16 @@ pub fn check_format_text(text: &[u8]) -> Result<FormatSummary<'_>, FormatTextErr
                         .split(|&b| b == b'\n')
                         .filter_map(|l| field_line(trim(l)).ok())
                         .find(|(f, _)| f.name == name)
-                        .map(|(_, decl)| dynamic_kind(decl).is_some())
+                        .map(|(f, decl)| dynamic_kind(decl).map(|_| f.offset))
                 };
-                print_fmt(rest, &field_kind).map_err(|(lines, problem)| FormatTextError {
-                    line: line_no.saturating_add(lines),
-                    problem,
+                let mut string = |offset| {
+                    fields.dynamic.mark_string(offset);
+                };
+                print_fmt(rest, &field_kind, &mut string).map_err(|(lines, problem)| {
+                    FormatTextError {
+                        line: line_no.saturating_add(lines),
+                        problem,
+                    }
                 })?;
                 part = Part::Done;
                 break;
@@ -343,7 +348,7 @@ pub fn check_parsed_format(
     let mut fields = Fields::default();
     // The fields' names for the print format's references (formats have a few dozen
     // fields at most; past 64 a name is looked for by reading the declarations again).
-    let mut names = [(&[][..], false); 64];
+    let mut names = [(&[][..], None); 64];
     for (i, f) in all.iter().enumerate() {
         if i == common && common > 0 {
             fields.end_common().map_err(at(field_line(i)))?;
@@ -352,7 +357,7 @@ pub fn check_parsed_format(
         let decl = f.field().as_bytes();
         let field = field(decl, u32::from(f.offset()), u32::from(f.size())).map_err(line)?;
         if let Some(slot) = names.get_mut(i) {
-            *slot = (field.name, dynamic_kind(decl).is_some());
+            *slot = (field.name, dynamic_kind(decl).map(|_| field.offset));
         }
         fields.add(field, decl).map_err(line)?;
     }
@@ -375,17 +380,20 @@ pub fn check_parsed_format(
         None => all.iter().find_map(|f| {
             let decl = f.field().as_bytes();
             let ok = field(decl, 0, u32::from(f.size())).is_ok_and(|f| f.name == name);
-            ok.then(|| dynamic_kind(decl).is_some())
+            ok.then(|| dynamic_kind(decl).map(|_| u32::from(f.offset())))
         }),
     };
-    print_fmt(format.print_fmt().as_bytes(), &field_kind).map_err(|(lines, problem)| {
-        FormatTextError {
+    let mut string = |offset| {
+        fields.dynamic.mark_string(offset);
+    };
+    print_fmt(format.print_fmt().as_bytes(), &field_kind, &mut string).map_err(
+        |(lines, problem)| FormatTextError {
             line: u32::try_from(print_line)
                 .unwrap_or(u32::MAX)
                 .saturating_add(lines),
             problem,
-        }
-    })?;
+        },
+    )?;
     fields.summary(name, id).map_err(at(0))
 }
 
@@ -595,7 +603,11 @@ impl Fields {
 /// closed on its line (perf 6.1 hangs on one that is not). Every `REC->NAME` outside
 /// strings names a field, and every `__get_…(NAME)` a dynamic one (`field_kind`). The error gives the line relative to the `print
 /// fmt:` line (for an unclosed string, the line it opens on).
-fn print_fmt(rest: &[u8], field_kind: FieldKind<'_>) -> Result<(), (u32, FormatTextProblem)> {
+fn print_fmt(
+    rest: &[u8],
+    field_kind: FieldKind<'_>,
+    string: &mut dyn FnMut(u32),
+) -> Result<(), (u32, FormatTextProblem)> {
     let lines_in = |bytes: &[u8]| u32::try_from(memchr::memchr_iter(b'\n', bytes).count());
     let lines_in = |bytes: &[u8]| lines_in(bytes).unwrap_or(u32::MAX);
     let line_of = |at: usize| lines_in(rest.get(..at).unwrap_or_default());
@@ -609,7 +621,7 @@ fn print_fmt(rest: &[u8], field_kind: FieldKind<'_>) -> Result<(), (u32, FormatT
         let code = outside
             .get(..found.unwrap_or(outside.len()))
             .unwrap_or_default();
-        if let Some(k) = unknown_field(code, field_kind) {
+        if let Some(k) = unknown_field(code, field_kind, string) {
             return Err((
                 line_of(at.saturating_add(k)),
                 FormatTextProblem::UnknownField,
@@ -679,15 +691,20 @@ fn print_fmt(rest: &[u8], field_kind: FieldKind<'_>) -> Result<(), (u32, FormatT
     }
 }
 
-/// What the print format may know of a field by its name: `None`, no such field; `Some(true)`,
-/// a `__data_loc` or `__rel_loc` one.
-type FieldKind<'f> = &'f dyn Fn(&[u8]) -> Option<bool>;
+/// What the print format may know of a field by its name: `None`, no such field;
+/// `Some(Some(offset))`, a `__data_loc` or `__rel_loc` one at `offset`.
+type FieldKind<'f> = &'f dyn Fn(&[u8]) -> Option<Option<u32>>;
 
 /// Where in `code` (print-format text outside strings) a field reference is wrong: a `REC->NAME`
 /// (white space allowed around `->`, as perf reads it) that names no field, or a
 /// `__get_…(NAME)` whose field is no `__data_loc` or `__rel_loc` (perf reads any field given
-/// to them as dynamic). perf 6.1 crashes on both.
-fn unknown_field(code: &[u8], field_kind: FieldKind<'_>) -> Option<usize> {
+/// to them as dynamic). perf 6.1 crashes on both. `string` gets the offset of each field
+/// given to `__get_str` or `__get_rel_str`, which perf prints up to its first NUL.
+fn unknown_field(
+    code: &[u8],
+    field_kind: FieldKind<'_>,
+    string: &mut dyn FnMut(u32),
+) -> Option<usize> {
     let word = |at: usize| {
         let rest = code.get(at..).unwrap_or_default();
         let len = rest
@@ -718,7 +735,15 @@ fn unknown_field(code: &[u8], field_kind: FieldKind<'_>) -> Option<usize> {
                 None => false,
             }
         } else if w.starts_with(b"__get_") && code.get(next) == Some(&b'(') {
-            field_kind(word(skip_space(next.saturating_add(1)))) != Some(true)
+            match field_kind(word(skip_space(next.saturating_add(1)))) {
+                Some(Some(offset)) => {
+                    if w == b"__get_str" || w == b"__get_rel_str" {
+                        string(offset);
+                    }
+                    false
+                }
+                _ => true,
+            }
         } else {
             false
         };
@@ -1235,7 +1260,7 @@ mod tests {
             let text = random_text(&mut x, b"\"\\\n a\t'", 24);
             let want = print_fmt_model(&text);
             assert_eq!(
-                print_fmt(&text, &|_| Some(true)),
+                print_fmt(&text, &|_| Some(Some(0)), &mut |_| {}),
                 want,
                 "{:?}",
                 core::str::from_utf8(&text)

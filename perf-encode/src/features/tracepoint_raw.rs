@@ -11,19 +11,25 @@ use core::fmt;
 /// The `__data_loc` and `__rel_loc` fields of a format (at most [`DynamicFields::MAX`]):
 /// where each is in the RAW payload. perf reads the `u32` there as the offset (its low 16
 /// bits; for `__rel_loc` counted from the end of the field) and the length (its high 16
-/// bits) of the field's data, and crashes when that lies outside the payload.
+/// bits) of the field's data, and crashes when that lies outside the payload. A field the
+/// print format gives to `__get_str` or `__get_rel_str` is read as a string: from its data
+/// to the first NUL, which must be within the data.
 ///
 /// ```
 /// use perf_encode::features::DynamicFields;
 /// let mut d = DynamicFields::default();
 /// assert!(d.push(8, false));
+/// assert!(d.mark_string(8));
 /// assert_eq!(d.iter().collect::<Vec<_>>(), [(8, false)]);
+/// assert_eq!(d.fields().collect::<Vec<_>>(), [(8, false, true)]);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DynamicFields {
     offsets: [u16; DynamicFields::MAX],
     /// Bit `k`: the `k`-th field is a `__rel_loc`.
     relative: u16,
+    /// Bit `k`: the `k`-th field is read as a string.
+    strings: u16,
     len: u8,
 }
 
@@ -42,6 +48,32 @@ impl DynamicFields {
         self.relative |= u16::from(relative) << (k & 15);
         self.len = self.len.saturating_add(1);
         true
+    }
+
+    /// Marks the field at `offset` as read as a string; false when no field is there.
+    pub fn mark_string(&mut self, offset: u32) -> bool {
+        let found = self
+            .offsets
+            .get(..usize::from(self.len))
+            .and_then(|o| o.iter().position(|&o| u32::from(o) == offset));
+        match found {
+            Some(k) => {
+                self.strings |= 1 << (k & 15);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The fields: (offset, is a `__rel_loc`, is read as a string).
+    #[inline]
+    pub fn fields(&self) -> impl Iterator<Item = (u32, bool, bool)> + '_ {
+        let mut strings = self.strings;
+        self.iter().map(move |(offset, relative)| {
+            let string = strings & 1 != 0;
+            strings >>= 1;
+            (offset, relative, string)
+        })
     }
 
     /// The fields: (offset, is a `__rel_loc`).
@@ -117,6 +149,12 @@ pub enum TracepointRawProblem {
         /// The payload's length.
         len: usize,
     },
+    /// The data of a dynamic field read as a string holds no NUL: perf would print the
+    /// bytes after it, past the record.
+    UnterminatedString {
+        /// Where the `__data_loc` (or `__rel_loc`) field is.
+        field: u32,
+    },
 }
 
 impl fmt::Display for TracepointRawProblem {
@@ -133,6 +171,10 @@ impl fmt::Display for TracepointRawProblem {
             Self::DynamicData { field, end, len } => write!(
                 f,
                 "the data of the dynamic field at {field} ends at {end}, past the RAW payload's {len} bytes"
+            ),
+            Self::UnterminatedString { field } => write!(
+                f,
+                "the string of the dynamic field at {field} has no NUL within its data (perf would print past it)"
             ),
         }
     }
@@ -198,7 +240,9 @@ impl TracepointRawRule {
     /// - [`TracepointRawProblem::TooShort`] when a dynamic field's `u32` is not within the
     ///   payload;
     /// - [`TracepointRawProblem::DynamicData`] `{ field, end, len }` when the data it points
-    ///   at ends at `end`, past the payload's `len` bytes.
+    ///   at ends at `end`, past the payload's `len` bytes;
+    /// - [`TracepointRawProblem::UnterminatedString`] when a field read as a string has no
+    ///   NUL within its data.
     #[inline]
     pub fn check_dynamic_fields(
         &self,
@@ -209,18 +253,22 @@ impl TracepointRawRule {
             len: raw.len(),
             min: self.min_len,
         };
-        for (field, relative) in self.dynamic.iter() {
+        for (field, relative, string) in self.dynamic.fields() {
             let loc = raw.get(field as usize..).and_then(|r| r.first_chunk::<4>());
             let loc = endian.read_u32(*loc.ok_or(too_short)?);
             // Each term below 2^16 + 4: no wrap in u32.
             let from = if relative { field.wrapping_add(4) } else { 0 };
-            let end = from.wrapping_add(loc & 0xffff).wrapping_add(loc >> 16);
-            if end as usize > raw.len() {
+            let start = from.wrapping_add(loc & 0xffff);
+            let end = start.wrapping_add(loc >> 16);
+            let Some(data) = raw.get(start as usize..end as usize) else {
                 return Err(TracepointRawProblem::DynamicData {
                     field,
                     end,
                     len: raw.len(),
                 });
+            };
+            if string && !data.contains(&0) {
+                return Err(TracepointRawProblem::UnterminatedString { field });
             }
         }
         Ok(())

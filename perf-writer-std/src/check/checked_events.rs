@@ -597,6 +597,8 @@ impl Facts {
         };
         // Both below 2^32 + 2^16: no wrap.
         let implied = self.len.wrapping_add(4).wrapping_add(size);
+        // In a big-endian output an exact size also ends RAW at a multiple of 8 (the other
+        // fields are of 8-byte words), as `field_end_fits` asks.
         if !sample_size_fits(implied, record.len(), endian) {
             return false;
         }

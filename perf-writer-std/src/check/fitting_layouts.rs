@@ -18,7 +18,7 @@
 //! Exploring is bounded ([`MAX_EXPLORED_EDGES`] per narrowing, [`MAX_EDGES`] kept): a record
 //! that would need more is refused by the caller, before it is written.
 
-use crate::check::record_rules::sample_size_fits;
+use crate::check::record_rules::{field_end_fits, sample_size_fits};
 use perf_encode::records::{FieldLength, SampleField, SampleLayout, SAMPLE_FIELDS};
 use perf_encode::Endian;
 use rustc_hash::FxHashMap;
@@ -368,7 +368,8 @@ impl RecordWalk<'_, '_> {
                 at.checked_add(len).filter(|&e| e <= self.record.len())
             }
         };
-        end.and_then(|e| u32::try_from(e).ok())
+        end.filter(|&e| field_end_fits(e, self.endian))
+            .and_then(|e| u32::try_from(e).ok())
     }
 
     /// A SAMPLE ends at `pos` as strict mode's check of a SAMPLE's size takes it.

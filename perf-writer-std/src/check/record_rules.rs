@@ -266,9 +266,19 @@ pub(crate) fn sample_size_fits(implied: usize, size: usize, endian: Endian) -> b
         || (endian == Endian::Little && implied & 7 != 0 && (implied | 7).wrapping_add(1) == size)
 }
 
+/// A SAMPLE field that ends `end` bytes into its record leaves the fields after it where
+/// perf reads them. perf on a little-endian host swaps a big-endian file's SAMPLE as 8-byte
+/// words, then swaps back RAW's and AUX's words: there every field must end at a multiple
+/// of 8 (RAW's size counting its padding, STACK_USER's and AUX's sizes multiples of 8), as
+/// the kernel writes them.
+#[inline(always)]
+pub(crate) fn field_end_fits(end: usize, endian: Endian) -> bool {
+    endian == Endian::Little || end % 8 == 0
+}
+
 /// A SAMPLE's `header.size` is the length its layout gives its fields (found without
 /// reading them when the layout has no variable-length field), or that rounded up to 8 as
-/// [`sample_size_fits`] allows.
+/// [`sample_size_fits`] allows; its fields of bytes end where [`field_end_fits`] allows.
 #[inline]
 pub(crate) fn check_sample_len(
     layout: &SampleLayout,
@@ -282,13 +292,43 @@ pub(crate) fn check_sample_len(
             .map_err(RecordProblem::SampleLayout)?,
     };
     if sample_size_fits(implied, record.len(), endian) {
-        return Ok(());
+        return check_byte_fields_end(layout, endian, record);
     }
     Err(RecordProblem::SampleLayout(ParseError::SizeMismatch {
         record: "SAMPLE",
         header_size: record.len(),
         implied,
     }))
+}
+
+/// The SAMPLE `record`'s RAW, STACK_USER and AUX bytes end where [`field_end_fits`]
+/// allows (only a big-endian output's are read for it).
+#[cold]
+fn check_byte_fields_end(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    use perf_abi::sample_type::{AUX, RAW, STACK_USER};
+    if endian == Endian::Little || layout.sample_type & (RAW | STACK_USER | AUX) == 0 {
+        return Ok(());
+    }
+    let s = parse_sample(layout, endian, record).map_err(RecordProblem::SampleLayout)?;
+    // Every field before RAW is of 8-byte words, and so is every other one up to AUX:
+    // each of these ends at a multiple of 8 when its own length (with RAW's size word) is
+    // one.
+    let lens = [
+        ("RAW", s.raw.map(|raw| raw.len().wrapping_add(4))),
+        ("STACK_USER", s.stack_user.map(|st| st.data.len())),
+        ("AUX", s.aux.map(<[u8]>::len)),
+    ];
+    match lens
+        .into_iter()
+        .find(|(_, len)| len.is_some_and(|len| !field_end_fits(len, endian)))
+    {
+        Some((field, _)) => Err(RecordProblem::SampleFieldUnaligned(field)),
+        None => Ok(()),
+    }
 }
 
 /// `f` of the SAMPLE `record` parsed by its layout, and of the bytes parsed (`record`, or a

@@ -60,7 +60,28 @@ pub(crate) struct RawFacts {
     /// (`[0]`) and big-endian (`[1]`), since the TRACING_DATA that says which may come later
     /// (see [`RawRule`]).
     room: [Vec<u16>; 2],
+    /// Bit `q` of `[order][relative]`: in every payload, the data a `__data_loc`
+    /// (`relative` 0) or `__rel_loc` (1) at `q`, read in that order, would point at lies
+    /// within it and holds a NUL, as a field read as a string needs.
+    nul: [[Vec<u64>; 2]; 2],
 }
+
+/// The data a dynamic field at `q` of `payload` points at (read in `order`, counted from the
+/// end of the field when `relative`) lies within it and holds a NUL.
+fn holds_nul(payload: &[u8], q: usize, order: Endian, relative: bool) -> bool {
+    let Some(w) = payload.get(q..).and_then(|w| w.first_chunk::<4>()) else {
+        return false;
+    };
+    let loc = order.read_u32(*w) as usize;
+    let from = if relative { q + 4 } else { 0 };
+    let start = from + (loc & 0xffff);
+    payload
+        .get(start..start + (loc >> 16))
+        .is_some_and(|data| data.contains(&0))
+}
+
+/// Both byte orders, in [`order_index`]'s order.
+const ORDERS: [Endian; 2] = [Endian::Little, Endian::Big];
 
 /// The index of `endian`'s rooms in [`RawFacts::room`].
 #[inline(always)]
@@ -77,17 +98,50 @@ impl RawFacts {
                 *w |= 1 << (i % 64);
             }
         }
+        let offsets = payload.len().saturating_sub(3);
+        let nul = ORDERS.map(|order| {
+            [false, true].map(|relative| {
+                let mut bits = vec![0u64; offsets.div_ceil(64)];
+                for q in (0..offsets).filter(|&q| holds_nul(payload, q, order, relative)) {
+                    if let Some(w) = bits.get_mut(q / 64) {
+                        *w |= 1 << (q % 64);
+                    }
+                }
+                bits
+            })
+        });
         RawFacts {
             first: payload.to_vec(),
             first_len: payload.len(),
             same,
-            room: [Endian::Little, Endian::Big].map(|e| rooms(payload, e).collect()),
+            room: ORDERS.map(|e| rooms(payload, e).collect()),
+            nul,
+        }
+    }
+
+    /// Clears the NUL bits of the offsets where `payload` breaks them. Few stay set after
+    /// the first payload (a word must point at a range within it that holds a 0).
+    fn add_nul(&mut self, payload: &[u8]) {
+        for (order, nul) in ORDERS.into_iter().zip(&mut self.nul) {
+            for (relative, bits) in [false, true].into_iter().zip(nul) {
+                for (b, word) in bits.iter_mut().enumerate() {
+                    let mut set = *word;
+                    while set != 0 {
+                        let k = set.trailing_zeros() as usize;
+                        set &= set - 1;
+                        if !holds_nul(payload, b * 64 + k, order, relative) {
+                            *word &= !(1 << k);
+                        }
+                    }
+                }
+            }
         }
     }
 
     /// Adds a payload.
     pub(crate) fn add(&mut self, payload: &[u8]) {
         self.cut(payload.len());
+        self.add_nul(payload);
         if payload.len() < self.first_len {
             // Shorter than the first: every room may be less.
             self.add_same(payload);
@@ -158,6 +212,14 @@ impl RawFacts {
                 *r = (*r).min(*o);
             }
         }
+        let (mine, theirs) = (self.nul.iter_mut().flatten(), other.nul.iter().flatten());
+        for (bits, other_bits) in mine.zip(theirs) {
+            for (w, o) in bits.iter_mut().zip(other_bits) {
+                *w &= o;
+            }
+            // Offsets past the other's: it has no payload long enough for them.
+            bits.truncate(other_bits.len());
+        }
     }
 
     /// Keeps what is about the first `len` bytes (the shortest payload's).
@@ -174,6 +236,15 @@ impl RawFacts {
         }
         for room in &mut self.room {
             room.truncate(len.saturating_sub(3));
+        }
+        let offsets = len.saturating_sub(3);
+        for bits in self.nul.iter_mut().flatten() {
+            bits.truncate(offsets.div_ceil(64));
+            if let Some(w) = bits.last_mut() {
+                if offsets % 64 != 0 {
+                    *w &= (1u64 << (offsets % 64)) - 1;
+                }
+            }
         }
     }
 
@@ -211,10 +282,21 @@ impl RawFacts {
                 expected: rule.common_type,
             }));
         }
-        for (field, relative) in rule.dynamic.iter() {
+        for (field, relative, string) in rule.dynamic.fields() {
             let Some(&room) = self.room[order_index(endian)].get(field as usize) else {
                 return Err(too_short);
             };
+            let q = field as usize;
+            let nul = &self.nul[order_index(endian)][usize::from(relative)];
+            if string && nul.get(q / 64).is_none_or(|w| w >> (q % 64) & 1 == 0) {
+                // No NUL in some payload's data, or the data is outside it (said below).
+                let outside = Contradiction::DynamicData { field };
+                let need = if relative { u64::from(field) + 5 } else { 1 };
+                return Err(match u64::from(room) < need {
+                    true => outside,
+                    false => Contradiction::Raw(TracepointRawProblem::UnterminatedString { field }),
+                });
+            }
             // room - 1: the least length minus data end; a `__rel_loc` counts from the end
             // of its field (4 bytes past `field`).
             let need = if relative { u64::from(field) + 5 } else { 1 };
@@ -228,7 +310,8 @@ impl RawFacts {
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
         let rooms = self.room.iter().map(Vec::capacity).sum::<usize>();
-        self.first.capacity() + self.same.capacity() * 8 + rooms * 2
+        let nul = self.nul.iter().flatten().map(Vec::capacity).sum::<usize>();
+        self.first.capacity() + self.same.capacity() * 8 + rooms * 2 + nul * 8
     }
 }
 
@@ -349,8 +432,8 @@ fn within_raw_bound(
 
 /// The most bytes the [`RawFacts`] of `layouts`' ways to RAW take with `record` among the
 /// group's SAMPLEs. Each way keeps at most one [`RawFacts`], cut to the shortest of its
-/// payloads, so the payloads of `record` bound them all (about 5.1 bytes of facts per
-/// payload byte: the byte, its bit, and a room in each byte order).
+/// payloads, so the payloads of `record` bound them all (about 5.6 bytes of facts per
+/// payload byte: the byte, its bit, a room in each byte order, and four NUL bits).
 pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: Endian) -> usize {
     let payload_bytes: usize = layouts
         .raw_keys()
@@ -358,7 +441,7 @@ pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: E
         .filter_map(|k| k.payload_range(record, endian))
         .map(|(a, b)| b.saturating_sub(a))
         .fold(0, usize::saturating_add);
-    payload_bytes.saturating_mul(41) / 8
+    payload_bytes.saturating_mul(45) / 8
 }
 
 /// What the SAMPLEs of a group say (see the module).
@@ -1215,6 +1298,14 @@ mod tests {
             let (off, n) = (rng.below(len as u64 + 8) as u32, rng.below(16) as u32);
             if at + 4 <= len {
                 raw[at..at + 4].copy_from_slice(&endian.u32_bytes(n << 16 | off));
+                // At times a string's NUL in the data (of a `__data_loc`, or the
+                // `__rel_loc` there).
+                let start = off as usize + if rng.chance(2) { at + 4 } else { 0 };
+                if n > 0 && rng.chance(2) {
+                    if let Some(b) = raw.get_mut(start + rng.below(u64::from(n)) as usize) {
+                        *b = 0;
+                    }
+                }
             }
         }
         raw
@@ -1339,6 +1430,9 @@ mod tests {
         for _ in 0..rng.below(4) {
             let at = rng.below(payload_len as u64 + 4) as u32;
             dynamic.push(at, rng.chance(2));
+            if rng.chance(2) {
+                dynamic.mark_string(at);
+            }
         }
         perf_encode::features::TracepointRawRule {
             common_type: 77,
@@ -1349,6 +1443,50 @@ mod tests {
             },
             min_len: rng.below(payload_len as u64 + 8) as u32,
             dynamic,
+        }
+    }
+
+    /// Mostly, each of `rule`'s dynamic fields in `raw` points at data within it (in the
+    /// rule's byte order), whose bytes are not 0 but for, at times, a NUL.
+    fn point_fields(rng: &mut Rng, raw: &mut [u8], rule: &RawRule) {
+        for (field, relative, _) in rule.rule.dynamic.fields() {
+            let (q, len) = (field as usize, raw.len());
+            let from = if relative { q + 4 } else { 0 };
+            if q + 4 > len || from > len || rng.chance(4) {
+                continue;
+            }
+            let start = from + rng.below((len - from) as u64 + 1) as usize;
+            let n = rng.below((len - start) as u64 + 1) as usize;
+            raw[q..q + 4].copy_from_slice(
+                &rule
+                    .order
+                    .u32_bytes(((n as u32) << 16) | (start - from) as u32),
+            );
+            for i in (start..start + n).filter(|i| !(q..q + 4).contains(i)) {
+                if raw[i] == 0 {
+                    raw[i] = 1;
+                }
+            }
+            if n > 0 && rng.chance(2) {
+                let at = start + rng.below(n as u64) as usize;
+                if !(q..q + 4).contains(&at) {
+                    raw[at] = 0;
+                }
+            }
+        }
+    }
+
+    /// `record` (of layout `l`) with RAW's size word counting 4 bytes fewer (its padding
+    /// left uncounted, as some writers do), when it has RAW.
+    fn uncount_raw_padding(l: &SampleLayout, record: &mut [u8], endian: Endian) {
+        let at = perf_encode::records::parse_sample(l, endian, record)
+            .ok()
+            .and_then(|s| s.raw)
+            .filter(|raw| raw.len() >= 4)
+            .map(|raw| raw.as_ptr() as usize - record.as_ptr() as usize - 4);
+        if let Some(w) = at.and_then(|at| record.get_mut(at..at + 4)) {
+            let size = endian.read_u32(w.try_into().unwrap());
+            w.copy_from_slice(&endian.u32_bytes(size - 4));
         }
     }
 
@@ -1420,6 +1558,15 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(facts.room[order_index(order)], rooms, "case {case}");
+                for relative in [false, true] {
+                    let bits = &facts.nul[order_index(order)][usize::from(relative)];
+                    for q in 0..len.saturating_sub(3) {
+                        let all = payloads.iter().all(|p| holds_nul(p, q, order, relative));
+                        let bit = bits.get(q / 64).is_some_and(|w| w >> (q % 64) & 1 != 0);
+                        assert_eq!(bit, all, "case {case}: offset {q} {order:?} {relative}");
+                    }
+                    assert!(bits.len() <= len.saturating_sub(3).div_ceil(64));
+                }
             }
         }
     }
@@ -1633,8 +1780,14 @@ mod tests {
                 } else {
                     payload_len
                 };
-                let raw = raw(&mut rng, len, endian);
-                let r = sample(&mut rng, &from, &raw, endian);
+                let mut raw = raw(&mut rng, len, endian);
+                if let Some(rule) = &rule {
+                    point_fields(&mut rng, &mut raw, rule);
+                }
+                let mut r = sample(&mut rng, &from, &raw, endian);
+                if rng.chance(5) {
+                    uncount_raw_padding(&from, &mut r, endian);
+                }
                 records.push(if rng.chance(5) {
                     mutate(&mut rng, r, endian)
                 } else {

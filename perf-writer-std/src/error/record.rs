@@ -157,6 +157,10 @@ pub enum RecordProblem {
     NoEventDescription,
     /// A SAMPLE record disagrees with the layout of its event's attr.
     SampleLayout(ParseError),
+    /// In a big-endian output, a SAMPLE whose RAW, STACK_USER or AUX bytes (named) end off
+    /// a multiple of 8 from the record's start: perf on a little-endian host swaps the
+    /// record as 8-byte words and misreads the fields after them (the kernel pads them).
+    SampleFieldUnaligned(&'static str),
     /// A tracepoint SAMPLE whose RAW payload breaks its format's rule (see
     /// `PerfWriter::tracepoint_raw_rule`): perf 6.1 crashes on it.
     TracepointRaw(TracepointRawProblem),
@@ -421,6 +425,10 @@ impl fmt::Display for RecordProblem {
             Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
             Self::NoEventDescription => f.write_str("no event description was added before it"),
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::SampleFieldUnaligned(field) => write!(
+                f,
+                "in a big-endian file its {field} bytes must end at a multiple of 8 (perf swaps the record as 8-byte words)"
+            ),
             Self::TracepointRaw(p) => write!(f, "{p}"),
             Self::UnknownType => f.write_str("perf 6.1 knows no record of this type"),
             Self::WriterManaged => {

@@ -613,6 +613,10 @@ impl<W: Write + Seek> Mode<W> for FileOutput<W> {
         self.stream.records()
     }
 
+    fn took_records(&self) -> bool {
+        self.stream.took_records()
+    }
+
     fn position(&self) -> u64 {
         match &self.recovery {
             // Where the first record will go: after the block.

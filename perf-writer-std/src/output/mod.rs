@@ -72,6 +72,8 @@ pub(crate) trait Mode<S>: Sized {
     fn prepare_records(&mut self, _model: &TraceModel) {}
     /// Whole records in the stream (at a record boundary: all of them).
     fn records(&self) -> u64;
+    /// Records were taken: in the stream, or held by its compressor.
+    fn took_records(&self) -> bool;
     fn accepts_new_tracepoint_formats(&self) -> bool;
     fn set_compression(&mut self, setting: Option<Compression>) -> io::Result<()>;
     fn compression_stats(&mut self) -> io::Result<Option<CompressionStats>>;

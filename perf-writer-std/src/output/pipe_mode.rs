@@ -350,6 +350,10 @@ impl<W: Write> Mode<W> for PipeOutput<W> {
         self.stream.records()
     }
 
+    fn took_records(&self) -> bool {
+        self.stream.took_records()
+    }
+
     fn position(&self) -> u64 {
         self.stream.pos()
     }

@@ -253,6 +253,11 @@ impl<W: Write> RecordStream<W> {
         self.w.records
     }
 
+    /// Records were taken: written, or held by the compressor.
+    pub(crate) fn took_records(&self) -> bool {
+        self.records() > 0 || self.compression_waiting()
+    }
+
     /// Stream position of the next byte.
     #[inline]
     pub(crate) fn pos(&self) -> u64 {

@@ -114,7 +114,7 @@ impl<O: OutputMode> PerfWriter<O> {
         &self,
         rules: Option<&BTreeMap<u32, RawRule>>,
     ) -> Result<(), WriterError> {
-        let written = self.out.as_ref().is_some_and(|o| o.records() > 0);
+        let written = self.out.as_ref().is_some_and(|o| o.took_records());
         match self.check.strict() && written {
             true => match self.model.raw_rule_changed(rules) {
                 Some(config) => Err(WriterError::Tracing(TracingError::ChangesWrittenFormat {

@@ -492,6 +492,102 @@ fn dynamic_field_data_must_lie_within_the_raw_payload() {
     }
 }
 
+/// perf prints a field given to `__get_str` from its data up to the first NUL: data without
+/// one makes it print the bytes after the record. Such a string is refused at the write, or
+/// (written before its description) by the description; one with its NUL is shown.
+#[test]
+fn a_string_fields_data_holds_its_nul() {
+    use perf_writer_std::perf_encode::features::TracepointRawProblem as P;
+    use perf_writer_std::perf_encode::records::{SampleLayout, SampleRecord};
+    use perf_writer_std::perf_encode::{to_vec, Endian};
+    let text = TICK
+        .replace(
+            "int value;\toffset:8;\tsize:4;\tsigned:1;",
+            "__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;",
+        )
+        .replace("\"value=%d\", REC->value", "\"s=%s\", __get_str(s)");
+    // `s` at 12: 8 bytes, "abcdefgh" or "abcdefg" and its NUL.
+    let record = |nul: bool| {
+        let e = Endian::Little;
+        let mut raw = vec![0u8; 20];
+        raw[..2].copy_from_slice(&e.u16_bytes(TICK_ID as u16));
+        raw[4..8].copy_from_slice(&e.u32_bytes(42));
+        raw[8..12].copy_from_slice(&e.u32_bytes(8 << 16 | 12));
+        raw[12..20].copy_from_slice(if nul { b"abcdefg\0" } else { b"abcdefgh" });
+        let layout = SampleLayout {
+            sample_type: tp_attr(TICK_ID).sample_type.0,
+            ..Default::default()
+        };
+        to_vec(
+            &SampleRecord {
+                layout: &layout,
+                misc: perf_writer_std::perf_encode::abi::misc::USER,
+                sample: &tick_sample(&raw, 1000),
+            },
+            e,
+        )
+        .unwrap()
+    };
+    let describe = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        w.add_tracepoint_event_desc_from_text(
+            &[TICK_SAMPLE_ID],
+            &tp_attr(TICK_ID),
+            "test:str",
+            "test",
+            &text,
+        )
+    };
+    let unterminated = P::UnterminatedString { field: 8 };
+    let mut w = file_writer();
+    describe(&mut w).unwrap();
+    match w.write_event_data(&record(false)).unwrap_err() {
+        WriterError::Record(perf_writer_std::RecordError::Refused {
+            problem: perf_writer_std::RecordProblem::TracepointRaw(p),
+            ..
+        }) => assert_eq!(p, unterminated),
+        other => panic!("{other:?}"),
+    }
+    w.write_event_data(&record(true)).unwrap();
+    let r = read_file(&w.finish().unwrap().into_inner());
+    assert_eq!(r.lpd_samples, 1);
+    if let Some(script) = &r.script {
+        assert_eq!(script.len(), 1, "{script:?}");
+        assert!(script[0].ends_with("s=abcdefg"), "{script:?}");
+    }
+    // Written first: the description is refused, naming the record; the good one waits for
+    // it and is shown.
+    let mut w = file_writer();
+    w.write_event_data(&record(false)).unwrap();
+    match describe(&mut w).unwrap_err() {
+        WriterError::Event(EventError::ContradictsRecords { records, .. }) => {
+            assert_eq!(records, 1)
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut w = file_writer();
+    w.write_event_data(&record(true)).unwrap();
+    describe(&mut w).unwrap();
+    assert_eq!(read_file(&w.finish().unwrap().into_inner()).lpd_samples, 1);
+    // Written with strict mode off, perf prints bytes from past the record.
+    if require_perf() {
+        let mut w = file_writer();
+        w.set_strict(false);
+        describe(&mut w).unwrap();
+        w.write_event_data(&record(false)).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &[]);
+        let line = out
+            .stdout
+            .lines()
+            .find(|l| l.contains("s="))
+            .unwrap_or_default();
+        assert!(
+            line.contains("s=abcdefgh") && !line.trim_end().ends_with("s=abcdefgh"),
+            "{line:?}"
+        );
+    }
+}
+
 // Item 5's format texts perf 6.1 segfaults on.
 
 #[test]
@@ -3708,21 +3804,31 @@ fn a_callers_tracing_data_after_records_keeps_the_formats_they_were_checked_by()
     w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
     write_tick(&mut w, 2, 2000);
     assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
-    // A caller's, then the same in the other byte order, or none (the description's).
-    let mut w = file_writer();
-    w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
-        .unwrap();
-    w.set_header(tracing, &blob(&longer, Endian::Little))
-        .unwrap();
-    w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
-    write_tick(&mut w, 1, 1000);
-    assert_eq!(
-        w.set_header(tracing, &blob(TICK, Endian::Big)),
-        Err(changes.clone())
-    );
-    w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
-    write_tick(&mut w, 2, 2000);
-    assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    // A caller's, then the same in the other byte order, or none (the description's); also
+    // while the writer compresses, its records not written yet.
+    for compress in [false, true] {
+        let mut w = file_writer();
+        if compress {
+            let level1 = perf_writer_std::Compression {
+                level: 1,
+                form: perf_writer_std::CompressionForm::PerfStream,
+            };
+            w.set_compression(Some(level1)).unwrap();
+        }
+        w.add_event_desc(&[TICK_SAMPLE_ID], &tp_attr(TICK_ID), "test:tick")
+            .unwrap();
+        w.set_header(tracing, &blob(&longer, Endian::Little))
+            .unwrap();
+        w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
+        write_tick(&mut w, 1, 1000);
+        assert_eq!(
+            w.set_header(tracing, &blob(TICK, Endian::Big)),
+            Err(changes.clone())
+        );
+        w.set_header(tracing, &blob(TICK, Endian::Little)).unwrap();
+        write_tick(&mut w, 2, 2000);
+        assert_both_ticks(&read_file(&w.finish().unwrap().into_inner()));
+    }
     let mut w = file_writer();
     add_tick(&mut w);
     w.set_header(tracing, &blob(&longer, Endian::Little))
@@ -3865,5 +3971,106 @@ fn a_pipe_streams_tracing_data_is_set_before_it_starts() {
         write_tick(&mut p, 2, 2000);
         let r = read_pipe(&p.finish().unwrap());
         assert_both_ticks(&r);
+    }
+}
+
+/// perf on a little-endian host swaps a big-endian SAMPLE as 8-byte words and swaps back
+/// RAW's words: a RAW whose size leaves 4 bytes of padding uncounted, followed by an AUX
+/// of 4 bytes, adds up to the SAMPLE's size but puts AUX off the 8-byte grid, and perf
+/// fails on it ("Can't parse sample"). Strict mode refuses it in a big-endian output, at
+/// its call or (written first) at its description; a little-endian output takes the same
+/// bytes, and perf reads them.
+#[test]
+fn a_big_endian_samples_fields_end_at_multiples_of_8() {
+    use perf_writer_std::perf_encode::Endian;
+    let text = TICK.replace(
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n",
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:int more;\toffset:12;\tsize:4;\tsigned:1;\n",
+    ).replace("\"value=%d\", REC->value", "\"value=%d more=%d\", REC->value, REC->more");
+    let attr = PerfEventAttr {
+        sample_type: tp_attr(TICK_ID).sample_type.or(S::Aux),
+        ..tp_attr(TICK_ID)
+    };
+    // IDENTIFIER, TID, TIME; RAW: size 16 and 16 bytes; AUX: size 4 and 4 bytes: 64 bytes.
+    let record = |e: Endian| {
+        let mut r = Vec::new();
+        r.extend_from_slice(&e.u32_bytes(9));
+        r.extend_from_slice(&e.u16_bytes(perf_writer_std::perf_encode::abi::misc::USER));
+        r.extend_from_slice(&e.u16_bytes(64));
+        r.extend_from_slice(&e.u64_bytes(TICK_SAMPLE_ID));
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u64_bytes(1000));
+        r.extend_from_slice(&e.u32_bytes(16));
+        r.extend_from_slice(&e.u16_bytes(TICK_ID as u16));
+        r.extend_from_slice(&[0, 0]);
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u32_bytes(1111));
+        r.extend_from_slice(&e.u32_bytes(2222));
+        r.extend_from_slice(&e.u64_bytes(4));
+        r.extend_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(r.len(), 64);
+        r
+    };
+    let writer = |e: Endian, strict: bool| {
+        let mut w =
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e)
+                .unwrap();
+        w.set_strict(strict);
+        w
+    };
+    let describe = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        w.add_tracepoint_event_desc_from_text(&[TICK_SAMPLE_ID], &attr, "test:tick", "test", &text)
+    };
+    let unaligned = |e: WriterError| {
+        assert!(e.to_string().contains("multiple of 8"), "{e}");
+    };
+    // Described first: refused at the call.
+    let mut w = writer(Endian::Big, true);
+    describe(&mut w).unwrap();
+    match w.write_event_data(&record(Endian::Big)).unwrap_err() {
+        e @ WriterError::Record(perf_writer_std::RecordError::Refused {
+            problem: perf_writer_std::RecordProblem::SampleFieldUnaligned("RAW"),
+            ..
+        }) => unaligned(e),
+        other => panic!("{other:?}"),
+    }
+    // Written first, one or two of them (a group of one is judged as a record, of more by
+    // the layouts its records fit): its description is refused.
+    for n in [1, 2] {
+        let mut w = writer(Endian::Big, true);
+        for _ in 0..n {
+            w.write_event_data(&record(Endian::Big)).unwrap();
+        }
+        match describe(&mut w).unwrap_err() {
+            WriterError::Event(EventError::ContradictsRecords { records, .. }) => {
+                assert_eq!(records, n)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Little-endian: taken, and read.
+    for first in [false, true] {
+        let mut w = writer(Endian::Little, true);
+        if !first {
+            describe(&mut w).unwrap();
+        }
+        w.write_event_data(&record(Endian::Little)).unwrap();
+        if first {
+            describe(&mut w).unwrap();
+        }
+        let r = read_file(&w.finish().unwrap().into_inner());
+        assert_eq!(r.lpd_samples, 1);
+        if let Some(script) = &r.script {
+            assert!(script[0].contains("value=1111 more=2222"), "{script:?}");
+        }
+    }
+    if require_perf() {
+        let mut w = writer(Endian::Big, false);
+        describe(&mut w).unwrap();
+        w.write_event_data(&record(Endian::Big)).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &[]);
+        assert!(!out.success(), "{}", out.stdout);
     }
 }
