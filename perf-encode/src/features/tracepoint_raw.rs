@@ -243,7 +243,7 @@ impl TracepointRawRule {
     ///   at ends at `end`, past the payload's `len` bytes;
     /// - [`TracepointRawProblem::UnterminatedString`] when a field read as a string has no
     ///   NUL within its data.
-    #[inline]
+    #[inline(always)]
     pub fn check_dynamic_fields(
         &self,
         raw: &[u8],
@@ -253,26 +253,46 @@ impl TracepointRawRule {
             len: raw.len(),
             min: self.min_len,
         };
-        for (field, relative, string) in self.dynamic.fields() {
+        let d = &self.dynamic;
+        let offsets = d.offsets.get(..usize::from(d.len)).unwrap_or_default();
+        for (k, &field) in offsets.iter().enumerate() {
+            let field = u32::from(field);
             let loc = raw.get(field as usize..).and_then(|r| r.first_chunk::<4>());
             let loc = endian.read_u32(*loc.ok_or(too_short)?);
             // Each term below 2^16 + 4: no wrap in u32.
-            let from = if relative { field.wrapping_add(4) } else { 0 };
+            let from = match d.relative >> (k & 15) & 1 {
+                0 => 0,
+                _ => field.wrapping_add(4),
+            };
             let start = from.wrapping_add(loc & 0xffff);
             let end = start.wrapping_add(loc >> 16);
-            let Some(data) = raw.get(start as usize..end as usize) else {
+            if end as usize > raw.len() {
                 return Err(TracepointRawProblem::DynamicData {
                     field,
                     end,
                     len: raw.len(),
                 });
-            };
-            if string && !data.contains(&0) {
+            }
+            // The kernel ends a string's data with its NUL: that byte first. (`end` is
+            // within the payload, and at least `start`.)
+            if d.strings >> (k & 15) & 1 != 0
+                && !(end > start && raw.get((end as usize).wrapping_sub(1)) == Some(&0))
+                && !holds_nul(raw, start, end)
+            {
                 return Err(TracepointRawProblem::UnterminatedString { field });
             }
         }
         Ok(())
     }
+}
+
+/// `raw[start..end]` holds a 0 byte (out of line: a string's NUL is almost always its last
+/// byte, which the caller reads first).
+#[cold]
+#[inline(never)]
+fn holds_nul(raw: &[u8], start: u32, end: u32) -> bool {
+    raw.get(start as usize..end as usize)
+        .is_some_and(|data| data.contains(&0))
 }
 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap or index fails the test

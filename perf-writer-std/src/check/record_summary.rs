@@ -77,7 +77,7 @@ fn holds_nul(payload: &[u8], q: usize, order: Endian, relative: bool) -> bool {
     let start = from + (loc & 0xffff);
     payload
         .get(start..start + (loc >> 16))
-        .is_some_and(|data| data.contains(&0))
+        .is_some_and(|data| data.last() == Some(&0) || data.contains(&0))
 }
 
 /// Both byte orders, in [`order_index`]'s order.
@@ -140,8 +140,13 @@ impl RawFacts {
 
     /// Adds a payload.
     pub(crate) fn add(&mut self, payload: &[u8]) {
+        // A bit set holds for a payload that starts with the first's bytes, as cut to the
+        // shortest payload so far: the word and the data it tells of lie within those.
+        let same_start = payload.get(..self.first.len()) == Some(&self.first[..]);
         self.cut(payload.len());
-        self.add_nul(payload);
+        if !same_start {
+            self.add_nul(payload);
+        }
         if payload.len() < self.first_len {
             // Shorter than the first: every room may be less.
             self.add_same(payload);
