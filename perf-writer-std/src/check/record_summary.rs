@@ -140,9 +140,11 @@ impl RawFacts {
 
     /// Adds a payload.
     pub(crate) fn add(&mut self, payload: &[u8]) {
-        // A bit set holds for a payload that starts with the first's bytes, as cut to the
-        // shortest payload so far: the word and the data it tells of lie within those.
-        let same_start = payload.get(..self.first.len()) == Some(&self.first[..]);
+        // A bit set holds for a payload that starts with all of the first payload's bytes:
+        // its word there says what the first's said, of data within them. (Once the first
+        // is cut, a bit may stand for other payloads' words, of data past the cut.)
+        let same_start = self.first.len() == self.first_len
+            && payload.get(..self.first_len) == Some(&self.first[..]);
         self.cut(payload.len());
         if !same_start {
             self.add_nul(payload);
@@ -1574,6 +1576,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A NUL bit kept through a shorter payload (whose own word pointed at its own NUL) is
+    /// rechecked for a later payload that starts with the shorter one's bytes but points,
+    /// as the first did, past them at data without a NUL.
+    #[test]
+    fn a_nul_bit_is_rechecked_once_the_first_payload_was_cut() {
+        let e = Endian::Little;
+        let mut p1 = vec![b'A'; 44];
+        p1[8..12].copy_from_slice(&e.u32_bytes(8 << 16 | 32));
+        p1[32..40].copy_from_slice(b"abcdefg\0");
+        let mut p2 = p1[..28].to_vec();
+        p2[8..12].copy_from_slice(&e.u32_bytes(8 << 16 | 16));
+        p2[16..24].copy_from_slice(b"hijklmn\0");
+        // The first's 28 bytes (those the first is cut to), its word, no NUL in its data.
+        let mut p3 = p1.clone();
+        p3[32..40].copy_from_slice(b"abcdefgh");
+        let mut facts = RawFacts::of(&p1);
+        facts.add(&p2);
+        assert!(
+            facts.nul[0][0][0] >> 8 & 1 != 0,
+            "both hold a NUL where their word says"
+        );
+        facts.add(&p3);
+        assert!(holds_nul(&p1, 8, e, false) && !holds_nul(&p3, 8, e, false));
+        assert_eq!(facts.nul[0][0][0] >> 8 & 1, 0);
     }
 
     /// A record that the trace of a narrowing matches fits exactly the layouts the traced
