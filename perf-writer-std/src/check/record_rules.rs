@@ -292,7 +292,11 @@ pub(crate) fn check_sample_len(
             .map_err(RecordProblem::SampleLayout)?,
     };
     if sample_size_fits(implied, record.len(), endian) {
-        return check_byte_fields_end(layout, endian, record);
+        use perf_abi::sample_type::{AUX, RAW, STACK_USER};
+        return match endian == Endian::Big && layout.sample_type & (RAW | STACK_USER | AUX) != 0 {
+            true => check_byte_fields_end(layout, endian, record),
+            false => Ok(()),
+        };
     }
     Err(RecordProblem::SampleLayout(ParseError::SizeMismatch {
         record: "SAMPLE",
@@ -302,17 +306,12 @@ pub(crate) fn check_sample_len(
 }
 
 /// The SAMPLE `record`'s RAW, STACK_USER and AUX bytes end where [`field_end_fits`]
-/// allows (only a big-endian output's are read for it).
-#[cold]
+/// allows.
 fn check_byte_fields_end(
     layout: &SampleLayout,
     endian: Endian,
     record: &[u8],
 ) -> Result<(), RecordProblem> {
-    use perf_abi::sample_type::{AUX, RAW, STACK_USER};
-    if endian == Endian::Little || layout.sample_type & (RAW | STACK_USER | AUX) == 0 {
-        return Ok(());
-    }
     let s = parse_sample(layout, endian, record).map_err(RecordProblem::SampleLayout)?;
     // Every field before RAW is of 8-byte words, and so is every other one up to AUX:
     // each of these ends at a multiple of 8 when its own length (with RAW's size word) is
