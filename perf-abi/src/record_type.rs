@@ -168,6 +168,29 @@ const fn tool(name: &'static str, body: BodyLen) -> RecordInfo {
     }
 }
 
+/// Where the NUL-terminated name that ends the body of a record of type `type_` starts,
+/// from the start of the record: COMM's `comm`, MMAP's and MMAP2's `filename`, CGROUP's
+/// `path`, KSYMBOL's `name`. The name is zero-padded to a multiple of 8 and runs to the
+/// `sample_id` trailer; perf 6.1 reads it as a C string, and when it swaps a record of the
+/// other byte order finds the trailer after the name's length plus its NUL, rounded up to
+/// 8. `None` for the other types.
+///
+/// ```
+/// use perf_abi::record_type::{self, name_offset};
+/// assert_eq!(name_offset(record_type::COMM), Some(16));
+/// assert_eq!(name_offset(record_type::FORK), None);
+/// ```
+#[inline]
+pub const fn name_offset(type_: u32) -> Option<usize> {
+    match type_ {
+        COMM | CGROUP => Some(16),
+        KSYMBOL => Some(24),
+        MMAP => Some(40),
+        MMAP2 => Some(72),
+        _ => None,
+    }
+}
+
 /// The facts of record type `type_`, `None` for a type perf 6.1 does not know.
 #[inline]
 pub const fn info(type_: u32) -> Option<RecordInfo> {

@@ -68,7 +68,9 @@
 //!   payload shorter than its fields, a dynamic field's data outside it, or no NUL in the
 //!   data of a field the print format gives to `__get_str` (perf prints up to the NUL);
 //! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
-//!   id, or whose size does not fit its type plus the trailer its attr asks for;
+//!   id, or whose size does not fit its type plus the trailer its attr asks for, or whose
+//!   name (COMM, MMAP, MMAP2, CGROUP, KSYMBOL) holds no NUL before the trailer
+//!   ([`RecordProblem::NameWithoutNul`]: perf reads it to its NUL);
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
 //! - is, in a big-endian output, a SWITCH with a `sample_id`: perf 6.1 leaves its first
 //!   8 bytes unswapped and misreads that field ([`RecordProblem::UnswappedSwitchSampleId`]);

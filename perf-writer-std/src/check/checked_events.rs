@@ -15,7 +15,7 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::{
-    check_body, check_user_fields, is_switch, judged_in_context, sample_size_fits,
+    check_body, check_name, check_user_fields, is_switch, judged_in_context, sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -405,6 +405,7 @@ impl CheckedEvents {
         facts.revision != 0
             && facts.revision == revision
             && check_body(info.body, record.len(), facts.trailer).is_ok()
+            && check_name(type_, record, facts.trailer).is_ok()
     }
 
     /// The slot that would hold the event named by `key`, whatever it holds.

@@ -7,8 +7,9 @@ use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_sample_len, check_user_fields, header_misc, is_switch, unknown_named_id,
-    with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
+    check_body, check_name, check_sample_len, check_user_fields, header_misc, is_switch,
+    unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION,
+    WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -1080,6 +1081,7 @@ impl RecordCheck {
         let trailer = desc.layout.sample_id_len();
         if self.strict {
             check_body(info.body, record.len(), trailer)?;
+            check_name(type_, record, trailer)?;
             if let Some(kinds) = switch {
                 let sample_id = id_of_non_sample(&desc.layout, endian, record);
                 let cpu = sample_id.ok().and_then(|s| s.cpu).map(|c| c.cpu);

@@ -255,6 +255,29 @@ pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<()
     })
 }
 
+/// The longest `sample_id` trailer that leaves the NUL of the name `record` (of type
+/// `type_`) ends in before it ([`record_type::name_offset`]); negative when the record
+/// holds no NUL from the name on; `None` for a type without a name. perf 6.1 reads the
+/// name to its NUL, and when it swaps a record of the other byte order looks for the
+/// trailer after the name's length and NUL, rounded up to 8: a NUL past the name's field
+/// leaves the trailer's first words unswapped.
+pub(crate) fn name_room(type_: u32, record: &[u8]) -> Option<i64> {
+    let at = record_type::name_offset(type_)?;
+    let nul = record
+        .get(at..)
+        .and_then(|name| name.iter().position(|&b| b == 0));
+    Some(nul.map_or(-1, |k| record.len() as i64 - (at + k) as i64 - 1))
+}
+
+/// A side-band record's name holds its NUL before a `trailer`-byte `sample_id` (see
+/// [`name_room`]).
+pub(crate) fn check_name(type_: u32, record: &[u8], trailer: usize) -> Result<(), RecordProblem> {
+    match name_room(type_, record) {
+        Some(room) if room < trailer as i64 => Err(RecordProblem::NameWithoutNul),
+        _ => Ok(()),
+    }
+}
+
 /// A SAMPLE's `header.size` of `size` fits the length `implied` by its layout: it is that
 /// length, or in a little-endian output that rounded up to 8 (padding after the last field
 /// that RAW's size does not count, which perf reads alike). perf on a little-endian host

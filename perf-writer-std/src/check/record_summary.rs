@@ -15,7 +15,7 @@
 //!   which its layout's `sample_id` trailer must take.
 
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
-use crate::check::record_rules::{check_sample_len, header_misc, is_switch, EventStats};
+use crate::check::record_rules::{check_sample_len, header_misc, is_switch, name_room, EventStats};
 use crate::check::refusal::Contradiction;
 use crate::check::switch_kinds::{sched_switch_sample_kinds, Kinds, SwitchKinds, WITHOUT_CPU};
 use crate::model::raw_rule::RawRule;
@@ -896,12 +896,14 @@ const NO_RAW_FACTS: &str = "strict mode lost what the RAW payloads of these reco
 
 /// What the other kernel records (COMM, MMAP2, FORK, …) of a group say: the bytes each has
 /// past its type's body (its `sample_id` trailer), as `(least, most)` for types of one
-/// length and the least for types with a variable part; and for the derived headers, the
-/// most `u32` 8 and 16 bytes from the end (where a trailer's CPU is).
+/// length and the least for types with a variable part; the longest trailer the names of
+/// those that end in one leave their NULs before (the least of [`name_room`]); and for the
+/// derived headers, the most `u32` 8 and 16 bytes from the end (where a trailer's CPU is).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SideBandSummary {
     exact: Option<(i64, i64)>,
     at_least: Option<i64>,
+    names: Option<i64>,
     cpu: Option<[u32; 2]>,
     switches: Option<SwitchFacts>,
 }
@@ -1065,10 +1067,12 @@ impl RecordSummary {
         }
         if let Some(side) = &self.side_band {
             let trailer = layout.sample_id_len();
+            let trailer16 = u16::try_from(trailer).unwrap_or(u16::MAX);
             if !side.fits(trailer) {
-                return Err(Contradiction::SideBandLength {
-                    trailer: u16::try_from(trailer).unwrap_or(u16::MAX),
-                });
+                return Err(Contradiction::SideBandLength { trailer: trailer16 });
+            }
+            if !side.names_fit(trailer) {
+                return Err(Contradiction::SideBandName { trailer: trailer16 });
             }
             side.add_stats(layout, stats);
         }
@@ -1126,6 +1130,10 @@ impl SideBandSummary {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        self.names = match (self.names, other.names) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.cpu = most(self.cpu, other.cpu);
         self.switches = match (self.switches, other.switches) {
             (Some(mut a), Some(b)) => {
@@ -1171,6 +1179,9 @@ impl SideBandSummary {
             }
             _ => {}
         }
+        if let Some(room) = name_room(type_, record) {
+            self.names = Some(self.names.map_or(room, |r| r.min(room)));
+        }
         if derive {
             let cpu = self.cpu.get_or_insert([0, 0]);
             for (most, c) in cpu.iter_mut().zip(u32s_from_end(record, endian)) {
@@ -1186,6 +1197,12 @@ impl SideBandSummary {
         self.exact
             .is_none_or(|(least, most)| least == t && most == t)
             && self.at_least.is_none_or(|least| least >= t)
+    }
+
+    /// Every name holds its NUL before a `trailer`-byte trailer: what strict mode's check
+    /// of a record's name asks of each.
+    fn names_fit(&self, trailer: usize) -> bool {
+        self.names.is_none_or(|room| room >= trailer as i64)
     }
 
     fn add_stats(&self, layout: &SampleLayout, stats: &mut EventStats) {

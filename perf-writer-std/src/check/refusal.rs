@@ -53,6 +53,12 @@ pub enum Contradiction {
         /// The trailer's length.
         trailer: u16,
     },
+    /// COMM, MMAP, MMAP2, CGROUP or KSYMBOL records whose names hold no NUL before this
+    /// `sample_id` trailer (see `RecordProblem::NameWithoutNul`).
+    SideBandName {
+        /// The trailer's length.
+        trailer: u16,
+    },
     /// COMPRESSED records, and a HEADER_COMPRESSED that is not zstd with `mmap_len` above 0.
     Compression,
     /// Records written before any description, which strict mode cannot attribute to this
@@ -107,6 +113,10 @@ impl fmt::Display for Contradiction {
             Self::SideBandLength { trailer } => write!(
                 f,
                 "records other than SAMPLE whose sizes do not fit their types with its {trailer}-byte sample_id trailer"
+            ),
+            Self::SideBandName { trailer } => write!(
+                f,
+                "records whose names hold no NUL before its {trailer}-byte sample_id trailer"
             ),
             Self::Compression => f.write_str(
                 "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",

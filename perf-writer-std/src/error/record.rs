@@ -157,6 +157,10 @@ pub enum RecordProblem {
     NoEventDescription,
     /// A SAMPLE record disagrees with the layout of its event's attr.
     SampleLayout(ParseError),
+    /// A COMM, MMAP, MMAP2, CGROUP or KSYMBOL record whose name holds no NUL before its
+    /// `sample_id` trailer: perf 6.1 reads the name past its end, and in a big-endian file
+    /// leaves the trailer's first words unswapped (it finds the trailer by the name's NUL).
+    NameWithoutNul,
     /// In a big-endian output, a SAMPLE whose RAW, STACK_USER or AUX bytes (named) end off
     /// a multiple of 8 from the record's start: perf on a little-endian host swaps the
     /// record as 8-byte words and misreads the fields after them (the kernel pads them).
@@ -425,6 +429,9 @@ impl fmt::Display for RecordProblem {
             Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
             Self::NoEventDescription => f.write_str("no event description was added before it"),
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::NameWithoutNul => f.write_str(
+                "its name holds no NUL before its sample_id trailer (perf reads the name to its NUL)",
+            ),
             Self::SampleFieldUnaligned(field) => write!(
                 f,
                 "in a big-endian file its {field} bytes must end at a multiple of 8 (perf swaps the record as 8-byte words)"

@@ -4074,3 +4074,103 @@ fn a_big_endian_samples_fields_end_at_multiples_of_8() {
         assert!(!out.success(), "{}", out.stdout);
     }
 }
+
+/// perf reads a COMM's `comm` (and MMAP's, MMAP2's, CGROUP's, KSYMBOL's name) to its NUL,
+/// and when it swaps a big-endian record looks for the `sample_id` trailer after that name's
+/// length and NUL, rounded up to 8. A name without a NUL before the trailer is refused in
+/// either byte order, at the call or (written first) at the description; perf reads a
+/// big-endian one's trailer unswapped. Names with their NUL, early or late in the field,
+/// are taken, and perf reads the trailer's time.
+#[test]
+fn a_side_band_records_name_ends_where_perf_looks_for_its_sample_id() {
+    use perf_writer_std::perf_encode::Endian;
+    let attr = PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        sample_type: S::Identifier.or(S::IP).or(S::Time),
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..Default::default()
+    };
+    // COMM of pid 42 with a 16-byte comm field holding `name`, then the trailer: TIME
+    // 0x1234, IDENTIFIER 1.
+    let comm = |e: Endian, name: &[u8]| {
+        let mut r = Vec::new();
+        r.extend_from_slice(&e.u32_bytes(3));
+        r.extend_from_slice(&e.u16_bytes(perf_writer_std::perf_encode::abi::misc::USER));
+        r.extend_from_slice(&e.u16_bytes(48));
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u32_bytes(42));
+        let mut field = [0u8; 16];
+        field[..name.len()].copy_from_slice(name);
+        r.extend_from_slice(&field);
+        r.extend_from_slice(&e.u64_bytes(0x1234));
+        r.extend_from_slice(&e.u64_bytes(1));
+        assert_eq!(r.len(), 48);
+        r
+    };
+    let run = |e: Endian, strict: bool, first: bool, name: &[u8]| {
+        let mut w =
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e)
+                .unwrap();
+        w.set_strict(strict);
+        if !first {
+            w.add_event_desc(&[1], &attr, "a").unwrap();
+        }
+        let written = w.write_event_data(&comm(e, name));
+        let described = match first {
+            true => w.add_event_desc(&[1], &attr, "a").map(|_| ()),
+            false => Ok(()),
+        };
+        (written, described, w)
+    };
+    let refused = |written: Result<(), WriterError>, described: Result<(), WriterError>| match (
+        written, described,
+    ) {
+        (Err(e), Ok(())) => assert!(
+            matches!(
+                e,
+                WriterError::Record(perf_writer_std::RecordError::Refused {
+                    problem: perf_writer_std::RecordProblem::NameWithoutNul,
+                    ..
+                })
+            ),
+            "{e:?}"
+        ),
+        (Ok(()), Err(e)) => assert!(
+            matches!(e, WriterError::Event(EventError::ContradictsRecords { .. })),
+            "{e:?}"
+        ),
+        other => panic!("{other:?}"),
+    };
+    for first in [false, true] {
+        for e in [Endian::Little, Endian::Big] {
+            // 16 bytes, no NUL: refused in either order.
+            let (written, described, _) = run(e, true, first, b"abcdefghijklmnop");
+            refused(written, described);
+            // A NUL in the first word or in the last: taken, and the trailer's time read.
+            for name in [&b"abc"[..], b"abcdefghijk"] {
+                let (written, described, mut w) = run(e, true, first, name);
+                written.unwrap();
+                described.unwrap();
+                let bytes = w.finish().unwrap().into_inner();
+                assert_eq!(read_file(&bytes).lpd_samples, 0);
+                if require_perf() {
+                    let file = temp_data_file(&bytes);
+                    let out = perf_script(file.path(), &["-D"]);
+                    assert!(out.stdout.contains("4660 0x"), "{}", out.stdout);
+                }
+            }
+        }
+    }
+    // Written with strict mode off, perf reads the big-endian one's time unswapped.
+    if require_perf() {
+        let (written, _, mut w) = run(Endian::Big, false, false, b"abcdefghijklmnop");
+        written.unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &["-D"]);
+        assert!(
+            out.stdout.contains("PERF_RECORD_COMM") && !out.stdout.contains("4660 0x"),
+            "{}",
+            out.stdout
+        );
+    }
+}
