@@ -271,7 +271,16 @@ pub(crate) fn name_room(type_: u32, record: &[u8]) -> Option<i64> {
 
 /// A side-band record's name holds its NUL before a `trailer`-byte `sample_id` (see
 /// [`name_room`]).
+#[inline]
 pub(crate) fn check_name(type_: u32, record: &[u8], trailer: usize) -> Result<(), RecordProblem> {
+    let Some(at) = record_type::name_offset(type_) else {
+        return Ok(());
+    };
+    // The kernel pads a name with zeros to a multiple of 8: its field's last byte is 0.
+    let end = record.len().saturating_sub(trailer);
+    if end > at && record.get(end - 1) == Some(&0) {
+        return Ok(());
+    }
     match name_room(type_, record) {
         Some(room) if room < trailer as i64 => Err(RecordProblem::NameWithoutNul),
         _ => Ok(()),
