@@ -1583,7 +1583,6 @@ print fmt: \"%u\", REC->value\n";
         raw
     }
 
-    /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
     /// The id of [`record`]'s event `event`.
     fn event_id(event: usize) -> u64 {
         [1, 3, 5, 6, 2, 7, 9][event.min(6)]
@@ -1610,6 +1609,7 @@ print fmt: \"%u\", REC->value\n";
         record
     }
 
+    /// A valid record of event `event` (0..4; 4: a COMM or FORK of a random one).
     fn record(rng: &mut Rng, model: &TraceModel, event: usize, endian: Endian) -> Vec<u8> {
         let id = event_id(event);
         let d = model.desc_for(Some(id)).unwrap();

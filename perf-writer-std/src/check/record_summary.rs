@@ -77,7 +77,33 @@ fn holds_nul(payload: &[u8], q: usize, order: Endian, relative: bool) -> bool {
     let start = from + (loc & 0xffff);
     payload
         .get(start..start + (loc >> 16))
-        .is_some_and(|data| data.last() == Some(&0) || data.contains(&0))
+        .is_some_and(|data| data.contains(&0))
+}
+
+/// Bit `i` of the bit set `bits`.
+fn bit(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
+}
+
+/// The bit set of the `i` below `n` for which `set(i)` holds.
+fn bits_where(n: usize, mut set: impl FnMut(usize) -> bool) -> Vec<u64> {
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    for i in (0..n).filter(|&i| set(i)) {
+        if let Some(w) = bits.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+    bits
+}
+
+/// Keeps the first `n` bits of the bit set `bits`.
+fn truncate_bits(bits: &mut Vec<u64>, n: usize) {
+    bits.truncate(n.div_ceil(64));
+    if let Some(w) = bits.last_mut() {
+        if n % 64 != 0 {
+            *w &= (1u64 << (n % 64)) - 1;
+        }
+    }
 }
 
 /// Both byte orders, in [`order_index`]'s order.
@@ -92,28 +118,15 @@ fn order_index(endian: Endian) -> usize {
 impl RawFacts {
     /// The facts of one payload.
     pub(crate) fn of(payload: &[u8]) -> Self {
-        let mut same = vec![0u64; payload.len().div_ceil(64)];
-        for i in 0..payload.len() {
-            if let Some(w) = same.get_mut(i / 64) {
-                *w |= 1 << (i % 64);
-            }
-        }
         let offsets = payload.len().saturating_sub(3);
         let nul = ORDERS.map(|order| {
-            [false, true].map(|relative| {
-                let mut bits = vec![0u64; offsets.div_ceil(64)];
-                for q in (0..offsets).filter(|&q| holds_nul(payload, q, order, relative)) {
-                    if let Some(w) = bits.get_mut(q / 64) {
-                        *w |= 1 << (q % 64);
-                    }
-                }
-                bits
-            })
+            [false, true]
+                .map(|relative| bits_where(offsets, |q| holds_nul(payload, q, order, relative)))
         });
         RawFacts {
             first: payload.to_vec(),
             first_len: payload.len(),
-            same,
+            same: bits_where(payload.len(), |_| true),
             room: ORDERS.map(|e| rooms(payload, e).collect()),
             nul,
         }
@@ -235,31 +248,18 @@ impl RawFacts {
             return;
         }
         self.first.truncate(len);
-        self.same.truncate(len.div_ceil(64));
-        if let Some(w) = self.same.last_mut() {
-            if len % 64 != 0 {
-                *w &= (1u64 << (len % 64)) - 1;
-            }
-        }
+        truncate_bits(&mut self.same, len);
         for room in &mut self.room {
             room.truncate(len.saturating_sub(3));
         }
-        let offsets = len.saturating_sub(3);
         for bits in self.nul.iter_mut().flatten() {
-            bits.truncate(offsets.div_ceil(64));
-            if let Some(w) = bits.last_mut() {
-                if offsets % 64 != 0 {
-                    *w &= (1u64 << (offsets % 64)) - 1;
-                }
-            }
+            truncate_bits(bits, len.saturating_sub(3));
         }
     }
 
     /// Byte `i` is the same in every payload.
     fn is_same(&self, i: usize) -> bool {
-        self.same
-            .get(i / 64)
-            .is_some_and(|w| w >> (i % 64) & 1 != 0)
+        bit(&self.same, i)
     }
 
     /// Every payload follows `rule`, or what the first one found breaking it breaks.
@@ -293,22 +293,16 @@ impl RawFacts {
             let Some(&room) = self.room[order_index(endian)].get(field as usize) else {
                 return Err(too_short);
             };
-            let q = field as usize;
-            let nul = &self.nul[order_index(endian)][usize::from(relative)];
-            if string && nul.get(q / 64).is_none_or(|w| w >> (q % 64) & 1 == 0) {
-                // No NUL in some payload's data, or the data is outside it (said below).
-                let outside = Contradiction::DynamicData { field };
-                let need = if relative { u64::from(field) + 5 } else { 1 };
-                return Err(match u64::from(room) < need {
-                    true => outside,
-                    false => Contradiction::Raw(TracepointRawProblem::UnterminatedString { field }),
-                });
-            }
             // room - 1: the least length minus data end; a `__rel_loc` counts from the end
             // of its field (4 bytes past `field`).
             let need = if relative { u64::from(field) + 5 } else { 1 };
             if u64::from(room) < need {
                 return Err(Contradiction::DynamicData { field });
+            }
+            let nul = &self.nul[order_index(endian)][usize::from(relative)];
+            if string && !bit(nul, field as usize) {
+                let problem = TracepointRawProblem::UnterminatedString { field };
+                return Err(Contradiction::Raw(problem));
             }
         }
         Ok(())
@@ -1586,8 +1580,8 @@ mod tests {
                     let bits = &facts.nul[order_index(order)][usize::from(relative)];
                     for q in 0..len.saturating_sub(3) {
                         let all = payloads.iter().all(|p| holds_nul(p, q, order, relative));
-                        let bit = bits.get(q / 64).is_some_and(|w| w >> (q % 64) & 1 != 0);
-                        assert_eq!(bit, all, "case {case}: offset {q} {order:?} {relative}");
+                        let set = bit(bits, q);
+                        assert_eq!(set, all, "case {case}: offset {q} {order:?} {relative}");
                     }
                     assert!(bits.len() <= len.saturating_sub(3).div_ceil(64));
                 }

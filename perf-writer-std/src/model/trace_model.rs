@@ -603,9 +603,20 @@ impl TraceModel {
     /// The RAW rule of the format with id `common_type` that perf reads: the caller's
     /// TRACING_DATA's when it set one, else the one a description brought.
     fn rule_of_format(&self, common_type: u32) -> Option<&RawRule> {
-        match self.has_own_tracing_data() {
-            true => self.given_rules.get(&common_type),
-            false => self.tracepoints.get(&common_type).map(|t| &t.raw_rule),
+        let given = self.has_own_tracing_data().then_some(&self.given_rules);
+        self.rule_under(given, common_type)
+    }
+
+    /// The RAW rule of the format with id `common_type` under a caller's TRACING_DATA of
+    /// `given` rules, or (`None`) under the synthesized one.
+    fn rule_under<'a>(
+        &'a self,
+        given: Option<&'a BTreeMap<u32, RawRule>>,
+        common_type: u32,
+    ) -> Option<&'a RawRule> {
+        match given {
+            Some(rules) => rules.get(&common_type),
+            None => self.tracepoints.get(&common_type).map(|t| &t.raw_rule),
         }
     }
 
@@ -631,10 +642,7 @@ impl TraceModel {
         self.descs.iter().find_map(|d| {
             let before = self.raw_rule_of(d)?;
             let config = u32::try_from(d.attr.config).ok()?;
-            let after = match rules {
-                Some(rules) => rules.get(&config),
-                None => self.tracepoints.get(&config).map(|t| &t.raw_rule),
-            };
+            let after = self.rule_under(rules, config);
             after.filter(|a| *a != before).map(|_| config)
         })
     }
