@@ -81,6 +81,20 @@ fn tick_raw<O: OutputMode>(w: &PerfWriter<O>, common_type: u16, value: i32) -> V
     raw
 }
 
+/// A caller's TRACING_DATA holding one event format of system `test`, in `order`.
+fn tracing_data_of(format: &str, order: perf_writer_std::perf_encode::Endian) -> Vec<u8> {
+    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
+    let events = [TracepointFormat {
+        system: "test",
+        format: FormatText::Text(format.as_bytes()),
+    }];
+    let td = TracingData {
+        events: &events,
+        ..TracingData::new(8, 4096)
+    };
+    perf_writer_std::perf_encode::to_vec(&td, order).unwrap()
+}
+
 fn tick_sample(raw: &[u8], time: u64) -> Sample<'_> {
     Sample {
         identifier: Some(TICK_SAMPLE_ID),
@@ -1552,6 +1566,17 @@ fn ordered_file_around(
     read_file_noting(&w.finish().unwrap().into_inner(), DECODER_NOTICES)
 }
 
+/// [`ordered_file_around`] of `a` then `b`, and of `b` then `a`: the second of each is
+/// refused for `need`.
+fn refused_after_either(a: &[u8], b: &[u8], need: perf_writer_std::AuxtraceNeed) -> [Readback; 2] {
+    [(a, b), (b, a)].map(|(first, second)| {
+        ordered_file_around(|w| {
+            w.write_event_data(first).unwrap();
+            aux_refused(w.write_event_data(second).unwrap_err(), Some(need));
+        })
+    })
+}
+
 /// The same in pipe mode.
 fn ordered_pipe_around(between: impl FnOnce(&mut PerfPipeWriter<Vec<u8>>)) -> Readback {
     let mut w = pipe_writer();
@@ -2483,22 +2508,9 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
         ),
     ];
     for (what, info, record) in refused {
-        let r = ordered_file_around(|w| {
-            w.write_event_data(&info).unwrap();
-            aux_refused(
-                w.write_event_data(&record).unwrap_err(),
-                Some(Need::SwitchCpu),
-            );
-        });
+        let [r, reversed] = refused_after_either(&info, &record, Need::SwitchCpu);
         assert_both_ticks(&r);
-        let r = ordered_file_around(|w| {
-            w.write_event_data(&record).unwrap();
-            aux_refused(
-                w.write_event_data(&info).unwrap_err(),
-                Some(Need::SwitchCpu),
-            );
-        });
-        assert_eq!(r.lpd_samples, 2, "{what}");
+        assert_eq!(reversed.lpd_samples, 2, "{what}");
         if require_perf() {
             let mut w = file_writer();
             add_ordered_tick(&mut w);
@@ -2533,17 +2545,7 @@ fn only_the_context_switches_a_decoder_reads_need_a_cpu() {
 fn a_callers_tracing_data_is_read_as_perf_reads_it() {
     use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
     use perf_writer_std::perf_encode::{to_vec, Endian};
-    let blob = |format: &str| {
-        let events = [TracepointFormat {
-            system: "test",
-            format: FormatText::Text(format.as_bytes()),
-        }];
-        let td = TracingData {
-            events: &events,
-            ..TracingData::new(8, 4096)
-        };
-        to_vec(&td, Endian::Little).unwrap()
-    };
+    let blob = |format: &str| tracing_data_of(format, Endian::Little);
     let good = blob(TICK);
     let cut = good[..good.len() - 5].to_vec();
     let broken = blob(&TICK.replace("offset:8;", "offset:99999999999;"));
@@ -2684,7 +2686,6 @@ fn a_callers_tracing_data_is_read_as_perf_reads_it() {
 /// call or, written before the TRACING_DATA, by `set_header`; one in the blob's is shown.
 #[test]
 fn raw_payloads_are_checked_in_the_byte_order_of_a_callers_tracing_data() {
-    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
     use perf_writer_std::perf_encode::{to_vec, Endian};
     let text = TICK
         .replace(
@@ -2692,15 +2693,7 @@ fn raw_payloads_are_checked_in_the_byte_order_of_a_callers_tracing_data() {
             "__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;",
         )
         .replace("\"value=%d\", REC->value", "\"s=%s\", __get_str(s)");
-    let events = [TracepointFormat {
-        system: "test",
-        format: FormatText::Text(text.as_bytes()),
-    }];
-    let td = TracingData {
-        events: &events,
-        ..TracingData::new(8, 4096)
-    };
-    let big = to_vec(&td, Endian::Big).unwrap();
+    let big = tracing_data_of(&text, Endian::Big);
     // "hi" at 12, 3 bytes with its NUL, in `order`.
     let raw = |order: Endian| {
         let mut raw = vec![0u8; 16];
@@ -2828,22 +2821,9 @@ fn an_aux_output_hw_id_in_an_intel_pt_trace_is_refused() {
         rt::AUX_OUTPUT_HW_ID,
         &[0, 42 | 42 << 32, 1500, TICK_SAMPLE_ID],
     );
-    let r = ordered_file_around(|w| {
-        w.write_event_data(&pt).unwrap();
-        aux_refused(
-            w.write_event_data(&hw_id).unwrap_err(),
-            Some(Need::AuxOutputHwId),
-        );
-    });
+    let [r, reversed] = refused_after_either(&pt, &hw_id, Need::AuxOutputHwId);
     assert_both_ticks(&r);
-    let r = ordered_file_around(|w| {
-        w.write_event_data(&hw_id).unwrap();
-        aux_refused(
-            w.write_event_data(&pt).unwrap_err(),
-            Some(Need::AuxOutputHwId),
-        );
-    });
-    assert_eq!(r.lpd_samples, 2);
+    assert_eq!(reversed.lpd_samples, 2);
     let r = ordered_file_around(|w| {
         w.write_event_data(&[spe, hw_id.clone()].concat()).unwrap();
     });
@@ -3768,19 +3748,8 @@ fn a_refused_stat_leaves_nothing_held() {
 /// crashes on the latter); the same one again is taken, as is any before the records.
 #[test]
 fn a_callers_tracing_data_after_records_keeps_the_formats_they_were_checked_by() {
-    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
-    use perf_writer_std::perf_encode::{to_vec, Endian};
-    let blob = |format: &str, order| {
-        let events = [TracepointFormat {
-            system: "test",
-            format: FormatText::Text(format.as_bytes()),
-        }];
-        let td = TracingData {
-            events: &events,
-            ..TracingData::new(8, 4096)
-        };
-        to_vec(&td, order).unwrap()
-    };
+    use perf_writer_std::perf_encode::Endian;
+    let blob = tracing_data_of;
     // `value`, then a field past the ticks' 12 bytes of RAW.
     let longer = TICK.replace(
         "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n",
@@ -3940,19 +3909,8 @@ fn raw_padding_must_be_counted_in_a_big_endian_file() {
 /// checked by formats perf does not read), in strict mode or not; before, it is sent.
 #[test]
 fn a_pipe_streams_tracing_data_is_set_before_it_starts() {
-    use perf_writer_std::perf_encode::features::{FormatText, TracepointFormat, TracingData};
-    use perf_writer_std::perf_encode::{to_vec, Endian};
-    let blob = |order| {
-        let events = [TracepointFormat {
-            system: "test",
-            format: FormatText::Text(TICK.as_bytes()),
-        }];
-        let td = TracingData {
-            events: &events,
-            ..TracingData::new(8, 4096)
-        };
-        to_vec(&td, order).unwrap()
-    };
+    use perf_writer_std::perf_encode::Endian;
+    let blob = |order| tracing_data_of(TICK, order);
     let tracing = PerfHeaderIndex(1);
     for strict in [true, false] {
         let mut p = pipe_writer();
