@@ -365,7 +365,7 @@ fn big_endian_rounds_getppid() {
 
 /// What perf 6.1 cannot read in the other byte order is refused (one line, status 1, no
 /// OUT): a stream in the byte order other than this machine's, a BPF_PROG_INFO that
-/// describes programs, a record type perf 6.1 does not know.
+/// describes programs, a record type perf 6.1 does not know, a KSYMBOL.
 #[test]
 fn the_other_byte_order_refuses_what_perf_cannot_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -427,6 +427,34 @@ fn the_other_byte_order_refuses_what_perf_cannot_read() {
         "{err}"
     );
     assert_dir_holds("an unknown record type", &out_dir, &[]);
+
+    // A KSYMBOL, which perf 6.1 does not swap (a little-endian file the writer makes).
+    let mut w = perf_writer_std::PerfWriter::<perf_writer_std::FileOutput>::new();
+    w.create_file(&input).unwrap();
+    let attr = tracepoint_decode::PerfEventAttr {
+        sample_type: tracepoint_decode::PerfEventAttrSampleType::Identifier
+            .or(tracepoint_decode::PerfEventAttrSampleType::Time),
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..Default::default()
+    };
+    w.add_event_desc(&[1], &attr, "cpu-clock").unwrap();
+    let mut ksymbol = Vec::new();
+    // Its header (type 17, 56 bytes), addr, then len 256 and ksym_type 1 (flags 0).
+    for word in [17u64 | 56 << 48, 0xffff_0000_1234_5678, 0x100 | 1 << 32] {
+        ksymbol.extend_from_slice(&word.to_le_bytes());
+    }
+    ksymbol.extend_from_slice(b"bpf_prog_x\0\0\0\0\0\0");
+    ksymbol.extend_from_slice(&1500u64.to_le_bytes());
+    ksymbol.extend_from_slice(&1u64.to_le_bytes());
+    w.write_event_data(&ksymbol).unwrap();
+    w.finalize_and_close().unwrap();
+    let err = assert_refused(
+        "a KSYMBOL",
+        &run(&["convert", s(&input), s(&out), "--endian", "big"], None),
+    );
+    assert!(err.contains("KSYMBOL or BPF_EVENT"), "{err}");
+    assert_dir_holds("a KSYMBOL", &out_dir, &[]);
+    run_ok(&["convert", s(&input), s(&out), "--endian", "little"], None);
 }
 
 /// A `perf stat record` file: its STAT feature (present with no payload) and its

@@ -72,8 +72,13 @@
 //!   name (COMM, MMAP, MMAP2, CGROUP, KSYMBOL) holds no NUL before the trailer
 //!   ([`RecordProblem::NameWithoutNul`]: perf reads it to its NUL);
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
-//! - is, in a big-endian output, a SWITCH with a `sample_id`: perf 6.1 leaves its first
-//!   8 bytes unswapped and misreads that field ([`RecordProblem::UnswappedSwitchSampleId`]);
+//! - is, in a big-endian output, one perf 6.1 cannot swap back on a little-endian machine:
+//!   a SWITCH with a `sample_id` (its first 8 bytes stay unswapped:
+//!   [`RecordProblem::UnswappedSwitchSampleId`]), a KSYMBOL or BPF_EVENT (nothing of them is
+//!   swapped: [`RecordProblem::UnswappedRecord`]), a READ shorter than 48 bytes (perf swaps
+//!   48, into the next record: [`RecordProblem::ReadSwappedPastEnd`]). Fields perf leaves
+//!   unswapped that only show a wrong value (MMAP2's `prot`, …) are taken: README, "Big-endian
+//!   outputs";
 //! - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
 //!   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
 //! - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not

@@ -15,7 +15,8 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::{
-    check_body, check_name, check_user_fields, is_switch, judged_in_context, sample_size_fits,
+    check_body, check_name, check_swapped_by_perf, check_user_fields, is_switch, judged_in_context,
+    sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -387,7 +388,10 @@ impl CheckedEvents {
         }
         // Context switches and ITRACE_START are judged by what came before them (the cpu an
         // Intel PT or Arm SPE decoder needs of them).
-        if self.places.revision != revision || is_switch(type_) {
+        if self.places.revision != revision
+            || is_switch(type_)
+            || check_swapped_by_perf(model.endian(), type_, record.len()).is_err()
+        {
             return false;
         }
         let facts = match self.places.trailer_back {

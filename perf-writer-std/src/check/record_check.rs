@@ -7,9 +7,9 @@ use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_name, check_sample_len, check_user_fields, header_misc, is_switch,
-    unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION,
-    WRITER_MANAGED,
+    check_body, check_name, check_sample_len, check_swapped_by_perf, check_user_fields,
+    header_misc, is_switch, unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS,
+    STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -699,7 +699,7 @@ impl RecordCheck {
                 // unchecked, is judged by its header now: it would otherwise take every
                 // following byte as its own.
                 if !whole || with_payload {
-                    if let Err(problem) = self.check_header(r.type_) {
+                    if let Err(problem) = self.check_header(model.endian(), r.type_, r.size) {
                         return Err(refused(pos, r.type_, problem));
                     }
                 }
@@ -1059,13 +1059,8 @@ impl RecordCheck {
             true => Some(SwitchKinds::of(type_, header_misc(endian, record))),
             false => None,
         };
-        // A SWITCH has no body: whatever follows its header is its sample_id.
-        if switch.is_some()
-            && type_ == record_type::SWITCH
-            && endian == Endian::Big
-            && record.len() > 8
-        {
-            return Err(RecordProblem::UnswappedSwitchSampleId);
+        if self.strict {
+            check_swapped_by_perf(endian, type_, record.len())?;
         }
         let owner = self.owner(model, record, false);
         if let (Some(kinds), Ok(None) | Err(RecordProblem::UnknownId(_))) = (switch, &owner) {
@@ -1219,13 +1214,14 @@ impl RecordCheck {
 
     /// What a record's header alone says is wrong (strict mode): a type perf 6.1 does not
     /// know, or one of pipe mode's header records, which the writer makes itself.
-    fn check_header(&self, type_: u32) -> Result<(), RecordProblem> {
+    fn check_header(&self, endian: Endian, type_: u32, size: u16) -> Result<(), RecordProblem> {
         if !self.strict {
             return Ok(());
         }
         if record_type::info(type_).is_none() {
             return Err(RecordProblem::UnknownType);
         }
+        check_swapped_by_perf(endian, type_, usize::from(size))?;
         if WRITER_MANAGED.contains(&type_) {
             return Err(RecordProblem::WriterManaged);
         }

@@ -79,6 +79,41 @@ pub(crate) fn is_switch(type_: u32) -> bool {
     )
 }
 
+/// The bytes perf 6.1 swaps of every READ record, whatever its size: the struct of a READ
+/// with every `read_format` field but the group's.
+const READ_SWAPPED: usize = 48;
+
+/// Whether perf 6.1, reading a big-endian output on a little-endian machine, swaps a kernel
+/// record of type `type_` and `size` bytes back well enough to read it, and the records
+/// after it, in order and by the right event. It does not for:
+/// - a SWITCH with a `sample_id` (it swaps the trailer from byte 16, leaving the first 8
+///   bytes of it unswapped);
+/// - KSYMBOL and BPF_EVENT (it has no swap for them: every field, the `sample_id`'s time
+///   and id among them, is read unswapped, so the record is shown wrong, sorted by a time
+///   past every other and given to no event);
+/// - a READ shorter than 48 bytes (it swaps 48 bytes of every READ in place, the next
+///   record's header among them, and stops at that record).
+///
+/// A little-endian output is always `Ok`. Fields perf leaves unswapped that only show a
+/// wrong value (MMAP2's `prot` and `flags`, …) are taken: they are what a big-endian kernel
+/// writes.
+#[inline]
+pub(crate) fn check_swapped_by_perf(
+    endian: Endian,
+    type_: u32,
+    size: usize,
+) -> Result<(), RecordProblem> {
+    if endian == Endian::Little {
+        return Ok(());
+    }
+    match type_ {
+        record_type::SWITCH if size > 8 => Err(RecordProblem::UnswappedSwitchSampleId),
+        record_type::KSYMBOL | record_type::BPF_EVENT => Err(RecordProblem::UnswappedRecord),
+        record_type::READ if size < READ_SWAPPED => Err(RecordProblem::ReadSwappedPastEnd),
+        _ => Ok(()),
+    }
+}
+
 /// The `misc` field of a record's header (0 when it is shorter than its header).
 pub(crate) fn header_misc(endian: Endian, record: &[u8]) -> u16 {
     record

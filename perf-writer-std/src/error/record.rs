@@ -231,6 +231,15 @@ pub enum RecordProblem {
     /// first 8 bytes unswapped when it reads a big-endian file on a little-endian machine,
     /// and reads that field wrong (the event id, the cpu, the pid and tid, or the time).
     UnswappedSwitchSampleId,
+    /// In a big-endian output, a KSYMBOL or BPF_EVENT record: perf 6.1 swaps none of its
+    /// fields when it reads a big-endian file on a little-endian machine, its `sample_id`
+    /// included, so it shows them wrong, sorts the record by a time past every other and
+    /// gives it to no event.
+    UnswappedRecord,
+    /// In a big-endian output, a READ record shorter than 48 bytes: perf 6.1 swaps 48
+    /// bytes of every READ when it reads a big-endian file on a little-endian machine,
+    /// past this one's end into the next record's header, and stops reading there.
+    ReadSwappedPastEnd,
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).
     Stat(StatProblem),
@@ -485,6 +494,12 @@ impl fmt::Display for RecordProblem {
             ),
             Self::UnswappedSwitchSampleId => f.write_str(
                 "a SWITCH record with a sample_id in a big-endian output: perf 6.1 leaves the sample_id's first 8 bytes unswapped, and would read that field wrong on a little-endian machine (use SWITCH_CPU_WIDE, or a little-endian output)",
+            ),
+            Self::UnswappedRecord => f.write_str(
+                "a KSYMBOL or BPF_EVENT record in a big-endian output: perf 6.1 swaps none of its fields, so on a little-endian machine it would read them and its sample_id (time, id) wrong, and sort the record out of order (use a little-endian output)",
+            ),
+            Self::ReadSwappedPastEnd => f.write_str(
+                "a READ record shorter than 48 bytes in a big-endian output: perf 6.1 swaps 48 bytes of every READ, so on a little-endian machine it would swap the next record's header and stop reading there (use a little-endian output)",
             ),
             Self::Fields(field) => write!(
                 f,

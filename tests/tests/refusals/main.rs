@@ -2917,6 +2917,214 @@ fn a_big_endian_switch_with_a_sample_id_is_refused() {
     }
 }
 
+/// perf 6.1 swaps nothing of a KSYMBOL or BPF_EVENT record, and 48 bytes of every READ,
+/// when it reads a big-endian file on a little-endian machine: it shows the first two wrong
+/// and sorts them by their unswapped time, and after a READ shorter than 48 bytes it swaps
+/// the next record's header and stops. Strict mode refuses the three in a big-endian output:
+/// whole or by their header alone, before any description or after the event's side-band
+/// records were learned, in file and pipe mode, the writer left usable. A little-endian
+/// output takes them, and perf shows them; a big-endian READ of 48 bytes is taken and read.
+/// perf's verdicts on the big-endian bytes written with strict mode off are checked.
+#[test]
+fn a_big_endian_ksymbol_bpf_event_or_short_read_is_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::Endian;
+    use perf_writer_std::{RecordError, RecordProblem};
+    // The ordered tick's sample_id: TID (42, 42), TIME 1500, IDENTIFIER 1.
+    let record = |e: Endian, type_: u32, body: &[u8]| {
+        let mut r = Vec::new();
+        r.extend_from_slice(&e.u32_bytes(type_));
+        r.extend_from_slice(&e.u16_bytes(0));
+        r.extend_from_slice(&e.u16_bytes(8 + body.len() as u16 + 24));
+        r.extend_from_slice(body);
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u64_bytes(1500));
+        r.extend_from_slice(&e.u64_bytes(TICK_SAMPLE_ID));
+        r
+    };
+    let ksymbol = |e: Endian| {
+        let mut b = e.u64_bytes(0xffff_0000_1234_5678).to_vec();
+        b.extend_from_slice(&e.u32_bytes(0x100));
+        b.extend_from_slice(&e.u16_bytes(1));
+        b.extend_from_slice(&e.u16_bytes(0));
+        b.extend_from_slice(b"bpf_prog_x\0\0\0\0\0\0");
+        record(e, rt::KSYMBOL, &b)
+    };
+    let bpf_event = |e: Endian| {
+        let mut b = e.u16_bytes(1).to_vec();
+        b.extend_from_slice(&e.u16_bytes(0));
+        b.extend_from_slice(&e.u32_bytes(77));
+        b.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        record(e, rt::BPF_EVENT, &b)
+    };
+    // pid, tid, value 999; with the trailer 48 bytes, or 40 with the trailer's TID cut.
+    let read = |e: Endian, short: bool| {
+        let mut b = e.u32_bytes(42).to_vec();
+        b.extend_from_slice(&e.u32_bytes(42));
+        b.extend_from_slice(&e.u64_bytes(999));
+        let mut r = record(e, rt::READ, &b);
+        if short {
+            r.drain(24..32);
+            r[6..8].copy_from_slice(&e.u16_bytes(40));
+        }
+        r
+    };
+    let comm = |e: Endian| {
+        let mut b = e.u32_bytes(42).to_vec();
+        b.extend_from_slice(&e.u32_bytes(42));
+        b.extend_from_slice(b"tick\0\0\0\0");
+        record(e, rt::COMM, &b)
+    };
+    let writer = |e: Endian| {
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap()
+    };
+    let refused = |e: WriterError, want: RecordProblem| match e {
+        WriterError::Record(RecordError::Refused { problem, .. }) => assert_eq!(problem, want),
+        other => panic!("{other:?}"),
+    };
+    let big = Endian::Big;
+    let bad = [
+        (ksymbol(big), RecordProblem::UnswappedRecord),
+        (bpf_event(big), RecordProblem::UnswappedRecord),
+        (read(big, true), RecordProblem::ReadSwappedPastEnd),
+    ];
+    for (bytes, problem) in &bad {
+        // Described, after a learned COMM, whole and by its header alone; the ticks around
+        // the refusals are read.
+        let mut w = writer(big);
+        add_ordered_tick(&mut w);
+        write_tick(&mut w, 1, 1000);
+        w.write_event_data(&comm(big)).unwrap();
+        w.write_event_data(&comm(big)).unwrap();
+        refused(w.write_event_data(bytes).unwrap_err(), *problem);
+        refused(w.write_event_data(&bytes[..8]).unwrap_err(), *problem);
+        w.write_event_data(&read(big, false)).unwrap();
+        write_tick(&mut w, 2, 2000);
+        let file_bytes = w.finish().unwrap().into_inner();
+        assert_both_ticks(&read_file(&file_bytes));
+        if require_perf() {
+            let file = temp_data_file(&file_bytes);
+            let out = perf_script(file.path(), &["-D"]);
+            assert!(
+                out.stdout.contains("PERF_RECORD_READ: 42 42 test:tick 999"),
+                "{}",
+                out.stdout
+            );
+        }
+        // Before any description, and in pipe mode.
+        refused(writer(big).write_event_data(bytes).unwrap_err(), *problem);
+        let mut p = PerfPipeWriter::from_writer_with_endian(Vec::new(), big).unwrap();
+        p.add_event_desc(&[1], &sw_attr(), "sw").unwrap();
+        refused(p.write_event_data(bytes).unwrap_err(), *problem);
+    }
+    // Little-endian: taken and shown.
+    let mut w = writer(Endian::Little);
+    add_ordered_tick(&mut w);
+    let little = [
+        ksymbol(Endian::Little),
+        bpf_event(Endian::Little),
+        read(Endian::Little, true),
+    ];
+    for r in &little {
+        w.write_event_data(r).unwrap();
+    }
+    let bytes = w.finish().unwrap().into_inner();
+    assert!(read_file(&bytes).lpd_names.len() == 1);
+    if require_perf() {
+        let file = temp_data_file(&bytes);
+        let out = perf_script(file.path(), &["-D"]);
+        for shown in [
+            "PERF_RECORD_KSYMBOL addr ffff000012345678 len 256 type 1 flags 0x0 name bpf_prog_x",
+            "PERF_RECORD_BPF_EVENT type 1, flags 0, id 77",
+            "PERF_RECORD_READ: 42 42 test:tick 999",
+        ] {
+            assert!(out.stdout.contains(shown), "{shown}\n{}", out.stdout);
+        }
+        // Big-endian, strict mode off: the first two misread, and perf stops after the READ.
+        let mut w = writer(big);
+        w.set_strict(false);
+        add_ordered_tick(&mut w);
+        w.write_event_data(&[ksymbol(big), bpf_event(big)].concat())
+            .unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &["-D"]);
+        assert!(
+            out.stdout
+                .contains("PERF_RECORD_KSYMBOL addr 785634120000ffff")
+                && out
+                    .stdout
+                    .contains("PERF_RECORD_BPF_EVENT type 256, flags 0, id 1291845632"),
+            "{}",
+            out.stdout
+        );
+        let mut w = writer(big);
+        w.set_strict(false);
+        add_ordered_tick(&mut w);
+        w.write_event_data(&read(big, true)).unwrap();
+        write_tick(&mut w, 1, 2000);
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &[]);
+        assert!(!out.stdout.contains("value=1"), "{}", out.describe());
+    }
+}
+
+/// perf 6.1 leaves an MMAP2's `prot` and `flags` unswapped when it reads a big-endian file
+/// on a little-endian machine: it shows `---p` for a mapping the record says is `r-xp`. That
+/// is what a big-endian kernel writes, and every real recording's MMAP2 has them, so strict
+/// mode takes it (README, "Big-endian outputs"): this pins perf's reading the README
+/// describes.
+#[test]
+fn a_big_endian_mmap2s_protection_is_taken_and_perf_6_1_shows_it_unswapped() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::Endian;
+    let mmap2 = |e: Endian| {
+        let mut r = Vec::new();
+        r.extend_from_slice(&e.u32_bytes(rt::MMAP2));
+        r.extend_from_slice(&e.u16_bytes(0));
+        r.extend_from_slice(&e.u16_bytes(8 + 64 + 16 + 24));
+        for half in [42, 42] {
+            r.extend_from_slice(&e.u32_bytes(half));
+        }
+        for word in [0x40_0000, 0x1000, 0] {
+            r.extend_from_slice(&e.u64_bytes(word));
+        }
+        r.extend_from_slice(&e.u32_bytes(8));
+        r.extend_from_slice(&e.u32_bytes(1));
+        r.extend_from_slice(&e.u64_bytes(1234));
+        r.extend_from_slice(&e.u64_bytes(0));
+        r.extend_from_slice(&e.u32_bytes(5)); // PROT_READ | PROT_EXEC
+        r.extend_from_slice(&e.u32_bytes(2)); // MAP_PRIVATE
+        r.extend_from_slice(b"/bin/mapped\0\0\0\0\0");
+        // sample_id: TID (42, 42), TIME 1500, IDENTIFIER 1.
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u32_bytes(42));
+        r.extend_from_slice(&e.u64_bytes(1500));
+        r.extend_from_slice(&e.u64_bytes(TICK_SAMPLE_ID));
+        r
+    };
+    for (e, shown) in [(Endian::Little, "r-xp"), (Endian::Big, "---p")] {
+        let mut w =
+            PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e)
+                .unwrap();
+        add_ordered_tick(&mut w);
+        w.write_event_data(&mmap2(e)).unwrap();
+        write_tick(&mut w, 1, 2000);
+        let bytes = w.finish().unwrap().into_inner();
+        assert_eq!(read_file(&bytes).lpd_samples, 1);
+        if require_perf() {
+            let file = temp_data_file(&bytes);
+            let out = perf_script(file.path(), &["--show-mmap-events"]);
+            let line = "PERF_RECORD_MMAP2 42/42: [0x400000(0x1000) @ 0 08:01 1234 0]: ";
+            assert!(
+                out.stdout.contains(&format!("{line}{shown} /bin/mapped")),
+                "{e:?}\n{}",
+                out.describe()
+            );
+        }
+    }
+}
+
 /// perf 6.1 reads a big-endian pipe stream's RAW size unswapped and cannot parse the
 /// SAMPLEs of an event with RAW: strict mode refuses such an event in a big-endian pipe
 /// stream (in a file it is read); perf's verdict on its SAMPLE is checked.
