@@ -86,6 +86,13 @@ impl Endian {
         }
     }
 
+    /// The `u16` at byte `at` of `bytes` in this byte order; `None` past their end.
+    #[inline]
+    pub fn u16_at(self, bytes: &[u8], at: usize) -> Option<u16> {
+        let b = bytes.get(at..)?.first_chunk::<2>()?;
+        Some(self.read_u16(*b))
+    }
+
     /// The `u32` at byte `at` of `bytes` in this byte order; `None` past their end.
     ///
     /// ```

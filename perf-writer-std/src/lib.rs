@@ -68,7 +68,8 @@
 //!   payload shorter than its fields, a dynamic field's data outside it, or no NUL in the
 //!   data of a field the print format gives to `__get_str` (perf prints up to the NUL);
 //! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
-//!   id, or whose size does not fit its type plus the trailer its attr asks for, or whose
+//!   id, or whose size does not fit its type plus the trailer its attr asks for (for a
+//!   NAMESPACES or TEXT_POKE, the body its counts give: perf reads that many bytes), or whose
 //!   name (COMM, MMAP, MMAP2, CGROUP, KSYMBOL) holds no NUL before the trailer
 //!   ([`RecordProblem::NameWithoutNul`]: perf reads it to its NUL);
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
@@ -176,8 +177,8 @@
 //! and so it is in file mode while the writer compresses
 //! ([`set_compression`](PerfWriter::set_compression): records are compressed as they come).
 //!
-//! Sizes that are not multiples of 8 are refused in every mode (COMPRESSED and
-//! HEADER_FEATURE records excepted: perf writes them unpadded). A record split across calls is
+//! Sizes that are not multiples of 8 are refused in every mode (COMPRESSED, HEADER_BUILD_ID
+//! and HEADER_FEATURE records excepted: perf writes them unpadded). A record split across calls is
 //! held back until its last byte arrives, then checked; [`file_pos`](PerfWriter::file_pos)
 //! counts it. Its header is judged by the call that completes it: a type perf 6.1 does
 //! not know, or a pipe-mode header record, is refused there and not taken as the start

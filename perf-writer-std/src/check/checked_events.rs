@@ -15,8 +15,8 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::{
-    check_body, check_name, check_swapped_by_perf, check_user_fields, is_switch, judged_in_context,
-    sample_size_fits,
+    check_body, check_name, check_swapped_by_perf, check_user_fields, counted_body, is_switch,
+    judged_in_context, sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -406,9 +406,10 @@ impl CheckedEvents {
             None => &self.first,
         };
         // Facts at revision 0 were never learned (the model had no description then).
+        let body = counted_body(model.endian(), type_, info.body, record);
         facts.revision != 0
             && facts.revision == revision
-            && check_body(info.body, record.len(), facts.trailer).is_ok()
+            && check_body(body, record.len(), facts.trailer).is_ok()
             && check_name(type_, record, facts.trailer).is_ok()
     }
 

@@ -271,6 +271,35 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
     Ok(())
 }
 
+/// The body length of a record of type `type_` whose type's own is `body`
+/// ([`record_type::info`]), from the counts it holds where they set it: a NAMESPACES holds
+/// `nr_namespaces` entries of 16 bytes after its pid, tid and count; a TEXT_POKE
+/// `old_len + new_len` bytes after its address and the two lengths, padded to 8. perf 6.1
+/// reads (and copies) as many bytes as the counts say, past the record when they run
+/// past it (it dies of SIGBUS on a large one), and in a big-endian file swaps the trailer
+/// from where they end; the kernel writes exactly that many. A count that cannot fit any
+/// record gives `Exact(u16::MAX)`.
+#[inline]
+pub(crate) fn counted_body(endian: Endian, type_: u32, body: BodyLen, record: &[u8]) -> BodyLen {
+    let counted = match type_ {
+        record_type::NAMESPACES => endian
+            .u64_at(record, 16)
+            .map(|nr| nr.saturating_mul(16).saturating_add(16)),
+        record_type::TEXT_POKE => match (endian.u16_at(record, 16), endian.u16_at(record, 18)) {
+            (Some(old), Some(new)) => {
+                let bytes = 4 + u64::from(old) + u64::from(new);
+                Some(8 + bytes.next_multiple_of(8))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match counted {
+        Some(n) => BodyLen::Exact(u16::try_from(n).unwrap_or(u16::MAX)),
+        None => body,
+    }
+}
+
 /// A record of `len` bytes whose body is `body` long before a `trailer`-byte trailer.
 #[inline]
 pub(crate) fn check_body(body: BodyLen, len: usize, trailer: usize) -> Result<(), RecordProblem> {

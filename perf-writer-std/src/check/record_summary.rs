@@ -15,7 +15,9 @@
 //!   which its layout's `sample_id` trailer must take.
 
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
-use crate::check::record_rules::{check_sample_len, header_misc, is_switch, name_room, EventStats};
+use crate::check::record_rules::{
+    check_sample_len, counted_body, header_misc, is_switch, name_room, EventStats,
+};
 use crate::check::refusal::Contradiction;
 use crate::check::switch_kinds::{sched_switch_sample_kinds, Kinds, SwitchKinds, WITHOUT_CPU};
 use crate::model::raw_rule::RawRule;
@@ -1162,7 +1164,8 @@ impl SideBandSummary {
 
     fn add(&mut self, type_: u32, record: &[u8], endian: Endian, derive: bool) {
         let past = |body: u16| (record.len() as i64).saturating_sub(8 + i64::from(body));
-        match record_type::info(type_).map(|i| i.body) {
+        let body = record_type::info(type_).map(|i| counted_body(endian, type_, i.body, record));
+        match body {
             Some(BodyLen::Exact(body)) => {
                 let v = past(body);
                 self.exact = Some(self.exact.map_or((v, v), |(a, b)| (a.min(v), b.max(v))));

@@ -96,7 +96,8 @@ impl<O: OutputMode> PerfWriter<O> {
 
     /// Appends records given as bytes in the output's byte order.
     ///
-    /// `data` holds records (`perf_event_header` then payload, sizes multiples of 8); a
+    /// `data` holds records (`perf_event_header` then payload, sizes multiples of 8 but for
+    /// the COMPRESSED, HEADER_BUILD_ID and HEADER_FEATURE records perf writes unpadded); a
     /// record may be split across calls (see
     /// [`abandon_partial_record`](Self::abandon_partial_record)). An id in a record must
     /// belong to an event description added before finalize (in pipe mode: before the

@@ -2917,6 +2917,21 @@ fn a_big_endian_switch_with_a_sample_id_is_refused() {
     }
 }
 
+/// A kernel record of `type_` in byte order `e`: `body`, then the ordered tick's
+/// `sample_id` (TID 42/42, TIME 1500, IDENTIFIER 1).
+fn ordered_side_band(e: perf_writer_std::perf_encode::Endian, type_: u32, body: &[u8]) -> Vec<u8> {
+    let mut r = Vec::new();
+    r.extend_from_slice(&e.u32_bytes(type_));
+    r.extend_from_slice(&e.u16_bytes(0));
+    r.extend_from_slice(&e.u16_bytes(8 + body.len() as u16 + 24));
+    r.extend_from_slice(body);
+    r.extend_from_slice(&e.u32_bytes(42));
+    r.extend_from_slice(&e.u32_bytes(42));
+    r.extend_from_slice(&e.u64_bytes(1500));
+    r.extend_from_slice(&e.u64_bytes(TICK_SAMPLE_ID));
+    r
+}
+
 /// perf 6.1 swaps nothing of a KSYMBOL or BPF_EVENT record, and 48 bytes of every READ,
 /// when it reads a big-endian file on a little-endian machine: it shows the first two wrong
 /// and sorts them by their unswapped time, and after a READ shorter than 48 bytes it swaps
@@ -2930,19 +2945,7 @@ fn a_big_endian_ksymbol_bpf_event_or_short_read_is_refused() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
     use perf_writer_std::perf_encode::Endian;
     use perf_writer_std::{RecordError, RecordProblem};
-    // The ordered tick's sample_id: TID (42, 42), TIME 1500, IDENTIFIER 1.
-    let record = |e: Endian, type_: u32, body: &[u8]| {
-        let mut r = Vec::new();
-        r.extend_from_slice(&e.u32_bytes(type_));
-        r.extend_from_slice(&e.u16_bytes(0));
-        r.extend_from_slice(&e.u16_bytes(8 + body.len() as u16 + 24));
-        r.extend_from_slice(body);
-        r.extend_from_slice(&e.u32_bytes(42));
-        r.extend_from_slice(&e.u32_bytes(42));
-        r.extend_from_slice(&e.u64_bytes(1500));
-        r.extend_from_slice(&e.u64_bytes(TICK_SAMPLE_ID));
-        r
-    };
+    let record = ordered_side_band;
     let ksymbol = |e: Endian| {
         let mut b = e.u64_bytes(0xffff_0000_1234_5678).to_vec();
         b.extend_from_slice(&e.u32_bytes(0x100));
@@ -3069,6 +3072,146 @@ fn a_big_endian_ksymbol_bpf_event_or_short_read_is_refused() {
     }
 }
 
+/// perf 6.1 reads as many bytes as a NAMESPACES record's `nr_namespaces` or a TEXT_POKE's
+/// `old_len + new_len` say, past the record when they run past it (SIGBUS on large ones,
+/// in either byte order), and in a big-endian file swaps the trailer from where they end
+/// (the records after it lost, or the record sorted by a wrong time). Strict mode holds
+/// both to the length their counts give, as the kernel writes them: refused at the call,
+/// also after the event's side-band records were learned, and at the description when
+/// written before it; the exact ones are taken and shown by perf in both byte orders.
+#[test]
+fn a_namespaces_or_text_poke_whose_counts_run_past_it_is_refused() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::Endian;
+    use perf_writer_std::{RecordError, RecordProblem};
+    // pid and tid 42, `nr` as the count, `entries` (dev, ino) pairs.
+    let namespaces = |e: Endian, nr: u64, entries: u64| {
+        let mut b = e.u32_bytes(42).to_vec();
+        b.extend_from_slice(&e.u32_bytes(42));
+        b.extend_from_slice(&e.u64_bytes(nr));
+        for i in 0..entries {
+            b.extend_from_slice(&e.u64_bytes(4));
+            b.extend_from_slice(&e.u64_bytes(0xf000_0000 + i));
+        }
+        ordered_side_band(e, rt::NAMESPACES, &b)
+    };
+    // Its lengths as given, `room` bytes after them.
+    let text_poke = |e: Endian, old: u16, new: u16, room: usize| {
+        let mut b = e.u64_bytes(0xffff_ffff_8100_0000).to_vec();
+        b.extend_from_slice(&e.u16_bytes(old));
+        b.extend_from_slice(&e.u16_bytes(new));
+        b.extend((0..room).map(|i| i as u8 + 1));
+        ordered_side_band(e, rt::TEXT_POKE, &b)
+    };
+    let writer = |e: Endian| {
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap()
+    };
+    let size_refused = |e: WriterError| {
+        assert!(
+            matches!(
+                e,
+                WriterError::Record(RecordError::Refused {
+                    problem: RecordProblem::Size { exact: true, .. },
+                    ..
+                })
+            ),
+            "{e:?}"
+        )
+    };
+    for e in [Endian::Little, Endian::Big] {
+        let good = [namespaces(e, 7, 7), text_poke(e, 3, 3, 12)];
+        let bad = [
+            namespaces(e, 9, 7),
+            namespaces(e, 100_000_000, 7),
+            namespaces(e, 5, 7),
+            text_poke(e, 20, 20, 4),
+            text_poke(e, 0xffff, 0xffff, 4),
+            text_poke(e, 3, 3, 20),
+        ];
+        for bad in &bad {
+            // Described, after the good ones were learned; the ticks around it are read.
+            let mut w = writer(e);
+            add_ordered_tick(&mut w);
+            write_tick(&mut w, 1, 1000);
+            for r in good.iter().chain(&good) {
+                w.write_event_data(r).unwrap();
+            }
+            size_refused(w.write_event_data(bad).unwrap_err());
+            write_tick(&mut w, 2, 2000);
+            let bytes = w.finish().unwrap().into_inner();
+            assert_both_ticks(&read_file(&bytes));
+            if require_perf() {
+                let file = temp_data_file(&bytes);
+                let out = perf_script(
+                    file.path(),
+                    &["--show-namespace-events", "--show-text-poke-events"],
+                );
+                for shown in [
+                    "PERF_RECORD_NAMESPACES 42/42 - nr_namespaces: 7",
+                    "PERF_RECORD_TEXT_POKE ffffffff81000000  old len 3 new len 3",
+                ] {
+                    assert_eq!(
+                        out.stdout.matches(shown).count(),
+                        2,
+                        "{e:?}\n{}",
+                        out.stdout
+                    );
+                }
+            }
+            // Written before the description: the description is refused.
+            let mut w = writer(e);
+            w.write_event_data(bad).unwrap();
+            let attr = PerfEventAttr {
+                options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+                ..tp_attr(TICK_ID)
+            };
+            let refused = w
+                .add_tracepoint_event_desc_from_text(
+                    &[TICK_SAMPLE_ID],
+                    &attr,
+                    "test:tick",
+                    "test",
+                    TICK,
+                )
+                .unwrap_err();
+            assert!(
+                matches!(
+                    refused,
+                    WriterError::Event(EventError::ContradictsRecords { .. })
+                ),
+                "{refused:?}"
+            );
+        }
+    }
+    // perf's verdicts with strict mode off: a large count kills it in either byte order,
+    // and a count two entries long loses the big-endian file's records after it.
+    if require_perf() {
+        for (e, r) in [
+            (Endian::Little, namespaces(Endian::Little, 100_000_000, 7)),
+            (Endian::Big, namespaces(Endian::Big, 100_000_000, 7)),
+            (Endian::Little, text_poke(Endian::Little, 0xffff, 0xffff, 4)),
+            (Endian::Big, namespaces(Endian::Big, 9, 7)),
+        ] {
+            let mut w = writer(e);
+            w.set_strict(false);
+            add_ordered_tick(&mut w);
+            write_tick(&mut w, 1, 1000);
+            w.write_event_data(&r).unwrap();
+            write_tick(&mut w, 2, 2000);
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            let out = perf_script(
+                file.path(),
+                &["-D", "--show-namespace-events", "--show-text-poke-events"],
+            );
+            assert!(
+                !out.success() && !out.stdout.contains("value=2"),
+                "{e:?}\n{}",
+                out.describe()
+            );
+        }
+    }
+}
+
 /// perf 6.1 leaves an MMAP2's `prot` and `flags` unswapped when it reads a big-endian file
 /// on a little-endian machine: it shows `---p` for a mapping the record says is `r-xp`. That
 /// is what a big-endian kernel writes, and every real recording's MMAP2 has them, so strict
@@ -3079,29 +3222,21 @@ fn a_big_endian_mmap2s_protection_is_taken_and_perf_6_1_shows_it_unswapped() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
     use perf_writer_std::perf_encode::Endian;
     let mmap2 = |e: Endian| {
-        let mut r = Vec::new();
-        r.extend_from_slice(&e.u32_bytes(rt::MMAP2));
-        r.extend_from_slice(&e.u16_bytes(0));
-        r.extend_from_slice(&e.u16_bytes(8 + 64 + 16 + 24));
+        let mut b = Vec::new();
         for half in [42, 42] {
-            r.extend_from_slice(&e.u32_bytes(half));
+            b.extend_from_slice(&e.u32_bytes(half));
         }
         for word in [0x40_0000, 0x1000, 0] {
-            r.extend_from_slice(&e.u64_bytes(word));
+            b.extend_from_slice(&e.u64_bytes(word));
         }
-        r.extend_from_slice(&e.u32_bytes(8));
-        r.extend_from_slice(&e.u32_bytes(1));
-        r.extend_from_slice(&e.u64_bytes(1234));
-        r.extend_from_slice(&e.u64_bytes(0));
-        r.extend_from_slice(&e.u32_bytes(5)); // PROT_READ | PROT_EXEC
-        r.extend_from_slice(&e.u32_bytes(2)); // MAP_PRIVATE
-        r.extend_from_slice(b"/bin/mapped\0\0\0\0\0");
-        // sample_id: TID (42, 42), TIME 1500, IDENTIFIER 1.
-        r.extend_from_slice(&e.u32_bytes(42));
-        r.extend_from_slice(&e.u32_bytes(42));
-        r.extend_from_slice(&e.u64_bytes(1500));
-        r.extend_from_slice(&e.u64_bytes(TICK_SAMPLE_ID));
-        r
+        b.extend_from_slice(&e.u32_bytes(8));
+        b.extend_from_slice(&e.u32_bytes(1));
+        b.extend_from_slice(&e.u64_bytes(1234));
+        b.extend_from_slice(&e.u64_bytes(0));
+        b.extend_from_slice(&e.u32_bytes(5)); // PROT_READ | PROT_EXEC
+        b.extend_from_slice(&e.u32_bytes(2)); // MAP_PRIVATE
+        b.extend_from_slice(b"/bin/mapped\0\0\0\0\0");
+        ordered_side_band(e, rt::MMAP2, &b)
     };
     for (e, shown) in [(Endian::Little, "r-xp"), (Endian::Big, "---p")] {
         let mut w =
