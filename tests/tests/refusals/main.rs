@@ -1546,12 +1546,17 @@ fn an_auxtrace_info_of_an_unknown_trace_type_is_refused() {
 /// The tick, with `sample_id_all` (perf reads a file in time order only then, which the
 /// trace decoders of Intel PT and BTS, Arm SPE and CoreSight need).
 fn add_ordered_tick<O: OutputMode>(w: &mut PerfWriter<O>) {
+    try_add_ordered_tick(w).unwrap();
+}
+
+/// [`add_ordered_tick`], its refusal returned.
+fn try_add_ordered_tick<O: OutputMode>(w: &mut PerfWriter<O>) -> Result<(), WriterError> {
     let attr = PerfEventAttr {
         options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
         ..tp_attr(TICK_ID)
     };
     w.add_tracepoint_event_desc_from_text(&[TICK_SAMPLE_ID], &attr, "test:tick", "test", TICK)
-        .unwrap();
+        .map(drop)
 }
 
 /// A file with the ordered tick, then `between`, then a tick.
@@ -2329,19 +2334,7 @@ fn context_switches_before_their_description_are_checked_when_it_comes() {
         if !info_first {
             w.write_event_data(&spe).unwrap();
         }
-        let attr = PerfEventAttr {
-            options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
-            ..tp_attr(TICK_ID)
-        };
-        let e = w
-            .add_tracepoint_event_desc_from_text(
-                &[TICK_SAMPLE_ID],
-                &attr,
-                "test:tick",
-                "test",
-                TICK,
-            )
-            .unwrap_err();
+        let e = try_add_ordered_tick(&mut w).unwrap_err();
         assert_eq!(contradiction(e), Contradiction::AuxtraceSwitchCpu);
         // A cpu above what perf keeps threads for.
         let mut w = file_writer();
@@ -3161,19 +3154,7 @@ fn a_namespaces_or_text_poke_whose_counts_run_past_it_is_refused() {
             // Written before the description: the description is refused.
             let mut w = writer(e);
             w.write_event_data(bad).unwrap();
-            let attr = PerfEventAttr {
-                options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
-                ..tp_attr(TICK_ID)
-            };
-            let refused = w
-                .add_tracepoint_event_desc_from_text(
-                    &[TICK_SAMPLE_ID],
-                    &attr,
-                    "test:tick",
-                    "test",
-                    TICK,
-                )
-                .unwrap_err();
+            let refused = try_add_ordered_tick(&mut w).unwrap_err();
             assert!(
                 matches!(
                     refused,
