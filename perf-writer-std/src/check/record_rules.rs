@@ -279,8 +279,19 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
 /// past it (it dies of SIGBUS on a large one), and in a big-endian file swaps the trailer
 /// from where they end; the kernel writes exactly that many. A count that cannot fit any
 /// record gives `Exact(u16::MAX)`.
-#[inline]
+#[inline(always)]
 pub(crate) fn counted_body(endian: Endian, type_: u32, body: BodyLen, record: &[u8]) -> BodyLen {
+    match type_ {
+        record_type::NAMESPACES | record_type::TEXT_POKE => {
+            counts_body(endian, type_, body, record)
+        }
+        _ => body,
+    }
+}
+
+/// [`counted_body`] of a type whose counts set it (out of line: those records are rare).
+#[inline(never)]
+fn counts_body(endian: Endian, type_: u32, body: BodyLen, record: &[u8]) -> BodyLen {
     let counted = match type_ {
         record_type::NAMESPACES => endian
             .u64_at(record, 16)
