@@ -64,7 +64,7 @@ pub enum RecordParts {
 
 /// `PERF_RECORD_MISC_MMAP_BUILD_ID`: an MMAP2 record carries a build id instead of the
 /// device and inode.
-pub const MISC_MMAP_BUILD_ID: u16 = 1 << 14;
+pub const MISC_MMAP_BUILD_ID: u16 = crate::misc::MMAP_BUILD_ID;
 
 use Part::{Bytes, List32, List64, RestBytes, RestU64, Str, StrList, U16, U32, U64};
 
@@ -215,7 +215,8 @@ pub const fn record(type_: u32) -> Option<RecordParts> {
 }
 
 /// Records whose last fields older perf did not write: their body may end after any whole
-/// field (AUXTRACE_ERROR before `time` or `machine_pid`, TIME_CONV after `time_zero`).
+/// field (AUXTRACE_ERROR before `time` or `machine_pid`, TIME_CONV after `time_zero`), or
+/// inside bytes (an AUXTRACE_ERROR's message: perf ends one after its NUL).
 pub const fn may_end_early(type_: u32) -> bool {
     matches!(type_, rt::AUXTRACE_ERROR | rt::TIME_CONV)
 }

@@ -125,5 +125,8 @@ pub const fn stat_config_tag_known(tag: u64) -> bool {
     tag <= STAT_CONFIG_SCALE
 }
 
+/// `PERF_EVENT_UPDATE__UNIT`: an EVENT_UPDATE record carrying an event's unit.
+pub const EVENT_UPDATE_UNIT: u64 = 0;
+
 /// `PERF_EVENT_UPDATE__NAME`: an EVENT_UPDATE record carrying an event's name.
 pub const EVENT_UPDATE_NAME: u64 = 2;

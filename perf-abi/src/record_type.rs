@@ -203,7 +203,8 @@ pub const fn info(type_: u32) -> Option<RecordInfo> {
         THROTTLE => kernel("THROTTLE", Exact(24)),
         UNTHROTTLE => kernel("UNTHROTTLE", Exact(24)),
         FORK => kernel("FORK", Exact(24)),
-        READ => kernel("READ", Varies),
+        // pid, tid and the first value (or a group's count); the rest as `read_format` says.
+        READ => kernel("READ", AtLeast(16)),
         SAMPLE => RecordInfo {
             sample_id: false, // its fields are laid out by the attr instead
             ..kernel("SAMPLE", Varies)

@@ -85,7 +85,12 @@
 //! - is one of pipe mode's header records (HEADER_ATTR, HEADER_EVENT_TYPE,
 //!   HEADER_TRACING_DATA, HEADER_FEATURE), which the writer makes itself;
 //! - is another tool record (FINISHED_ROUND, ID_INDEX, THREAD_MAP, …) whose size does not
-//!   fit its type, or whose fields do not fill it (a count running past it), or holds a
+//!   fit its type, or whose fields do not fill it (a count running past it; an
+//!   AUXTRACE_ERROR without the `time` or `machine_pid` and `vcpu` its `fmt` says it has; a
+//!   TIME_CONV of more than `time_zero` without its `time_mask` and caps), or whose text
+//!   perf reads to its NUL holds none (an AUXTRACE_ERROR's message, an EVENT_UPDATE's unit
+//!   or name, a HEADER_BUILD_ID's filename), or whose build id size is over 20 (an MMAP2's
+//!   or HEADER_BUILD_ID's: perf copies it into 20 bytes), or holds a
 //!   value perf refuses or misreads (a CPU_MAP kind, a STAT_CONFIG tag or an AUXTRACE_INFO
 //!   trace type it does not know, a cpu range it sizes wrong, an EVENT_UPDATE cpu map in
 //!   a big-endian output, which it does not swap; it leaves a scale unswapped too, and

@@ -5,7 +5,8 @@ use crate::swap::error::SwapError;
 use perf_abi::field_widths::Part;
 
 /// Swaps the fields `parts` lay out, from the cursor on. With `may_end_early`, the bytes
-/// may end after any whole field of `parts` (not inside one).
+/// may end after any whole field of `parts`, or inside bytes kept as stored (perf ends an
+/// AUXTRACE_ERROR after its message's NUL), not inside a number.
 ///
 /// Every count is checked against the bytes left before its entries are walked, and each
 /// entry passes at least one byte, so a count read from the input bounds no loop beyond
@@ -23,6 +24,7 @@ pub(crate) fn swap_parts(
             Part::U16(f) => c.number(2, f).map(drop)?,
             Part::U32(f) => c.number(4, f).map(drop)?,
             Part::U64(f) => c.number(8, f).map(drop)?,
+            Part::Bytes(n, f) if may_end_early => c.keep(u64::from(n).min(c.rest() as u64), f)?,
             Part::Bytes(n, f) => c.keep(u64::from(n), f)?,
             Part::RestU64(f) => c.rest_u64(f)?,
             Part::RestBytes(f) => c.keep(c.rest() as u64, f)?,

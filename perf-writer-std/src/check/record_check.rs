@@ -7,9 +7,9 @@ use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_name, check_sample_len, check_swapped_by_perf, check_user_fields,
-    counted_body, header_misc, is_switch, unknown_named_id, with_parsed, EventStats,
-    AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
+    check_body, check_kernel_values, check_name, check_sample_len, check_swapped_by_perf,
+    check_user_fields, counted_body, header_misc, is_switch, unknown_named_id, with_parsed,
+    EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -1061,6 +1061,7 @@ impl RecordCheck {
         };
         if self.strict {
             check_swapped_by_perf(endian, type_, record.len())?;
+            check_kernel_values(endian, type_, record)?;
         }
         let owner = self.owner(model, record, false);
         if let (Some(kinds), Ok(None) | Err(RecordProblem::UnknownId(_))) = (switch, &owner) {

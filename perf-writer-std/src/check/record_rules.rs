@@ -2,7 +2,7 @@
 
 use crate::error::RecordProblem;
 use perf_abi::record_type::{self, BodyLen};
-use perf_abi::{field_widths, record_fields, IdIndexEntry, Stat};
+use perf_abi::{field_widths, misc, record_fields, IdIndexEntry, Stat};
 use perf_encode::records::{parse_sample, ParseError, ParsedCpuMap, ParsedSample, SampleLayout};
 use perf_encode::swap::{RecordSwapper, SwapError};
 use perf_encode::Endian;
@@ -264,11 +264,107 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
                 return Err(RecordProblem::Unswapped(field_widths::EVENT_UPDATE_CPUS));
             }
             Some(data) => cpu_map(data)?,
-            None => {}
+            // perf copies a unit or a name to its NUL.
+            None => {
+                let kind = word(EVENT_UPDATE_KIND);
+                let text = [
+                    record_fields::EVENT_UPDATE_UNIT,
+                    record_fields::EVENT_UPDATE_NAME,
+                ];
+                if kind.is_some_and(|k| text.contains(&k)) {
+                    holds_nul(record, EVENT_UPDATE_DATA, record.len())?;
+                }
+            }
         },
+        record_type::AUXTRACE_ERROR => check_auxtrace_error(endian, record)?,
+        // perf reads `time_cycles`, `time_mask` and the two caps once the record holds
+        // more than `time_zero` (24 bytes of body).
+        record_type::TIME_CONV if !matches!(record.len().saturating_sub(8), 24 | 48..) => {
+            return Err(RecordProblem::Fields("time_mask"));
+        }
+        record_type::HEADER_BUILD_ID => {
+            if header_misc(endian, record) & misc::BUILD_ID_SIZE != 0 {
+                build_id_size(record, HEADER_BUILD_ID_SIZE)?;
+            }
+            holds_nul(record, HEADER_BUILD_ID_FILENAME, record.len())?;
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// Where an AUXTRACE_ERROR's fields perf reads by its `fmt` are: `fmt` itself, `time`
+/// (read when `fmt` is 1 or more; with 0 the message starts there), the 64-byte message,
+/// and `vcpu`'s end (`machine_pid` and `vcpu` read when `fmt` is 2 or more).
+const AUXTRACE_ERROR_FMT: usize = 28;
+const AUXTRACE_ERROR_TIME: usize = 40;
+const AUXTRACE_ERROR_MSG: usize = 48;
+const AUXTRACE_ERROR_END: usize = 120;
+
+/// An AUXTRACE_ERROR holds what perf 6.1 reads of it by its `fmt`, which may end it early
+/// (perf writes one that ends after its message's NUL): `time` for `fmt` 1 and up,
+/// `machine_pid` and `vcpu` for 2 and up, and its message (printed to its NUL) a NUL
+/// within the record.
+fn check_auxtrace_error(endian: Endian, record: &[u8]) -> Result<(), RecordProblem> {
+    let fmt = endian.u32_at(record, AUXTRACE_ERROR_FMT).unwrap_or(0);
+    let (msg, end) = match fmt {
+        0 => (AUXTRACE_ERROR_TIME, AUXTRACE_ERROR_TIME),
+        1 => (AUXTRACE_ERROR_MSG, AUXTRACE_ERROR_MSG),
+        _ => (AUXTRACE_ERROR_MSG, AUXTRACE_ERROR_END),
+    };
+    if record.len() < end {
+        return Err(RecordProblem::Fields(match fmt {
+            1 => "time",
+            _ => "vcpu",
+        }));
+    }
+    holds_nul(record, msg, record.len().min(msg + 64))
+}
+
+/// Where a HEADER_BUILD_ID's build id size (with `misc::BUILD_ID_SIZE`) and filename are.
+const HEADER_BUILD_ID_SIZE: usize = 32;
+const HEADER_BUILD_ID_FILENAME: usize = 36;
+
+/// Where an MMAP2's build id size is (with `misc::MMAP_BUILD_ID`).
+const MMAP2_BUILD_ID_SIZE: usize = 40;
+
+/// The most bytes of build id perf 6.1 keeps: it copies the size a record gives into a
+/// 20-byte array, and prints twice as many hex digits into a buffer for 20.
+const BUILD_ID_MAX: u8 = 20;
+
+/// The build id size byte at `at` is at most [`BUILD_ID_MAX`].
+fn build_id_size(record: &[u8], at: usize) -> Result<(), RecordProblem> {
+    match record.get(at) {
+        Some(&size) if size > BUILD_ID_MAX => Err(RecordProblem::Value {
+            field: "build_id size",
+            value: u64::from(size),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `record[from..to]` holds a NUL (perf reads the text there to it).
+fn holds_nul(record: &[u8], from: usize, to: usize) -> Result<(), RecordProblem> {
+    match record.get(from..to).is_some_and(|text| text.contains(&0)) {
+        true => Ok(()),
+        false => Err(RecordProblem::NameWithoutNul),
+    }
+}
+
+/// The values of a kernel record perf 6.1 reads whatever its event: an MMAP2's build id
+/// size (at most 20).
+#[inline(always)]
+pub(crate) fn check_kernel_values(
+    endian: Endian,
+    type_: u32,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    match type_ {
+        record_type::MMAP2 if header_misc(endian, record) & misc::MMAP_BUILD_ID != 0 => {
+            build_id_size(record, MMAP2_BUILD_ID_SIZE)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The body length of a record of type `type_` whose type's own is `body`

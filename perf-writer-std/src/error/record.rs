@@ -160,6 +160,9 @@ pub enum RecordProblem {
     /// A COMM, MMAP, MMAP2, CGROUP or KSYMBOL record whose name holds no NUL before its
     /// `sample_id` trailer: perf 6.1 reads the name past its end, and in a big-endian file
     /// leaves the trailer's first words unswapped (it finds the trailer by the name's NUL).
+    /// Also a text of perf's own records it reads to its NUL without a NUL in the record: an
+    /// AUXTRACE_ERROR's message, an EVENT_UPDATE's unit or name, a HEADER_BUILD_ID's
+    /// filename.
     NameWithoutNul,
     /// In a big-endian output, a SAMPLE whose RAW, STACK_USER or AUX bytes (named) end off
     /// a multiple of 8 from the record's start: perf on a little-endian host swaps the
@@ -439,7 +442,7 @@ impl fmt::Display for RecordProblem {
             Self::NoEventDescription => f.write_str("no event description was added before it"),
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
             Self::NameWithoutNul => f.write_str(
-                "its name holds no NUL before its sample_id trailer (perf reads the name to its NUL)",
+                "its name (or message, unit, filename) holds no NUL within the record, before any sample_id trailer (perf reads it to its NUL)",
             ),
             Self::SampleFieldUnaligned(field) => write!(
                 f,

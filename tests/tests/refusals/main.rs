@@ -3020,7 +3020,7 @@ fn a_big_endian_ksymbol_bpf_event_or_short_read_is_refused() {
     let little = [
         ksymbol(Endian::Little),
         bpf_event(Endian::Little),
-        read(Endian::Little, true),
+        read(Endian::Little, false),
     ];
     for r in &little {
         w.write_event_data(r).unwrap();
@@ -3189,6 +3189,220 @@ fn a_namespaces_or_text_poke_whose_counts_run_past_it_is_refused() {
                 "{e:?}\n{}",
                 out.describe()
             );
+        }
+    }
+}
+
+/// A little-endian record of `type_` with `misc` and `body` (no trailer).
+fn record_of(type_: u32, misc: u16, body: &[u8]) -> Vec<u8> {
+    let mut r = type_.to_le_bytes().to_vec();
+    r.extend_from_slice(&misc.to_le_bytes());
+    r.extend_from_slice(&(8 + body.len() as u16).to_le_bytes());
+    r.extend_from_slice(body);
+    r
+}
+
+/// perf 6.1 reads some fields by what other fields say, whatever the record's size: an
+/// MMAP2's or HEADER_BUILD_ID's build id size (it copies that many bytes into 20: stack
+/// smashing past 20), an AUXTRACE_ERROR's `time` and `machine_pid`/`vcpu` by its `fmt`,
+/// TIME_CONV's `time_mask` and caps once it holds more than `time_zero`, a READ's first
+/// value, and texts to their NUL (an AUXTRACE_ERROR's message, an EVENT_UPDATE's name or
+/// unit, a HEADER_BUILD_ID's filename). Strict mode refuses each that would make perf read
+/// past the record, at the call, the writer left usable; the shapes perf and the kernel
+/// write are taken and shown by perf. perf's verdicts on two refused ones, written with
+/// strict mode off, are checked.
+#[test]
+fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
+    use perf_writer_std::perf_encode::abi::{misc, record_type as rt};
+    use perf_writer_std::perf_encode::Endian;
+    use perf_writer_std::RecordProblem as P;
+    let le = Endian::Little;
+    // MMAP2 of /usr/bin/bad carrying a build id of `size` bytes (0xcd).
+    let mmap2 = |size: u8| {
+        let mut b = Vec::new();
+        b.extend_from_slice(&le.u32_bytes(42));
+        b.extend_from_slice(&le.u32_bytes(42));
+        for word in [0x40_0000u64, 0x1000, 0] {
+            b.extend_from_slice(&le.u64_bytes(word));
+        }
+        b.extend_from_slice(&[size, 0, 0, 0]);
+        b.extend_from_slice(&[0xcd; 20]);
+        b.extend_from_slice(&le.u32_bytes(5));
+        b.extend_from_slice(&le.u32_bytes(2));
+        b.extend_from_slice(b"/usr/bin/bad\0\0\0\0");
+        let mut r = ordered_side_band(le, rt::MMAP2, &b);
+        r[4..6].copy_from_slice(&(misc::USER | misc::MMAP_BUILD_ID).to_le_bytes());
+        r
+    };
+    // HEADER_BUILD_ID of pid -1, a build id of `size` bytes (0xee), `filename` in 64 bytes.
+    let build_id = |size: u8, filename: &[u8]| {
+        let mut b = (-1i32).to_le_bytes().to_vec();
+        b.extend_from_slice(&[0xee; 20]);
+        b.extend_from_slice(&[size, 0, 0, 0]);
+        let mut name = [0u8; 64];
+        name[..filename.len()].copy_from_slice(filename);
+        b.extend_from_slice(&name);
+        record_of(rt::HEADER_BUILD_ID, misc::USER | misc::BUILD_ID_SIZE, &b)
+    };
+    // AUXTRACE_ERROR of `fmt` with `msg` in its 64 bytes, cut to `len` bytes.
+    let auxtrace_error = |fmt: u32, msg: &[u8], len: usize| {
+        let mut b = Vec::new();
+        for word in [1, 7, 0, 42, 42, fmt] {
+            b.extend_from_slice(&le.u32_bytes(word));
+        }
+        b.extend_from_slice(&le.u64_bytes(0xdead));
+        b.extend_from_slice(&le.u64_bytes(1_500_000_123));
+        let mut text = [0u8; 64];
+        text[..msg.len()].copy_from_slice(msg);
+        b.extend_from_slice(&text);
+        b.extend_from_slice(&le.u32_bytes(77));
+        b.extend_from_slice(&le.u32_bytes(3));
+        b.truncate(len - 8);
+        record_of(rt::AUXTRACE_ERROR, 0, &b)
+    };
+    // TIME_CONV of `words` u64s (shift, mult, zero, cycles, mask, caps).
+    let time_conv = |words: usize| {
+        let all = [10u64, 1 << 20, 1000, 5, u64::MAX, 0x0101];
+        user_record(rt::TIME_CONV, &all[..words])
+    };
+    // EVENT_UPDATE of `kind` with `text` (8 bytes).
+    let update = |kind: u64, text: &[u8; 8]| {
+        user_record(
+            rt::EVENT_UPDATE,
+            &[kind, TICK_SAMPLE_ID, u64::from_le_bytes(*text)],
+        )
+    };
+    // READ of pid and tid 42, and `values` u64s.
+    let read = |values: &[u64]| {
+        let mut b = le.u32_bytes(42).to_vec();
+        b.extend_from_slice(&le.u32_bytes(42));
+        for v in values {
+            b.extend_from_slice(&le.u64_bytes(*v));
+        }
+        ordered_side_band(le, rt::READ, &b)
+    };
+    let refused = [
+        (
+            "build id of 21",
+            mmap2(21),
+            P::Value {
+                field: "build_id size",
+                value: 21,
+            },
+        ),
+        (
+            "build id of 255",
+            mmap2(255),
+            P::Value {
+                field: "build_id size",
+                value: 255,
+            },
+        ),
+        (
+            "HEADER_BUILD_ID of 40",
+            build_id(40, b"/usr/lib/bad.so"),
+            P::Value {
+                field: "build_id size",
+                value: 40,
+            },
+        ),
+        (
+            "filename without NUL",
+            build_id(20, &[b'a'; 64]),
+            P::NameWithoutNul,
+        ),
+        (
+            "fmt 2 ending at its message",
+            auxtrace_error(2, b"bad", 112),
+            P::Fields("vcpu"),
+        ),
+        (
+            "fmt 1 ending before time",
+            auxtrace_error(1, b"bad", 40),
+            P::Fields("time"),
+        ),
+        (
+            "message without NUL",
+            auxtrace_error(1, &[b'M'; 64], 112),
+            P::NameWithoutNul,
+        ),
+        (
+            "fmt 0 ending where its message starts",
+            auxtrace_error(0, b"bad", 40),
+            P::NameWithoutNul,
+        ),
+        ("TIME_CONV of 4 words", time_conv(4), P::Fields("time_mask")),
+        ("TIME_CONV of 5 words", time_conv(5), P::Fields("time_mask")),
+        (
+            "name without NUL",
+            update(2, b"BADNAMEX"),
+            P::NameWithoutNul,
+        ),
+        (
+            "unit without NUL",
+            update(0, b"UNITUNIT"),
+            P::NameWithoutNul,
+        ),
+        (
+            "READ without its value",
+            read(&[]),
+            P::Size {
+                size: 40,
+                expected: 48,
+                exact: false,
+            },
+        ),
+    ];
+    for (what, record, problem) in &refused {
+        let r = ordered_file_around(|w| match w.write_event_data(record).expect_err(what) {
+            WriterError::Record(perf_writer_std::RecordError::Refused { problem: p, .. }) => {
+                assert_eq!(p, *problem, "{what}")
+            }
+            other => panic!("{what}: {other:?}"),
+        });
+        assert_both_ticks(&r);
+    }
+    // What perf and the kernel write: taken and shown.
+    let taken = [
+        mmap2(20),
+        build_id(20, b"/usr/lib/good.so"),
+        auxtrace_error(1, b"bad trace", 64),
+        auxtrace_error(2, b"worse trace", 120),
+        time_conv(3),
+        time_conv(6),
+        update(2, b"renamed\0"),
+        read(&[999]),
+    ];
+    let mut w = file_writer();
+    add_ordered_tick(&mut w);
+    for record in &taken {
+        w.write_event_data(record).unwrap();
+    }
+    write_tick(&mut w, 1, 2000);
+    let bytes = w.finish().unwrap().into_inner();
+    let errors = ["Warning:", "2 instruction trace errors"];
+    assert_eq!(read_file_noting(&bytes, &errors).lpd_samples, 1);
+    if require_perf() {
+        let file = temp_data_file(&bytes);
+        let out = perf_script(file.path(), &["-D", "--show-mmap-events"]);
+        for shown in [
+            "[0x400000(0x1000) @ 0 <cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd>]: r-xp /usr/bin/bad",
+            "code 7: bad trace",
+            "code 7: worse trace",
+            "PERF_RECORD_READ: 42 42 renamed 999",
+        ] {
+            assert!(out.stdout.contains(shown), "{shown}\n{}", out.describe());
+        }
+        // Strict mode off: perf smashes its stack on the build ids of 255.
+        for record in [mmap2(255), build_id(255, b"/usr/lib/bad.so")] {
+            let mut w = file_writer();
+            w.set_strict(false);
+            add_ordered_tick(&mut w);
+            w.write_event_data(&record).unwrap();
+            write_tick(&mut w, 1, 2000);
+            let file = temp_data_file(&w.finish().unwrap().into_inner());
+            let out = perf_script(file.path(), &["--show-mmap-events"]);
+            assert!(!out.success(), "{}", out.describe());
         }
     }
 }
