@@ -22,7 +22,7 @@ use crate::{ref_u16, ref_u32, ref_u64, ArbEndian};
 use arbitrary::Arbitrary;
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 use perf_abi::{attr_flags, sample_type};
-use perf_writer_std::RecordError;
+use perf_writer_std::{EventError, RecordError};
 use perf_writer_std::{
     FileOutput, OutputMode, PerfHeaderIndex, PerfPipeWriter, PerfWriter, WriterError,
 };
@@ -330,6 +330,19 @@ struct Model {
     started: bool,
     /// Pipe mode.
     pipe: bool,
+    /// Events perf cannot tell apart were taken (one without ids among several, described
+    /// before any record): strict mode refuses their SAMPLEs, and a file needs HEADER_STAT.
+    untold: bool,
+}
+
+impl Model {
+    /// Notes an event of `ids` the writer took.
+    fn add_event(&mut self, ids: Vec<u64>, tracepoint: bool) {
+        self.untold |= !self.events.is_empty()
+            && (ids.is_empty() || self.events.iter().any(|e| e.ids.is_empty()));
+        self.used.extend(&ids);
+        self.events.push(Event { ids, tracepoint });
+    }
 }
 
 impl Model {
@@ -400,6 +413,7 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
         switch_format: false,
         started: false,
         pipe: O::PIPE,
+        untold: false,
     };
     let mut refusals = 0;
     let setup = [
@@ -432,6 +446,17 @@ fn drive<O: OutputMode>(mut w: PerfWriter<O>, out: &FaultyOutput, input: &Input)
     }
     out.heal();
     m.armed = false;
+    if m.untold && !O::PIPE {
+        // perf reads a file of events it cannot tell apart as a perf stat file.
+        assert!(matches!(
+            w.finish().err(),
+            Some(
+                WriterError::Event(EventError::Indistinguishable(_))
+                    | WriterError::Record(RecordError::Undescribed(_))
+            )
+        ));
+        w.set_stat_header();
+    }
     match w.finish() {
         Ok(stream) => {
             assert!(
@@ -486,11 +511,7 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
             let ids = fresh_ids(m, &ids[..usize::from(n % 4)]);
             let ok = w.add_event_desc(&ids, &clock_attr(), "cpu-clock").is_ok();
             if ok {
-                m.used.extend(&ids);
-                m.events.push(Event {
-                    ids,
-                    tracepoint: false,
-                });
+                m.add_event(ids, false);
             }
             ok
         }
@@ -523,12 +544,8 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
             }
             match r {
                 Ok(format) => {
-                    m.used.extend(&ids);
                     m.switch_format |= format.id() == u32::from(SWITCH_ID);
-                    m.events.push(Event {
-                        ids,
-                        tracepoint: format.id() == u32::from(SWITCH_ID),
-                    });
+                    m.add_event(ids, format.id() == u32::from(SWITCH_ID));
                     true
                 }
                 Err(_) => false,
@@ -573,6 +590,7 @@ fn apply<O: OutputMode>(w: &mut PerfWriter<O>, out: &FaultyOutput, m: &mut Model
             let owed = fault == SampleFault::None
                 && !m.armed
                 && m.open.is_empty()
+                && !m.untold
                 && (sid != 0 || m.events.len() == 1);
             match split {
                 None => {

@@ -163,6 +163,11 @@ fn fill<O: OutputMode>(
         w.add_event_desc(&ev.ids, &ev.attr, &ev.name)
             .map_err(refused(format!("event {}", ev.name)))?;
     }
+    // A perf stat stream has no HEADER_STAT, which a file of its events (which perf may not
+    // tell apart) needs.
+    if trace.has_stat_records() && !trace.features.contains_key(&feature::STAT) {
+        w.set_stat_header();
+    }
     for (&bit, payload) in &trace.features {
         // EVENT_DESC is the writer's (from the events above); HEADER_COMPRESSED is the
         // writer's when it compresses, and no longer true once the records are expanded.

@@ -65,6 +65,14 @@ impl Trace {
         &self.bytes[record.range.clone()]
     }
 
+    /// It is a perf stat session (STAT_CONFIG, STAT or STAT_ROUND records).
+    pub fn has_stat_records(&self) -> bool {
+        use perf_abi::record_type::{STAT, STAT_CONFIG, STAT_ROUND};
+        self.records
+            .iter()
+            .any(|r| matches!(r.type_, STAT | STAT_CONFIG | STAT_ROUND))
+    }
+
     /// It holds COMPRESSED records.
     pub fn has_compressed(&self) -> bool {
         self.records

@@ -228,6 +228,8 @@ fn file_pos_counts_from_the_stream_start() {
 
 #[test]
 fn events_perf_could_not_tell_apart_are_refused() {
+    // Out of strict mode (strict mode takes them before any record, for a perf stat
+    // session, and holds the records and the file to it: tests/tests/refusals).
     let with = |sample_type: u64, flags: u64| PerfEventAttr {
         attr_type: PerfEventAttrType::Software,
         sample_type: tracepoint_decode::PerfEventAttrSampleType(sample_type),
@@ -241,6 +243,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     const SAMPLE_ID_ALL: u64 = 1 << 18;
     // One event needs no id in its samples.
     let mut w = PerfWriter::<FileOutput>::new();
+    w.set_strict(false);
     w.add_event_desc(&[1], &with(IP_TID_TIME, 0), "only")
         .unwrap();
     // A second one without an id anywhere: perf says "non matching sample_type".
@@ -250,6 +253,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     ));
     // ID at different positions (ADDR comes before ID).
     let mut w = PerfWriter::<FileOutput>::new();
+    w.set_strict(false);
     w.add_event_desc(&[1], &with(IP_TID_TIME | ID, 0), "a")
         .unwrap();
     w.add_event_desc(
@@ -265,6 +269,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     // ID at different positions from the end (CPU follows ID in trailers): perf compares
     // that position too, with or without sample_id_all.
     let mut w = PerfWriter::<FileOutput>::new();
+    w.set_strict(false);
     w.add_event_desc(&[1], &with(ID, 0), "a").unwrap();
     assert!(matches!(
         w.add_event_desc(&[2], &with(ID | (1 << 7), 0), "b"),
@@ -272,6 +277,7 @@ fn events_perf_could_not_tell_apart_are_refused() {
     ));
     // IDENTIFIER always works; sample_id_all must agree.
     let mut w = PerfWriter::<FileOutput>::new();
+    w.set_strict(false);
     w.add_event_desc(&[1], &with(IDENTIFIER, SAMPLE_ID_ALL), "a")
         .unwrap();
     w.add_event_desc(

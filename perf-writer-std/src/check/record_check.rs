@@ -699,7 +699,7 @@ impl RecordCheck {
                 // unchecked, is judged by its header now: it would otherwise take every
                 // following byte as its own.
                 if !whole || with_payload {
-                    if let Err(problem) = self.check_header(model.endian(), r.type_, r.size) {
+                    if let Err(problem) = self.check_header(model, r.type_, r.size) {
                         return Err(refused(pos, r.type_, problem));
                     }
                 }
@@ -975,6 +975,9 @@ impl RecordCheck {
     ) -> Result<Outcome<'s>, RecordProblem> {
         let endian = model.endian();
         let type_ = endian.read_u32(first_bytes(record));
+        if self.strict && model.untold_refuses(type_) {
+            return Err(RecordProblem::EventsNotToldApart);
+        }
         if type_ == record_type::SAMPLE {
             return match self.owner(model, record, true) {
                 Ok(Some(desc)) => {
@@ -1216,10 +1219,14 @@ impl RecordCheck {
 
     /// What a record's header alone says is wrong (strict mode): a type perf 6.1 does not
     /// know, or one of pipe mode's header records, which the writer makes itself.
-    fn check_header(&self, endian: Endian, type_: u32, size: u16) -> Result<(), RecordProblem> {
+    fn check_header(&self, model: &TraceModel, type_: u32, size: u16) -> Result<(), RecordProblem> {
         if !self.strict {
             return Ok(());
         }
+        if model.untold_refuses(type_) {
+            return Err(RecordProblem::EventsNotToldApart);
+        }
+        let endian = model.endian();
         if record_type::info(type_).is_none() {
             return Err(RecordProblem::UnknownType);
         }
@@ -1505,6 +1512,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_SOFTWARE, 0, common | st::IP | st::PERIOD),
             "fixed",
             None,
+            false,
             none,
         )
         .unwrap();
@@ -1514,6 +1522,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_TRACEPOINT, 77, common | st::RAW),
             "test:probe",
             Some((&format, Some(FORMAT.as_bytes()))),
+            false,
             none,
         )
         .unwrap();
@@ -1523,6 +1532,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_SOFTWARE, 1, suffix),
             "suffix",
             None,
+            false,
             none,
         )
         .unwrap();
@@ -1532,6 +1542,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_SOFTWARE, 2, walked),
             "walked",
             None,
+            false,
             none,
         )
         .unwrap();
@@ -1541,6 +1552,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_TRACEPOINT, 78, common | st::RAW),
             "test:plain",
             Some((&plain, Some(PLAIN.as_bytes()))),
+            false,
             none,
         )
         .unwrap();
@@ -1552,6 +1564,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             attr_of(attr::TYPE_TRACEPOINT, 79, common | st::RAW),
             "sched:sched_switch",
             Some((&switch_format, Some(switch.as_bytes()))),
+            false,
             none,
         )
         .unwrap();

@@ -239,6 +239,11 @@ pub enum RecordProblem {
     /// included, so it shows them wrong, sorts the record by a time past every other and
     /// gives it to no event.
     UnswappedRecord,
+    /// A SAMPLE (or a kernel record, the first event having `sample_id_all`) while the
+    /// events described are ones perf cannot tell apart (a perf stat session's: several
+    /// events, one without ids or with its sample id elsewhere): perf would look for its
+    /// event by an id it cannot find.
+    EventsNotToldApart,
     /// In a big-endian output, a READ record shorter than 48 bytes: perf 6.1 swaps 48
     /// bytes of every READ when it reads a big-endian file on a little-endian machine,
     /// past this one's end into the next record's header, and stops reading there.
@@ -497,6 +502,9 @@ impl fmt::Display for RecordProblem {
             ),
             Self::UnswappedSwitchSampleId => f.write_str(
                 "a SWITCH record with a sample_id in a big-endian output: perf 6.1 leaves the sample_id's first 8 bytes unswapped, and would read that field wrong on a little-endian machine (use SWITCH_CPU_WIDE, or a little-endian output)",
+            ),
+            Self::EventsNotToldApart => f.write_str(
+                "a SAMPLE (or a kernel record, the first event having sample_id_all), and the events described cannot be told apart by perf (several events, one without ids or with its sample id elsewhere, as a perf stat session's): describe the events with sample ids at one place to write records that need them",
             ),
             Self::UnswappedRecord => f.write_str(
                 "a KSYMBOL or BPF_EVENT record in a big-endian output: perf 6.1 swaps none of its fields, so on a little-endian machine it would read them and its sample_id (time, id) wrong, and sort the record out of order (use a little-endian output)",

@@ -8,7 +8,7 @@ use crate::model::id_index::IdIndex;
 use crate::model::raw_rule::RawRule;
 use crate::model::stable_storage::{ArenaSlice, ChunkedVec, SliceArena};
 use crate::WriterError;
-use perf_abi::{attr, feature, PerfEventAttr};
+use perf_abi::{attr, feature, record_type, PerfEventAttr};
 use perf_encode::features::{
     check_feature_payload, check_format_text, check_parsed_format, event_desc_names,
     EventDescFeature, FormatText, TracepointFormat, TracepointRawRule, TracingData,
@@ -138,8 +138,16 @@ pub(crate) struct TraceModel {
     given_order: Endian,
     /// The ids of the event formats in the caller's TRACING_DATA (strict mode).
     given_formats: Option<std::collections::BTreeSet<u32>>,
-    /// A description was added without ids (then it stays the only one).
+    /// A description was added without ids (then it stays the only one, but for events
+    /// perf cannot tell apart: `untold`).
     desc_without_ids: bool,
+    /// Events perf cannot tell apart were described (several events, one without ids, or
+    /// whose sample id is elsewhere than the first's): taken only in strict mode before any
+    /// record, for a perf stat session, whose records name their event themselves. perf
+    /// reads such a file only with HEADER_STAT (it skips its sample_type checks then) and a
+    /// pipe stream always; a SAMPLE or kernel record of them it would attribute by an id it
+    /// cannot find ([`TraceModel::untold_refuses`]).
+    untold: bool,
     /// Descriptions with sample_id_all whose records carry a time (TIME), and those whose
     /// records do not (see [`TraceModel::keep_rounds`]).
     timed_descs: usize,
@@ -189,6 +197,7 @@ impl TraceModel {
             given_order: endian,
             given_formats: None,
             desc_without_ids: false,
+            untold: false,
             timed_descs: 0,
             untimed_descs: 0,
             headers: Default::default(),
@@ -207,6 +216,37 @@ impl TraceModel {
     /// Forgets everything but the byte order.
     pub(crate) fn reset(&mut self) {
         *self = TraceModel::new(self.endian, self.pipe);
+    }
+
+    /// A record of type `type_` perf would look for its event for by an id it cannot find,
+    /// the events being ones it cannot tell apart (see the field `untold`): a SAMPLE, and
+    /// a kernel record when the first event has `sample_id_all` (without, perf gives kernel
+    /// records to the first event, as it does those of a perf stat session).
+    #[inline]
+    pub(crate) fn untold_refuses(&self, type_: u32) -> bool {
+        self.untold
+            && (type_ == record_type::SAMPLE
+                || (!record_type::is_user(type_)
+                    && self.descs.first().is_some_and(|d| d.layout.sample_id_all)))
+    }
+
+    /// The file cannot be read by perf as it stands: events perf cannot tell apart, and no
+    /// HEADER_STAT.
+    pub(crate) fn check_told_apart(&self) -> Result<(), WriterError> {
+        match self.untold && !self.pipe && self.header_if_set(feature::STAT).is_none() {
+            true => Err(WriterError::Event(EventError::Indistinguishable(
+                "perf reads a file of events it cannot tell apart only as a perf stat file: set HEADER_STAT (set_stat_header), or describe the events with sample ids at one place",
+            ))),
+            false => Ok(()),
+        }
+    }
+
+    /// Sets HEADER_STAT when [`check_told_apart`](Self::check_told_apart) would refuse the
+    /// file: what a dropped writer does (no record of such events needs telling them apart).
+    pub(crate) fn mark_untold_as_stat(&mut self) {
+        if self.check_told_apart().is_err() {
+            self.set_fixed(FeatureSlot::STAT, &perf_encode::features::EmptyFeature);
+        }
     }
 
     /// The event descriptions, in the order they were added.
@@ -458,6 +498,7 @@ impl TraceModel {
         attr: PerfEventAttr,
         name: &str,
         tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
+        untold_allowed: bool,
         also: impl FnOnce(&TraceModel, &NewDesc<'_>) -> Result<T, WriterError>,
     ) -> Result<T, WriterError> {
         let entry = EventEntry { attr, name, ids };
@@ -523,10 +564,20 @@ impl TraceModel {
             format_pending: config
                 .filter(|_| tracepoint_attr && rule.is_none() && !self.has_own_tracing_data()),
         };
-        let also = several_need_ids()
-            .and_then(|()| self.check_new_desc(&attr, &layout, tracepoint))
-            .and_then(|()| also(self, &new));
-        let also = match also {
+        let told_apart = several_need_ids().and_then(|()| match self.descs.first() {
+            Some(first) => check_distinguishable(&first.layout, &layout),
+            None => Ok(()),
+        });
+        let untold = match told_apart {
+            Ok(()) => Ok(false),
+            Err(_) if untold_allowed => Ok(true),
+            Err(e) => Err(e),
+        };
+        let also = untold.and_then(|untold| {
+            self.check_new_desc(&attr, tracepoint)?;
+            also(self, &new).map(|v| (v, untold))
+        });
+        let (also, untold) = match also {
             Ok(v) => v,
             Err(e) => {
                 self.ids.release(claimed, ids);
@@ -545,6 +596,7 @@ impl TraceModel {
         }
         self.touch();
         self.desc_without_ids |= ids.is_empty();
+        self.untold |= untold;
         if attr.has_flag(perf_abi::attr_flags::SAMPLE_ID_ALL) {
             match attr.sample_type & perf_abi::sample_type::TIME {
                 0 => self.untimed_descs = self.untimed_descs.saturating_add(1),
@@ -713,12 +765,8 @@ impl TraceModel {
     fn check_new_desc(
         &self,
         attr: &PerfEventAttr,
-        layout: &SampleLayout,
         tracepoint: Option<(&Arc<PerfEventFormat>, Option<&[u8]>)>,
     ) -> Result<(), WriterError> {
-        if let Some(first) = self.descs.first() {
-            check_distinguishable(&first.layout, layout)?;
-        }
         if let Some((format, _)) = tracepoint {
             let id = format.id();
             if self.tracepoints.contains_key(&id) {

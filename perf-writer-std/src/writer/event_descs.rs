@@ -36,7 +36,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// Nothing is added on error: [`WriterError::Encode`] for a name of 64 KiB or more or
     /// with a NUL; [`EventError::DuplicateId`] for an id another event (or this one) owns;
     /// [`EventError::TooMany`]; [`EventError::Indistinguishable`] for an attr
-    /// perf could not tell from another's; [`EventError::ContradictsRecords`] when records
+    /// perf could not tell from another's (several events, one without ids or with its
+    /// sample id elsewhere than the first's), out of strict mode or once records were
+    /// written: strict mode takes such events before any record, as a perf stat session
+    /// has them, and then refuses the SAMPLEs perf would look their event up for
+    /// ([`RecordProblem::EventsNotToldApart`](crate::RecordProblem::EventsNotToldApart)),
+    /// and a file's finish until HEADER_STAT is set
+    /// ([`set_stat_header`](Self::set_stat_header)); [`EventError::ContradictsRecords`] when records
     /// written before it contradict it (strict mode). In pipe mode also
     /// [`EventError::NameTooLongForPipe`], [`EventError::TooManyIdsForPipe`],
     /// [`EventError::RawInBigEndianPipe`] (strict mode, a big-endian stream), and
@@ -111,11 +117,16 @@ impl<O: OutputMode> PerfWriter<O> {
             self.model.check_given_format(&attr)?;
         }
         let check = &self.check;
-        let resolution = self
-            .model
-            .add_desc(ids, attr, name, tracepoint, |model, new| {
-                check.check_description(model, new)
-            })?;
+        // Events perf cannot tell apart are a perf stat session's: strict mode takes them
+        // while no record was written, and refuses the records that would need telling.
+        let untold_allowed = self.check.strict()
+            && !self.out.as_ref().is_some_and(|o| o.took_records())
+            && !self.check.inside_record();
+        let resolution =
+            self.model
+                .add_desc(ids, attr, name, tracepoint, untold_allowed, |model, new| {
+                    check.check_description(model, new)
+                })?;
         self.check.description_added(&self.model, resolution);
         if renames {
             self.check.event_desc_renamed();

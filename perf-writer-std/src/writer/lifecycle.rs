@@ -154,6 +154,10 @@ impl<O: OutputMode> PerfWriter<O> {
     ///   [`set_strict`](Self::set_strict)): records still wait for their event description,
     ///   tracepoint format or HEADER_COMPRESSED; nothing changed. Add what they need and
     ///   finish again.
+    /// - [`EventError::Indistinguishable`](crate::EventError::Indistinguishable) (file
+    ///   mode): the events are ones perf cannot tell apart (see
+    ///   [`add_event_desc`](Self::add_event_desc)) and HEADER_STAT is not set; set it and
+    ///   finish again. Dropping the writer sets it.
     /// - [`RecordError::PartialDropped`]: a record begun and not finished was dropped
     ///   (as [`abandon_partial_record`](Self::abandon_partial_record) does) and the output
     ///   finalized with the records before it; it stays open, and the next `finish` returns
@@ -178,6 +182,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 waiting,
             ))));
         }
+        self.model.check_told_apart().map_err(io_err)?;
         let dropped = self.partial_record();
         let Some(out) = self.out.as_mut() else {
             return Err(io_err(WriterError::Output(OutputError::NotOpen)));
@@ -305,6 +310,9 @@ impl<O: OutputMode> Drop for PerfWriter<O> {
         self.drop_undescribed();
         // Formats can no longer come: their events are kept as software events.
         self.model.demote_formatless_tracepoints();
+        // Events perf cannot tell apart (which have no records that need telling): perf
+        // reads the file as the stat session it is.
+        self.model.mark_untold_as_stat();
         if self.out.is_some() && self.finish_output().is_err() && self.out.is_some() {
             let _best_effort: Result<(u64, u64), WriterError> = self.finish_truncated();
         }

@@ -43,7 +43,9 @@ fn fixtures_are_listed_and_resolved() {
             PIPE,
             ROUNDS,
             SCHED,
+            "stat_pipe.data",
             "stat_record.data",
+            "stat_unsupported.data",
             ZSTD
         ],
         "fixtures in {:?}",

@@ -3407,6 +3407,116 @@ fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
     }
 }
 
+/// Events perf cannot tell apart (several, one without ids or without a sample id) are a
+/// perf stat session's: strict mode takes them while no record was written, refuses the
+/// records perf would look their event up for (SAMPLE, whole or by its header), and
+/// finalizes a file only with HEADER_STAT (perf skips its sample_type checks then; it
+/// refuses the file with "non matching sample_type" otherwise). A dropped writer sets it.
+/// Out of strict mode, or after records, the description is refused as before.
+#[test]
+fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
+    use perf_writer_std::{RecordError, RecordProblem};
+    let attr = |config: u64| PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        config,
+        sample_type: S::None,
+        ..Default::default()
+    };
+    let sample = {
+        let mut r = 9u32.to_le_bytes().to_vec();
+        r.extend_from_slice(&2u16.to_le_bytes());
+        r.extend_from_slice(&8u16.to_le_bytes());
+        r
+    };
+    let round = user_record(
+        perf_writer_std::perf_encode::abi::record_type::FINISHED_ROUND,
+        &[],
+    );
+    let untold = |e: WriterError| {
+        assert!(
+            matches!(e, WriterError::Event(EventError::Indistinguishable(_))),
+            "{e:?}"
+        )
+    };
+    let two = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+        w.add_event_desc(&[1], &attr(0), "cpu-clock")?;
+        w.add_event_desc(&[2], &attr(1), "task-clock")
+    };
+    let mut w = file_writer();
+    two(&mut w).unwrap();
+    // Whole, and by a header that announces more than it gives.
+    let mut longer = sample.clone();
+    longer[6..8].copy_from_slice(&16u16.to_le_bytes());
+    for bytes in [&sample[..], &longer[..]] {
+        match w.write_event_data(bytes).unwrap_err() {
+            WriterError::Record(RecordError::Refused { problem, .. }) => {
+                assert_eq!(problem, RecordProblem::EventsNotToldApart)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    w.write_event_data(&round).unwrap();
+    untold(w.finish().unwrap_err());
+    w.set_stat_header();
+    let bytes = w.finish().unwrap().into_inner();
+    let l = lpd::read_file(&bytes).unwrap();
+    assert_eq!(l.attr_names().len(), 2);
+    if require_perf() {
+        let file = temp_data_file(&bytes);
+        let header = perf_report_header(file.path(), false);
+        assert!(
+            header.stdout.contains("# contains stat data"),
+            "{}",
+            header.describe()
+        );
+        let evlist = perf_evlist(file.path());
+        assert!(
+            evlist.success() && evlist.stdout.contains("task-clock"),
+            "{}",
+            evlist.describe()
+        );
+    }
+    // Out of strict mode, and after a record, the second is refused.
+    let mut w = file_writer();
+    w.set_strict(false);
+    untold(two(&mut w).unwrap_err());
+    let mut w = file_writer();
+    w.write_event_data(&round).unwrap();
+    untold(two(&mut w).unwrap_err());
+    // Without ids.
+    let mut w = file_writer();
+    w.add_event_desc(&[1], &sw_attr(), "sw").unwrap();
+    w.add_event_desc(&[], &sw_attr(), "unsupported").unwrap();
+    untold(w.finish().unwrap_err());
+    // Dropped: the file is a stat file perf reads.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dropped.data");
+    {
+        let mut w = PerfWriter::<FileOutput>::new();
+        w.create_file(&path).unwrap();
+        w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
+        w.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
+    }
+    if require_perf() {
+        let header = perf_report_header(&path, false);
+        assert!(
+            header.stdout.contains("# contains stat data"),
+            "{}",
+            header.describe()
+        );
+    }
+    // Pipe mode: taken; perf reads the stream.
+    let mut p = pipe_writer();
+    p.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
+    p.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
+    assert!(p.write_event_data(&sample).is_err());
+    let stream = p.finish().unwrap();
+    if require_perf() {
+        let out = perf_script_stdin(&stream);
+        assert!(out.success(), "{}", out.describe());
+    }
+}
+
 /// perf 6.1 leaves an MMAP2's `prot` and `flags` unswapped when it reads a big-endian file
 /// on a little-endian machine: it shows `---p` for a mapping the record says is `r-xp`. That
 /// is what a big-endian kernel writes, and every real recording's MMAP2 has them, so strict
