@@ -69,9 +69,10 @@
 //!   data of a field the print format gives to `__get_str` (perf prints up to the NUL);
 //! - is a kernel record (COMM, MMAP2, FORK, …) whose `sample_id` trailer names an unknown
 //!   id, or whose size does not fit its type plus the trailer its attr asks for (for a
-//!   NAMESPACES or TEXT_POKE, the body its counts give: perf reads that many bytes; a READ's
-//!   values are not held to its `read_format`, since perf 6.1 reads only its pid, tid and
-//!   first value), or whose
+//!   NAMESPACES or TEXT_POKE, the body its counts give: perf reads that many bytes; a READ
+//!   must hold its pid, tid and first value, the only fields perf 6.1 reads but in `perf
+//!   report -D`, which prints the `read_format`'s other values from fixed places even where
+//!   the kernel writes fewer, and so reads past a READ shorter than they are), or whose
 //!   name (COMM, MMAP, MMAP2, CGROUP, KSYMBOL) holds no NUL before the trailer
 //!   ([`RecordProblem::NameWithoutNul`]: perf reads it to its NUL);
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
