@@ -438,7 +438,7 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
                 let name = ids
                     .iter()
                     .find_map(|id| update_names.get(id).cloned())
-                    .unwrap_or_else(|| format!("event{i}"));
+                    .unwrap_or_else(|| default_name(&attr, i));
                 Ok(Event {
                     attr,
                     name,
@@ -463,4 +463,43 @@ fn parse_pipe(path: &Path, bytes: Vec<u8>, endian: Endian) -> Result<Trace, Data
         records,
         cut_tail,
     })
+}
+
+/// The name perf 6.1 shows for event `i` of a stream that names it nowhere (an event
+/// without ids gets no EVENT_UPDATE): a hardware or software event's generic name
+/// (`evsel__name`, without modifiers), else `event{i}`.
+fn default_name(attr: &tracepoint_decode::PerfEventAttr, i: usize) -> String {
+    const HARDWARE: [&str; 10] = [
+        "cycles",
+        "instructions",
+        "cache-references",
+        "cache-misses",
+        "branches",
+        "branch-misses",
+        "bus-cycles",
+        "stalled-cycles-frontend",
+        "stalled-cycles-backend",
+        "ref-cycles",
+    ];
+    const SOFTWARE: [&str; 10] = [
+        "cpu-clock",
+        "task-clock",
+        "page-faults",
+        "context-switches",
+        "cpu-migrations",
+        "minor-faults",
+        "major-faults",
+        "alignment-faults",
+        "emulation-faults",
+        "dummy",
+    ];
+    let names: &[&str] = match attr.attr_type.0 {
+        perf_abi::attr::TYPE_HARDWARE => &HARDWARE,
+        perf_abi::attr::TYPE_SOFTWARE => &SOFTWARE,
+        _ => &[],
+    };
+    usize::try_from(attr.config)
+        .ok()
+        .and_then(|c| names.get(c))
+        .map_or_else(|| format!("event{i}"), |n| (*n).to_string())
 }
