@@ -159,14 +159,14 @@ fn fill<O: OutputMode>(
     let expand = opts.decompress || compress.is_some() || swap.is_some();
     w.set_compression(compress)
         .map_err(refused("compression".into()))?;
+    // A perf stat session's events may be ones perf cannot tell apart: the writer takes
+    // them once HEADER_STAT says it is one (a stream of one has none; a file needs it).
+    if trace.has_stat_records() || trace.features.contains_key(&feature::STAT) {
+        w.set_stat_header();
+    }
     for ev in &trace.events {
         w.add_event_desc(&ev.ids, &ev.attr, &ev.name)
             .map_err(refused(format!("event {}", ev.name)))?;
-    }
-    // A perf stat stream has no HEADER_STAT, which a file of its events (which perf may not
-    // tell apart) needs.
-    if trace.has_stat_records() && !trace.features.contains_key(&feature::STAT) {
-        w.set_stat_header();
     }
     for (&bit, payload) in &trace.features {
         // EVENT_DESC is the writer's (from the events above); HEADER_COMPRESSED is the

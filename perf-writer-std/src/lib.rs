@@ -77,8 +77,9 @@
 //!   ([`RecordProblem::NameWithoutNul`]: perf reads it to its NUL);
 //! - is of a type perf 6.1 does not know (0, 22 to 63, above 83);
 //! - is a SAMPLE (or a kernel record, the first event having `sample_id_all`) while the
-//!   events are ones perf cannot tell apart, which strict mode takes before any record for
-//!   a perf stat session (see [`PerfWriter::add_event_desc`]):
+//!   events are ones perf cannot tell apart, which strict mode takes for a perf stat
+//!   session, with HEADER_STAT set and before any record (see
+//!   [`PerfWriter::add_event_desc`]):
 //!   [`RecordProblem::EventsNotToldApart`];
 //! - is, in a big-endian output, one perf 6.1 cannot swap back on a little-endian machine:
 //!   a SWITCH with a `sample_id` (its first 8 bytes stay unswapped:

@@ -51,7 +51,8 @@ pub enum EventError {
     /// More event descriptions than the format counts (2^32 - 1).
     TooMany,
     /// perf could not tell this event's records from the others' (it would refuse the file
-    /// with "non matching sample_type"); the reason says what differs.
+    /// with "non matching sample_type"); the reason says what differs. Strict mode takes
+    /// such events for a perf stat session (see `PerfWriter::add_event_desc`).
     Indistinguishable(&'static str),
     /// The description (or HEADER_COMPRESSED) contradicts records written before it, which
     /// strict mode took in file mode to check when it arrived: it was not added.

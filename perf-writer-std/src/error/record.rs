@@ -504,7 +504,7 @@ impl fmt::Display for RecordProblem {
                 "a SWITCH record with a sample_id in a big-endian output: perf 6.1 leaves the sample_id's first 8 bytes unswapped, and would read that field wrong on a little-endian machine (use SWITCH_CPU_WIDE, or a little-endian output)",
             ),
             Self::EventsNotToldApart => f.write_str(
-                "a SAMPLE (or a kernel record, the first event having sample_id_all), and the events described cannot be told apart by perf (several events, one without ids or with its sample id elsewhere, as a perf stat session's): describe the events with sample ids at one place to write records that need them",
+                "a SAMPLE (or a kernel record, the first event having sample_id_all) in this perf stat session, whose events perf cannot tell apart (one has no ids, or its sample id elsewhere than the first's): perf could not find the record's event",
             ),
             Self::UnswappedRecord => f.write_str(
                 "a KSYMBOL or BPF_EVENT record in a big-endian output: perf 6.1 swaps none of its fields, so on a little-endian machine it would read them and its sample_id (time, id) wrong, and sort the record out of order (use a little-endian output)",

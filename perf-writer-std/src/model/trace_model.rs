@@ -142,8 +142,9 @@ pub(crate) struct TraceModel {
     /// perf cannot tell apart: `untold`).
     desc_without_ids: bool,
     /// Events perf cannot tell apart were described (several events, one without ids, or
-    /// whose sample id is elsewhere than the first's): taken only in strict mode before any
-    /// record, for a perf stat session, whose records name their event themselves. perf
+    /// whose sample id is elsewhere than the first's): taken only in strict mode, with
+    /// HEADER_STAT set and before any record, for a perf stat session, whose records name
+    /// their event themselves. perf
     /// reads such a file only with HEADER_STAT (it skips its sample_type checks then) and a
     /// pipe stream always; a SAMPLE or kernel record of them it would attribute by an id it
     /// cannot find ([`TraceModel::untold_refuses`]).
@@ -218,6 +219,12 @@ impl TraceModel {
         *self = TraceModel::new(self.endian, self.pipe);
     }
 
+    /// Events perf cannot tell apart were described (see the field `untold`).
+    #[inline]
+    pub(crate) fn untold(&self) -> bool {
+        self.untold
+    }
+
     /// A record of type `type_` perf would look for its event for by an id it cannot find,
     /// the events being ones it cannot tell apart (see the field `untold`): a SAMPLE, and
     /// a kernel record when the first event has `sample_id_all` (without, perf gives kernel
@@ -235,7 +242,7 @@ impl TraceModel {
     pub(crate) fn check_told_apart(&self) -> Result<(), WriterError> {
         match self.untold && !self.pipe && self.header_if_set(feature::STAT).is_none() {
             true => Err(WriterError::Event(EventError::Indistinguishable(
-                "perf reads a file of events it cannot tell apart only as a perf stat file: set HEADER_STAT (set_stat_header), or describe the events with sample ids at one place",
+                "HEADER_STAT was cleared after events perf cannot tell apart were taken for a perf stat session: perf reads such a file only as a stat file (set_stat_header)",
             ))),
             false => Ok(()),
         }
@@ -529,17 +536,19 @@ impl TraceModel {
             .claim(ids, index)
             .map_err(EventError::DuplicateId)?;
         // With several events perf finds a record's event by its id alone.
-        let several_need_ids = || match (self.descs.is_empty(), self.desc_without_ids) {
+        let several_need_ids = || {
+            match (self.descs.is_empty(), self.desc_without_ids) {
             (true, _) => Ok(()),
             (false, true) => Err(WriterError::Event(EventError::Indistinguishable(
-                "an event added before has no sample id: with several events every event needs one",
+                "an event added before has no sample id: with several events every event needs one (a perf stat session's are taken after set_stat_header, before any record)",
             ))),
             (false, false) if ids.is_empty() => {
                 Err(WriterError::Event(EventError::Indistinguishable(
-                    "this event has no sample id: with several events every event needs one",
+                    "this event has no sample id: with several events every event needs one (a perf stat session's are taken after set_stat_header, before any record)",
                 )))
             }
             (false, false) => Ok(()),
+        }
         };
         let layout = SampleLayout::from_attr(&attr);
         let config = u32::try_from(attr.config).ok();
@@ -1020,7 +1029,7 @@ fn check_distinguishable(first: &SampleLayout, new: &SampleLayout) -> Result<(),
     match (first.id_offsets(), new.id_offsets()) {
         (Some(a), Some(b)) if a == b => Ok(()),
         (None, _) | (_, None) => Err(WriterError::Event(EventError::Indistinguishable(
-            "with several events every sample_type needs IDENTIFIER (or ID)",
+            "with several events every sample_type needs IDENTIFIER (or ID) (a perf stat session's are taken after set_stat_header, before any record)",
         ))),
         _ => Err(WriterError::Event(EventError::Indistinguishable(
             "the sample id is not at the same place as in the first event (add IDENTIFIER)",

@@ -37,12 +37,13 @@ impl<O: OutputMode> PerfWriter<O> {
     /// with a NUL; [`EventError::DuplicateId`] for an id another event (or this one) owns;
     /// [`EventError::TooMany`]; [`EventError::Indistinguishable`] for an attr
     /// perf could not tell from another's (several events, one without ids or with its
-    /// sample id elsewhere than the first's), out of strict mode or once records were
-    /// written: strict mode takes such events before any record, as a perf stat session
-    /// has them, and then refuses the SAMPLEs perf would look their event up for
+    /// sample id elsewhere than the first's; add IDENTIFIER to every `sample_type`). A perf
+    /// stat session has such events, and perf reads them in a stat file (HEADER_STAT) or a
+    /// stream: strict mode takes them once [`set_stat_header`](Self::set_stat_header) was
+    /// called and before any record, then refuses the SAMPLEs perf would look their event
+    /// up for
     /// ([`RecordProblem::EventsNotToldApart`](crate::RecordProblem::EventsNotToldApart)),
-    /// and a file's finish until HEADER_STAT is set
-    /// ([`set_stat_header`](Self::set_stat_header)); [`EventError::ContradictsRecords`] when records
+    /// and a file's finish while HEADER_STAT is cleared; [`EventError::ContradictsRecords`] when records
     /// written before it contradict it (strict mode). In pipe mode also
     /// [`EventError::NameTooLongForPipe`], [`EventError::TooManyIdsForPipe`],
     /// [`EventError::RawInBigEndianPipe`] (strict mode, a big-endian stream), and
@@ -118,8 +119,10 @@ impl<O: OutputMode> PerfWriter<O> {
         }
         let check = &self.check;
         // Events perf cannot tell apart are a perf stat session's: strict mode takes them
-        // while no record was written, and refuses the records that would need telling.
+        // once HEADER_STAT says it is one and while no record was written, and refuses the
+        // records that would need telling them apart.
         let untold_allowed = self.check.strict()
+            && self.model.header_if_set(perf_abi::feature::STAT).is_some()
             && !self.out.as_ref().is_some_and(|o| o.took_records())
             && !self.check.inside_record();
         let resolution =

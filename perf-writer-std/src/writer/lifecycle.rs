@@ -155,9 +155,9 @@ impl<O: OutputMode> PerfWriter<O> {
     ///   tracepoint format or HEADER_COMPRESSED; nothing changed. Add what they need and
     ///   finish again.
     /// - [`EventError::Indistinguishable`](crate::EventError::Indistinguishable) (file
-    ///   mode): the events are ones perf cannot tell apart (see
-    ///   [`add_event_desc`](Self::add_event_desc)) and HEADER_STAT is not set; set it and
-    ///   finish again. Dropping the writer sets it.
+    ///   mode): the events are ones perf cannot tell apart, taken for a perf stat session
+    ///   (see [`add_event_desc`](Self::add_event_desc)), and HEADER_STAT was cleared since;
+    ///   set it again and finish again. Dropping the writer sets it.
     /// - [`RecordError::PartialDropped`]: a record begun and not finished was dropped
     ///   (as [`abandon_partial_record`](Self::abandon_partial_record) does) and the output
     ///   finalized with the records before it; it stays open, and the next `finish` returns

@@ -3407,14 +3407,17 @@ fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
     }
 }
 
-/// Events perf cannot tell apart (several, one without ids or without a sample id) are a
-/// perf stat session's: strict mode takes them while no record was written, refuses the
-/// records perf would look their event up for (SAMPLE, whole or by its header), and
-/// finalizes a file only with HEADER_STAT (perf skips its sample_type checks then; it
-/// refuses the file with "non matching sample_type" otherwise). A dropped writer sets it.
-/// Out of strict mode, or after records, the description is refused as before.
+/// Events perf cannot tell apart (several, one without ids or without a sample id): perf
+/// refuses a file of them ("non matching sample_type") but for a stat file, and reads a
+/// stream. A user who forgot IDENTIFIER hears of it at `add_event_desc`. With HEADER_STAT
+/// set first (a perf stat session), strict mode takes them before any record, takes the
+/// records perf gives the first event (a COMM without `sample_id_all`), refuses the
+/// SAMPLEs perf would look their event up for (whole, by their header, and after records
+/// of the event were checked), and refuses to finish a file once HEADER_STAT is cleared. A
+/// dropped writer sets it again. Out of strict mode, or after records, they are refused.
 #[test]
 fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
+    use perf_writer_std::perf_encode::abi::{misc, record_type as rt};
     use perf_writer_std::{RecordError, RecordProblem};
     let attr = |config: u64| PerfEventAttr {
         attr_type: PerfEventAttrType::Software,
@@ -3422,45 +3425,63 @@ fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
         sample_type: S::None,
         ..Default::default()
     };
-    let sample = {
-        let mut r = 9u32.to_le_bytes().to_vec();
-        r.extend_from_slice(&2u16.to_le_bytes());
-        r.extend_from_slice(&8u16.to_le_bytes());
-        r
+    let sample = record_of(rt::SAMPLE, misc::USER, &[]);
+    let mut longer = sample.clone();
+    longer[6..8].copy_from_slice(&16u16.to_le_bytes());
+    let comm = {
+        let mut b = 42u32.to_le_bytes().to_vec();
+        b.extend_from_slice(&42u32.to_le_bytes());
+        b.extend_from_slice(b"stat\0\0\0\0\0\0\0\0\0\0\0\0");
+        record_of(rt::COMM, misc::USER, &b)
     };
-    let round = user_record(
-        perf_writer_std::perf_encode::abi::record_type::FINISHED_ROUND,
-        &[],
-    );
+    let round = user_record(rt::FINISHED_ROUND, &[]);
     let untold = |e: WriterError| {
         assert!(
             matches!(e, WriterError::Event(EventError::Indistinguishable(_))),
             "{e:?}"
         )
     };
+    let not_told = |e: WriterError| match e {
+        WriterError::Record(RecordError::Refused { problem, .. }) => {
+            assert_eq!(problem, RecordProblem::EventsNotToldApart)
+        }
+        other => panic!("{other:?}"),
+    };
     let two = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
         w.add_event_desc(&[1], &attr(0), "cpu-clock")?;
         w.add_event_desc(&[2], &attr(1), "task-clock")
     };
+    // Not a stat session, out of strict mode, or after a record: refused.
+    untold(two(&mut file_writer()).unwrap_err());
     let mut w = file_writer();
+    w.set_stat_header();
+    w.set_strict(false);
+    untold(two(&mut w).unwrap_err());
+    let mut w = file_writer();
+    w.set_stat_header();
+    w.write_event_data(&round).unwrap();
+    untold(two(&mut w).unwrap_err());
+    // A stat session.
+    let mut w = file_writer();
+    w.set_stat_header();
     two(&mut w).unwrap();
-    // Whole, and by a header that announces more than it gives.
-    let mut longer = sample.clone();
-    longer[6..8].copy_from_slice(&16u16.to_le_bytes());
-    for bytes in [&sample[..], &longer[..]] {
-        match w.write_event_data(bytes).unwrap_err() {
-            WriterError::Record(RecordError::Refused { problem, .. }) => {
-                assert_eq!(problem, RecordProblem::EventsNotToldApart)
-            }
-            other => panic!("{other:?}"),
-        }
+    for _ in 0..3 {
+        w.write_event_data(&comm).unwrap();
+    }
+    for bytes in [
+        &sample[..],
+        &longer[..],
+        &[comm.clone(), sample.clone()].concat(),
+    ] {
+        not_told(w.write_event_data(bytes).unwrap_err());
     }
     w.write_event_data(&round).unwrap();
+    w.set_header(PerfHeaderIndex::Stat, &[]).unwrap();
     untold(w.finish().unwrap_err());
     w.set_stat_header();
     let bytes = w.finish().unwrap().into_inner();
     let l = lpd::read_file(&bytes).unwrap();
-    assert_eq!(l.attr_names().len(), 2);
+    assert_eq!((l.attr_names().len(), l.count(rt::COMM)), (2, 3));
     if require_perf() {
         let file = temp_data_file(&bytes);
         let header = perf_report_header(file.path(), false);
@@ -3475,27 +3496,30 @@ fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
             "{}",
             evlist.describe()
         );
+        let out = perf_script(file.path(), &["--show-task-events"]);
+        assert_eq!(
+            out.stdout.matches("PERF_RECORD_COMM: stat:42/42").count(),
+            3,
+            "{}",
+            out.describe()
+        );
     }
-    // Out of strict mode, and after a record, the second is refused.
+    // An event without ids.
     let mut w = file_writer();
-    w.set_strict(false);
-    untold(two(&mut w).unwrap_err());
-    let mut w = file_writer();
-    w.write_event_data(&round).unwrap();
-    untold(two(&mut w).unwrap_err());
-    // Without ids.
-    let mut w = file_writer();
+    w.set_stat_header();
     w.add_event_desc(&[1], &sw_attr(), "sw").unwrap();
     w.add_event_desc(&[], &sw_attr(), "unsupported").unwrap();
-    untold(w.finish().unwrap_err());
-    // Dropped: the file is a stat file perf reads.
+    w.finish().unwrap();
+    // Dropped with HEADER_STAT cleared: the file is a stat file perf reads.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dropped.data");
     {
         let mut w = PerfWriter::<FileOutput>::new();
         w.create_file(&path).unwrap();
+        w.set_stat_header();
         w.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
         w.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
+        w.set_header(PerfHeaderIndex::Stat, &[]).unwrap();
     }
     if require_perf() {
         let header = perf_report_header(&path, false);
@@ -3505,11 +3529,14 @@ fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
             header.describe()
         );
     }
-    // Pipe mode: taken; perf reads the stream.
+    // Pipe mode: taken; the SAMPLE refused after a COMM; perf reads the stream.
     let mut p = pipe_writer();
+    p.set_stat_header();
     p.add_event_desc(&[1], &attr(0), "cpu-clock").unwrap();
     p.add_event_desc(&[2], &attr(1), "task-clock").unwrap();
-    assert!(p.write_event_data(&sample).is_err());
+    p.write_event_data(&comm).unwrap();
+    p.write_event_data(&comm).unwrap();
+    not_told(p.write_event_data(&sample).unwrap_err());
     let stream = p.finish().unwrap();
     if require_perf() {
         let out = perf_script_stdin(&stream);
