@@ -161,11 +161,18 @@ fn fill<O: OutputMode>(
         .map_err(refused("compression".into()))?;
     // A perf stat session's events may be ones perf cannot tell apart: the writer takes
     // them once HEADER_STAT says it is one (a stream of one has none; a file needs it).
-    if trace.has_stat_records() || trace.features.contains_key(&feature::STAT) {
+    let stat = trace.has_stat_records() || trace.features.contains_key(&feature::STAT);
+    if stat {
         w.set_stat_header();
     }
     for ev in &trace.events {
-        w.add_event_desc(&ev.ids, &ev.attr, &ev.name)
+        // A stat stream's events sample nothing, as `perf stat record -o -` writes them:
+        // perf script refuses a stream whose attrs ask for fields its samples lack.
+        let mut attr = ev.attr;
+        if stat && to == Mode::Pipe {
+            attr.sample_type = tracepoint_decode::PerfEventAttrSampleType(0);
+        }
+        w.add_event_desc(&ev.ids, &attr, &ev.name)
             .map_err(refused(format!("event {}", ev.name)))?;
     }
     for (&bit, payload) in &trace.features {

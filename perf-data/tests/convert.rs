@@ -488,14 +488,21 @@ fn a_perf_stat_recording_keeps_its_features_and_counts() {
 /// `perf stat record` sessions whose events perf cannot tell apart (a stream's attrs without
 /// sample ids; an unsupported event without ids) convert in every direction, and `perf stat
 /// report` prints the original's counts and names (a stream written as a file gets
-/// HEADER_STAT, which perf reads such a file by, and its unnamed `cycles` perf's name).
+/// HEADER_STAT, which perf reads such a file by, and its unnamed `cycles` perf's name), and
+/// `perf script` reads them (a stat session written as a stream samples nothing, as `perf
+/// stat record -o -` writes it).
 #[test]
 fn perf_stat_sessions_of_events_perf_cannot_tell_apart_convert() {
     if !perf_tool::require_perf() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (name, lines) in [("stat_pipe.data", 3), ("stat_unsupported.data", 2)] {
+    let stat_files = [
+        ("stat_pipe.data", 3),
+        ("stat_unsupported.data", 2),
+        ("stat_record.data", 2),
+    ];
+    for (name, lines) in stat_files {
         let (input, _) = fixture(name);
         let want = stat_counts(&input);
         assert_eq!(want.len(), lines, "{name}: {want:?}");
@@ -510,6 +517,9 @@ fn perf_stat_sessions_of_events_perf_cannot_tell_apart_convert() {
             all.extend_from_slice(args);
             run_ok(&all, None);
             assert_eq!(stat_counts(&out), want, "{name} {args:?}");
+            // perf script reads it too (it refuses a stat stream whose attrs sample).
+            let script = perf_tool::perf_script(&out, &[]);
+            assert!(script.success(), "{name} {args:?}: {}", script.describe());
         }
     }
 }

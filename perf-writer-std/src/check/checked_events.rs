@@ -15,8 +15,8 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::{
-    check_body, check_kernel_values, check_name, check_swapped_by_perf, check_user_fields,
-    counted_body, is_switch, judged_in_context, sample_size_fits,
+    check_body, check_kernel_values, check_name, check_read_trailer, check_swapped_by_perf,
+    check_user_fields, counted_body, is_switch, judged_in_context, sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -412,6 +412,7 @@ impl CheckedEvents {
             && check_body(body, record.len(), facts.trailer).is_ok()
             && check_name(type_, record, facts.trailer).is_ok()
             && check_kernel_values(model.endian(), type_, record).is_ok()
+            && check_read_trailer(model.endian(), type_, record.len(), facts.trailer).is_ok()
     }
 
     /// The slot that would hold the event named by `key`, whatever it holds.

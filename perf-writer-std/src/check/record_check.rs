@@ -7,9 +7,10 @@ use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_kernel_values, check_name, check_sample_len, check_swapped_by_perf,
-    check_user_fields, counted_body, header_misc, is_switch, unknown_named_id, with_parsed,
-    EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
+    check_body, check_kernel_values, check_name, check_read_trailer, check_sample_len,
+    check_swapped_by_perf, check_user_fields, counted_body, header_misc, is_switch,
+    unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION,
+    WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -1081,6 +1082,7 @@ impl RecordCheck {
         if self.strict {
             let body = counted_body(endian, type_, info.body, record);
             check_body(body, record.len(), trailer)?;
+            check_read_trailer(endian, type_, record.len(), trailer)?;
             check_name(type_, record, trailer)?;
             if let Some(kinds) = switch {
                 let sample_id = id_of_non_sample(&desc.layout, endian, record);

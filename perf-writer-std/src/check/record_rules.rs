@@ -80,8 +80,33 @@ pub(crate) fn is_switch(type_: u32) -> bool {
 }
 
 /// The bytes perf 6.1 swaps of every READ record, whatever its size: the struct of a READ
-/// with every `read_format` field but the group's.
+/// with every `read_format` field but the group's and `lost`.
 const READ_SWAPPED: usize = 48;
+
+/// Where perf 6.1 starts swapping a READ's `sample_id`: after its struct, `lost` included.
+/// It swaps nothing of bytes 48 to 56.
+pub(crate) const READ_SAMPLE_ID_SWAPPED: usize = 56;
+
+/// In a big-endian output, a READ longer than [`READ_SWAPPED`] whose `trailer`-byte
+/// `sample_id` starts before [`READ_SAMPLE_ID_SWAPPED`]: perf 6.1 leaves the trailer's
+/// words in bytes 48 to 56 unswapped (a time or id read wrong, the record misordered).
+#[inline]
+pub(crate) fn check_read_trailer(
+    endian: Endian,
+    type_: u32,
+    len: usize,
+    trailer: usize,
+) -> Result<(), RecordProblem> {
+    match endian == Endian::Big
+        && type_ == record_type::READ
+        && trailer > 0
+        && len > READ_SWAPPED
+        && len.saturating_sub(trailer) < READ_SAMPLE_ID_SWAPPED
+    {
+        true => Err(RecordProblem::ReadSampleIdUnswapped),
+        false => Ok(()),
+    }
+}
 
 /// Whether perf 6.1, reading a big-endian output on a little-endian machine, swaps a kernel
 /// record of type `type_` and `size` bytes back well enough to read it, and the records
@@ -352,7 +377,8 @@ fn holds_nul(record: &[u8], from: usize, to: usize) -> Result<(), RecordProblem>
 }
 
 /// The values of a kernel record perf 6.1 reads whatever its event: an MMAP2's build id
-/// size (at most 20).
+/// size (at most 20), and the counts of a NAMESPACES or TEXT_POKE, which no trailer can
+/// make fit when they give a body longer than the record ([`counted_body`]).
 #[inline(always)]
 pub(crate) fn check_kernel_values(
     endian: Endian,
@@ -362,6 +388,14 @@ pub(crate) fn check_kernel_values(
     match type_ {
         record_type::MMAP2 if header_misc(endian, record) & misc::MMAP_BUILD_ID != 0 => {
             build_id_size(record, MMAP2_BUILD_ID_SIZE)
+        }
+        record_type::NAMESPACES | record_type::TEXT_POKE => {
+            let body = counted_body(endian, type_, BodyLen::Varies, record);
+            check_body(body, record.len(), 0).or_else(|e| match e {
+                // Longer than its counts: a trailer may fill the rest.
+                RecordProblem::Size { size, expected, .. } if size > expected => Ok(()),
+                e => Err(e),
+            })
         }
         _ => Ok(()),
     }

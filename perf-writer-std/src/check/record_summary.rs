@@ -17,6 +17,7 @@
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{
     check_sample_len, counted_body, header_misc, is_switch, name_room, EventStats,
+    READ_SAMPLE_ID_SWAPPED,
 };
 use crate::check::refusal::Contradiction;
 use crate::check::switch_kinds::{sched_switch_sample_kinds, Kinds, SwitchKinds, WITHOUT_CPU};
@@ -900,6 +901,9 @@ pub(crate) struct SideBandSummary {
     exact: Option<(i64, i64)>,
     at_least: Option<i64>,
     names: Option<i64>,
+    /// In a big-endian output, the least of `len - 56` over READs longer than 48 bytes: a
+    /// longer trailer starts where perf 6.1 leaves a READ unswapped.
+    reads: Option<i64>,
     cpu: Option<[u32; 2]>,
     switches: Option<SwitchFacts>,
 }
@@ -1070,6 +1074,9 @@ impl RecordSummary {
             if !side.names_fit(trailer) {
                 return Err(Contradiction::SideBandName { trailer: trailer16 });
             }
+            if !side.reads_fit(trailer) {
+                return Err(Contradiction::ReadSampleIdUnswapped { trailer: trailer16 });
+            }
             side.add_stats(layout, stats);
         }
         Ok(())
@@ -1130,6 +1137,10 @@ impl SideBandSummary {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        self.reads = match (self.reads, other.reads) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.cpu = most(self.cpu, other.cpu);
         self.switches = match (self.switches, other.switches) {
             (Some(mut a), Some(b)) => {
@@ -1179,6 +1190,11 @@ impl SideBandSummary {
         if let Some(room) = name_room(type_, record) {
             self.names = Some(self.names.map_or(room, |r| r.min(room)));
         }
+        // The longest trailer check_read_trailer takes of this READ, less one.
+        if type_ == record_type::READ && endian == Endian::Big && record.len() > 48 {
+            let room = record.len() as i64 - READ_SAMPLE_ID_SWAPPED as i64;
+            self.reads = Some(self.reads.map_or(room, |r| r.min(room)));
+        }
         if derive {
             let cpu = self.cpu.get_or_insert([0, 0]);
             for (most, c) in cpu.iter_mut().zip(u32s_from_end(record, endian)) {
@@ -1194,6 +1210,12 @@ impl SideBandSummary {
         self.exact
             .is_none_or(|(least, most)| least == t && most == t)
             && self.at_least.is_none_or(|least| least >= t)
+    }
+
+    /// Every big-endian READ's `trailer`-byte trailer starts where perf 6.1 swaps it: what
+    /// [`check_read_trailer`](crate::check::record_rules::check_read_trailer) asks of each.
+    fn reads_fit(&self, trailer: usize) -> bool {
+        trailer == 0 || self.reads.is_none_or(|room| trailer as i64 <= room)
     }
 
     /// Every name holds its NUL before a `trailer`-byte trailer: what strict mode's check

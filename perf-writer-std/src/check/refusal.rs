@@ -59,6 +59,12 @@ pub enum Contradiction {
         /// The trailer's length.
         trailer: u16,
     },
+    /// Big-endian READ records whose `sample_id` trailer of this length would start before
+    /// byte 56 (see `RecordProblem::ReadSampleIdUnswapped`).
+    ReadSampleIdUnswapped {
+        /// The trailer's length.
+        trailer: u16,
+    },
     /// COMPRESSED records, and a HEADER_COMPRESSED that is not zstd with `mmap_len` above 0.
     Compression,
     /// Records written before any description, which strict mode cannot attribute to this
@@ -117,6 +123,10 @@ impl fmt::Display for Contradiction {
             Self::SideBandName { trailer } => write!(
                 f,
                 "records whose names hold no NUL before its {trailer}-byte sample_id trailer"
+            ),
+            Self::ReadSampleIdUnswapped { trailer } => write!(
+                f,
+                "big-endian READ records whose {trailer}-byte sample_id trailer would start before byte 56, which perf 6.1 leaves unswapped"
             ),
             Self::Compression => f.write_str(
                 "COMPRESSED records need HEADER_COMPRESSED to say zstd, with mmap_len above 0",

@@ -248,6 +248,10 @@ pub enum RecordProblem {
     /// bytes of every READ when it reads a big-endian file on a little-endian machine,
     /// past this one's end into the next record's header, and stops reading there.
     ReadSwappedPastEnd,
+    /// In a big-endian output, a READ record longer than 48 bytes whose `sample_id` starts
+    /// before byte 56: perf 6.1 swaps none of bytes 48 to 56 of a READ (its struct's
+    /// `lost`), so it would read that word of the `sample_id` (a time, an id) wrong.
+    ReadSampleIdUnswapped,
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).
     Stat(StatProblem),
@@ -508,6 +512,9 @@ impl fmt::Display for RecordProblem {
             ),
             Self::UnswappedRecord => f.write_str(
                 "a KSYMBOL or BPF_EVENT record in a big-endian output: perf 6.1 swaps none of its fields, so on a little-endian machine it would read them and its sample_id (time, id) wrong, and sort the record out of order (use a little-endian output)",
+            ),
+            Self::ReadSampleIdUnswapped => f.write_str(
+                "a READ record whose sample_id starts before byte 56 in a big-endian output: perf 6.1 leaves bytes 48 to 56 of a READ unswapped, so on a little-endian machine it would read that sample_id field wrong (use a little-endian output)",
             ),
             Self::ReadSwappedPastEnd => f.write_str(
                 "a READ record shorter than 48 bytes in a big-endian output: perf 6.1 swaps 48 bytes of every READ, so on a little-endian machine it would swap the next record's header and stop reading there (use a little-endian output)",

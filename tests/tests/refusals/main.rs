@@ -1549,6 +1549,20 @@ fn add_ordered_tick<O: OutputMode>(w: &mut PerfWriter<O>) {
     try_add_ordered_tick(w).unwrap();
 }
 
+/// `record` is taken before any description, and the ordered tick's description is then
+/// refused for contradicting it.
+fn ordered_tick_contradicts(w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, record: &[u8]) {
+    w.write_event_data(record).unwrap();
+    let refused = try_add_ordered_tick(w).unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            WriterError::Event(EventError::ContradictsRecords { .. })
+        ),
+        "{refused:?}"
+    );
+}
+
 /// [`add_ordered_tick`], its refusal returned.
 fn try_add_ordered_tick<O: OutputMode>(w: &mut PerfWriter<O>) -> Result<(), WriterError> {
     let attr = PerfEventAttr {
@@ -3070,8 +3084,9 @@ fn a_big_endian_ksymbol_bpf_event_or_short_read_is_refused() {
 /// in either byte order), and in a big-endian file swaps the trailer from where they end
 /// (the records after it lost, or the record sorted by a wrong time). Strict mode holds
 /// both to the length their counts give, as the kernel writes them: refused at the call,
-/// also after the event's side-band records were learned, and at the description when
-/// written before it; the exact ones are taken and shown by perf in both byte orders.
+/// also after the event's side-band records were learned, and when written before the
+/// description at the call if the counts run past the record, else at the description;
+/// the exact ones are taken and shown by perf in both byte orders.
 #[test]
 fn a_namespaces_or_text_poke_whose_counts_run_past_it_is_refused() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
@@ -3113,15 +3128,16 @@ fn a_namespaces_or_text_poke_whose_counts_run_past_it_is_refused() {
     };
     for e in [Endian::Little, Endian::Big] {
         let good = [namespaces(e, 7, 7), text_poke(e, 3, 3, 12)];
+        // Each with whether its counts give a body longer than it (no trailer can fit).
         let bad = [
-            namespaces(e, 9, 7),
-            namespaces(e, 100_000_000, 7),
-            namespaces(e, 5, 7),
-            text_poke(e, 20, 20, 4),
-            text_poke(e, 0xffff, 0xffff, 4),
-            text_poke(e, 3, 3, 20),
+            (namespaces(e, 9, 7), true),
+            (namespaces(e, 100_000_000, 7), true),
+            (namespaces(e, 5, 7), false),
+            (text_poke(e, 20, 20, 4), true),
+            (text_poke(e, 0xffff, 0xffff, 4), true),
+            (text_poke(e, 3, 3, 20), false),
         ];
-        for bad in &bad {
+        for (bad, longer) in &bad {
             // Described, after the good ones were learned; the ticks around it are read.
             let mut w = writer(e);
             add_ordered_tick(&mut w);
@@ -3151,17 +3167,15 @@ fn a_namespaces_or_text_poke_whose_counts_run_past_it_is_refused() {
                     );
                 }
             }
-            // Written before the description: the description is refused.
+            // Written before the description: refused at the call when its counts run past
+            // it; otherwise the description is refused.
             let mut w = writer(e);
-            w.write_event_data(bad).unwrap();
-            let refused = try_add_ordered_tick(&mut w).unwrap_err();
-            assert!(
-                matches!(
-                    refused,
-                    WriterError::Event(EventError::ContradictsRecords { .. })
-                ),
-                "{refused:?}"
-            );
+            if *longer {
+                size_refused(w.write_event_data(bad).unwrap_err());
+                try_add_ordered_tick(&mut w).unwrap();
+                continue;
+            }
+            ordered_tick_contradicts(&mut w, bad);
         }
     }
     // perf's verdicts with strict mode off: a large count kills it in either byte order,
@@ -3541,6 +3555,81 @@ fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
     if require_perf() {
         let out = perf_script_stdin(&stream);
         assert!(out.success(), "{}", out.describe());
+    }
+}
+
+/// perf 6.1 swaps a big-endian READ's fields to byte 48 and its `sample_id` from byte 56
+/// (the end of its struct, `lost` included), leaving bytes 48 to 56 as they are: a
+/// `sample_id` that starts before 56 in a READ longer than 48 is read wrong (its time, and
+/// perf sorts the record last). Strict mode refuses it in a big-endian output, at the call,
+/// after learned READs, and at the description when written before it; one that starts at
+/// 56, or a READ of 48 bytes, is taken and read in order; a little-endian output takes all.
+#[test]
+fn a_big_endian_reads_sample_id_starts_where_perf_swaps_it() {
+    use perf_writer_std::perf_encode::abi::record_type as rt;
+    use perf_writer_std::perf_encode::Endian;
+    use perf_writer_std::{RecordError, RecordProblem};
+    // pid and tid 42, value 999, then `more` values, then the ordered tick's sample_id.
+    let read = |e: Endian, more: usize| {
+        let mut b = e.u32_bytes(42).to_vec();
+        b.extend_from_slice(&e.u32_bytes(42));
+        for v in 0..=more as u64 {
+            b.extend_from_slice(&e.u64_bytes(999 + v));
+        }
+        ordered_side_band(e, rt::READ, &b)
+    };
+    let writer = |e: Endian| {
+        PerfWriter::<FileOutput<_>>::from_writer_with_endian(Cursor::new(Vec::new()), e).unwrap()
+    };
+    let big = Endian::Big;
+    assert_eq!(
+        (read(big, 0).len(), read(big, 2).len(), read(big, 4).len()),
+        (48, 64, 80)
+    );
+    // Described, after two learned READs: the 64-byte one refused; the ticks around it read.
+    let mut w = writer(big);
+    add_ordered_tick(&mut w);
+    write_tick(&mut w, 1, 1000);
+    for r in [read(big, 0), read(big, 4), read(big, 4)] {
+        w.write_event_data(&r).unwrap();
+    }
+    match w.write_event_data(&read(big, 2)).unwrap_err() {
+        WriterError::Record(RecordError::Refused { problem, .. }) => {
+            assert_eq!(problem, RecordProblem::ReadSampleIdUnswapped)
+        }
+        other => panic!("{other:?}"),
+    }
+    write_tick(&mut w, 2, 2000);
+    let bytes = w.finish().unwrap().into_inner();
+    assert_both_ticks(&read_file(&bytes));
+    if require_perf() {
+        let file = temp_data_file(&bytes);
+        let out = perf_script(file.path(), &["-D"]);
+        assert_eq!(out.stdout.matches("1500 0x").count(), 3, "{}", out.stdout);
+    }
+    // Written before the description: the description is refused.
+    ordered_tick_contradicts(&mut writer(big), &read(big, 2));
+    let mut w = writer(big);
+    w.write_event_data(&read(big, 4)).unwrap();
+    try_add_ordered_tick(&mut w).unwrap();
+    // Little-endian: taken.
+    let mut w = writer(Endian::Little);
+    add_ordered_tick(&mut w);
+    w.write_event_data(&read(Endian::Little, 2)).unwrap();
+    w.finish().unwrap();
+    // Strict mode off, big-endian: perf reads the time wrong.
+    if require_perf() {
+        let mut w = writer(big);
+        w.set_strict(false);
+        add_ordered_tick(&mut w);
+        w.write_event_data(&read(big, 2)).unwrap();
+        let file = temp_data_file(&w.finish().unwrap().into_inner());
+        let out = perf_script(file.path(), &["-D"]);
+        assert!(
+            out.stdout.contains("PERF_RECORD_READ") && !out.stdout.contains("1500 0x"),
+            "{}",
+            out.stdout
+        );
     }
 }
 
