@@ -389,16 +389,21 @@ pub(crate) fn check_kernel_values(
         record_type::MMAP2 if header_misc(endian, record) & misc::MMAP_BUILD_ID != 0 => {
             build_id_size(record, MMAP2_BUILD_ID_SIZE)
         }
-        record_type::NAMESPACES | record_type::TEXT_POKE => {
-            let body = counted_body(endian, type_, BodyLen::Varies, record);
-            check_body(body, record.len(), 0).or_else(|e| match e {
-                // Longer than its counts: a trailer may fill the rest.
-                RecordProblem::Size { size, expected, .. } if size > expected => Ok(()),
-                e => Err(e),
-            })
-        }
+        record_type::NAMESPACES | record_type::TEXT_POKE => counts_fit(endian, type_, record),
         _ => Ok(()),
     }
+}
+
+/// A NAMESPACES or TEXT_POKE is at least as long as the body its counts give (out of line:
+/// those records are rare).
+#[inline(never)]
+fn counts_fit(endian: Endian, type_: u32, record: &[u8]) -> Result<(), RecordProblem> {
+    let body = counted_body(endian, type_, BodyLen::Varies, record);
+    check_body(body, record.len(), 0).or_else(|e| match e {
+        // Longer than its counts: a trailer may fill the rest.
+        RecordProblem::Size { size, expected, .. } if size > expected => Ok(()),
+        e => Err(e),
+    })
 }
 
 /// The body length of a record of type `type_` whose type's own is `body`
