@@ -86,7 +86,7 @@
 //!   [`RecordProblem::UnswappedSwitchSampleId`]), a KSYMBOL or BPF_EVENT (nothing of them is
 //!   swapped: [`RecordProblem::UnswappedRecord`]), a READ shorter than 48 bytes (perf swaps
 //!   48, into the next record: [`RecordProblem::ReadSwappedPastEnd`]) or whose `sample_id`
-//!   starts before byte 56 (perf swaps none of bytes 48 to 56:
+//!   starts before byte 56, but for a TID at 48 (perf swaps none of bytes 48 to 56:
 //!   [`RecordProblem::ReadSampleIdUnswapped`]). Fields perf leaves
 //!   unswapped that only show a wrong value (MMAP2's `prot`, …) are taken: README, "Big-endian
 //!   outputs";

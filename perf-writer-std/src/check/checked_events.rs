@@ -15,8 +15,8 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::{
-    check_body, check_kernel_values, check_name, check_read_trailer, check_swapped_by_perf,
-    check_user_fields, counted_body, is_switch, judged_in_context, sample_size_fits,
+    check_body, check_kernel_values, check_name, check_swapped_by_perf, check_user_fields,
+    counted_body, is_switch, judged_in_context, sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -409,8 +409,7 @@ impl CheckedEvents {
             && check_body(body, record.len(), facts.trailer).is_ok()
             && check_name(type_, record, facts.trailer).is_ok()
             && check_kernel_values(model.endian(), type_, record).is_ok()
-            && (model.endian() == Endian::Little
-                || big_endian_swaps_back(type_, record.len(), facts.trailer))
+            && (model.endian() == Endian::Little || big_endian_swaps_back(type_, record.len()))
     }
 
     /// The slot that would hold the event named by `key`, whatever it holds.
@@ -629,11 +628,11 @@ fn keeps_thread(endian: Endian, record: &[u8], at: usize) -> bool {
     cpu.is_some_and(|b| sched_switch_sample_kinds(endian.read_u32(*b)) == 0)
 }
 
-/// A big-endian side-band record of `len` bytes with a `trailer`-byte trailer is one perf
-/// 6.1 swaps back ([`check_swapped_by_perf`], [`check_read_trailer`]; out of line: the
-/// little-endian outputs of the common case need neither).
+/// A big-endian side-band record of `len` bytes is one perf 6.1 swaps back
+/// ([`check_swapped_by_perf`]; out of line: the little-endian outputs of the common case
+/// need none of it). A READ takes the full check, which knows its trailer's fields
+/// (`check_read_trailer`).
 #[inline(never)]
-fn big_endian_swaps_back(type_: u32, len: usize, trailer: usize) -> bool {
-    check_swapped_by_perf(Endian::Big, type_, len).is_ok()
-        && check_read_trailer(Endian::Big, type_, len, trailer).is_ok()
+fn big_endian_swaps_back(type_: u32, len: usize) -> bool {
+    type_ != record_type::READ && check_swapped_by_perf(Endian::Big, type_, len).is_ok()
 }

@@ -85,23 +85,36 @@ const READ_SWAPPED: usize = 48;
 
 /// Where perf 6.1 starts swapping a READ's `sample_id`: after its struct, `lost` included.
 /// It swaps nothing of bytes 48 to 56.
-pub(crate) const READ_SAMPLE_ID_SWAPPED: usize = 56;
+const READ_SAMPLE_ID_SWAPPED: usize = 56;
+
+/// Where a big-endian READ's `sample_id` of a layout whose trailer starts with TID (`tid`)
+/// may start, at the earliest: at byte 56, where perf 6.1 swaps it, or with TID at 48, the
+/// word perf leaves unswapped (it never reads a READ's trailer pid and tid).
+#[inline]
+pub(crate) fn read_trailer_start(tid: bool) -> usize {
+    match tid {
+        true => READ_SWAPPED,
+        false => READ_SAMPLE_ID_SWAPPED,
+    }
+}
 
 /// In a big-endian output, a READ longer than [`READ_SWAPPED`] whose `trailer`-byte
-/// `sample_id` starts before [`READ_SAMPLE_ID_SWAPPED`]: perf 6.1 leaves the trailer's
-/// words in bytes 48 to 56 unswapped (a time or id read wrong, the record misordered).
+/// `sample_id` (starting with TID when `tid`) starts before [`read_trailer_start`]: perf 6.1
+/// leaves its word in bytes 48 to 56 unswapped and reads that field (a time, an id) wrong,
+/// misordering the record.
 #[inline]
 pub(crate) fn check_read_trailer(
     endian: Endian,
     type_: u32,
     len: usize,
     trailer: usize,
+    tid: bool,
 ) -> Result<(), RecordProblem> {
     match endian == Endian::Big
         && type_ == record_type::READ
         && trailer > 0
         && len > READ_SWAPPED
-        && len.saturating_sub(trailer) < READ_SAMPLE_ID_SWAPPED
+        && len.saturating_sub(trailer) < read_trailer_start(tid)
     {
         true => Err(RecordProblem::ReadSampleIdUnswapped),
         false => Ok(()),

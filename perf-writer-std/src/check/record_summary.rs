@@ -16,8 +16,8 @@
 
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{
-    check_sample_len, counted_body, header_misc, is_switch, name_room, EventStats,
-    READ_SAMPLE_ID_SWAPPED,
+    check_sample_len, counted_body, header_misc, is_switch, name_room, read_trailer_start,
+    EventStats,
 };
 use crate::check::refusal::Contradiction;
 use crate::check::switch_kinds::{sched_switch_sample_kinds, Kinds, SwitchKinds, WITHOUT_CPU};
@@ -901,8 +901,8 @@ pub(crate) struct SideBandSummary {
     exact: Option<(i64, i64)>,
     at_least: Option<i64>,
     names: Option<i64>,
-    /// In a big-endian output, the least of `len - 56` over READs longer than 48 bytes: a
-    /// longer trailer starts where perf 6.1 leaves a READ unswapped.
+    /// In a big-endian output, the shortest READ longer than 48 bytes (see
+    /// [`reads_fit`](Self::reads_fit)).
     reads: Option<i64>,
     cpu: Option<[u32; 2]>,
     switches: Option<SwitchFacts>,
@@ -1074,7 +1074,8 @@ impl RecordSummary {
             if !side.names_fit(trailer) {
                 return Err(Contradiction::SideBandName { trailer: trailer16 });
             }
-            if !side.reads_fit(trailer) {
+            let tid = layout.sample_id_bits() & sample_type::TID != 0;
+            if !side.reads_fit(trailer, tid) {
                 return Err(Contradiction::ReadSampleIdUnswapped { trailer: trailer16 });
             }
             side.add_stats(layout, stats);
@@ -1190,10 +1191,9 @@ impl SideBandSummary {
         if let Some(room) = name_room(type_, record) {
             self.names = Some(self.names.map_or(room, |r| r.min(room)));
         }
-        // The longest trailer check_read_trailer takes of this READ, less one.
         if type_ == record_type::READ && endian == Endian::Big && record.len() > 48 {
-            let room = record.len() as i64 - READ_SAMPLE_ID_SWAPPED as i64;
-            self.reads = Some(self.reads.map_or(room, |r| r.min(room)));
+            let len = record.len() as i64;
+            self.reads = Some(self.reads.map_or(len, |r| r.min(len)));
         }
         if derive {
             let cpu = self.cpu.get_or_insert([0, 0]);
@@ -1213,9 +1213,12 @@ impl SideBandSummary {
     }
 
     /// Every big-endian READ's `trailer`-byte trailer starts where perf 6.1 swaps it: what
-    /// [`check_read_trailer`](crate::check::record_rules::check_read_trailer) asks of each.
-    fn reads_fit(&self, trailer: usize) -> bool {
-        trailer == 0 || self.reads.is_none_or(|room| trailer as i64 <= room)
+    /// [`check_read_trailer`](crate::check::record_rules::check_read_trailer) asks of each
+    /// (`tid`: the trailer starts with TID). The shortest settles it: a longer one starts
+    /// its trailer later.
+    fn reads_fit(&self, trailer: usize, tid: bool) -> bool {
+        let start = read_trailer_start(tid) as i64;
+        trailer == 0 || self.reads.is_none_or(|len| len - trailer as i64 >= start)
     }
 
     /// Every name holds its NUL before a `trailer`-byte trailer: what strict mode's check

@@ -249,8 +249,9 @@ pub enum RecordProblem {
     /// past this one's end into the next record's header, and stops reading there.
     ReadSwappedPastEnd,
     /// In a big-endian output, a READ record longer than 48 bytes whose `sample_id` starts
-    /// before byte 56: perf 6.1 swaps none of bytes 48 to 56 of a READ (its struct's
-    /// `lost`), so it would read that word of the `sample_id` (a time, an id) wrong.
+    /// before byte 56 (a TID at 48 excepted: perf never reads a READ's trailer pid and tid):
+    /// perf 6.1 swaps none of bytes 48 to 56 of a READ (its struct's `lost`), so it would
+    /// read that word of the `sample_id` (a time, an id) wrong.
     ReadSampleIdUnswapped,
     /// A STAT or STAT_ROUND record that perf script cannot read where it is (see
     /// [`StatProblem`]).

@@ -3560,10 +3560,13 @@ fn events_perf_cannot_tell_apart_are_taken_for_a_stat_session() {
 
 /// perf 6.1 swaps a big-endian READ's fields to byte 48 and its `sample_id` from byte 56
 /// (the end of its struct, `lost` included), leaving bytes 48 to 56 as they are: a
-/// `sample_id` that starts before 56 in a READ longer than 48 is read wrong (its time, and
-/// perf sorts the record last). Strict mode refuses it in a big-endian output, at the call,
-/// after learned READs, and at the description when written before it; one that starts at
-/// 56, or a READ of 48 bytes, is taken and read in order; a little-endian output takes all.
+/// `sample_id` field there is read wrong (a time: perf sorts the record last), but for the
+/// trailer's pid and tid, which perf never reads of a READ. Strict mode refuses a READ
+/// longer than 48 whose `sample_id` starts before 56 (before 48 when it starts with TID) in
+/// a big-endian output, at the call, after learned READs, and at the description when
+/// written before it; one that starts at 56, or with TID at 48 (what `perf record -s`
+/// writes without PERF_FORMAT_LOST), or a READ of 48 bytes, is taken and read in order; a
+/// little-endian output takes all.
 #[test]
 fn a_big_endian_reads_sample_id_starts_where_perf_swaps_it() {
     use perf_writer_std::perf_encode::abi::record_type as rt;
@@ -3583,14 +3586,14 @@ fn a_big_endian_reads_sample_id_starts_where_perf_swaps_it() {
     };
     let big = Endian::Big;
     assert_eq!(
-        (read(big, 0).len(), read(big, 2).len(), read(big, 4).len()),
-        (48, 64, 80)
+        (read(big, 0).len(), read(big, 2).len(), read(big, 3).len()),
+        (48, 64, 72)
     );
     // Described, after two learned READs: the 64-byte one refused; the ticks around it read.
     let mut w = writer(big);
     add_ordered_tick(&mut w);
     write_tick(&mut w, 1, 1000);
-    for r in [read(big, 0), read(big, 4), read(big, 4)] {
+    for r in [read(big, 0), read(big, 4), read(big, 4), read(big, 3)] {
         w.write_event_data(&r).unwrap();
     }
     match w.write_event_data(&read(big, 2)).unwrap_err() {
@@ -3605,13 +3608,34 @@ fn a_big_endian_reads_sample_id_starts_where_perf_swaps_it() {
     if require_perf() {
         let file = temp_data_file(&bytes);
         let out = perf_script(file.path(), &["-D"]);
-        assert_eq!(out.stdout.matches("1500 0x").count(), 3, "{}", out.stdout);
+        assert_eq!(out.stdout.matches("1500 0x").count(), 4, "{}", out.stdout);
+    }
+    // A trailer of TIME and IDENTIFIER at 48: its time would be read unswapped.
+    let timed = PerfEventAttr {
+        attr_type: PerfEventAttrType::Software,
+        sample_type: S::Identifier.or(S::Time),
+        options: tracepoint_decode::PerfEventAttrOptions::SampleIdAll,
+        ..Default::default()
+    };
+    let mut untimed_tid = read(big, 3);
+    untimed_tid.drain(48..56);
+    untimed_tid[6..8].copy_from_slice(&big.u16_bytes(64));
+    let mut w = writer(big);
+    w.add_event_desc(&[TICK_SAMPLE_ID], &timed, "timed")
+        .unwrap();
+    match w.write_event_data(&untimed_tid).unwrap_err() {
+        WriterError::Record(RecordError::Refused { problem, .. }) => {
+            assert_eq!(problem, RecordProblem::ReadSampleIdUnswapped)
+        }
+        other => panic!("{other:?}"),
     }
     // Written before the description: the description is refused.
     ordered_tick_contradicts(&mut writer(big), &read(big, 2));
-    let mut w = writer(big);
-    w.write_event_data(&read(big, 4)).unwrap();
-    try_add_ordered_tick(&mut w).unwrap();
+    for taken in [read(big, 4), read(big, 3)] {
+        let mut w = writer(big);
+        w.write_event_data(&taken).unwrap();
+        try_add_ordered_tick(&mut w).unwrap();
+    }
     // Little-endian: taken.
     let mut w = writer(Endian::Little);
     add_ordered_tick(&mut w);
