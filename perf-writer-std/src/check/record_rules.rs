@@ -352,6 +352,7 @@ fn check_auxtrace_error(endian: Endian, record: &[u8]) -> Result<(), RecordProbl
     };
     if record.len() < end {
         return Err(RecordProblem::Fields(match fmt {
+            0 => "msg",
             1 => "time",
             _ => "vcpu",
         }));
