@@ -1082,8 +1082,7 @@ impl RecordCheck {
         if self.strict {
             let body = counted_body(endian, type_, info.body, record);
             check_body(body, record.len(), trailer)?;
-            let tid = desc.layout.sample_id_bits() & perf_abi::sample_type::TID != 0;
-            check_read_trailer(endian, type_, record.len(), trailer, tid)?;
+            check_read_trailer(endian, type_, record.len(), &desc.layout)?;
             check_name(type_, record, trailer)?;
             if let Some(kinds) = switch {
                 let sample_id = id_of_non_sample(&desc.layout, endian, record);

@@ -87,34 +87,33 @@ const READ_SWAPPED: usize = 48;
 /// It swaps nothing of bytes 48 to 56.
 const READ_SAMPLE_ID_SWAPPED: usize = 56;
 
-/// Where a big-endian READ's `sample_id` of a layout whose trailer starts with TID (`tid`)
-/// may start, at the earliest: at byte 56, where perf 6.1 swaps it, or with TID at 48, the
-/// word perf leaves unswapped (it never reads a READ's trailer pid and tid).
+/// Where a big-endian READ's `sample_id` laid out by `layout` may start, at the earliest:
+/// at byte 56, where perf 6.1 swaps it, or, when the trailer starts with TID, at 48: perf
+/// leaves that word unswapped, but never reads a READ's trailer pid and tid.
 #[inline]
-pub(crate) fn read_trailer_start(tid: bool) -> usize {
-    match tid {
+pub(crate) fn read_trailer_start(layout: &SampleLayout) -> usize {
+    match layout.sample_id_bits() & perf_abi::sample_type::TID != 0 {
         true => READ_SWAPPED,
         false => READ_SAMPLE_ID_SWAPPED,
     }
 }
 
-/// In a big-endian output, a READ longer than [`READ_SWAPPED`] whose `trailer`-byte
-/// `sample_id` (starting with TID when `tid`) starts before [`read_trailer_start`]: perf 6.1
-/// leaves its word in bytes 48 to 56 unswapped and reads that field (a time, an id) wrong,
-/// misordering the record.
+/// In a big-endian output, a READ longer than [`READ_SWAPPED`] whose `sample_id` (laid out
+/// by `layout`) starts before [`read_trailer_start`]: perf 6.1 leaves its word in bytes 48
+/// to 56 unswapped and reads that field (a time, an id) wrong, misordering the record.
 #[inline]
 pub(crate) fn check_read_trailer(
     endian: Endian,
     type_: u32,
     len: usize,
-    trailer: usize,
-    tid: bool,
+    layout: &SampleLayout,
 ) -> Result<(), RecordProblem> {
+    let trailer = layout.sample_id_len();
     match endian == Endian::Big
         && type_ == record_type::READ
         && trailer > 0
         && len > READ_SWAPPED
-        && len.saturating_sub(trailer) < read_trailer_start(tid)
+        && len.saturating_sub(trailer) < read_trailer_start(layout)
     {
         true => Err(RecordProblem::ReadSampleIdUnswapped),
         false => Ok(()),

@@ -1074,8 +1074,7 @@ impl RecordSummary {
             if !side.names_fit(trailer) {
                 return Err(Contradiction::SideBandName { trailer: trailer16 });
             }
-            let tid = layout.sample_id_bits() & sample_type::TID != 0;
-            if !side.reads_fit(trailer, tid) {
+            if !side.reads_fit(layout) {
                 return Err(Contradiction::ReadSampleIdUnswapped { trailer: trailer16 });
             }
             side.add_stats(layout, stats);
@@ -1212,13 +1211,13 @@ impl SideBandSummary {
             && self.at_least.is_none_or(|least| least >= t)
     }
 
-    /// Every big-endian READ's `trailer`-byte trailer starts where perf 6.1 swaps it: what
-    /// [`check_read_trailer`](crate::check::record_rules::check_read_trailer) asks of each
-    /// (`tid`: the trailer starts with TID). The shortest settles it: a longer one starts
-    /// its trailer later.
-    fn reads_fit(&self, trailer: usize, tid: bool) -> bool {
-        let start = read_trailer_start(tid) as i64;
-        trailer == 0 || self.reads.is_none_or(|len| len - trailer as i64 >= start)
+    /// Every big-endian READ's trailer, laid out by `layout`, starts where perf 6.1 swaps
+    /// it: what [`check_read_trailer`](crate::check::record_rules::check_read_trailer) asks
+    /// of each. The shortest settles it: a longer one starts its trailer later.
+    fn reads_fit(&self, layout: &SampleLayout) -> bool {
+        let trailer = layout.sample_id_len() as i64;
+        let start = read_trailer_start(layout) as i64;
+        trailer == 0 || self.reads.is_none_or(|len| len - trailer >= start)
     }
 
     /// Every name holds its NUL before a `trailer`-byte trailer: what strict mode's check

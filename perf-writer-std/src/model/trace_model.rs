@@ -240,12 +240,18 @@ impl TraceModel {
     /// The file cannot be read by perf as it stands: events perf cannot tell apart, and no
     /// HEADER_STAT.
     pub(crate) fn check_told_apart(&self) -> Result<(), WriterError> {
-        match self.untold && !self.pipe && self.header_if_set(feature::STAT).is_none() {
+        match self.untold && !self.pipe && !self.is_stat_session() {
             true => Err(WriterError::Event(EventError::Indistinguishable(
                 "HEADER_STAT was cleared after events perf cannot tell apart were taken for a perf stat session: perf reads such a file only as a stat file (set_stat_header)",
             ))),
             false => Ok(()),
         }
+    }
+
+    /// HEADER_STAT is set: the output is a perf stat session's, whose events perf may not
+    /// tell apart (see the field `untold`).
+    pub(crate) fn is_stat_session(&self) -> bool {
+        self.header_if_set(feature::STAT).is_some()
     }
 
     /// Sets HEADER_STAT when [`check_told_apart`](Self::check_told_apart) would refuse the

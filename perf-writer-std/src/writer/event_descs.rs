@@ -122,7 +122,7 @@ impl<O: OutputMode> PerfWriter<O> {
         // once HEADER_STAT says it is one and while no record was written, and refuses the
         // records that would need telling them apart.
         let untold_allowed = self.check.strict()
-            && self.model.header_if_set(perf_abi::feature::STAT).is_some()
+            && self.model.is_stat_session()
             && !self.out.as_ref().is_some_and(|o| o.took_records())
             && !self.check.inside_record();
         let resolution =
