@@ -22,6 +22,7 @@ use crate::check::record_rules::{field_end_fits, sample_size_fits};
 use perf_encode::records::{FieldLength, SampleField, SampleLayout, SAMPLE_FIELDS};
 use perf_encode::Endian;
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 /// Fields in a layout.
@@ -58,11 +59,35 @@ pub(crate) struct FittingLayouts {
 }
 
 /// The words a narrowing read of a record, and what each said (see the module).
+///
+/// Kept as the traced record's bytes where words were read, per 8-byte chunk: a word
+/// whose bytes are the traced record's says what it said, so a record like it is matched
+/// by comparing bytes, and only the words whose bytes differ are read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Trace {
     len: usize,
-    /// One per word read (position and width), in order.
+    /// The chunks of the record where words were read, in order.
+    chunks: Vec<TracedChunk>,
+    /// The words more than one value passes, by the chunk of their first byte, a word
+    /// reaching into the next chunk also under that chunk.
     words: Vec<TracedWord>,
+}
+
+/// An 8-byte chunk of the traced record where words were read (each `u64` as the bytes
+/// read in native order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TracedChunk {
+    /// Its index (its offset ÷ 8).
+    at: u32,
+    /// Its first word in [`Trace::words`] (they end where the next chunk's begin).
+    first_word: u32,
+    /// The traced record's bytes.
+    bytes: u64,
+    /// The bytes (`0xff` each) of words only one value passes: a record passes them
+    /// exactly when it has the traced record's bytes there, in either byte order.
+    exact: u64,
+    /// The bytes of the other words: where a record's differ, those words are read.
+    ranged: u64,
 }
 
 /// A word read, and the values that say what the traced record's said to every way it was
@@ -75,6 +100,31 @@ struct TracedWord {
     wide: bool,
     lo: u64,
     hi: u64,
+}
+
+/// Where byte `i` of 8 in memory is in a `u64` read from them in native order, counted
+/// from the least significant.
+#[inline(always)]
+fn native_byte_index(i: usize) -> usize {
+    match cfg!(target_endian = "little") {
+        true => i,
+        false => 7 - i,
+    }
+}
+
+impl TracedWord {
+    /// `record`'s word here, read by `u64s` or `u32s`, is within `lo..=hi`.
+    #[inline(always)]
+    fn holds(&self, record: &[u8], u64s: fn([u8; 8]) -> u64, u32s: fn([u8; 4]) -> u32) -> bool {
+        let at = record.get(self.pos as usize..);
+        let value = match self.wide {
+            true => at.and_then(|b| b.first_chunk::<8>()).map(|b| u64s(*b)),
+            false => at
+                .and_then(|b| b.first_chunk::<4>())
+                .map(|b| u64::from(u32s(*b))),
+        };
+        value.is_some_and(|v| self.lo <= v && v <= self.hi)
+    }
 }
 
 /// How a word is read: `.0` the exact value of a 4- or 8-byte count, [`NON_ZERO`] whether a
@@ -145,27 +195,112 @@ impl Trace {
                 _ => words.push(TracedWord { pos, wide, lo, hi }),
             }
         }
-        Trace {
-            len: record.len(),
-            words,
+        Trace::of_words(record, &words)
+    }
+
+    /// The trace of `record` that read `words` (by position and width).
+    fn of_words(record: &[u8], words: &[TracedWord]) -> Trace {
+        // Per chunk: its bytes' masks and its words.
+        let mut chunks: BTreeMap<u32, (u64, u64, Vec<TracedWord>)> = BTreeMap::new();
+        for w in words {
+            let width = if w.wide { 8 } else { 4 };
+            for at in (w.pos as usize..).take(width) {
+                let (Ok(chunk), Some(_)) = (u32::try_from(at / 8), record.get(at)) else {
+                    continue;
+                };
+                let (exact, ranged, chunk_words) = chunks.entry(chunk).or_default();
+                let byte = 0xff << (8 * native_byte_index(at % 8));
+                match w.lo == w.hi {
+                    true => *exact |= byte,
+                    false => {
+                        *ranged |= byte;
+                        if chunk_words.last() != Some(w) {
+                            chunk_words.push(*w);
+                        }
+                    }
+                }
+            }
         }
+        let mut trace = Trace {
+            len: record.len(),
+            chunks: Vec::with_capacity(chunks.len()),
+            words: Vec::new(),
+        };
+        for (at, (exact, ranged, chunk_words)) in chunks {
+            let start = (at as usize).saturating_mul(8);
+            let Some(bytes) = record.get(start..).and_then(|b| b.first_chunk::<8>()) else {
+                // A record whose length is not a multiple of 8: matched by its words.
+                trace.chunks.clear();
+                trace.words = words.to_vec();
+                return trace;
+            };
+            trace.chunks.push(TracedChunk {
+                at,
+                first_word: u32::try_from(trace.words.len()).unwrap_or(u32::MAX),
+                bytes: u64::from_ne_bytes(*bytes),
+                exact,
+                ranged,
+            });
+            trace.words.extend(chunk_words);
+        }
+        trace
     }
 
     /// `record` says what the traced record said, where it did: it fits every layout that
     /// one fits among those the trace was taken on.
     #[inline]
     pub(crate) fn matches(&self, record: &[u8], endian: Endian) -> bool {
+        // The byte order chosen once, not per word: this runs for most records written
+        // before their description.
         record.len() == self.len
-            && self.words.iter().all(|w| {
-                let width = if w.wide { 8 } else { 4 };
-                word_at(record, endian, w.pos as usize, width)
-                    .is_some_and(|v| w.lo <= v && v <= w.hi)
-            })
+            && match endian.is_big() {
+                false => self.matches_in(record, u64::from_le_bytes, u32::from_le_bytes),
+                true => self.matches_in(record, u64::from_be_bytes, u32::from_be_bytes),
+            }
+    }
+
+    /// [`matches`](Self::matches) of a record of the traced length, its words read by
+    /// `u64s` and `u32s`.
+    #[inline(always)]
+    fn matches_in(
+        &self,
+        record: &[u8],
+        u64s: fn([u8; 8]) -> u64,
+        u32s: fn([u8; 4]) -> u32,
+    ) -> bool {
+        if self.chunks.is_empty() {
+            return (self.words.iter()).all(|w| w.holds(record, u64s, u32s));
+        }
+        for (i, c) in self.chunks.iter().enumerate() {
+            let at = (c.at as usize).wrapping_mul(8);
+            let Some(bytes) = record.get(at..).and_then(|b| b.first_chunk::<8>()) else {
+                return false;
+            };
+            let differ = u64::from_ne_bytes(*bytes) ^ c.bytes;
+            if differ & c.exact != 0 {
+                return false;
+            }
+            if differ & c.ranged != 0 {
+                let end = self
+                    .chunks
+                    .get(i + 1)
+                    .map_or(self.words.len(), |n| n.first_word as usize);
+                let words = self
+                    .words
+                    .get(c.first_word as usize..end)
+                    .unwrap_or_default();
+                if !words.iter().all(|w| w.holds(record, u64s, u32s)) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Bytes it takes.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.words.capacity() * std::mem::size_of::<TracedWord>()
+            + self.chunks.capacity() * std::mem::size_of::<TracedChunk>()
     }
 }
 

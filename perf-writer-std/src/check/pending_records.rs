@@ -183,6 +183,18 @@ impl BeforeAny {
         self.places(|p| !p.given_up && p.alone.is_some())
     }
 
+    /// [`key`](Self::key) and [`alone`](Self::alone) in one pass.
+    fn key_and_alone(&self) -> (u8, u8) {
+        let places = self.sample_places.iter().enumerate();
+        places.fold((0, 0), |(key, alone), (k, p)| {
+            match (p.given_up, &p.alone) {
+                (true, _) => (key, alone),
+                (false, None) => (key | 1 << k, alone),
+                (false, Some(_)) => (key, alone | 1 << k),
+            }
+        })
+    }
+
     fn places(&self, which: impl Fn(&SamplePlace) -> bool) -> u8 {
         let places = self.sample_places.iter().enumerate();
         places.fold(0, |m, (k, p)| match which(p) {
@@ -316,6 +328,14 @@ impl NamedWait {
             false => model.index_at_read(id).is_none(),
         }
     }
+}
+
+/// Where a SAMPLE like the records before it goes (see [`PendingRecords::like_before`]):
+/// its group, and the trace of the group it matched.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LikeBefore {
+    combo: Combo,
+    trace: usize,
 }
 
 /// What strict mode took before the descriptions (see the module).
@@ -462,6 +482,14 @@ impl PendingRecords {
         if !sample {
             return Ok(());
         }
+        // Like the group's SAMPLEs before it: what the way below finds, found sooner.
+        if let Some(like) = self.like_before_in(model, record, Some(&self.stage)) {
+            let prepared = Prepared::Same(like.trace);
+            let actions = &mut self.stage.actions;
+            actions.push(Action::Add(Group::Combo(like.combo), prepared));
+            actions.push(Action::End);
+            return Ok(());
+        }
         self.within_memory()?;
         let combo = self.combo_of(record, endian);
         self.prepare(Group::Combo(combo), None, record, endian)
@@ -485,6 +513,72 @@ impl PendingRecords {
         }
         self.stage.actions.push(Action::End);
         Ok(())
+    }
+
+    /// Where a whole SAMPLE written before any description, in a call of its own, goes when
+    /// it is like the records before it: its group (by its words at the key places, no
+    /// place grouped alone) holds several SAMPLEs, and one of the group's traces says it
+    /// fits every layout they fit. [`admit`](Self::admit) would find the same and change
+    /// nothing but the group; [`add_like_before`](Self::add_like_before) adds it once written.
+    /// `None`: it takes the way of `admit` and [`commit`](Self::commit).
+    #[inline]
+    pub(crate) fn like_before(&self, model: &TraceModel, record: &[u8]) -> Option<LikeBefore> {
+        self.like_before_in(model, record, None)
+    }
+
+    /// [`like_before`](Self::like_before) of a record of a call whose records before it
+    /// staged `stage` (`None`: a call of its own), which must leave its group and the
+    /// places as they were.
+    #[inline]
+    fn like_before_in(
+        &self,
+        model: &TraceModel,
+        record: &[u8],
+        stage: Option<&CallStage>,
+    ) -> Option<LikeBefore> {
+        let b = self.before.as_deref()?;
+        // What admit refuses, or adds to the places' bounds, is for it to say.
+        let (key, alone) = b.key_and_alone();
+        if !model.descs().is_empty() || b.samples.is_none() || alone != 0 {
+            return None;
+        }
+        let staged = stage.map_or(0, |s| s.bytes);
+        if self.bytes.saturating_add(staged) > MAX_PENDING_BYTES {
+            return None;
+        }
+        if stage.is_some_and(|s| s.given_up != 0 || s.alone != 0) {
+            return None;
+        }
+        let endian = model.endian();
+        let combo = Combo::of(record, key, endian);
+        if stage.is_some_and(|s| s.groups.contains_key(&Group::Combo(combo))) {
+            return None;
+        }
+        let Some(SampleSummary::Many(m)) = b.combos.get(&combo)?.samples.as_ref() else {
+            return None;
+        };
+        let trace = m.trace_matching(record, endian)?;
+        Some(LikeBefore { combo, trace })
+    }
+
+    /// Adds the SAMPLE `record` as [`like_before`](Self::like_before) found, once its call
+    /// is written.
+    pub(crate) fn add_like_before(
+        &mut self,
+        record: &[u8],
+        endian: Endian,
+        like: LikeBefore,
+        derive: bool,
+    ) {
+        let Some(b) = self.before.as_deref_mut() else {
+            return;
+        };
+        if let Some(c) = b.samples.as_mut() {
+            c.records = c.records.saturating_add(1);
+        }
+        if let Some(summary) = b.combos.get_mut(&like.combo) {
+            summary.add_sample(record, endian, Prepared::Same(like.trace), derive);
+        }
     }
 
     /// [`admit`](Self::admit) of one of perf's own records naming ids: within the bound of

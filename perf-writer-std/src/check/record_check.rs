@@ -5,7 +5,7 @@
 
 use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
-use crate::check::pending_records::{Deferral, PendingRecords, Resolution};
+use crate::check::pending_records::{Deferral, LikeBefore, PendingRecords, Resolution};
 use crate::check::record_rules::{
     check_body, check_kernel_values, check_name, check_read_trailer, check_sample_len,
     check_swapped_by_perf, check_user_fields, counted_body, header_misc, is_switch,
@@ -828,6 +828,36 @@ impl RecordCheck {
     #[inline]
     pub(crate) fn passes_quickly(&mut self, model: &TraceModel, data: &[u8]) -> bool {
         self.quick && self.events.passes_learning(model, data)
+    }
+
+    /// `data` is one whole SAMPLE written before any description that is like the SAMPLEs
+    /// of its group before it ([`PendingRecords::like_before`]): the full check would defer
+    /// it for its description and add it to that group as this does, with nothing else to
+    /// check or keep of it. Once the call is written, [`add_like_before`](Self::add_like_before)
+    /// adds it.
+    #[inline]
+    pub(crate) fn like_before(&self, model: &TraceModel, data: &[u8]) -> Option<LikeBefore> {
+        // Most calls that come here are of described events: they leave first.
+        if !model.descs().is_empty() {
+            return None;
+        }
+        let endian = model.endian();
+        let sample = data
+            .first_chunk::<4>()
+            .is_some_and(|t| endian.read_u32(*t) == record_type::SAMPLE);
+        if !(self.quick && sample && self.defers(model) && is_plain_record(endian, data)) {
+            return None;
+        }
+        if model.untold_refuses(record_type::SAMPLE) {
+            return None;
+        }
+        self.undescribed.like_before(model, data)
+    }
+
+    /// Adds `data`, written, as [`like_before`](Self::like_before) found.
+    pub(crate) fn add_like_before(&mut self, model: &TraceModel, data: &[u8], like: LikeBefore) {
+        self.undescribed
+            .add_like_before(data, model.endian(), like, self.derive);
     }
 
     /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last

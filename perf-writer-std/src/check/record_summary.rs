@@ -63,6 +63,9 @@ pub(crate) struct RawFacts {
     /// (`[0]`) and big-endian (`[1]`), since the TRACING_DATA that says which may come later
     /// (see [`RawRule`]).
     room: [Vec<u16>; 2],
+    /// Bit `q`: both rooms at `q` are 0 already, and no payload can lower them (only
+    /// ever set; a bit not set may be too).
+    dead: Vec<u64>,
     /// Bit `q` of `[order][relative]`: in every payload, the data a `__data_loc`
     /// (`relative` 0) or `__rel_loc` (1) at `q`, read in that order, would point at lies
     /// within it and holds a NUL, as a field read as a string needs.
@@ -131,6 +134,7 @@ impl RawFacts {
             first_len: payload.len(),
             same: bits_where(payload.len(), |_| true),
             room: ORDERS.map(|e| rooms(payload, e).collect()),
+            dead: vec![0; offsets.div_ceil(64)],
             nul,
         }
     }
@@ -156,16 +160,13 @@ impl RawFacts {
 
     /// Adds a payload.
     pub(crate) fn add(&mut self, payload: &[u8]) {
-        // A bit set holds for a payload that starts with all of the first payload's bytes:
-        // its word there says what the first's said, of data within them. (Once the first
-        // is cut, a bit may stand for other payloads' words, of data past the cut.)
-        let same_start = self.first.len() == self.first_len
-            && payload.get(..self.first_len) == Some(&self.first[..]);
-        self.cut(payload.len());
-        if !same_start {
-            self.add_nul(payload);
+        // The first payload again (the commonest case): every fact holds for it already.
+        if self.first.len() == self.first_len && payload == &self.first[..] {
+            return;
         }
         if payload.len() < self.first_len {
+            self.cut(payload.len());
+            self.add_nul(payload);
             // Shorter than the first: every room may be less.
             self.add_same(payload);
             let [little, big] = &mut self.room;
@@ -179,9 +180,11 @@ impl RawFacts {
         let first = &self.first;
         let blocks = first.len().div_ceil(64);
         let mut next = differ_bits(first, payload, 0);
+        let mut any = next;
         for b in 0..blocks {
             let differ = next;
             next = differ_bits(first, payload, b + 1);
+            any |= next;
             if differ == 0 && next & 0b111 == 0 {
                 continue;
             }
@@ -191,8 +194,12 @@ impl RawFacts {
             // Offset q's 4 bytes are q..q + 4, into the next block for the last three.
             let mut touched = differ | differ >> 1 | differ >> 2 | differ >> 3;
             touched |= next << 61 | next << 62 | next << 63;
+            let dead = self.dead.get_mut(b);
+            let mut now_dead = 0u64;
+            touched &= !dead.as_deref().copied().unwrap_or(0);
             while touched != 0 {
-                let q = b * 64 + touched.trailing_zeros() as usize;
+                let k = touched.trailing_zeros();
+                let q = b * 64 + k as usize;
                 touched &= touched - 1;
                 let [little, big] = &mut self.room;
                 let (Some(l), Some(b), Some(w)) =
@@ -203,7 +210,17 @@ impl RawFacts {
                 let w = [w[0], w[1], w[2], w[3]];
                 *l = (*l).min(room(len, u32::from_le_bytes(w)));
                 *b = (*b).min(room(len, u32::from_be_bytes(w)));
+                now_dead |= u64::from(*l == 0 && *b == 0) << k;
             }
+            if let Some(d) = dead {
+                *d |= now_dead;
+            }
+        }
+        // A NUL bit set holds for a payload that starts with all of the first payload's
+        // bytes: its word there says what the first's said, of data within them. (Once the
+        // first is cut, a bit may stand for other payloads' words, of data past the cut.)
+        if any != 0 || self.first.len() != self.first_len {
+            self.add_nul(payload);
         }
     }
 
@@ -315,7 +332,8 @@ impl RawFacts {
     pub(crate) fn heap_bytes(&self) -> usize {
         let rooms = self.room.iter().map(Vec::capacity).sum::<usize>();
         let nul = self.nul.iter().flatten().map(Vec::capacity).sum::<usize>();
-        self.first.capacity() + self.same.capacity() * 8 + rooms * 2 + nul * 8
+        let bits = self.same.capacity() + self.dead.capacity();
+        self.first.capacity() + bits * 8 + rooms * 2 + nul * 8
     }
 }
 
@@ -436,8 +454,9 @@ fn within_raw_bound(
 
 /// The most bytes the [`RawFacts`] of `layouts`' ways to RAW take with `record` among the
 /// group's SAMPLEs. Each way keeps at most one [`RawFacts`], cut to the shortest of its
-/// payloads, so the payloads of `record` bound them all (about 5.6 bytes of facts per
-/// payload byte: the byte, its bit, a room in each byte order, and four NUL bits).
+/// payloads, so the payloads of `record` bound them all (about 5.75 bytes of facts per
+/// payload byte: the byte, its bit, a room in each byte order, a bit of rooms spent, and
+/// four NUL bits).
 pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: Endian) -> usize {
     let payload_bytes: usize = layouts
         .raw_keys()
@@ -445,7 +464,7 @@ pub(crate) fn raw_facts_bytes(layouts: &FittingLayouts, record: &[u8], endian: E
         .filter_map(|k| k.payload_range(record, endian))
         .map(|(a, b)| b.saturating_sub(a))
         .fold(0, usize::saturating_add);
-    payload_bytes.saturating_mul(45) / 8
+    payload_bytes.saturating_mul(46) / 8
 }
 
 /// What the SAMPLEs of a group say (see the module).
@@ -505,6 +524,17 @@ impl CpuMost {
 /// [`PREFIX_WORDS`] words after the header as `(least, most)`.
 type WordRanges = [(u64, u64); PREFIX_WORDS];
 
+/// The trace of `traces` (the one matched last first) that `record` matches.
+#[inline]
+fn trace_matching(traces: (usize, &[Trace]), record: &[u8], endian: Endian) -> Option<usize> {
+    // The trace matched last first: records like it tend to follow each other.
+    let (hint, traces) = traces;
+    match traces.get(hint).filter(|t| t.matches(record, endian)) {
+        Some(_) => Some(hint),
+        None => traces.iter().position(|t| t.matches(record, endian)),
+    }
+}
+
 impl SampleSummary {
     /// What adding `record` to a group in `state` needs computed, which may be too much (the
     /// record is then refused, or the group given up). The group's description will put its
@@ -526,13 +556,7 @@ impl SampleSummary {
                 Ok(Prepared::Narrowed(Box::new(narrowed), trace))
             }
             SampleState::Layouts(layouts) => {
-                // The trace matched last first: records like it tend to follow each other.
-                let (hint, traces) = traces;
-                let found = match traces.get(hint).filter(|t| t.matches(record, endian)) {
-                    Some(_) => Some(hint),
-                    None => traces.iter().position(|t| t.matches(record, endian)),
-                };
-                if let Some(i) = found {
+                if let Some(i) = trace_matching(traces, record, endian) {
                     return Ok(Prepared::Same(i));
                 }
                 let (narrowed, trace) = layouts.and_record(record, endian, sc)?;
@@ -676,6 +700,13 @@ impl SampleSummary {
 }
 
 impl ManySamples {
+    /// The trace `record` matches, if any: then it fits every layout the group fits, and
+    /// adding it as [`Prepared::Same`] is what [`SampleSummary::prepare`] finds.
+    #[inline]
+    pub(crate) fn trace_matching(&self, record: &[u8], endian: Endian) -> Option<usize> {
+        trace_matching((self.last_trace, &self.traces), record, endian)
+    }
+
     /// The group's layouts are now `layouts` (fewer or the same): the facts of the ways to RAW
     /// they no longer have go.
     /// Returns where `trace` is kept.

@@ -158,7 +158,27 @@ impl<O: OutputMode> PerfWriter<O> {
             Some(out) if self.check.passes_quickly(&self.model, data) => {
                 out.write_known_record(&self.model, data)
             }
-            _ => self.write_event_data_checked(data),
+            _ => self.write_event_data_waiting(data),
+        }
+    }
+
+    /// [`write_event_data`](Self::write_event_data) of a SAMPLE written before any
+    /// description that is like the SAMPLEs of its group before it
+    /// ([`RecordCheck::like_before`](crate::check::record_check::RecordCheck::like_before)),
+    /// else through the full check. Out of line: the learned path above stays as small.
+    #[inline(never)]
+    fn write_event_data_waiting(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) => match self.check.like_before(&self.model, data) {
+                // Kept for its description once written, as the full check would.
+                Some(like) => {
+                    out.write_known_record(&self.model, data)?;
+                    self.check.add_like_before(&self.model, data, like);
+                    Ok(())
+                }
+                None => self.write_event_data_checked(data),
+            },
+            None => self.write_event_data_checked(data),
         }
     }
 

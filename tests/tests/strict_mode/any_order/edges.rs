@@ -205,6 +205,15 @@ fn one_call_is_held_to_the_memory_bound_of_what_waits() {
     assert!(too_many_pending_bytes(&refused), "{refused}");
     let bound = format!("{} MiB", MAX_PENDING_BYTES >> 20);
     assert!(refused.to_string().contains(&bound), "{refused}");
+    // Past the bound, a record like those before it is refused as well, alone or in a
+    // call (a third of the first pair: its group already holds two like it).
+    let [like, _] = pair(0);
+    let err = per_record.write_event_data(&like).unwrap_err();
+    assert!(too_many_pending_bytes(&err), "{err}");
+    let err = per_record
+        .write_event_data(&[like.clone(), like].concat())
+        .unwrap_err();
+    assert!(too_many_pending_bytes(&err), "{err}");
     drop(per_record);
     let call: Vec<u8> = (0..=taken).flat_map(pair).flatten().collect();
     let mut one_call = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
@@ -524,6 +533,56 @@ fn a_wrong_record_is_found_after_the_place_of_the_ids_is_grouped_alone() {
                     r.unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
                     let bytes = w.finish().unwrap().into_inner();
                     read_back(&bytes, n as usize, &["cpu-clock"]);
+                }
+            }
+        }
+    }
+}
+
+/// 3,000 tracepoint ids on 3 CPUs before any description (the ids' place is grouped alone),
+/// one late record like the others but for its RAW payload's common_type, or none: the
+/// description is refused exactly when that record, written after it, is, naming its id;
+/// in one call or one call each. (The late record is like its group's records before it in
+/// every word a layout reads: only the group of its id tells its payload apart.)
+#[test]
+fn a_wrong_payload_is_found_after_the_place_of_the_ids_is_grouped_alone() {
+    let n = 9_000u64;
+    let ids: Vec<u64> = (1000..4000).collect();
+    let record = |k: u64, ct: u16| {
+        let raw = switch_raw(ct, "worker", "idle");
+        tracepoint_sample(&switch_attr(), 1000 + k % 3000, T0, (k / 3000) as u32, &raw)
+    };
+    for bad in [None, Some(n - 1)] {
+        let records: Vec<Vec<u8>> = (0..n)
+            .map(|k| record(k, if Some(k) == bad { 373 } else { 372 }))
+            .collect();
+        let mut first = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        first
+            .add_tracepoint_event_desc(&ids, &switch_attr(), "sched:sched_switch", &switch_format())
+            .unwrap();
+        let refused = records
+            .iter()
+            .filter(|r| first.write_event_data(r).is_err())
+            .count();
+        assert_eq!(refused, usize::from(bad.is_some()));
+        for one_call in [false, true] {
+            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+            write_records(&mut w, &records, one_call);
+            let r = w.add_tracepoint_event_desc(
+                &ids,
+                &switch_attr(),
+                "sched:sched_switch",
+                &switch_format(),
+            );
+            match bad {
+                Some(k) => {
+                    let (_, _, _, id, _) = contradiction(r.unwrap_err());
+                    assert_eq!(id, Some(1000 + k % 3000), "one call: {one_call}");
+                }
+                None => {
+                    r.unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
+                    let bytes = w.finish().unwrap().into_inner();
+                    read_back(&bytes, n as usize, &["sched:sched_switch"]);
                 }
             }
         }
