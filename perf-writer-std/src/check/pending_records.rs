@@ -20,7 +20,9 @@
 //! distinct words than [`MAX_PENDING_IDS`], or grouped alone and with more than
 //! [`PLACE_SINGLE_BYTES`] of groups of one record (a time, an address), holds no ids and is
 //! given up; a first description that puts its id there is refused, naming the records.
-//! Trailers are grouped per place, with the same bounds.
+//! Trailers are grouped per place, with the same bounds. A SAMPLE like its group's SAMPLEs
+//! before it (one of the group's traces matches it) changes nothing but the group's facts:
+//! it takes a short way ([`PendingRecords::like_before`]), which is most of a recording's.
 //!
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
 //! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
