@@ -21,7 +21,7 @@
 use crate::check::record_rules::{field_end_fits, sample_size_fits};
 use perf_encode::records::{FieldLength, SampleField, SampleLayout, SAMPLE_FIELDS};
 use perf_encode::Endian;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
@@ -129,7 +129,7 @@ impl TracedWord {
 
 /// How a word is read: `.0` the exact value of a 4- or 8-byte count, [`NON_ZERO`] whether a
 /// `u64` is 0, [`AT_MOST`] whether a `u64` is at most `.1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Read(u8, u64);
 
 const NON_ZERO: u8 = 0;
@@ -176,8 +176,11 @@ fn word_at(record: &[u8], endian: Endian, pos: usize, width: usize) -> Option<u6
 impl Trace {
     /// The trace of `record` whose words at `reads` (position, how) were read.
     fn of(record: &[u8], endian: Endian, reads: &mut Vec<(u32, Read)>) -> Trace {
+        // Most words are read many times over (once for each way the walk reached them):
+        // the distinct reads first, then sorted.
+        let mut distinct = FxHashSet::default();
+        reads.retain(|&r| distinct.insert(r));
         reads.sort_unstable_by_key(|&(pos, how)| (pos, how.width(), how));
-        reads.dedup();
         let mut words: Vec<TracedWord> = Vec::new();
         for &(pos, how) in reads.iter() {
             // Not within the record: nor in one of the same length; a width under 4 reads

@@ -819,15 +819,19 @@ impl RawByKey {
         self.generation = self.generation.wrapping_add(1);
         self.keys.retain(|(k, _)| live.contains(k));
         let mut new_index = vec![usize::MAX; self.facts.len()];
-        let facts = std::mem::take(&mut self.facts);
+        // Each facts kept moves once, to its first way's new index.
+        let mut facts: Vec<Option<RawFacts>> = std::mem::take(&mut self.facts)
+            .into_iter()
+            .map(Some)
+            .collect();
         for (_, f) in self.keys.iter_mut() {
             let Some(slot) = new_index.get_mut(*f) else {
                 continue;
             };
             if *slot == usize::MAX {
                 *slot = self.facts.len();
-                if let Some(old) = facts.get(*f) {
-                    self.facts.push(old.clone());
+                if let Some(old) = facts.get_mut(*f).and_then(Option::take) {
+                    self.facts.push(old);
                 }
             }
             *f = *slot;
