@@ -177,15 +177,16 @@ impl BeforeAny {
 
     /// The key places (bits).
     fn key(&self) -> u8 {
-        self.places(|p| !p.given_up && p.alone.is_none())
+        self.key_and_alone().0
     }
 
     /// The places grouped alone (bits).
     fn alone(&self) -> u8 {
-        self.places(|p| !p.given_up && p.alone.is_some())
+        self.key_and_alone().1
     }
 
-    /// [`key`](Self::key) and [`alone`](Self::alone) in one pass.
+    /// The key places and the places grouped alone (bits), in one pass: a place given up is
+    /// neither.
     fn key_and_alone(&self) -> (u8, u8) {
         let places = self.sample_places.iter().enumerate();
         places.fold((0, 0), |(key, alone), (k, p)| {
@@ -194,14 +195,6 @@ impl BeforeAny {
                 (false, None) => (key | 1 << k, alone),
                 (false, Some(_)) => (key, alone | 1 << k),
             }
-        })
-    }
-
-    fn places(&self, which: impl Fn(&SamplePlace) -> bool) -> u8 {
-        let places = self.sample_places.iter().enumerate();
-        places.fold(0, |m, (k, p)| match which(p) {
-            true => m | 1 << k,
-            false => m,
         })
     }
 }
@@ -1444,7 +1437,8 @@ fn one_len(s: &RecordSummary) -> usize {
     }
 }
 
-fn is_sample(record: &[u8], endian: Endian) -> bool {
+/// `record` is a SAMPLE (its header's type, read in `endian`).
+pub(crate) fn is_sample(record: &[u8], endian: Endian) -> bool {
     record
         .first_chunk::<4>()
         .is_some_and(|t| endian.read_u32(*t) == record_type::SAMPLE)

@@ -5,7 +5,7 @@
 
 use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
-use crate::check::pending_records::{Deferral, LikeBefore, PendingRecords, Resolution};
+use crate::check::pending_records::{is_sample, Deferral, LikeBefore, PendingRecords, Resolution};
 use crate::check::record_rules::{
     check_body, check_kernel_values, check_name, check_read_trailer, check_sample_len,
     check_swapped_by_perf, check_user_fields, counted_body, header_misc, is_switch,
@@ -842,9 +842,7 @@ impl RecordCheck {
             return None;
         }
         let endian = model.endian();
-        let sample = data
-            .first_chunk::<4>()
-            .is_some_and(|t| endian.read_u32(*t) == record_type::SAMPLE);
+        let sample = is_sample(data, endian);
         if !(self.quick && sample && self.defers(model) && is_plain_record(endian, data)) {
             return None;
         }

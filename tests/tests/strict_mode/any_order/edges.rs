@@ -499,6 +499,40 @@ fn thread_sample(id: u64, tid: u32, time: u64, extra: bool) -> Vec<u8> {
     r
 }
 
+/// The verdict of `describe` after `records`: it is refused, naming `bad_id`, exactly when
+/// a record (the one of `bad_id`), written after it, is; else the records are taken and read
+/// back as events named `name`. In one call or one call each.
+fn described_after_as_before(
+    records: &[Vec<u8>],
+    bad_id: Option<u64>,
+    describe: impl Fn(&mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>) -> Result<(), WriterError>,
+    name: &str,
+) {
+    let mut first = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    describe(&mut first).unwrap();
+    let refused = records
+        .iter()
+        .filter(|r| first.write_event_data(r).is_err())
+        .count();
+    assert_eq!(refused, usize::from(bad_id.is_some()));
+    for one_call in [false, true] {
+        let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+        write_records(&mut w, records, one_call);
+        let r = describe(&mut w);
+        match bad_id {
+            Some(bad_id) => {
+                let (_, _, _, id, _) = contradiction(r.unwrap_err());
+                assert_eq!(id, Some(bad_id), "one call: {one_call}");
+            }
+            None => {
+                r.unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
+                let bytes = w.finish().unwrap().into_inner();
+                read_back(&bytes, records.len(), &[name]);
+            }
+        }
+    }
+}
+
 /// 3,000 ids on 3 threads before any description (past the groups the key places may
 /// make: the ids' place is grouped alone), one record of them a word too long, early or
 /// late, or none: the description of the ids is refused exactly when that record, written
@@ -511,31 +545,15 @@ fn a_wrong_record_is_found_after_the_place_of_the_ids_is_grouped_alone() {
         let records: Vec<Vec<u8>> = (0..n)
             .map(|k| thread_sample(1000 + k % 3000, 300 + (k / 3000) as u32, T0, Some(k) == bad))
             .collect();
-        let mut first = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-        first
-            .add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock")
-            .unwrap();
-        let refused = records
-            .iter()
-            .filter(|r| first.write_event_data(r).is_err())
-            .count();
-        assert_eq!(refused, usize::from(bad.is_some()));
-        for one_call in [false, true] {
-            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-            write_records(&mut w, &records, one_call);
-            let r = w.add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock");
-            match bad {
-                Some(k) => {
-                    let (_, _, _, id, _) = contradiction(r.unwrap_err());
-                    assert_eq!(id, Some(1000 + k % 3000), "one call: {one_call}");
-                }
-                None => {
-                    r.unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
-                    let bytes = w.finish().unwrap().into_inner();
-                    read_back(&bytes, n as usize, &["cpu-clock"]);
-                }
-            }
-        }
+        let describe = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+            w.add_event_desc(&ids, &clock_attr(COMMON), "cpu-clock")
+        };
+        described_after_as_before(
+            &records,
+            bad.map(|k| 1000 + k % 3000),
+            describe,
+            "cpu-clock",
+        );
     }
 }
 
@@ -556,35 +574,10 @@ fn a_wrong_payload_is_found_after_the_place_of_the_ids_is_grouped_alone() {
         let records: Vec<Vec<u8>> = (0..n)
             .map(|k| record(k, if Some(k) == bad { 373 } else { 372 }))
             .collect();
-        let mut first = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-        first
-            .add_tracepoint_event_desc(&ids, &switch_attr(), "sched:sched_switch", &switch_format())
-            .unwrap();
-        let refused = records
-            .iter()
-            .filter(|r| first.write_event_data(r).is_err())
-            .count();
-        assert_eq!(refused, usize::from(bad.is_some()));
-        for one_call in [false, true] {
-            let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
-            write_records(&mut w, &records, one_call);
-            let r = w.add_tracepoint_event_desc(
-                &ids,
-                &switch_attr(),
-                "sched:sched_switch",
-                &switch_format(),
-            );
-            match bad {
-                Some(k) => {
-                    let (_, _, _, id, _) = contradiction(r.unwrap_err());
-                    assert_eq!(id, Some(1000 + k % 3000), "one call: {one_call}");
-                }
-                None => {
-                    r.unwrap_or_else(|e| panic!("one call: {one_call}: {e}"));
-                    let bytes = w.finish().unwrap().into_inner();
-                    read_back(&bytes, n as usize, &["sched:sched_switch"]);
-                }
-            }
-        }
+        let name = "sched:sched_switch";
+        let describe = |w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>| {
+            w.add_tracepoint_event_desc(&ids, &switch_attr(), name, &switch_format())
+        };
+        described_after_as_before(&records, bad.map(|k| 1000 + k % 3000), describe, name);
     }
 }
