@@ -66,10 +66,11 @@ pub(crate) struct FittingLayouts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Trace {
     len: usize,
-    /// The chunks of the record where words were read, in order.
+    /// The chunks where words were read, in order.
     chunks: Vec<TracedChunk>,
     /// The words more than one value passes, by the chunk of their first byte, a word
-    /// reaching into the next chunk also under that chunk.
+    /// reaching into the next chunk also under that chunk. With no chunks (a record whose
+    /// length is not a multiple of 8), every word read, each checked.
     words: Vec<TracedWord>,
 }
 
@@ -79,15 +80,16 @@ pub(crate) struct Trace {
 struct TracedChunk {
     /// Its index (its offset ÷ 8).
     at: u32,
-    /// Its first word in [`Trace::words`] (they end where the next chunk's begin).
-    first_word: u32,
     /// The traced record's bytes.
     bytes: u64,
-    /// The bytes (`0xff` each) of words only one value passes: a record passes them
-    /// exactly when it has the traced record's bytes there, in either byte order.
+    /// The bytes where words were read: where a record's differ, they are judged.
+    read: u64,
+    /// Of those, the bytes (`0xff` each) of words only one value passes: a record passes
+    /// them exactly when it has the traced record's bytes there, in either byte order. The
+    /// other words are read.
     exact: u64,
-    /// The bytes of the other words: where a record's differ, those words are read.
-    ranged: u64,
+    /// Its words in [`Trace::words`] (`first..end`).
+    words: (u16, u16),
 }
 
 /// A word read, and the values that say what the traced record's said to every way it was
@@ -231,18 +233,25 @@ impl Trace {
         };
         for (at, (exact, ranged, chunk_words)) in chunks {
             let start = (at as usize).saturating_mul(8);
-            let Some(bytes) = record.get(start..).and_then(|b| b.first_chunk::<8>()) else {
-                // A record whose length is not a multiple of 8: matched by its words.
+            let first = u16::try_from(trace.words.len());
+            let end = u16::try_from(trace.words.len().saturating_add(chunk_words.len()));
+            let (Some(bytes), Ok(first), Ok(end)) = (
+                record.get(start..).and_then(|b| b.first_chunk::<8>()),
+                first,
+                end,
+            ) else {
+                // A record whose length is not a multiple of 8 (or with more words than
+                // chunks can index): matched by its words.
                 trace.chunks.clear();
                 trace.words = words.to_vec();
                 return trace;
             };
             trace.chunks.push(TracedChunk {
                 at,
-                first_word: u32::try_from(trace.words.len()).unwrap_or(u32::MAX),
                 bytes: u64::from_ne_bytes(*bytes),
+                read: exact | ranged,
                 exact,
-                ranged,
+                words: (first, end),
             });
             trace.words.extend(chunk_words);
         }
@@ -274,30 +283,36 @@ impl Trace {
         if self.chunks.is_empty() {
             return (self.words.iter()).all(|w| w.holds(record, u64s, u32s));
         }
-        for (i, c) in self.chunks.iter().enumerate() {
+        for c in &self.chunks {
             let at = (c.at as usize).wrapping_mul(8);
             let Some(bytes) = record.get(at..).and_then(|b| b.first_chunk::<8>()) else {
                 return false;
             };
             let differ = u64::from_ne_bytes(*bytes) ^ c.bytes;
-            if differ & c.exact != 0 {
+            // The commonest chunk has the traced record's bytes where words were read.
+            if differ & c.read != 0 && !self.chunk_holds(c, differ, record, u64s, u32s) {
                 return false;
-            }
-            if differ & c.ranged != 0 {
-                let end = self
-                    .chunks
-                    .get(i + 1)
-                    .map_or(self.words.len(), |n| n.first_word as usize);
-                let words = self
-                    .words
-                    .get(c.first_word as usize..end)
-                    .unwrap_or_default();
-                if !words.iter().all(|w| w.holds(record, u64s, u32s)) {
-                    return false;
-                }
             }
         }
         true
+    }
+
+    /// A record whose bytes in chunk `c` differ from the traced record's by `differ` still
+    /// says what it said there: no word only one value passes differs, and the others hold.
+    #[inline]
+    fn chunk_holds(
+        &self,
+        c: &TracedChunk,
+        differ: u64,
+        record: &[u8],
+        u64s: fn([u8; 8]) -> u64,
+        u32s: fn([u8; 4]) -> u32,
+    ) -> bool {
+        let words = self
+            .words
+            .get(usize::from(c.words.0)..usize::from(c.words.1));
+        differ & c.exact == 0
+            && (words.unwrap_or_default().iter()).all(|w| w.holds(record, u64s, u32s))
     }
 
     /// Bytes it takes.

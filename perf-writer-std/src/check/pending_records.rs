@@ -325,12 +325,33 @@ impl NamedWait {
     }
 }
 
-/// Where a SAMPLE like the records before it goes (see [`PendingRecords::like_before`]):
-/// its group, and the trace of the group it matched.
+/// Where a SAMPLE like the records before it goes in a call of many (see
+/// [`PendingRecords::like_before`]): its group, and the trace of the group it matched.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct LikeBefore {
+struct LikeBefore {
     combo: Combo,
     trace: usize,
+}
+
+/// A SAMPLE in a call of its own like the records before it, its group found (see
+/// [`PendingRecords::like_before`]).
+pub(crate) struct GroupFound<'a> {
+    samples: &'a mut Counted,
+    summary: &'a mut RecordSummary,
+    /// The group's trace it matched.
+    trace: usize,
+    /// Keep what the derived headers need.
+    derive: bool,
+}
+
+impl GroupFound<'_> {
+    /// Adds the SAMPLE `record` to its group, once written.
+    pub(crate) fn add(self, record: &[u8], endian: Endian) {
+        self.samples.records = self.samples.records.saturating_add(1);
+        let prepared = Prepared::Same(self.trace);
+        self.summary
+            .add_sample(record, endian, prepared, self.derive);
+    }
 }
 
 /// What strict mode took before the descriptions (see the module).
@@ -478,7 +499,7 @@ impl PendingRecords {
             return Ok(());
         }
         // Like the group's SAMPLEs before it: what the way below finds, found sooner.
-        if let Some(like) = self.like_before_in(model, record, Some(&self.stage)) {
+        if let Some(like) = self.like_before_in(model, record, &self.stage) {
             let prepared = Prepared::Same(like.trace);
             let actions = &mut self.stage.actions;
             actions.push(Action::Add(Group::Combo(like.combo), prepared));
@@ -514,23 +535,57 @@ impl PendingRecords {
     /// it is like the records before it: its group (by its words at the key places, no
     /// place grouped alone) holds several SAMPLEs, and one of the group's traces says it
     /// fits every layout they fit. [`admit`](Self::admit) would find the same and change
-    /// nothing but the group; [`add_like_before`](Self::add_like_before) adds it once written.
+    /// nothing but the group; [`GroupFound::add`] adds it once written.
     /// `None`: it takes the way of `admit` and [`commit`](Self::commit).
     #[inline]
-    pub(crate) fn like_before(&self, model: &TraceModel, record: &[u8]) -> Option<LikeBefore> {
-        self.like_before_in(model, record, None)
+    pub(crate) fn like_before(
+        &mut self,
+        model: &TraceModel,
+        record: &[u8],
+        derive: bool,
+    ) -> Option<GroupFound<'_>> {
+        let combo = self.short_way_combo(model, record, None)?;
+        let b = self.before.as_deref_mut()?;
+        let summary = b.combos.get_mut(&combo)?;
+        let Some(SampleSummary::Many(m)) = summary.samples.as_ref() else {
+            return None;
+        };
+        let trace = m.trace_matching(record, model.endian())?;
+        Some(GroupFound {
+            samples: b.samples.as_mut()?,
+            summary,
+            trace,
+            derive,
+        })
     }
 
     /// [`like_before`](Self::like_before) of a record of a call whose records before it
-    /// staged `stage` (`None`: a call of its own), which must leave its group and the
-    /// places as they were.
+    /// staged `stage`, which must leave its group and the places as they were.
     #[inline]
     fn like_before_in(
         &self,
         model: &TraceModel,
         record: &[u8],
-        stage: Option<&CallStage>,
+        stage: &CallStage,
     ) -> Option<LikeBefore> {
+        let combo = self.short_way_combo(model, record, Some(stage))?;
+        let b = self.before.as_deref()?;
+        let Some(SampleSummary::Many(m)) = b.combos.get(&combo)?.samples.as_ref() else {
+            return None;
+        };
+        let trace = m.trace_matching(record, model.endian())?;
+        Some(LikeBefore { combo, trace })
+    }
+
+    /// The group of a SAMPLE that may take the short way of [`like_before`](Self::like_before),
+    /// in a call whose records before it staged `stage` (`None`: a call of its own).
+    #[inline]
+    fn short_way_combo(
+        &self,
+        model: &TraceModel,
+        record: &[u8],
+        stage: Option<&CallStage>,
+    ) -> Option<Combo> {
         let b = self.before.as_deref()?;
         // What admit refuses, or adds to the places' bounds, is for it to say.
         let (key, alone) = b.key_and_alone();
@@ -544,36 +599,11 @@ impl PendingRecords {
         if stage.is_some_and(|s| s.given_up != 0 || s.alone != 0) {
             return None;
         }
-        let endian = model.endian();
-        let combo = Combo::of(record, key, endian);
+        let combo = Combo::of(record, key, model.endian());
         if stage.is_some_and(|s| s.groups.contains_key(&Group::Combo(combo))) {
             return None;
         }
-        let Some(SampleSummary::Many(m)) = b.combos.get(&combo)?.samples.as_ref() else {
-            return None;
-        };
-        let trace = m.trace_matching(record, endian)?;
-        Some(LikeBefore { combo, trace })
-    }
-
-    /// Adds the SAMPLE `record` as [`like_before`](Self::like_before) found, once its call
-    /// is written.
-    pub(crate) fn add_like_before(
-        &mut self,
-        record: &[u8],
-        endian: Endian,
-        like: LikeBefore,
-        derive: bool,
-    ) {
-        let Some(b) = self.before.as_deref_mut() else {
-            return;
-        };
-        if let Some(c) = b.samples.as_mut() {
-            c.records = c.records.saturating_add(1);
-        }
-        if let Some(summary) = b.combos.get_mut(&like.combo) {
-            summary.add_sample(record, endian, Prepared::Same(like.trace), derive);
-        }
+        Some(combo)
     }
 
     /// [`admit`](Self::admit) of one of perf's own records naming ids: within the bound of

@@ -5,7 +5,7 @@
 
 use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
-use crate::check::pending_records::{is_sample, Deferral, LikeBefore, PendingRecords, Resolution};
+use crate::check::pending_records::{is_sample, Deferral, GroupFound, PendingRecords, Resolution};
 use crate::check::record_rules::{
     check_body, check_kernel_values, check_name, check_read_trailer, check_sample_len,
     check_swapped_by_perf, check_user_fields, counted_body, header_misc, is_switch,
@@ -23,8 +23,8 @@ use crate::output::OutputMode;
 use crate::PartialRecord;
 use perf_abi::record_type;
 use perf_encode::records::{
-    first_plain_record, header_type_and_size, id_of_non_sample, is_plain_record, ParseError,
-    RecordExtent, RecordWalker, SampleLayout, Step,
+    first_plain_record, header_type_and_size, id_of_non_sample, is_plain_record, record_extent,
+    ParseError, RecordExtent, RecordWalker, SampleLayout, Step,
 };
 use perf_encode::Endian;
 use std::io::{self, IoSlice};
@@ -787,7 +787,14 @@ impl RecordCheck {
         out.prepare_records(model);
         let start = (out.position(), out.records());
         while let Some(rest) = data.get(pos..).filter(|r| !r.is_empty()) {
-            let record = first_plain_record(endian, rest)?;
+            let record = match first_plain_record(endian, rest) {
+                Some(record) => record,
+                // A call of one whole record of a type with its own framing that is just its
+                // size (FINISHED_ROUND, which perf writes every few dozen records): checked
+                // here as the general path would, and written through the output's framer.
+                None if pos == 0 => one_sized_record(endian, data)?,
+                None => return None,
+            };
             let place = Place {
                 at: pos,
                 pos: start.0.saturating_add(pos as u64),
@@ -833,10 +840,13 @@ impl RecordCheck {
     /// `data` is one whole SAMPLE written before any description that is like the SAMPLEs
     /// of its group before it ([`PendingRecords::like_before`]): the full check would defer
     /// it for its description and add it to that group as this does, with nothing else to
-    /// check or keep of it. Once the call is written, [`add_like_before`](Self::add_like_before)
-    /// adds it.
+    /// check or keep of it. Once the call is written, [`GroupFound::add`] adds it.
     #[inline]
-    pub(crate) fn like_before(&self, model: &TraceModel, data: &[u8]) -> Option<LikeBefore> {
+    pub(crate) fn like_before(
+        &mut self,
+        model: &TraceModel,
+        data: &[u8],
+    ) -> Option<GroupFound<'_>> {
         // Most calls that come here are of described events: they leave first.
         if !model.descs().is_empty() {
             return None;
@@ -849,13 +859,7 @@ impl RecordCheck {
         if model.untold_refuses(record_type::SAMPLE) {
             return None;
         }
-        self.undescribed.like_before(model, data)
-    }
-
-    /// Adds `data`, written, as [`like_before`](Self::like_before) found.
-    pub(crate) fn add_like_before(&mut self, model: &TraceModel, data: &[u8], like: LikeBefore) {
-        self.undescribed
-            .add_like_before(data, model.endian(), like, self.derive);
+        self.undescribed.like_before(model, data, self.derive)
     }
 
     /// The dynamic fields of `data`, a SAMPLE [`Quick::DynamicFields`] said is like the last
@@ -1472,6 +1476,14 @@ impl<C: Deref<Target = [u8]>> Parts<'_, C> {
         }
         copied
     }
+}
+
+/// `data` when it is exactly one whole record that is just its header's size
+/// ([`RecordExtent::Sized`]: no payload follows it), of any framing.
+fn one_sized_record(endian: Endian, data: &[u8]) -> Option<&[u8]> {
+    let (type_, size) = header_type_and_size(endian, data.first_chunk::<8>()?);
+    let sized = matches!(record_extent(type_, size), Ok(RecordExtent::Sized));
+    (sized && usize::from(size) == data.len()).then_some(data)
 }
 
 #[cfg(test)]

@@ -32,6 +32,9 @@ use perf_encode::Endian;
 /// varying length: where the derived headers' TIME and CPU are.
 const PREFIX_WORDS: usize = 9;
 
+/// The bytes of [`PREFIX_WORDS`].
+const PREFIX_BYTES: usize = PREFIX_WORDS * 8;
+
 /// Traces kept per group (see [`FittingLayouts`]).
 const TRACES: usize = 8;
 
@@ -84,6 +87,18 @@ fn holds_nul(payload: &[u8], q: usize, order: Endian, relative: bool) -> bool {
     payload
         .get(start..start + (loc >> 16))
         .is_some_and(|data| data.contains(&0))
+}
+
+/// `a == b`, compared 8 bytes at a time inline: payloads are short, and most are equal.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    let rests = a8.remainder().iter().zip(b8.remainder());
+    a.len() == b.len()
+        && a8
+            .zip(b8)
+            .all(|(x, y)| x.first_chunk::<8>() == y.first_chunk::<8>())
+        && rests.into_iter().all(|(x, y)| x == y)
 }
 
 /// Bit `i` of the bit set `bits`.
@@ -159,11 +174,17 @@ impl RawFacts {
     }
 
     /// Adds a payload.
+    #[inline(always)]
     pub(crate) fn add(&mut self, payload: &[u8]) {
         // The first payload again (the commonest case): every fact holds for it already.
-        if self.first.len() == self.first_len && payload == &self.first[..] {
-            return;
+        if self.first.len() != self.first_len || !same_bytes(payload, &self.first) {
+            self.add_other(payload);
         }
+    }
+
+    /// [`add`](Self::add) of a payload other than the first (out of line: rare).
+    #[inline(never)]
+    fn add_other(&mut self, payload: &[u8]) {
         if payload.len() < self.first_len {
             self.cut(payload.len());
             self.add_nul(payload);
@@ -740,10 +761,45 @@ impl ManySamples {
         }
         let ranges = trace.and_then(|t| self.trace_ranges.get_mut(t));
         self.raw.add(record, endian, ranges);
-        if let Some(w) = self.words.as_deref_mut() {
-            add_words(w, record, endian);
+        let prefix = record
+            .get(8..)
+            .and_then(|r| r.first_chunk::<PREFIX_BYTES>());
+        match (prefix, endian.is_big()) {
+            // The commonest SAMPLE has every word kept: each read once, the byte order
+            // chosen once.
+            (Some(p), false) => self.add_prefix(p, u64::from_le_bytes, |v| v as u32),
+            (Some(p), true) => self.add_prefix(p, u64::from_be_bytes, |v| (v >> 32) as u32),
+            (None, _) => {
+                if let Some(w) = self.words.as_deref_mut() {
+                    add_words(w, record, endian);
+                }
+                self.cpu_most.add(record, endian);
+            }
         }
-        self.cpu_most.add(record, endian);
+    }
+
+    /// [`add`](Self::add)'s words ([`WordRanges`], [`CpuMost`]) of a record with all
+    /// [`PREFIX_WORDS`] words, each read by `u64s`; `cpu` is the first `u32` of its bytes.
+    #[inline(always)]
+    fn add_prefix(
+        &mut self,
+        prefix: &[u8; PREFIX_BYTES],
+        u64s: fn([u8; 8]) -> u64,
+        cpu: fn(u64) -> u32,
+    ) {
+        let mut words = prefix.chunks_exact(8);
+        let values: [u64; PREFIX_WORDS] = std::array::from_fn(|_| {
+            let word = words.next().and_then(|w| w.first_chunk::<8>());
+            word.map_or(0, |w| u64s(*w))
+        });
+        if let Some(w) = self.words.as_deref_mut() {
+            for (range, &v) in w.iter_mut().zip(&values) {
+                *range = (range.0.min(v), range.1.max(v));
+            }
+        }
+        for (most, &v) in self.cpu_most.0.iter_mut().zip(&values) {
+            *most = (*most).max(cpu(v));
+        }
     }
 
     fn check(

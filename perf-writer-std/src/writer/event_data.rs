@@ -171,9 +171,9 @@ impl<O: OutputMode> PerfWriter<O> {
         match self.out.as_mut() {
             Some(out) => match self.check.like_before(&self.model, data) {
                 // Kept for its description once written, as the full check would.
-                Some(like) => {
+                Some(group) => {
                     out.write_known_record(&self.model, data)?;
-                    self.check.add_like_before(&self.model, data, like);
+                    group.add(data, self.model.endian());
                     Ok(())
                 }
                 None => self.write_event_data_checked(data),
