@@ -21,6 +21,7 @@ use crate::check::record_rules::{
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
 use crate::model::trace_model::{EventDescData, TraceModel};
+use crate::output::is_whole_round;
 use perf_abi::record_type;
 use perf_encode::records::{header_type_and_size, is_plain_record};
 use perf_encode::Endian;
@@ -380,8 +381,10 @@ impl CheckedEvents {
             // perf's own records (TIME_CONV, STAT_CONFIG, …) belong to no event: the
             // full check takes them by their body's length and fields, but for those it
             // judges by what came before them (`judged_in_context`). Those the output frames
-            // by the long way (a payload after them, unpadded, FINISHED_ROUND) take it.
-            return is_plain_record(model.endian(), record)
+            // by the long way (a payload after them, unpadded) take it; a FINISHED_ROUND, which
+            // perf writes every few dozen records, is framed as a plain record.
+            let endian = model.endian();
+            return (is_plain_record(endian, record) || is_whole_round(endian, record))
                 && !judged_in_context(type_)
                 && check_body(info.body, record.len(), 0).is_ok()
                 && check_user_fields(model.endian(), type_, info.body, record).is_ok();

@@ -1770,14 +1770,11 @@ print fmt: \"%u\", REC->value\n";
 
     /// perf's own records (ID_INDEX, THREAD_MAP, STAT, …) taken by the short way are ones
     /// the full check passes; those the output frames the long way or the check keeps count
-    /// of (FINISHED_ROUND, AUXTRACE, COMPRESSED, pipe mode's header records) never are.
+    /// of (AUXTRACE, COMPRESSED, pipe mode's header records) never are, nor a FINISHED_ROUND
+    /// other than one whole of 8 bytes, which always is.
     #[test]
     fn user_records_pass_the_short_way_only_when_the_full_check_does() {
-        let never = [
-            record_type::FINISHED_ROUND,
-            record_type::AUXTRACE,
-            record_type::COMPRESSED,
-        ];
+        let never = [record_type::AUXTRACE, record_type::COMPRESSED];
         for endian in [Endian::Little, Endian::Big] {
             let model = model(endian);
             let mut rng = Rng(0x05e4 ^ endian.is_native() as u64);
@@ -1785,7 +1782,7 @@ print fmt: \"%u\", REC->value\n";
             let mut stats = EventStats::default();
             let first = record(&mut rng, &model, 0, endian);
             check.check_one(&model, &first, &mut stats, PLACE).unwrap();
-            let (mut quick, mut refused) = (0, 0);
+            let (mut quick, mut refused, mut rounds) = (0, 0, 0);
             for _ in 0..20_000 {
                 let type_ = record_type::HEADER_ATTR + rng.below(24) as u32;
                 let len = 8 * (1 + rng.below(12) as usize);
@@ -1809,12 +1806,17 @@ print fmt: \"%u\", REC->value\n";
                 if never.contains(&type_) || WRITER_MANAGED.contains(&type_) {
                     assert!(!fast, "{endian:?}: type {type_} took the short way");
                 }
+                if type_ == record_type::FINISHED_ROUND {
+                    let whole = crate::output::is_whole_round(endian, &r);
+                    assert_eq!(fast, whole, "{endian:?}: {r:?}");
+                    rounds += usize::from(whole);
+                }
                 quick += usize::from(fast);
                 refused += usize::from(!full);
             }
             assert!(
-                quick > 30 && refused > 2000,
-                "{quick} quick, {refused} refused"
+                quick > 30 && refused > 2000 && rounds > 10,
+                "{quick} quick, {refused} refused, {rounds} whole FINISHED_ROUNDs"
             );
         }
     }

@@ -16,6 +16,18 @@ pub(crate) mod pipe_mode;
 pub(crate) mod record_stream;
 pub mod recovery_block;
 
+/// True when `data` is one whole FINISHED_ROUND of the 8 bytes of its header (its body is
+/// empty): not a plain record by its type, but framed as simply. Uncompressed, the stream
+/// takes it as a plain one ([`Mode::write_known_record`]); compressing, it ends a round
+/// and takes the general way.
+#[inline]
+pub(crate) fn is_whole_round(endian: Endian, data: &[u8]) -> bool {
+    data.first_chunk::<8>().is_some_and(|head| {
+        let (type_, size) = perf_encode::records::header_type_and_size(endian, head);
+        type_ == perf_abi::record_type::FINISHED_ROUND && size == 8 && data.len() == 8
+    })
+}
+
 /// How a [`PerfWriter`](crate::PerfWriter) lays out its output: [`FileOutput`](crate::FileOutput)
 /// (file mode, needs `Seek`) or [`PipeOutput`](crate::PipeOutput) (pipe mode, `Write` only).
 /// Implemented by this crate only: what a mode does for the writer is the crate's own.
@@ -36,7 +48,7 @@ pub(crate) trait Mode<S>: Sized {
     fn open(stream: S, endian: Endian) -> io::Result<Self>;
     fn write_records(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()>;
     /// [`write_records`](Self::write_records) for `data` known to be one whole plain
-    /// record in the output's byte order.
+    /// record in the output's byte order, or one whole FINISHED_ROUND ([`is_whole_round`]).
     fn write_known_record(&mut self, model: &TraceModel, data: &[u8]) -> io::Result<()>;
     /// [`write_records_vectored`](Self::write_records_vectored) for `bufs` known to be `n`
     /// whole plain records in the output's byte order; all of them or none.
