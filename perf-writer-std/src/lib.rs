@@ -184,7 +184,8 @@
 //! than `MAX_PENDING_IDS` words were written, or whose words (a time, an address) leave
 //! 4 MiB of SAMPLEs each alone in its group, is no longer kept; a first
 //! description that puts its id there is refused, naming them. A description refused for
-//! the records before it names the groups that contradict it (all of one id).
+//! the records before it names the group that holds a record it contradicts (all of one
+//! id): its first record and how many it holds, not the one record at fault.
 //!
 //! Pipe mode keeps the stream's order (perf reads it in order): a record whose
 //! description is not there yet is refused

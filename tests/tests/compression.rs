@@ -647,9 +647,30 @@ fn a_perf_record_z_recording_passes_through_unchanged() {
     let e = w.write_event_data(&first).unwrap_err();
     assert_eq!(refused(e), RecordProblem::CompressedWhileCompressing);
     w.set_compression(None).unwrap();
+    // HEADER_COMPRESSED is now the writer's compression's, which goes at finish when the
+    // writer compressed nothing: records compressed elsewhere need the caller's own.
+    let e = w.write_event_data(&first).unwrap_err();
+    assert_eq!(refused(e), RecordProblem::CompressedUnderWritersHeader);
     w.set_header(PerfHeaderIndex::Compressed, &rec.features[&27])
         .unwrap();
     w.write_event_data(&first).unwrap();
+    // The same when compression was switched on and off with nothing written, in both
+    // modes; with the caller's header set (perf's, by `rewrite`), perf reads the records.
+    let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    p.set_compression(Some(STREAM)).unwrap();
+    p.set_compression(None).unwrap();
+    let e = p.write_event_data(&first).unwrap_err();
+    assert_eq!(refused(e), RecordProblem::CompressedUnderWritersHeader);
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    w.set_compression(Some(STREAM)).unwrap();
+    w.set_compression(None).unwrap();
+    let e = w.write_event_data(&first).unwrap_err();
+    assert_eq!(refused(e), RecordProblem::CompressedUnderWritersHeader);
+    rewrite(&rec, &mut w);
+    let file = w.finish().unwrap().into_inner();
+    let out = perf_script_bytes(&file, &[]);
+    out.assert_clean();
+    assert_eq!(script_lines(&out), original_lines);
     // Unchecked, the record goes through as given.
     let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
     w.set_strict(false);

@@ -14,6 +14,9 @@ pub(crate) fn check_compressed(model: &TraceModel) -> Result<(), RecordProblem> 
     if model.compression.is_some() {
         return Err(RecordProblem::CompressedWhileCompressing);
     }
+    if model.compressed_header_is_writers() {
+        return Err(RecordProblem::CompressedUnderWritersHeader);
+    }
     match readable_header(model.endian(), model.header(feature::COMPRESSED)) {
         true => Ok(()),
         false => Err(RecordProblem::CompressedWithoutHeader),

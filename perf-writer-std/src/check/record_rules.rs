@@ -330,6 +330,11 @@ fn check_user_values(endian: Endian, type_: u32, record: &[u8]) -> Result<(), Re
     Ok(())
 }
 
+/// Where an AUXTRACE_ERROR's `type` is. perf 6.1 reads it as an `int` and, when it is less
+/// than the number of kinds it names, looks its name up in a table by it: a `type` of 2^31
+/// or more is negative there, and reads before the table (perf script crashes).
+const AUXTRACE_ERROR_TYPE: usize = 8;
+
 /// Where an AUXTRACE_ERROR's fields perf reads by its `fmt` are: `fmt` itself, `time`
 /// (read when `fmt` is 1 or more; with 0 the message starts there), the 64-byte message,
 /// and `vcpu`'s end (`machine_pid` and `vcpu` read when `fmt` is 2 or more).
@@ -338,11 +343,19 @@ const AUXTRACE_ERROR_TIME: usize = 40;
 const AUXTRACE_ERROR_MSG: usize = 48;
 const AUXTRACE_ERROR_END: usize = 120;
 
-/// An AUXTRACE_ERROR holds what perf 6.1 reads of it by its `fmt`, which may end it early
+/// An AUXTRACE_ERROR's `type` is one perf 6.1 can name (see [`AUXTRACE_ERROR_TYPE`]), and it
+/// holds what perf reads of it by its `fmt`, which may end it early
 /// (perf writes one that ends after its message's NUL): `time` for `fmt` 1 and up,
 /// `machine_pid` and `vcpu` for 2 and up, and its message (printed to its NUL) a NUL
 /// within the record.
 fn check_auxtrace_error(endian: Endian, record: &[u8]) -> Result<(), RecordProblem> {
+    let kind = endian.u32_at(record, AUXTRACE_ERROR_TYPE).unwrap_or(0);
+    if i32::try_from(kind).is_err() {
+        return Err(RecordProblem::Value {
+            field: "type",
+            value: u64::from(kind),
+        });
+    }
     let fmt = endian.u32_at(record, AUXTRACE_ERROR_FMT).unwrap_or(0);
     let (msg, end) = match fmt {
         0 => (AUXTRACE_ERROR_TIME, AUXTRACE_ERROR_TIME),

@@ -55,11 +55,13 @@ pub enum EventError {
     /// such events for a perf stat session (see `PerfWriter::add_event_desc`).
     Indistinguishable(&'static str),
     /// The description (or HEADER_COMPRESSED) contradicts records written before it, which
-    /// strict mode took in file mode to check when it arrived: it was not added.
+    /// strict mode took in file mode to check when it arrived: it was not added. Those
+    /// records are kept as groups of alike records, not one by one: what is named is the
+    /// group that holds a record it contradicts (one or more of them).
     ContradictsRecords {
-        /// The records it contradicts.
+        /// The records of that group.
         records: u64,
-        /// File offset of the first of them.
+        /// File offset of the first of them (not always one it contradicts).
         offset: u64,
         /// That record's type.
         type_: u32,
@@ -109,7 +111,7 @@ impl fmt::Display for EventError {
                 let id = id.map(|id| format!(", sample id {id}")).unwrap_or_default();
                 write!(
                     f,
-                    "refused: {records} records written before it (the first a {name} record at file offset {offset}{id}) contradict it: {problem}"
+                    "refused: it contradicts records written before it, of a group of {records} (the first a {name} record at file offset {offset}{id}): {problem}"
                 )
             }
         }

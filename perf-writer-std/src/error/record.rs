@@ -194,6 +194,11 @@ pub enum RecordProblem {
     /// A COMPRESSED record while the writer compresses: two zstd streams would interleave
     /// and perf, which keeps one, could not read either.
     CompressedWhileCompressing,
+    /// A COMPRESSED record while HEADER_COMPRESSED is the one the writer's compression set
+    /// (switched off since): that header goes at finish if the writer compressed nothing,
+    /// and says nothing of records compressed elsewhere. Set it for them
+    /// ([`set_compressed_header`](crate::PerfWriter::set_compressed_header)).
+    CompressedUnderWritersHeader,
     /// A record of an event id that would be one more than the
     /// [`MAX_PENDING_IDS`](crate::MAX_PENDING_IDS) ids whose records wait for their
     /// description.
@@ -480,6 +485,9 @@ impl fmt::Display for RecordProblem {
             ),
             Self::CompressedWhileCompressing => f.write_str(
                 "the writer compresses: a second zstd stream would make both unreadable",
+            ),
+            Self::CompressedUnderWritersHeader => f.write_str(
+                "HEADER_COMPRESSED is the one the writer's compression set, which goes at finish if the writer compressed nothing: set it (set_compressed_header) for records compressed elsewhere",
             ),
             Self::TooManyPendingIds => write!(
                 f,

@@ -356,6 +356,13 @@ impl TraceModel {
         self.revision
     }
 
+    /// HEADER_COMPRESSED holds what the writer's compression gave it, and the caller has
+    /// not set it since: it goes back to what it was if the writer compresses nothing.
+    pub(crate) fn compressed_header_is_writers(&self) -> bool {
+        self.compressed_before.is_some()
+            && self.feature_revision(feature::COMPRESSED) == self.compressed_revision
+    }
+
     /// The revision at which feature `index` last changed (0: never).
     pub(crate) fn feature_revision(&self, index: u8) -> u64 {
         self.feature_revision

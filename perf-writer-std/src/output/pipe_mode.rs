@@ -202,9 +202,7 @@ impl<W: Write> PipeOutput<W> {
     /// first COMPRESSED record it writes (see [`RecordStream::set_compressed_prelude`]): a
     /// stream in which nothing ends up compressed carries none, as a file does not.
     fn compressed_header_held(&self, model: &TraceModel) -> bool {
-        model.compressed_before.is_some()
-            && model.feature_revision(feature::COMPRESSED) == model.compressed_revision
-            && !self.stream.compressed_out()
+        model.compressed_header_is_writers() && !self.stream.compressed_out()
     }
 
     /// True when the stream has started and nothing changed in the model since.

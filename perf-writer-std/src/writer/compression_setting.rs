@@ -92,7 +92,7 @@ impl<O: OutputMode> PerfWriter<O> {
         let slot = FeatureSlot::COMPRESSED;
         if stats.bytes_out > 0 {
             self.model.set_fixed(slot, &stats.info());
-        } else if self.model.feature_revision(slot.index()) == self.model.compressed_revision {
+        } else if self.model.compressed_header_is_writers() {
             match self.model.compressed_before.clone().flatten() {
                 Some(before) => self.model.set_header(slot.index(), &before)?,
                 None => self.model.clear_header(slot),

@@ -3218,12 +3218,13 @@ fn record_of(type_: u32, misc: u16, body: &[u8]) -> Vec<u8> {
 
 /// perf 6.1 reads some fields by what other fields say, whatever the record's size: an
 /// MMAP2's or HEADER_BUILD_ID's build id size (it copies that many bytes into 20: stack
-/// smashing past 20), an AUXTRACE_ERROR's `time` and `machine_pid`/`vcpu` by its `fmt`,
-/// TIME_CONV's `time_mask` and caps once it holds more than `time_zero`, a READ's first
-/// value, and texts to their NUL (an AUXTRACE_ERROR's message, an EVENT_UPDATE's name or
-/// unit, a HEADER_BUILD_ID's filename). Strict mode refuses each that would make perf read
-/// past the record, at the call, the writer left usable; the shapes perf and the kernel
-/// write are taken and shown by perf. perf's verdicts on two refused ones, written with
+/// smashing past 20), an AUXTRACE_ERROR's kind's name by its `type` (read as an `int`) and
+/// its `time` and `machine_pid`/`vcpu` by its `fmt`, TIME_CONV's `time_mask` and caps once
+/// it holds more than `time_zero`, a READ's first value, and texts to their NUL (an
+/// AUXTRACE_ERROR's message, an EVENT_UPDATE's name or unit, a HEADER_BUILD_ID's filename).
+/// Strict mode refuses each that would make perf read past the record (or before its table
+/// of error kinds), at the call, the writer left usable; the shapes perf and the kernel
+/// write are taken and shown by perf. perf's verdicts on three refused ones, written with
 /// strict mode off, are checked.
 #[test]
 fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
@@ -3273,6 +3274,12 @@ fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
         b.extend_from_slice(&le.u32_bytes(3));
         b.truncate(len - 8);
         record_of(rt::AUXTRACE_ERROR, 0, &b)
+    };
+    // An AUXTRACE_ERROR whose `type` perf reads as a negative `int`.
+    let negative_type = || {
+        let mut r = auxtrace_error(1, b"bad trace", 64);
+        r[8..12].copy_from_slice(&le.u32_bytes(1 << 31));
+        r
     };
     // TIME_CONV of `words` u64s (shift, mult, zero, cycles, mask, caps).
     let time_conv = |words: usize| {
@@ -3345,6 +3352,14 @@ fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
             auxtrace_error(0, b"bad", 40),
             P::NameWithoutNul,
         ),
+        (
+            "type of 2^31",
+            negative_type(),
+            P::Value {
+                field: "type",
+                value: 1 << 31,
+            },
+        ),
         ("TIME_CONV of 4 words", time_conv(4), P::Fields("time_mask")),
         ("TIME_CONV of 5 words", time_conv(5), P::Fields("time_mask")),
         (
@@ -3407,8 +3422,13 @@ fn fields_perf_reads_whatever_the_size_stay_within_the_record() {
         ] {
             assert!(out.stdout.contains(shown), "{shown}\n{}", out.describe());
         }
-        // Strict mode off: perf smashes its stack on the build ids of 255.
-        for record in [mmap2(255), build_id(255, b"/usr/lib/bad.so")] {
+        // Strict mode off: perf smashes its stack on the build ids of 255, and reads before
+        // its table of error kinds by a negative `type`.
+        for record in [
+            mmap2(255),
+            build_id(255, b"/usr/lib/bad.so"),
+            negative_type(),
+        ] {
             let mut w = file_writer();
             w.set_strict(false);
             add_ordered_tick(&mut w);
