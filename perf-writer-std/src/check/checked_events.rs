@@ -138,6 +138,9 @@ pub(crate) enum Quick {
     DynamicFields,
     /// The full check (or [`CheckedEvents::passes`]) decides.
     Unsettled,
+    /// A SAMPLE written while no event is described: nothing learned passes it, the way of
+    /// records before their descriptions takes it.
+    Undescribed,
 }
 
 /// The bytes of a record header's first 8 that hold `type` (0..4) and `size` (6..8), as a
@@ -264,6 +267,7 @@ impl CheckedEvents {
             {
                 Quick::Passes
             }
+            Some(None) if model.descs().is_empty() => Quick::Undescribed,
             _ => Quick::Unsettled,
         }
     }

@@ -1961,7 +1961,7 @@ print fmt: \"%u\", REC->value\n";
                 let fixed = match check.events.sample_passes_inline(&model, &r) {
                     Quick::Passes => true,
                     Quick::DynamicFields => check.events.dynamic_fields_fit(&r),
-                    Quick::Unsettled => false,
+                    Quick::Unsettled | Quick::Undescribed => false,
                 };
                 let words = r.first_chunk::<8>().is_some_and(|head| {
                     let word =

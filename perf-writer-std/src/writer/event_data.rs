@@ -132,6 +132,7 @@ impl<O: OutputMode> PerfWriter<O> {
                 Quick::Passes => out.write_known_record(&self.model, data),
                 Quick::DynamicFields => self.write_event_data_dynamic(data),
                 Quick::Unsettled => self.write_event_data_learned(data),
+                Quick::Undescribed => self.write_event_data_waiting(data),
             },
             None => self.write_event_data_learned(data),
         }
