@@ -129,16 +129,13 @@ impl Combo {
             .and_then(|r| r.first_chunk::<PLACES_BYTES>())
         {
             let mut words = all.chunks_exact(8);
-            let mut k = 0;
             return Combo {
                 key,
                 present: key,
-                words: std::array::from_fn(|_| {
+                words: std::array::from_fn(|k| {
                     let w = words.next().and_then(|w| w.first_chunk::<8>());
                     let v = w.map_or(0, |w| endian.read_u64(*w));
-                    let keyed = key >> k & 1 != 0;
-                    k += 1;
-                    if keyed {
+                    if key >> k & 1 != 0 {
                         v
                     } else {
                         0
