@@ -591,10 +591,7 @@ impl PendingRecords {
         let combo = self.short_way_combo(model, record, None)?;
         let b = self.before.as_deref_mut()?;
         let summary = b.combos.get_mut(&combo)?;
-        let Some(SampleSummary::Many(m)) = summary.samples.as_ref() else {
-            return None;
-        };
-        let trace = m.trace_matching(record, model.endian())?;
+        let trace = trace_matching(summary, record, model.endian())?;
         Some(GroupFound {
             samples: b.samples.as_mut()?,
             summary,
@@ -613,11 +610,8 @@ impl PendingRecords {
         stage: &CallStage,
     ) -> Option<LikeBefore> {
         let combo = self.short_way_combo(model, record, Some(stage))?;
-        let b = self.before.as_deref()?;
-        let Some(SampleSummary::Many(m)) = b.combos.get(&combo)?.samples.as_ref() else {
-            return None;
-        };
-        let trace = m.trace_matching(record, model.endian())?;
+        let summary = self.before.as_deref()?.combos.get(&combo)?;
+        let trace = trace_matching(summary, record, model.endian())?;
         Some(LikeBefore { combo, trace })
     }
 
@@ -1508,6 +1502,16 @@ fn one_len(s: &RecordSummary) -> usize {
     match &s.samples {
         Some(SampleSummary::One(r)) => r.len(),
         _ => 0,
+    }
+}
+
+/// The trace of a group of several SAMPLEs that `record` matches (see
+/// [`ManySamples::trace_matching`](crate::check::record_summary::ManySamples::trace_matching)).
+#[inline]
+fn trace_matching(group: &RecordSummary, record: &[u8], endian: Endian) -> Option<usize> {
+    match group.samples.as_ref()? {
+        SampleSummary::Many(m) => m.trace_matching(record, endian),
+        SampleSummary::One(_) => None,
     }
 }
 
