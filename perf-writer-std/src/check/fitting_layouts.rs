@@ -68,6 +68,8 @@ pub(crate) struct Trace {
     len: usize,
     /// The chunks where words were read, in order.
     chunks: Vec<TracedChunk>,
+    /// Bit `k`: chunk `k` is one of them (0 when one is past the 64th).
+    chunk_bits: u64,
     /// The words more than one value passes, by the chunk of their first byte, a word
     /// reaching into the next chunk also under that chunk. With no chunks (a record whose
     /// length is not a multiple of 8), every word read, each checked.
@@ -229,6 +231,10 @@ impl Trace {
         let mut trace = Trace {
             len: record.len(),
             chunks: Vec::with_capacity(chunks.len()),
+            chunk_bits: chunks
+                .keys()
+                .try_fold(0u64, |bits, &at| Some(bits | 1u64.checked_shl(at)?))
+                .unwrap_or(0),
             words: Vec::new(),
         };
         for (at, (exact, ranged, chunk_words)) in chunks {
@@ -243,6 +249,7 @@ impl Trace {
                 // A record whose length is not a multiple of 8 (or with more words than
                 // chunks can index): matched by its words.
                 trace.chunks.clear();
+                trace.chunk_bits = 0;
                 trace.words = words.to_vec();
                 return trace;
             };
@@ -291,6 +298,53 @@ impl Trace {
             let differ = u64::from_ne_bytes(*bytes) ^ c.bytes;
             // The commonest chunk has the traced record's bytes where words were read.
             if differ & c.read != 0 && !self.chunk_holds(c, differ, record, u64s, u32s) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`matches`](Self::matches) of a record that differs from one this trace matches in
+    /// the chunks `changed` alone (bit `k`: bytes `8k..8k + 8`): only those are judged. A
+    /// word across two chunks is under both, so a changed chunk's words are all read, even
+    /// where its bytes are the traced record's (the other half of a word may not be).
+    #[inline]
+    pub(crate) fn matches_changed(&self, record: &[u8], changed: u64, endian: Endian) -> bool {
+        record.len() == self.len
+            && self.chunk_bits != 0
+            && match endian.is_big() {
+                false => self.changed_hold(record, changed, u64::from_le_bytes, u32::from_le_bytes),
+                true => self.changed_hold(record, changed, u64::from_be_bytes, u32::from_be_bytes),
+            }
+    }
+
+    /// [`matches_changed`](Self::matches_changed) of a record of the traced length, its
+    /// words read by `u64s` and `u32s`.
+    #[inline(always)]
+    fn changed_hold(
+        &self,
+        record: &[u8],
+        changed: u64,
+        u64s: fn([u8; 8]) -> u64,
+        u32s: fn([u8; 4]) -> u32,
+    ) -> bool {
+        // The changed chunks that words were read in, each found by how many come before it.
+        let mut left = changed & self.chunk_bits;
+        while left != 0 {
+            let below = (left & left.wrapping_neg()) - 1;
+            left &= left - 1;
+            let Some(c) = self
+                .chunks
+                .get((self.chunk_bits & below).count_ones() as usize)
+            else {
+                return false;
+            };
+            let at = (c.at as usize).wrapping_mul(8);
+            let Some(bytes) = record.get(at..).and_then(|b| b.first_chunk::<8>()) else {
+                return false;
+            };
+            let differ = u64::from_ne_bytes(*bytes) ^ c.bytes;
+            if !self.chunk_holds(c, differ, record, u64s, u32s) {
                 return false;
             }
         }
@@ -1038,4 +1092,117 @@ fn minimize(sc: &mut Scratch) -> Result<FittingLayouts, TooManyLayouts> {
         out.layer_start.push(nodes);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // test code: a failed unwrap fails the test
+mod tests {
+    use super::*;
+
+    use crate::check::test_rng::Rng;
+
+    /// The chunks where `a` and `b` (of one length) differ.
+    fn changes(a: &[u8], b: &[u8]) -> u64 {
+        let pairs = a.chunks(8).zip(b.chunks(8)).enumerate();
+        pairs.fold(0, |m, (k, (x, y))| m | u64::from(x != y) << k)
+    }
+
+    #[test]
+    fn a_word_across_two_chunks_is_read_when_either_changes() {
+        // A count read as "not 0" at 12..20: its low half in chunk 1, its high half in 2.
+        let mut traced = vec![0u8; 24];
+        traced[12] = 1;
+        let w = TracedWord {
+            pos: 12,
+            wide: true,
+            lo: 1,
+            hi: u64::MAX,
+        };
+        let trace = Trace::of_words(&traced, &[w]);
+        let mut last = traced.clone();
+        last[12] = 0;
+        last[17] = 5;
+        assert!(trace.matches(&last, Endian::Little));
+        // Chunk 2 as the traced record's again: the word is 0 now, though neither chunk
+        // differs from the traced record where chunk 2's bytes are concerned.
+        let mut next = last.clone();
+        next[17] = 0;
+        assert!(!trace.matches(&next, Endian::Little));
+        assert!(!trace.matches_changed(&next, 0b100, Endian::Little));
+    }
+
+    #[test]
+    fn a_record_judged_by_its_changed_chunks_matches_as_when_judged_whole() {
+        let mut rng = Rng(0x7ace);
+        let (mut matched, mut refused) = (0, 0);
+        for case in 0..3_000 {
+            let endian = if case % 2 == 0 {
+                Endian::Little
+            } else {
+                Endian::Big
+            };
+            let len = 8 * (2 + rng.below(8) as usize);
+            // Mostly zeros: a word of 0 is a value reads tell apart.
+            let byte = |rng: &mut Rng| match rng.below(4) {
+                0 => 1 + rng.below(2) as u8,
+                _ => 0,
+            };
+            let traced: Vec<u8> = (0..len).map(|_| byte(&mut rng)).collect();
+            // Words at any 4-byte place, many across two chunks, each passing its value in
+            // the traced record (exactly, or within a range around it).
+            let mut words: Vec<TracedWord> = (0..1 + rng.below(6))
+                .filter_map(|_| {
+                    let wide = rng.below(2) == 0;
+                    let width = if wide { 8 } else { 4 };
+                    let pos = 4 * rng.below(((len - width) / 4 + 1) as u64) as usize;
+                    let v = word_at(&traced, endian, pos, width)?;
+                    let (lo, hi) = match rng.below(3) {
+                        0 => (v, v),
+                        _ => (
+                            v.saturating_sub(rng.below(300)),
+                            v.saturating_add(rng.below(300)),
+                        ),
+                    };
+                    Some(TracedWord {
+                        pos: pos as u32,
+                        wide,
+                        lo,
+                        hi,
+                    })
+                })
+                .collect();
+            words.sort_by_key(|w| (w.pos, w.wide));
+            words.dedup_by_key(|w| (w.pos, w.wide));
+            let trace = Trace::of_words(&traced, &words);
+            assert!(trace.matches(&traced, endian));
+            // A record the trace matches, then one like it in most chunks.
+            let mut last = traced.clone();
+            for _ in 0..20 {
+                let mut next = last.clone();
+                for _ in 0..=rng.below(3) {
+                    let at = rng.below(len as u64) as usize;
+                    next[at] = match rng.below(3) {
+                        0 => traced[at],
+                        1 => next[at] ^ 1,
+                        _ => byte(&mut rng),
+                    };
+                }
+                let whole = trace.matches(&next, endian);
+                let by_changes = trace.matches_changed(&next, changes(&last, &next), endian);
+                assert_eq!(
+                    by_changes, whole,
+                    "case {case}: {words:?}\n{last:?}\n{next:?}"
+                );
+                matched += usize::from(whole);
+                refused += usize::from(!whole);
+                if whole {
+                    last = next;
+                }
+            }
+        }
+        assert!(
+            matched > 10_000 && refused > 10_000,
+            "{matched} matched, {refused} refused"
+        );
+    }
 }

@@ -13,9 +13,12 @@ pub(crate) mod checked_events;
 pub(crate) mod compressed_check;
 pub(crate) mod fitting_layouts;
 pub(crate) mod pending_records;
+pub(crate) mod recent_record;
 pub(crate) mod record_check;
 pub(crate) mod record_rules;
 pub(crate) mod record_summary;
 pub(crate) mod refusal;
 pub(crate) mod stat_session;
 pub(crate) mod switch_kinds;
+#[cfg(test)]
+pub(crate) mod test_rng;

@@ -34,6 +34,7 @@ use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{named_ids, EventStats};
 use crate::check::record_summary::{
     raw_facts_bytes, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
+    TraceMatch,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
 use crate::check::switch_kinds::{new_sched_switch_cpu_at, Kinds};
@@ -383,7 +384,7 @@ pub(crate) struct GroupFound<'a> {
     samples: &'a mut Counted,
     summary: &'a mut RecordSummary,
     /// The group's trace it matched.
-    trace: usize,
+    found: TraceMatch,
     /// Keep what the derived headers need.
     derive: bool,
 }
@@ -392,9 +393,8 @@ impl GroupFound<'_> {
     /// Adds the SAMPLE `record` to its group, once written.
     pub(crate) fn add(self, record: &[u8], endian: Endian) {
         self.samples.records = self.samples.records.saturating_add(1);
-        let prepared = Prepared::Same(self.trace);
         self.summary
-            .add_sample(record, endian, prepared, self.derive);
+            .add_matched(record, endian, self.found, self.derive);
     }
 }
 
@@ -591,11 +591,11 @@ impl PendingRecords {
         let combo = self.short_way_combo(model, record, None)?;
         let b = self.before.as_deref_mut()?;
         let summary = b.combos.get_mut(&combo)?;
-        let trace = trace_matching(summary, record, model.endian())?;
+        let found = trace_matching(summary, record, model.endian())?;
         Some(GroupFound {
             samples: b.samples.as_mut()?,
             summary,
-            trace,
+            found,
             derive,
         })
     }
@@ -611,7 +611,7 @@ impl PendingRecords {
     ) -> Option<LikeBefore> {
         let combo = self.short_way_combo(model, record, Some(stage))?;
         let summary = self.before.as_deref()?.combos.get(&combo)?;
-        let trace = trace_matching(summary, record, model.endian())?;
+        let trace = trace_matching(summary, record, model.endian())?.trace;
         Some(LikeBefore { combo, trace })
     }
 
@@ -1508,7 +1508,7 @@ fn one_len(s: &RecordSummary) -> usize {
 /// The trace of a group of several SAMPLEs that `record` matches (see
 /// [`ManySamples::trace_matching`](crate::check::record_summary::ManySamples::trace_matching)).
 #[inline]
-fn trace_matching(group: &RecordSummary, record: &[u8], endian: Endian) -> Option<usize> {
+fn trace_matching(group: &RecordSummary, record: &[u8], endian: Endian) -> Option<TraceMatch> {
     match group.samples.as_ref()? {
         SampleSummary::Many(m) => m.trace_matching(record, endian),
         SampleSummary::One(_) => None,

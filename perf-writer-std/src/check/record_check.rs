@@ -1519,19 +1519,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
         records: 0,
     };
 
-    /// xorshift64*: reproducible test values without a dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::check::test_rng::Rng;
 
     fn attr_of(type_: u32, config: u64, sample_type: u64) -> PerfEventAttr {
         PerfEventAttr {

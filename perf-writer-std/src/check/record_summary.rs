@@ -15,6 +15,7 @@
 //!   which its layout's `sample_id` trailer must take.
 
 use crate::check::fitting_layouts::{FittingLayouts, RawKey, Scratch, TooManyLayouts, Trace};
+use crate::check::recent_record::{chunks_of, RecentRecord};
 use crate::check::record_rules::{
     check_sample_len, counted_body, header_misc, is_switch, name_room, read_trailer_start,
     EventStats,
@@ -517,6 +518,17 @@ pub(crate) struct ManySamples {
     words: Option<Box<WordRanges>>,
     /// The most cpu at each place CPU can be (see [`CpuMost`]).
     cpu_most: CpuMost,
+    /// The last record added, while it matched a trace.
+    recent: RecentRecord,
+}
+
+/// The trace of a group that a SAMPLE matches (see [`ManySamples::trace_matching`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TraceMatch {
+    pub(crate) trace: usize,
+    /// The chunks where it differs from the group's last record, when it was judged by them
+    /// alone (see [`RecentRecord`]).
+    changed: Option<u64>,
 }
 
 /// The most of the first `u32` of each word where a SAMPLE's CPU can be (after the header
@@ -630,6 +642,7 @@ impl SampleSummary {
                     last_trace: 0,
                     words: derive.then(|| Box::new([(u64::MAX, 0); PREFIX_WORDS])),
                     cpu_most: CpuMost::default(),
+                    recent: RecentRecord::default(),
                 };
                 m.cpu_most.add(first, endian);
                 m.raw = RawByKey::of(layouts.raw_keys().to_vec(), first, endian);
@@ -722,16 +735,32 @@ impl SampleSummary {
 
 impl ManySamples {
     /// The trace `record` matches, if any: then it fits every layout the group fits, and
-    /// adding it as [`Prepared::Same`] is what [`SampleSummary::prepare`] finds.
+    /// adding it as [`Prepared::Same`] is what [`SampleSummary::prepare`] finds. A record
+    /// of the length of the group's last is judged by the chunks where it differs from it.
     #[inline]
-    pub(crate) fn trace_matching(&self, record: &[u8], endian: Endian) -> Option<usize> {
-        trace_matching((self.last_trace, &self.traces), record, endian)
+    pub(crate) fn trace_matching(&self, record: &[u8], endian: Endian) -> Option<TraceMatch> {
+        if let Some((trace, changed)) = self.recent.changes(record) {
+            let t = self.traces.get(trace)?;
+            if changed == 0 || t.matches_changed(record, changed, endian) {
+                return Some(TraceMatch {
+                    trace,
+                    changed: Some(changed),
+                });
+            }
+        }
+        let trace = trace_matching((self.last_trace, &self.traces), record, endian)?;
+        Some(TraceMatch {
+            trace,
+            changed: None,
+        })
     }
 
     /// The group's layouts are now `layouts` (fewer or the same): the facts of the ways to RAW
     /// they no longer have go.
     /// Returns where `trace` is kept.
     fn narrow(&mut self, layouts: FittingLayouts, trace: Trace) -> usize {
+        // Its trace may go.
+        self.recent.clear();
         self.raw.retain(layouts.raw_keys());
         self.layouts = layouts;
         // The ways to RAW may have changed: the payloads found by trace go.
@@ -756,8 +785,12 @@ impl ManySamples {
     fn add(&mut self, record: &[u8], endian: Endian, trace: Option<usize>) {
         self.len_min = self.len_min.min(record.len());
         self.len_max = self.len_max.max(record.len());
-        if let Some(t) = trace {
-            self.last_trace = t;
+        match trace {
+            Some(t) => {
+                self.last_trace = t;
+                self.recent.set(record, t);
+            }
+            None => self.recent.clear(),
         }
         let ranges = trace.and_then(|t| self.trace_ranges.get_mut(t));
         self.raw.add(record, endian, ranges);
@@ -774,6 +807,49 @@ impl ManySamples {
                     add_words(w, record, endian);
                 }
                 self.cpu_most.add(record, endian);
+            }
+        }
+    }
+
+    /// [`add`](Self::add) of a record that differs from the group's last record in the
+    /// chunks `changed` alone (and matched trace `trace`): only the facts of those chunks
+    /// can change, since the last record's bytes are in every fact already.
+    #[inline]
+    fn add_changed(&mut self, record: &[u8], endian: Endian, trace: usize, changed: u64) {
+        self.last_trace = trace;
+        if changed == 0 {
+            return;
+        }
+        self.recent.update(record, changed);
+        let at = self.trace_ranges.get_mut(trace);
+        match at {
+            Some(PayloadsAt {
+                generation,
+                facts: Some(ranges),
+            }) if *generation == self.raw.generation && ranges.len() == self.raw.facts.len() => {
+                for (facts, &(a, b)) in self.raw.facts.iter_mut().zip(ranges.iter()) {
+                    if changed & chunks_of(a, b) != 0 {
+                        facts.add(record.get(a..b).unwrap_or_default());
+                    }
+                }
+            }
+            at => self.raw.add(record, endian, at),
+        }
+        // The words after the header: chunks 1 to PREFIX_WORDS.
+        let mut words = changed >> 1 & ((1 << PREFIX_WORDS) - 1);
+        while words != 0 {
+            let k = words.trailing_zeros() as usize;
+            words &= words - 1;
+            let at = 8 + 8 * k;
+            let Some(b) = record.get(at..).and_then(|b| b.first_chunk::<8>()) else {
+                continue;
+            };
+            let v = endian.read_u64(*b);
+            if let Some(range) = self.words.as_deref_mut().and_then(|w| w.get_mut(k)) {
+                *range = (range.0.min(v), range.1.max(v));
+            }
+            if let (Some(most), Some(c)) = (self.cpu_most.0.get_mut(k), b.first_chunk::<4>()) {
+                *most = (*most).max(endian.read_u32(*c));
             }
         }
     }
@@ -1077,6 +1153,26 @@ impl RecordSummary {
         }
     }
 
+    /// Adds a SAMPLE that the group's trace `found` matched
+    /// ([`ManySamples::trace_matching`], nothing added since); `derive`: keep what the
+    /// derived headers need.
+    #[inline]
+    pub(crate) fn add_matched(
+        &mut self,
+        record: &[u8],
+        endian: Endian,
+        found: TraceMatch,
+        derive: bool,
+    ) {
+        match (self.samples.as_mut(), found.changed) {
+            (Some(SampleSummary::Many(m)), Some(changed)) => {
+                self.records = self.records.saturating_add(1);
+                m.add_changed(record, endian, found.trace, changed);
+            }
+            _ => self.add_sample(record, endian, Prepared::Same(found.trace), derive),
+        }
+    }
+
     /// Adds a SAMPLE, as [`SampleSummary::prepare`] found.
     pub(crate) fn add_sample(
         &mut self,
@@ -1343,22 +1439,7 @@ mod tests {
     };
     use perf_encode::to_vec;
 
-    /// xorshift64*: reproducible test values without a dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn chance(&mut self, one_in: u64) -> bool {
-            self.below(one_in) == 0
-        }
-    }
+    use crate::check::test_rng::Rng;
 
     /// Every `sample_type` bit a layout can have.
     const BITS: [u64; 25] = [
@@ -1967,14 +2048,7 @@ mod tests {
             let mut summary = RecordSummary::new(first);
             let mut gave_up = false;
             for r in &records {
-                let (state, traces) = match &summary.samples {
-                    Some(s) => (s.state(), s.traces()),
-                    None => (SampleState::Absent, (0, &[][..])),
-                };
-                match SampleSummary::prepare(state, None, traces, r, endian, &mut sc) {
-                    Ok(p) => summary.add_sample(r, endian, p, false),
-                    Err(TooManyLayouts) => gave_up = true,
-                }
+                gave_up |= add_prepared(&mut summary, r, endian, false, &mut sc).is_err();
             }
             if gave_up {
                 too_many += 1;
@@ -1999,6 +2073,145 @@ mod tests {
         assert!(
             passed > 1_000 && refused > 1_000 && raw_refused > 200 && too_many == 0,
             "{passed} passed, {refused} refused ({raw_refused} by RAW), {too_many} too varied"
+        );
+    }
+
+    /// A record like `last` in most chunks: a few bytes or words of it rewritten.
+    fn nudge(rng: &mut Rng, last: &[u8], endian: Endian) -> Vec<u8> {
+        let mut r = last.to_vec();
+        for _ in 0..=rng.below(2) {
+            let at = 8 + rng.below(r.len() as u64 - 8) as usize;
+            match rng.below(4) {
+                0 => r[at] ^= 1 << rng.below(8),
+                1 => r[at] = rng.below(3) as u8,
+                _ => {
+                    let w = at / 8 * 8;
+                    let v = match rng.chance(2) {
+                        true => rng.below(64),
+                        false => rng.next(),
+                    };
+                    if let Some(word) = r.get_mut(w..w + 8) {
+                        word.copy_from_slice(&endian.u64_bytes(v));
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    /// Adds `r` to `summary` as the full check of a record before its description does.
+    fn add_prepared(
+        summary: &mut RecordSummary,
+        r: &[u8],
+        endian: Endian,
+        derive: bool,
+        sc: &mut Scratch,
+    ) -> Result<(), TooManyLayouts> {
+        let (state, traces) = match &summary.samples {
+            Some(s) => (s.state(), s.traces()),
+            None => (SampleState::Absent, (0, &[][..])),
+        };
+        let p = SampleSummary::prepare(state, None, traces, r, endian, sc)?;
+        summary.add_sample(r, endian, p, derive);
+        Ok(())
+    }
+
+    #[test]
+    fn records_judged_by_their_changes_from_the_last_are_kept_as_when_judged_whole() {
+        let mut rng = Rng(0x0dd_ba11);
+        let mut sc = Scratch::default();
+        let (mut by_changes, mut whole, mut verdicts) = (0, 0, [0usize; 2]);
+        for case in 0..800 {
+            let endian = if case % 2 == 0 {
+                Endian::Little
+            } else {
+                Endian::Big
+            };
+            let l = layout(&mut rng);
+            let payload_len = 4 + rng.below(40) as usize;
+            let payload = raw(&mut rng, payload_len, endian);
+            let base = sample(&mut rng, &l, &payload, endian);
+            let derive = rng.chance(2);
+            let mut records = vec![base];
+            for _ in 0..2 + rng.below(40) {
+                let next = match rng.chance(8) {
+                    // Now and then a record of its own.
+                    true => {
+                        let payload = raw(&mut rng, payload_len, endian);
+                        sample(&mut rng, &l, &payload, endian)
+                    }
+                    false => nudge(&mut rng, records.last().unwrap(), endian),
+                };
+                records.push(next);
+            }
+            let first = FirstRecord {
+                pos: 0,
+                records: 0,
+                type_: 9,
+            };
+            // `short`: as the short way adds a record like its group's; `full`: each record
+            // through `prepare`.
+            let (mut short, mut full) = (RecordSummary::new(first), RecordSummary::new(first));
+            let mut too_many = false;
+            for r in &records {
+                let found = match &short.samples {
+                    Some(SampleSummary::Many(m)) => m.trace_matching(r, endian),
+                    _ => None,
+                };
+                match found {
+                    Some(found) => {
+                        by_changes += usize::from(found.changed.is_some());
+                        whole += usize::from(found.changed.is_none());
+                        short.add_matched(r, endian, found, derive);
+                    }
+                    None => {
+                        too_many |= add_prepared(&mut short, r, endian, derive, &mut sc).is_err()
+                    }
+                }
+                too_many |= add_prepared(&mut full, r, endian, derive, &mut sc).is_err();
+            }
+            if too_many {
+                continue;
+            }
+            assert_eq!(short.records, full.records);
+            if let (Some(SampleSummary::Many(a)), Some(SampleSummary::Many(b))) =
+                (&short.samples, &full.samples)
+            {
+                assert_eq!(
+                    (
+                        a.len_min,
+                        a.len_max,
+                        &a.raw.keys,
+                        &a.raw.facts,
+                        &a.words,
+                        a.cpu_most.0
+                    ),
+                    (
+                        b.len_min,
+                        b.len_max,
+                        &b.raw.keys,
+                        &b.raw.facts,
+                        &b.words,
+                        b.cpu_most.0
+                    ),
+                    "case {case}"
+                );
+            }
+            for target in [l, near(&mut rng, &l), layout(&mut rng)] {
+                let rule = (target.has(st::RAW) && rng.chance(2)).then(|| RawRule {
+                    rule: rule(&mut rng, payload_len),
+                    order: endian,
+                });
+                let (mut sa, mut sb) = (EventStats::default(), EventStats::default());
+                let a = short.check(&target, rule.as_ref(), endian, &mut sa);
+                let b = full.check(&target, rule.as_ref(), endian, &mut sb);
+                assert_eq!((a, sa), (b, sb), "case {case}: {target:?}");
+                verdicts[usize::from(a.is_ok())] += 1;
+            }
+        }
+        assert!(
+            by_changes > 5_000 && whole > 1_000 && verdicts[0] > 1_000 && verdicts[1] > 200,
+            "{by_changes} judged by their changes, {whole} whole, verdicts {verdicts:?}"
         );
     }
 }
