@@ -624,7 +624,7 @@ impl SampleSummary {
     /// headers need.
     pub(crate) fn add(&mut self, record: &[u8], endian: Endian, prepared: Prepared, derive: bool) {
         match (&mut *self, prepared) {
-            (SampleSummary::Many(m), Prepared::Same(trace)) => m.add(record, endian, Some(trace)),
+            (SampleSummary::Many(m), Prepared::Same(trace)) => m.add_same(record, endian, trace),
             (SampleSummary::Many(m), Prepared::Fits) => m.add(record, endian, None),
             (SampleSummary::Many(m), Prepared::Narrowed(layouts, trace)) => {
                 let at = m.narrow(*layouts, trace);
@@ -808,6 +808,16 @@ impl ManySamples {
                 }
                 self.cpu_most.add(record, endian);
             }
+        }
+    }
+
+    /// [`add`](Self::add) of a record that matched trace `trace`: by the chunks where it
+    /// differs from the group's last record when that matched the same trace.
+    #[inline]
+    fn add_same(&mut self, record: &[u8], endian: Endian, trace: usize) {
+        match self.recent.changes(record) {
+            Some((t, changed)) if t == trace => self.add_changed(record, endian, trace, changed),
+            _ => self.add(record, endian, Some(trace)),
         }
     }
 
@@ -2149,8 +2159,9 @@ mod tests {
                 records: 0,
                 type_: 9,
             };
-            // `short`: as the short way adds a record like its group's; `full`: each record
-            // through `prepare`.
+            // `short`: as the short way adds a record like its group's (or as `prepare`
+            // finds, by its changes from the last); `full`: each record through `prepare`,
+            // added whole.
             let (mut short, mut full) = (RecordSummary::new(first), RecordSummary::new(first));
             let mut too_many = false;
             for r in &records {
@@ -2167,6 +2178,10 @@ mod tests {
                     None => {
                         too_many |= add_prepared(&mut short, r, endian, derive, &mut sc).is_err()
                     }
+                }
+                // Without a last record kept, every record is added whole.
+                if let Some(SampleSummary::Many(m)) = &mut full.samples {
+                    m.recent.clear();
                 }
                 too_many |= add_prepared(&mut full, r, endian, derive, &mut sc).is_err();
             }
