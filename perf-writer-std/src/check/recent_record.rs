@@ -54,10 +54,27 @@ impl RecentRecord {
         }
         let kept = self.bytes.get(..self.len)?;
         let mut changed = 0u64;
-        for (k, (a, b)) in kept.chunks_exact(8).zip(record.chunks_exact(8)).enumerate() {
-            let (a, b) = (a.first_chunk::<8>(), b.first_chunk::<8>());
-            let differ = a.map(|a| u64::from_ne_bytes(*a)) != b.map(|b| u64::from_ne_bytes(*b));
-            changed |= u64::from(differ) << k;
+        // Two chunks at a time: most pairs are the same.
+        let (pairs, rest) = (kept.chunks_exact(16), record.chunks_exact(16));
+        let last = (pairs.remainder(), rest.remainder());
+        for (k, (a, b)) in pairs.zip(rest).enumerate() {
+            let (Some(a), Some(b)) = (a.first_chunk::<16>(), b.first_chunk::<16>()) else {
+                continue;
+            };
+            let differ = u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b);
+            if differ != 0 {
+                let low = u64::from(differ as u64 != 0);
+                let high = u64::from((differ >> 64) as u64 != 0);
+                // The pair's chunks in memory order, whatever the machine's byte order.
+                let (first, second) = match cfg!(target_endian = "little") {
+                    true => (low, high),
+                    false => (high, low),
+                };
+                changed |= (first | second << 1) << (2 * k);
+            }
+        }
+        if last.0 != last.1 {
+            changed |= 1 << (self.len / 8 - 1);
         }
         Some((self.trace, changed))
     }
@@ -113,6 +130,12 @@ mod tests {
         recent.update(&b, 0b100010);
         assert_eq!(recent.changes(&b), Some((3, 0)));
         assert_eq!(recent.changes(&b[..40]), None);
+        // An odd number of chunks: the last one alone.
+        recent.set(&a[..40], 2);
+        let mut d = a[..40].to_vec();
+        d[3] = 0xff;
+        d[35] = 0xff;
+        assert_eq!(recent.changes(&d), Some((2, 0b10001)));
         // Too long, or not whole chunks: none kept.
         recent.set(&[0; RECENT_MAX + 8], 0);
         assert_eq!(recent.changes(&[0; RECENT_MAX + 8]), None);
