@@ -87,12 +87,14 @@ impl RecentRecord {
             let at = left.trailing_zeros() as usize * 8;
             left &= left - 1;
             let (Some(to), Some(from)) = (
-                self.bytes.get_mut(at..at + 8),
+                self.bytes
+                    .get_mut(at..)
+                    .and_then(|b| b.first_chunk_mut::<8>()),
                 record.get(at..).and_then(|r| r.first_chunk::<8>()),
             ) else {
                 continue;
             };
-            to.copy_from_slice(from);
+            *to = *from;
         }
     }
 }

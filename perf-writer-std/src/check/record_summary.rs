@@ -836,10 +836,14 @@ impl ManySamples {
             Some(PayloadsAt {
                 generation,
                 facts: Some(ranges),
+                chunks,
             }) if *generation == self.raw.generation && ranges.len() == self.raw.facts.len() => {
-                for (facts, &(a, b)) in self.raw.facts.iter_mut().zip(ranges.iter()) {
-                    if changed & chunks_of(a, b) != 0 {
-                        facts.add(record.get(a..b).unwrap_or_default());
+                // Most changes (a time, a cpu) are outside every payload.
+                if changed & *chunks != 0 {
+                    for (facts, &(a, b)) in self.raw.facts.iter_mut().zip(ranges.iter()) {
+                        if changed & chunks_of(a, b) != 0 {
+                            facts.add(record.get(a..b).unwrap_or_default());
+                        }
                     }
                 }
             }
@@ -931,6 +935,8 @@ struct RawByKey {
 struct PayloadsAt {
     generation: u64,
     facts: Option<Vec<(usize, usize)>>,
+    /// The 8-byte chunks those payloads lie in (bits, as [`chunks_of`] counts them).
+    chunks: u64,
 }
 
 impl RawByKey {
@@ -989,6 +995,7 @@ impl RawByKey {
         if let Some(PayloadsAt {
             generation,
             facts: Some(ranges),
+            ..
         }) = at.as_deref()
         {
             if *generation == self.generation && ranges.len() == self.facts.len() {
@@ -1044,9 +1051,14 @@ impl RawByKey {
         if let Some(at) = at {
             // Facts no way uses any more (all of them parted) have no payload: not kept.
             let all: Option<Vec<(usize, usize)>> = ranges.into_iter().collect();
+            let chunks = all
+                .iter()
+                .flatten()
+                .fold(0, |m, &(a, b)| m | chunks_of(a, b));
             *at = PayloadsAt {
                 generation: self.generation,
                 facts: all,
+                chunks,
             };
         }
     }
