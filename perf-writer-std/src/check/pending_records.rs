@@ -22,13 +22,15 @@
 //! given up; a first description that puts its id there is refused, naming the records.
 //! Trailers are grouped per place, with the same bounds. A SAMPLE like its group's SAMPLEs
 //! before it (one of the group's traces matches it) changes nothing but the group's facts:
-//! it takes a short way ([`PendingRecords::like_before`]), which is most of a recording's.
+//! it takes a short way ([`PendingRecords::like_before`]), which is most of a recording's,
+//! judged and added by the 8-byte chunks where it differs from the group's last record
+//! ([`RecentRecord`](crate::check::recent_record::RecentRecord)).
 //!
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
 //! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
 //! refused); a summary holds one SAMPLE as written, or the layouts several fit (see
-//! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)): usually a few KiB. Nothing grows
-//! with the number of records.
+//! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)) and the last of them
+//! (up to 512 bytes): usually a few KiB. Nothing grows with the number of records.
 
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
 use crate::check::record_rules::{named_ids, EventStats};

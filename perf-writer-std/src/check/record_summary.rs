@@ -7,10 +7,11 @@
 //! - SAMPLEs: the layouts every one of them fits ([`FittingLayouts`]), and, for each way to
 //!   RAW those layouts have ([`RawKey`]), what a tracepoint format's rule needs of the RAW
 //!   payloads ([`RawFacts`]: their least length, which bytes are the same in all, and how
-//!   much room each dynamic field's data has in the tightest of them). A group of one SAMPLE
-//!   keeps the record (checked in full when the description arrives): most groups that
-//!   strict mode keeps before the first description, to tell events apart by their id, hold
-//!   one record until they are given up.
+//!   much room each dynamic field's data has in the tightest of them), and the last record
+//!   (see [`RecentRecord`]). A group of one SAMPLE keeps the record (checked in full when
+//!   the description arrives): most groups that strict mode keeps before the first
+//!   description, to tell events apart by their id, hold one record until they are given
+//!   up.
 //! - Other kernel records (COMM, MMAP2, FORK, …): the bytes each has past its type's body,
 //!   which its layout's `sample_id` trailer must take.
 
