@@ -546,9 +546,12 @@ fn event_desc(events: &[ArbEvent], e: Endian, buf_len: BufLen, fill: u8) {
     };
     assert_eq!(events_attr_size(&entries), attr_size);
     for x in &entries {
+        let read_without_id = x.attr.sample_type & perf_abi::sample_type::READ != 0
+            && x.attr.read_format & perf_abi::read_format::ID == 0;
         let ok = x.name.len() <= MAX_EVENT_NAME_LEN
             && !x.name.as_bytes().contains(&0)
-            && x.attr.sample_type < perf_abi::sample_type::MAX;
+            && x.attr.sample_type < perf_abi::sample_type::MAX
+            && !read_without_id;
         assert_eq!(
             x.check().is_ok(),
             ok,

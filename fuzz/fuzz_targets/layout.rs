@@ -121,11 +121,13 @@ fuzz_target!(|input: Input| {
     }
     if expected.is_ok() {
         // EventEntry::check: the name's length, a NUL in it, sample_type bits past
-        // PERF_SAMPLE_MAX (the last two an invalid value).
+        // PERF_SAMPLE_MAX, READ without read_format's ID (the last three an invalid value).
         if let Some(bad) = events.iter().find(|e| {
             e.name.len() > MAX_EVENT_NAME_LEN
                 || e.name.as_bytes().contains(&0)
                 || e.attr.sample_type >= perf_abi::sample_type::MAX
+                || (e.attr.sample_type & perf_abi::sample_type::READ != 0
+                    && e.attr.read_format & perf_abi::read_format::ID == 0)
         }) {
             expected = Err(if bad.name.len() > MAX_EVENT_NAME_LEN {
                 "toolong"

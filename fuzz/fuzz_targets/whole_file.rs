@@ -23,7 +23,7 @@ use linux_perf_data::linux_perf_event_reader::{
     SamplingPolicy, WakeupPolicy,
 };
 use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
-use perf_abi::{attr_flags, feature, record_type, sample_type, PerfEventAttr};
+use perf_abi::{attr_flags, feature, read_format, record_type, sample_type, PerfEventAttr};
 use perf_data_fuzz::{ref_header_string, ref_u16, ref_u32, ref_u64, ArbEndian, Name};
 use perf_encode::{c_str_prefix, Endian};
 use perf_writer_std::{
@@ -391,10 +391,12 @@ fn apply(w: &mut PerfDataFileWriter<Cursor<Vec<u8>>>, m: &mut Model, op: &Op, in
                 .iter()
                 .copied()
                 .find(|id| m.used.contains(id) || !seen.insert(*id));
-            // EventEntry::check: the name, and sample_type bits below PERF_SAMPLE_MAX.
+            // EventEntry::check: the name, sample_type bits below PERF_SAMPLE_MAX, and READ
+            // only with read_format's ID.
             let name_ok = name.len() <= 0xffff
                 && !name.as_bytes().contains(&0)
-                && a.sample_type < sample_type::MAX;
+                && a.sample_type < sample_type::MAX
+                && (a.sample_type & sample_type::READ == 0 || a.read_format & read_format::ID != 0);
             let tracepoint = (a.type_ == 2).then_some(a.config as u32);
             let dup_format = tracepoint.filter(|id| m.formats.contains(id));
             // With several events perf tells records apart by id alone.

@@ -2,7 +2,7 @@
 //! and the layout planner all describe.
 
 use crate::EncodeError;
-use perf_abi::{sample_type, PerfEventAttr};
+use perf_abi::{read_format, sample_type, PerfEventAttr};
 
 /// Longest event name accepted (perf and the seed writer cap names below 64 KiB).
 pub const MAX_EVENT_NAME_LEN: usize = 0xffff;
@@ -27,7 +27,7 @@ pub struct EventEntry<'a> {
 
 impl EventEntry<'_> {
     /// Checks the limits of the format: name length, no NUL in the name, id count, and a
-    /// `sample_type` perf can lay SAMPLEs out by.
+    /// `sample_type` and `read_format` perf can lay SAMPLEs out by.
     ///
     /// # Errors
     ///
@@ -38,7 +38,11 @@ impl EventEntry<'_> {
     ///   `u32::MAX` ids;
     /// - [`EncodeError::InvalidValue`] when `attr.sample_type` has a bit at or above
     ///   [`sample_type::MAX`](perf_abi::sample_type::MAX): no reader knows where its field
-    ///   lies in a SAMPLE (perf 6.1 refuses such an event in a stream).
+    ///   lies in a SAMPLE (perf 6.1 refuses such an event in a stream);
+    /// - [`EncodeError::InvalidValue`] when `attr.sample_type` has READ and `attr.read_format`
+    ///   lacks ID: perf reads an id after each value of a SAMPLE's READ whatever the
+    ///   `read_format` says, so it misreads every such SAMPLE, and refuses the whole file
+    ///   when the first event is one ("non matching read_format").
     ///
     /// ```
     /// use perf_encode::{EncodeError, EventEntry, MAX_EVENT_NAME_LEN};
@@ -51,6 +55,12 @@ impl EventEntry<'_> {
     /// attr.sample_type = perf_abi::sample_type::MAX;
     /// let e = EventEntry { attr, name: "x", ids: &[] };
     /// assert!(matches!(e.check(), Err(EncodeError::InvalidValue { .. })));
+    /// attr.sample_type = perf_abi::sample_type::READ;
+    /// let e = EventEntry { attr, name: "x", ids: &[] };
+    /// assert!(matches!(e.check(), Err(EncodeError::InvalidValue { .. })));
+    /// attr.read_format = perf_abi::read_format::ID;
+    /// let e = EventEntry { attr, name: "x", ids: &[] };
+    /// assert!(e.check().is_ok());
     /// ```
     pub fn check(&self) -> Result<(), EncodeError> {
         if self.name.len() > MAX_EVENT_NAME_LEN {
@@ -69,6 +79,12 @@ impl EventEntry<'_> {
         if self.attr.sample_type >= sample_type::MAX {
             return Err(EncodeError::InvalidValue {
                 what: "attr sample_type has a bit at or above PERF_SAMPLE_MAX, whose field no reader can place in a SAMPLE",
+            });
+        }
+        let read = self.attr.sample_type & sample_type::READ != 0;
+        if read && self.attr.read_format & read_format::ID == 0 {
+            return Err(EncodeError::InvalidValue {
+                what: "attr sample_type has READ and read_format lacks ID: perf reads an id after each value of READ, so it cannot read the event's SAMPLEs",
             });
         }
         if u32::try_from(self.ids.len()).is_err() {

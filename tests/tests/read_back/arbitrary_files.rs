@@ -31,7 +31,9 @@ const IDENTIFIER: u64 = 1 << 16;
 const IP: u64 = 1 << 0;
 const TID: u64 = 1 << 1;
 const TIME: u64 = 1 << 2;
+const READ: u64 = perf_writer_std::perf_encode::abi::sample_type::READ;
 const CALLCHAIN: u64 = 1 << 5;
+const FORMAT_ID: u64 = perf_writer_std::perf_encode::abi::read_format::ID;
 const SAMPLE_ID_ALL: u64 = 1 << 18;
 const FREQ: u64 = 1 << 10;
 const PERF_SAMPLE_MAX: u64 = perf_writer_std::perf_encode::abi::sample_type::MAX;
@@ -284,6 +286,12 @@ fn make_attr(spec: &AttrSpec, case: &Case) -> PerfEventAttr {
     } else {
         sample_type &= !TIME;
     }
+    // READ without read_format's ID is refused at the add (perf reads an id after each READ
+    // value whatever the read_format says).
+    let read_format = match sample_type & READ {
+        0 => spec.read_format,
+        _ => spec.read_format | FORMAT_ID,
+    };
     // One sample_id_all for every event, as the writer reads the flags (perf's reading) and
     // as linux-perf-data does (bit-reversed in a big-endian file).
     let both = SAMPLE_ID_ALL | lpd_flags(SAMPLE_ID_ALL, case.big_endian);
@@ -298,7 +306,7 @@ fn make_attr(spec: &AttrSpec, case: &Case) -> PerfEventAttr {
         config: spec.config,
         sample_time: spec.sample_period,
         sample_type: PerfEventAttrSampleType(sample_type),
-        read_format: PerfEventAttrReadFormat(spec.read_format),
+        read_format: PerfEventAttrReadFormat(read_format),
         options: PerfEventAttrOptions(flags),
         wakeup_value: spec.wakeup_events,
         bp_type: spec.bp_type,

@@ -1137,6 +1137,58 @@ fn raw_feature_payloads_perf_cannot_read_are_refused() {
     }
 }
 
+/// An event whose `sample_type` has READ and whose `read_format` lacks ID is refused at the
+/// add, in both modes: perf 6.1 reads an id after each value of a SAMPLE's READ whatever the
+/// `read_format` says, and refuses a file whose first event is such an event ("non matching
+/// read_format"), as it refuses the file the seed writer makes of one.
+#[test]
+fn an_event_with_read_and_no_read_format_id_is_refused_at_the_add() {
+    use perf_writer_std::perf_encode::abi::{read_format as rf, sample_type as st};
+    use tracepoint_decode::PerfEventAttrReadFormat;
+    let with = |read_format: u64| PerfEventAttr {
+        sample_type: S(sw_attr().sample_type.0 | st::READ),
+        read_format: PerfEventAttrReadFormat(read_format),
+        ..sw_attr()
+    };
+    let refused = |e: WriterError| {
+        assert!(
+            matches!(
+                e,
+                WriterError::Encode(perf_writer_std::perf_encode::EncodeError::InvalidValue { .. })
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("read_format lacks ID"), "{e}");
+    };
+    for format in [0, rf::TOTAL_TIME_ENABLED | rf::LOST, rf::GROUP] {
+        let r = file_around(|w| refused(w.add_event_desc(&[9], &with(format), "x").unwrap_err()));
+        assert_both_ticks(&r);
+        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+        let r = pipe_around(|w| refused(w.add_event_desc(&[9], &with(format), "x").unwrap_err()));
+        assert_both_ticks(&r);
+        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+    }
+    // With ID it is taken.
+    let r = file_around(|w| w.add_event_desc(&[9], &with(rf::ID), "read").unwrap());
+    assert_both_ticks(&r);
+    assert_eq!(r.lpd_names.len(), 2, "{:?}", r.lpd_names);
+    if require_perf() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seed.data");
+        let mut seed = tracepoint_perf::PerfDataFileWriter::new();
+        seed.create_file(path.to_str().unwrap()).unwrap();
+        assert!(seed.add_event_desc(&[9], &with(rf::TOTAL_TIME_ENABLED), "read"));
+        seed.finalize_and_close().unwrap();
+        let out = perf_script(&path, &[]);
+        assert!(!out.success(), "{}", out.describe());
+        assert!(
+            out.stderr.contains("non matching read_format"),
+            "{}",
+            out.describe()
+        );
+    }
+}
+
 /// An attr whose `sample_type` has a bit perf does not know (PERF_SAMPLE_MAX and above) is
 /// refused at the add, in both modes: no reader can place that field in a SAMPLE, and perf
 /// 6.1 refuses such an event in a stream ("failed to process type: 64").

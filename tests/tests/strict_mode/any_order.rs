@@ -1050,8 +1050,8 @@ fn every_field_of_a_sample_written_before_its_description_is_checked() {
         ("STACK_USER, absent", st::STACK_USER, |a| {
             a.sample_type = PerfEventAttrSampleType(a.sample_type.0 & !st::STACK_USER)
         }),
-        ("READ, ids", st::READ, |a| {
-            a.read_format = PerfEventAttrReadFormat(a.read_format.0 & !rf::ID)
+        ("READ, lost counts", st::READ, |a| {
+            a.read_format = PerfEventAttrReadFormat(a.read_format.0 | rf::LOST)
         }),
         ("READ, a time less", st::READ, |a| {
             a.read_format = PerfEventAttrReadFormat(a.read_format.0 & !rf::TOTAL_TIME_RUNNING)
