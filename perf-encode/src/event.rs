@@ -41,8 +41,9 @@ impl EventEntry<'_> {
     ///   lies in a SAMPLE (perf 6.1 refuses such an event in a stream);
     /// - [`EncodeError::InvalidValue`] when `attr.sample_type` has READ and `attr.read_format`
     ///   lacks ID: perf reads an id after each value of a SAMPLE's READ whatever the
-    ///   `read_format` says, so it misreads every such SAMPLE, and refuses the whole file
-    ///   when the first event is one ("non matching read_format").
+    ///   `read_format` says, so it misreads every such SAMPLE, and refuses a whole file (not
+    ///   a pipe stream) whose first event is one ("non matching read_format"). Refused even
+    ///   for an event that never gets a SAMPLE, which perf would read: conservative.
     ///
     /// ```
     /// use perf_encode::{EncodeError, EventEntry, MAX_EVENT_NAME_LEN};

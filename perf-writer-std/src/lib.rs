@@ -144,6 +144,10 @@
 //!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not
 //!   decompress it: the records inside are not checked.
 //!
+//! Not checked yet: the ids in a SAMPLE's READ values, and a SAMPLE's ID field beside its
+//! IDENTIFIER. perf finds a SAMPLE's event by the ID field, and drops a SAMPLE whose ID or
+//! READ ids no event has ("samples with id not present in the header").
+//!
 //! A caller's TRACING_DATA ([`PerfWriter::set_header`]) is read as perf reads it, and
 //! refused when perf would not ([`TracingError::BadTracingData`], or its texts as the
 //! synthesized ones are checked); its formats then check tracepoint SAMPLEs' RAW payloads,
