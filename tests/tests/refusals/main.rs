@@ -1137,6 +1137,27 @@ fn raw_feature_payloads_perf_cannot_read_are_refused() {
     }
 }
 
+/// `attr` is refused at `add_event_desc` as an invalid value whose message says `says`, in
+/// both modes, and the ticks written around the refusal are read.
+fn refused_at_the_add(attr: &PerfEventAttr, says: &str) {
+    let refused = |e: WriterError| {
+        assert!(
+            matches!(
+                e,
+                WriterError::Encode(perf_writer_std::perf_encode::EncodeError::InvalidValue { .. })
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains(says), "{e}");
+    };
+    let r = file_around(|w| refused(w.add_event_desc(&[9], attr, "x").unwrap_err()));
+    assert_both_ticks(&r);
+    assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+    let r = pipe_around(|w| refused(w.add_event_desc(&[9], attr, "x").unwrap_err()));
+    assert_both_ticks(&r);
+    assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+}
+
 /// An event whose `sample_type` has READ and whose `read_format` lacks ID is refused at the
 /// add, in both modes: perf 6.1 reads an id after each value of a SAMPLE's READ whatever the
 /// `read_format` says, and refuses a file whose first event is such an event ("non matching
@@ -1150,23 +1171,8 @@ fn an_event_with_read_and_no_read_format_id_is_refused_at_the_add() {
         read_format: PerfEventAttrReadFormat(read_format),
         ..sw_attr()
     };
-    let refused = |e: WriterError| {
-        assert!(
-            matches!(
-                e,
-                WriterError::Encode(perf_writer_std::perf_encode::EncodeError::InvalidValue { .. })
-            ),
-            "{e:?}"
-        );
-        assert!(e.to_string().contains("read_format lacks ID"), "{e}");
-    };
     for format in [0, rf::TOTAL_TIME_ENABLED | rf::LOST, rf::GROUP] {
-        let r = file_around(|w| refused(w.add_event_desc(&[9], &with(format), "x").unwrap_err()));
-        assert_both_ticks(&r);
-        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
-        let r = pipe_around(|w| refused(w.add_event_desc(&[9], &with(format), "x").unwrap_err()));
-        assert_both_ticks(&r);
-        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+        refused_at_the_add(&with(format), "read_format lacks ID");
     }
     // With ID it is taken.
     let r = file_around(|w| w.add_event_desc(&[9], &with(rf::ID), "read").unwrap());
@@ -1198,23 +1204,8 @@ fn a_sample_type_bit_past_perf_sample_max_is_refused_at_the_add() {
         sample_type: S(sw_attr().sample_type.0 | 1 << bit),
         ..sw_attr()
     };
-    let refused = |e: WriterError| {
-        assert!(
-            matches!(
-                e,
-                WriterError::Encode(perf_writer_std::perf_encode::EncodeError::InvalidValue { .. })
-            ),
-            "{e:?}"
-        );
-        assert!(e.to_string().contains("PERF_SAMPLE_MAX"), "{e}");
-    };
     for bit in [25, 26, 40, 63] {
-        let r = file_around(|w| refused(w.add_event_desc(&[9], &unknown(bit), "x").unwrap_err()));
-        assert_both_ticks(&r);
-        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
-        let r = pipe_around(|w| refused(w.add_event_desc(&[9], &unknown(bit), "x").unwrap_err()));
-        assert_both_ticks(&r);
-        assert_eq!(r.lpd_names.len(), 1, "{:?}", r.lpd_names);
+        refused_at_the_add(&unknown(bit), "PERF_SAMPLE_MAX");
     }
     // The last bit perf knows is taken.
     let r = file_around(|w| {
