@@ -558,6 +558,12 @@ impl CpuMost {
 /// [`PREFIX_WORDS`] words after the header as `(least, most)`.
 type WordRanges = [(u64, u64); PREFIX_WORDS];
 
+/// `range` (least, most) takes `v`.
+#[inline(always)]
+fn widen(range: &mut (u64, u64), v: u64) {
+    *range = (range.0.min(v), range.1.max(v));
+}
+
 /// The trace of `traces` (the one matched last first) that `record` matches.
 #[inline]
 fn trace_matching(traces: (usize, &[Trace]), record: &[u8], endian: Endian) -> Option<usize> {
@@ -861,7 +867,7 @@ impl ManySamples {
             };
             let v = endian.read_u64(*b);
             if let Some(range) = self.words.as_deref_mut().and_then(|w| w.get_mut(k)) {
-                *range = (range.0.min(v), range.1.max(v));
+                widen(range, v);
             }
             if let (Some(most), Some(c)) = (self.cpu_most.0.get_mut(k), b.first_chunk::<4>()) {
                 *most = (*most).max(endian.read_u32(*c));
@@ -885,7 +891,7 @@ impl ManySamples {
         });
         if let Some(w) = self.words.as_deref_mut() {
             for (range, &v) in w.iter_mut().zip(&values) {
-                *range = (range.0.min(v), range.1.max(v));
+                widen(range, v);
             }
         }
         for (most, &v) in self.cpu_most.0.iter_mut().zip(&values) {
@@ -1329,7 +1335,7 @@ fn add_words(w: &mut WordRanges, record: &[u8], endian: Endian) {
             break;
         };
         let v = endian.read_u64(*b);
-        *range = (range.0.min(v), range.1.max(v));
+        widen(range, v);
     }
 }
 
