@@ -71,6 +71,9 @@ pub const WEIGHT_TYPE: u64 = WEIGHT | WEIGHT_STRUCT;
 pub const SAMPLE_PREFIX_ORDER: [u64; 9] =
     [IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD];
 
+/// The bits of [`SAMPLE_PREFIX_ORDER`]: the fields every other SAMPLE field follows.
+pub const SAMPLE_PREFIX_BITS: u64 = union(&SAMPLE_PREFIX_ORDER);
+
 /// The fields of a `sample_id` trailer, in the order the kernel writes them
 /// (`perf_event__output_id_sample`), each a `u64`, each there when its bit is in
 /// `sample_type` (and the attr has `sample_id_all`).

@@ -144,9 +144,10 @@
 //!   compresses itself ([`set_compression`](PerfWriter::set_compression)). Strict mode does not
 //!   decompress it: the records inside are not checked.
 //!
-//! Not checked yet: the ids in a SAMPLE's READ values, and a SAMPLE's ID field beside its
-//! IDENTIFIER. perf finds a SAMPLE's event by the ID field, and drops a SAMPLE whose ID or
-//! READ ids no event has ("samples with id not present in the header").
+//! A SAMPLE names ids besides the one its event is found by, and perf counts it for the
+//! event that has them: an ID field beside IDENTIFIER must be the IDENTIFIER, a single READ
+//! value's id one of its event's, and a READ group's members must be described (in file
+//! mode by finalize, which waits for them; in pipe mode before the SAMPLE).
 //!
 //! A caller's TRACING_DATA ([`PerfWriter::set_header`]) is read as perf reads it, and
 //! refused when perf would not ([`TracingError::BadTracingData`], or its texts as the

@@ -16,7 +16,7 @@
 
 use crate::check::record_rules::{
     check_body, check_kernel_values, check_name, check_swapped_by_perf, check_user_fields,
-    counted_body, is_switch, judged_in_context, sample_size_fits,
+    counted_body, is_switch, judged_in_context, names_more_ids, sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -42,9 +42,10 @@ struct Facts {
     /// is then `len + 4 + size` long). A SAMPLE may also be that rounded up to 8 (fields are
     /// read by offset: padding after the last one reads the same).
     raw_size_at: usize,
-    /// The fixed length, or the length of every field but RAW; 0: another field's length
-    /// varies (READ groups, CALLCHAIN, BRANCH_STACK, register dumps, STACK_USER, AUX), so
-    /// each SAMPLE is walked by the full check.
+    /// The fixed length, or the length of every field but RAW; 0: each SAMPLE is walked by
+    /// the full check, because another field's length varies (READ groups, CALLCHAIN,
+    /// BRANCH_STACK, register dumps, STACK_USER, AUX) or ids in it are read
+    /// ([`names_more_ids`]).
     len: usize,
     /// The RAW rule of a tracepoint whose format is known.
     rule: Option<RawRule>,
@@ -463,6 +464,8 @@ impl CheckedEvents {
         }
         let layout = &desc.layout;
         let (raw_size_at, len) = match (layout.fixed_sample_len(), layout.raw_place()) {
+            // Ids in a SAMPLE are read: walked.
+            _ if names_more_ids(layout) => (0, 0),
             (Some(len), _) => (0, len),
             (None, Some(place)) => (place.size_at, place.other_len),
             (None, None) => (0, 0),

@@ -29,14 +29,21 @@
 //! Memory: at most [`MAX_PENDING_IDS`] ids wait (a record of one more is refused, naming the
 //! limit), and their summaries take at most [`MAX_PENDING_BYTES`] (a record past that is
 //! refused); a summary holds one SAMPLE as written, or the layouts several fit (see
-//! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)) and the last of them
-//! (up to 512 bytes): usually a few KiB. Nothing grows with the number of records.
+//! [`FittingLayouts`](crate::check::fitting_layouts::FittingLayouts)), the first and the last
+//! of them (up to 512 bytes each): usually a few KiB. Nothing grows with the number of
+//! records. The members of READ groups that a description finds in the summaries it checks
+//! wait for theirs too (a few a group: those in a SAMPLE's first 512 bytes).
+//!
+//! Ids a SAMPLE names besides its own (an ID beside IDENTIFIER, READ values) are read from
+//! the words the same in all SAMPLEs of its group: the group's id is, and a kernel writes
+//! the same ids beside it each time. READ ids that differ from one SAMPLE to the next
+//! contradict the description, conservatively.
 
 use crate::check::fitting_layouts::{Scratch, TooManyLayouts, Trace};
-use crate::check::record_rules::{named_ids, EventStats};
+use crate::check::record_rules::{named_ids, read_group_ids, EventStats};
 use crate::check::record_summary::{
-    raw_facts_bytes, FirstRecord, Prepared, RawFacts, RecordSummary, SampleState, SampleSummary,
-    TraceMatch,
+    raw_facts_bytes, FirstRecord, IdsCheck, Prepared, RawFacts, RecordSummary, SampleState,
+    SampleSummary, TraceMatch,
 };
 use crate::check::refusal::{Contradiction, PendingSummary, MAX_PENDING_BYTES, MAX_PENDING_IDS};
 use crate::check::switch_kinds::{new_sched_switch_cpu_at, Kinds};
@@ -454,6 +461,9 @@ pub(crate) struct Resolution {
     ids: Vec<u64>,
     /// Ids perf's own records named that the new description owns.
     named: Vec<u64>,
+    /// READ group members the records it owns name, that no description has: each with
+    /// the first of those records, and how many there are.
+    read_members: Vec<(u64, FirstRecord, u64)>,
     /// The format the new description brings, whose SAMPLEs waited for it.
     format: Option<u32>,
     /// Records now owned by a tracepoint whose format is still unknown.
@@ -514,11 +524,10 @@ impl PendingRecords {
         record: &[u8],
         why: Deferral,
     ) -> Result<(), RecordProblem> {
-        if why == Deferral::NamedIds {
-            return self.admit_named(model, record);
-        }
-        if why != Deferral::Owner {
-            return Ok(());
+        match why {
+            Deferral::NamedIds | Deferral::Format { .. } => return self.admit_named(model, record),
+            Deferral::Owner => {}
+            _ => return Ok(()),
         }
         let endian = model.endian();
         let sample = is_sample(record, endian);
@@ -646,24 +655,46 @@ impl PendingRecords {
         Some(combo)
     }
 
-    /// [`admit`](Self::admit) of one of perf's own records naming ids: within the bound of
-    /// ids that wait.
+    /// [`admit`](Self::admit) of a record naming ids ([`each_named_id`]): within the bound
+    /// of ids that wait.
     fn admit_named(&mut self, model: &TraceModel, record: &[u8]) -> Result<(), RecordProblem> {
-        let endian = model.endian();
-        let type_ = record.first_chunk::<4>().map_or(0, |b| endian.read_u32(*b));
-        for (id, _) in named_ids(endian, type_, record) {
+        let mut over = false;
+        each_named_id(model, record, |id, _| {
             if model.desc_of_id(id).is_some()
                 || self.named.contains_key(&id)
                 || self.stage.new_named.contains(&id)
             {
-                continue;
+                return;
             }
             self.stage.new_named.push(id);
-            if self.named.len().saturating_add(self.stage.new_named.len()) > MAX_PENDING_IDS {
-                return Err(RecordProblem::TooManyPendingIds);
-            }
+            over |= self.named.len().saturating_add(self.stage.new_named.len()) > MAX_PENDING_IDS;
+        });
+        match over {
+            true => Err(RecordProblem::TooManyPendingIds),
+            false => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Keeps the ids `record` (written at `first`) names that no description has
+    /// ([`each_named_id`]): they wait for one.
+    fn wait_for_named(&mut self, model: &TraceModel, record: &[u8], first: FirstRecord) {
+        each_named_id(model, record, |id, own| {
+            if model.desc_of_id(id).is_some() {
+                return;
+            }
+            let wait = self.named.entry(id).or_insert(NamedWait {
+                first,
+                records: 0,
+                last: first.pos,
+                own,
+            });
+            // A record naming the id twice counts once.
+            if wait.records == 0 || wait.last != first.pos {
+                wait.records = wait.records.saturating_add(1);
+            }
+            wait.last = first.pos;
+            wait.own |= own;
+        });
     }
 
     /// The key places, as this call leaves them so far (bits).
@@ -920,25 +951,7 @@ impl PendingRecords {
     ) {
         let endian = model.endian();
         match why {
-            Deferral::NamedIds => {
-                for (id, own) in named_ids(endian, first.type_, record) {
-                    if model.desc_of_id(id).is_some() {
-                        continue;
-                    }
-                    let wait = self.named.entry(id).or_insert(NamedWait {
-                        first,
-                        records: 0,
-                        last: first.pos,
-                        own,
-                    });
-                    // A record naming the id twice counts once.
-                    if wait.records == 0 || wait.last != first.pos {
-                        wait.records = wait.records.saturating_add(1);
-                    }
-                    wait.last = first.pos;
-                    wait.own |= own;
-                }
-            }
+            Deferral::NamedIds => self.wait_for_named(model, record, first),
             Deferral::Compressed => {
                 Counted::add(&mut self.compressed, first);
                 Counted::add(&mut self.compressed_written, first);
@@ -949,6 +962,7 @@ impl PendingRecords {
                 raw_start,
                 raw_end,
             } => {
+                self.wait_for_named(model, record, first);
                 let raw = record.get(raw_start..raw_end).unwrap_or_default();
                 match self.formats.get_mut(&config) {
                     Some(f) => {
@@ -1149,15 +1163,36 @@ impl PendingRecords {
         owned.sort_by_key(|(_, s)| s.first.pos);
         let switch_cpu_at = new_sched_switch_cpu_at(new);
         for (i, (id, summary)) in owned.iter().enumerate() {
-            if let Err(problem) = summary.check(new.layout, new.rule, endian, &mut res.stats) {
+            let mut ids = IdsCheck {
+                own: new.ids,
+                members: Vec::new(),
+            };
+            if let Err(problem) =
+                summary.check(new.layout, new.rule, endian, &mut res.stats, &mut ids)
+            {
                 // The error names every group of the id that contradicts it.
                 let rest = owned.iter().skip(i + 1).filter(|(other, _)| other == id);
                 let also = rest.filter(|(_, s)| {
                     let mut stats = EventStats::default();
-                    s.check(new.layout, new.rule, endian, &mut stats).is_err()
+                    let mut ids = IdsCheck {
+                        own: new.ids,
+                        members: Vec::new(),
+                    };
+                    s.check(new.layout, new.rule, endian, &mut stats, &mut ids)
+                        .is_err()
                 });
                 let records = also.fold(summary.records, |n, (_, s)| n.saturating_add(s.records));
                 return Err(contradiction(summary.first, records, *id, problem));
+            }
+            // READ group members no description has: they wait for one, as ids perf's own
+            // records name do.
+            ids.members.sort_unstable();
+            ids.members.dedup();
+            for member in ids.members {
+                if model.desc_of_id(member).is_none() && !new.ids.contains(&member) {
+                    res.read_members
+                        .push((member, summary.first, summary.records));
+                }
             }
             if let Some(s) = summary.switches_under(new.layout) {
                 if s.kinds & refused_switches != 0 {
@@ -1271,6 +1306,19 @@ impl PendingRecords {
         }
         for id in &res.named {
             self.named.remove(id);
+        }
+        for (id, first, records) in res.read_members {
+            let wait = self.named.entry(id).or_insert(NamedWait {
+                first,
+                records: 0,
+                last: first.pos,
+                own: true,
+            });
+            if first.pos < wait.first.pos {
+                wait.first = first;
+            }
+            wait.records = wait.records.saturating_add(records);
+            wait.own = true;
         }
         if let Some(config) = res.format {
             self.formats.remove(&config);
@@ -1527,6 +1575,22 @@ pub(crate) fn is_sample(record: &[u8], endian: Endian) -> bool {
 /// Where the first description's layout puts a SAMPLE's event id.
 fn id_place(model: &TraceModel) -> Option<usize> {
     model.descs().first()?.layout.sample_id_offset()
+}
+
+/// `f` of each id `record` names that perf looks up, with whether it must be an event's own
+/// (see [`named_ids`]): perf's own records' (ID_INDEX, EVENT_UPDATE, STAT), and the members
+/// of a SAMPLE's READ group (under its event's layout; perf counts each member's value
+/// for the event with its id).
+fn each_named_id(model: &TraceModel, record: &[u8], mut f: impl FnMut(u64, bool)) {
+    let endian = model.endian();
+    let type_ = record.first_chunk::<4>().map_or(0, |b| endian.read_u32(*b));
+    if type_ != record_type::SAMPLE {
+        named_ids(endian, type_, record).for_each(|(id, own)| f(id, own));
+        return;
+    }
+    if let Ok(desc) = model.desc_for(key_after_first(model, record)) {
+        read_group_ids(&desc.layout, endian, record, |id| f(id, true));
+    }
 }
 
 /// The id of a record where the first description's layout puts it (`None` before any

@@ -7,10 +7,10 @@ use crate::check::auxtrace_session::{AuxtraceSession, Waiting as AuxWaiting};
 use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{is_sample, Deferral, GroupFound, PendingRecords, Resolution};
 use crate::check::record_rules::{
-    check_body, check_kernel_values, check_name, check_read_trailer, check_sample_len,
-    check_swapped_by_perf, check_user_fields, counted_body, header_misc, is_switch,
-    unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION,
-    WRITER_MANAGED,
+    check_body, check_kernel_values, check_name, check_read_ids, check_read_trailer,
+    check_repeated_id, check_sample_len, check_swapped_by_perf, check_user_fields, counted_body,
+    header_misc, is_switch, unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS,
+    STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -1170,6 +1170,16 @@ impl RecordCheck {
         let mut outcome = Outcome::Owned(desc);
         if self.strict {
             check_sample_len(&desc.layout, endian, record)?;
+            check_repeated_id(&desc.layout, endian, record)?;
+            let own = |id| model.desc_of_id(id).is_some_and(|d| std::ptr::eq(d, desc));
+            let described = |id| model.desc_of_id(id).is_some();
+            if let Some(id) = check_read_ids(&desc.layout, endian, record, own, described)? {
+                // A group member described later: in file mode finish waits for it.
+                if !self.defers(model) {
+                    return Err(RecordProblem::UnknownReadId(id));
+                }
+                outcome = Outcome::Deferred(Deferral::NamedIds);
+            }
             if let Some(rule) = model.raw_rule_of(desc) {
                 // perf finds a RAW payload's format by its common_type: the one rule of
                 // `write_sample`, on bytes.

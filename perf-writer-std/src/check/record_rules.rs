@@ -3,7 +3,9 @@
 use crate::error::RecordProblem;
 use perf_abi::record_type::{self, BodyLen};
 use perf_abi::{field_widths, misc, record_fields, IdIndexEntry, Stat};
-use perf_encode::records::{parse_sample, ParseError, ParsedCpuMap, ParsedSample, SampleLayout};
+use perf_encode::records::{
+    parse_sample, ParseError, ParsedCpuMap, ParsedReadCounters, ParsedSample, SampleLayout,
+};
 use perf_encode::swap::{RecordSwapper, SwapError};
 use perf_encode::Endian;
 use std::mem::{offset_of, size_of};
@@ -571,6 +573,79 @@ pub(crate) fn check_sample_len(
         header_size: record.len(),
         implied,
     }))
+}
+
+/// SAMPLEs of `layout` name ids besides the one their event is found by, which strict mode
+/// reads ([`check_repeated_id`], [`check_read_ids`]): an ID beside IDENTIFIER, READ values.
+pub(crate) fn names_more_ids(layout: &SampleLayout) -> bool {
+    layout.repeated_id_offset().is_some() || layout.has(perf_abi::sample_type::READ)
+}
+
+/// A SAMPLE `record` that `layout` reads (its length checked) and that has both IDENTIFIER
+/// and ID holds the same id in both ([`SampleLayout::repeated_id_offset`]).
+pub(crate) fn check_repeated_id(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    let Some(at) = layout.repeated_id_offset() else {
+        return Ok(());
+    };
+    // IDENTIFIER is the first field.
+    match (endian.u64_at(record, 8), endian.u64_at(record, at)) {
+        (Some(identifier), Some(id)) if id != identifier => {
+            Err(RecordProblem::IdFieldDiffers { identifier, id })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The ids a SAMPLE's READ values name, as perf 6.1 reads them: it counts each value for
+/// the event that has its id (`evlist__id2sid`), and drops a value whose id no event has.
+/// `own`: whether the SAMPLE's event has an id. A single counter must name its own event
+/// ([`RecordProblem::ReadIdOfAnotherEvent`]); a group's members may be any events': the
+/// first id of theirs that `described` lacks is returned (it must be described before
+/// perf reads the SAMPLE). `record` passed the layout's check.
+pub(crate) fn check_read_ids(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+    own: impl Fn(u64) -> bool,
+    described: impl Fn(u64) -> bool,
+) -> Result<Option<u64>, RecordProblem> {
+    if !layout.has(perf_abi::sample_type::READ) {
+        return Ok(None);
+    }
+    let found = with_parsed(layout, endian, record, |s, _| {
+        match s.read.map(|r| r.counters) {
+            Some(ParsedReadCounters::One(v)) => match v.id {
+                Some(id) if !own(id) => Err(RecordProblem::ReadIdOfAnotherEvent(id)),
+                _ => Ok(None),
+            },
+            Some(ParsedReadCounters::Group(g)) => {
+                Ok(g.iter().filter_map(|v| v.id).find(|&id| !described(id)))
+            }
+            None => Ok(None),
+        }
+    });
+    found.map_err(RecordProblem::SampleLayout)?
+}
+
+/// The ids of a SAMPLE's READ group under `layout` (none without a group), for `f`.
+pub(crate) fn read_group_ids(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+    f: impl FnMut(u64),
+) {
+    if !layout.has(perf_abi::sample_type::READ) {
+        return;
+    }
+    let _ = with_parsed(layout, endian, record, |s, _| {
+        if let Some(ParsedReadCounters::Group(g)) = s.read.map(|r| r.counters) {
+            g.iter().filter_map(|v| v.id).for_each(f);
+        }
+    });
 }
 
 /// The SAMPLE `record`'s RAW, STACK_USER and AUX bytes end where [`field_end_fits`]

@@ -38,6 +38,16 @@ pub enum Contradiction {
         /// The longest.
         max: u16,
     },
+    /// SAMPLEs whose ID field, in this layout, differs from their IDENTIFIER (see
+    /// `RecordProblem::IdFieldDiffers`).
+    IdFieldDiffers,
+    /// SAMPLEs whose READ value (one counter) names an id this description does not have
+    /// (see `RecordProblem::ReadIdOfAnotherEvent`).
+    ReadIdOfAnotherEvent,
+    /// SAMPLEs whose READ ids are not the same in all of them, or lie past their first 512
+    /// bytes: of SAMPLEs written before their description, strict mode keeps only the ids
+    /// that are (a kernel writes one event's the same each time). Describe the event first.
+    ReadIdsVary,
     /// RAW payloads that break the format's rule.
     Raw(TracepointRawProblem),
     /// RAW payloads whose `common_type` differs from one to another.
@@ -109,6 +119,15 @@ impl fmt::Display for Contradiction {
                 "SAMPLEs of {min} to {max} bytes, not all of which its layout reads (their length, or a count or size in them)"
             ),
             Self::Raw(p) => write!(f, "RAW payloads break its format: {p}"),
+            Self::IdFieldDiffers => f.write_str(
+                "SAMPLEs whose ID field is not their IDENTIFIER: perf would count them for another event, or drop them",
+            ),
+            Self::ReadIdOfAnotherEvent => f.write_str(
+                "SAMPLEs whose READ value names an id this event does not have: perf would count them for another event, or drop them",
+            ),
+            Self::ReadIdsVary => f.write_str(
+                "SAMPLEs whose READ ids differ from one to the next (or lie past their first 512 bytes), which strict mode does not keep of records written before their description: describe the event first",
+            ),
             Self::CommonTypes => f.write_str(
                 "RAW payloads with different common_type values: not all its format's id",
             ),

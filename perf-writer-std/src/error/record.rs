@@ -157,6 +157,25 @@ pub enum RecordProblem {
     NoEventDescription,
     /// A SAMPLE record disagrees with the layout of its event's attr.
     SampleLayout(ParseError),
+    /// A SAMPLE with IDENTIFIER and ID whose ID field differs from its IDENTIFIER: perf
+    /// 6.1 parses it as the IDENTIFIER's event's, then counts it for the event that owns
+    /// the ID (or drops it, "samples with id not present in the header"). The kernel writes
+    /// the same id in both.
+    IdFieldDiffers {
+        /// The IDENTIFIER.
+        identifier: u64,
+        /// The ID field.
+        id: u64,
+    },
+    /// A SAMPLE whose READ value (one counter, no `read_format::GROUP`) names an id its
+    /// event does not have: perf 6.1 counts the sample for the event that has that id
+    /// (`evlist__id2sid`), or drops it. The kernel writes the event's own id there.
+    ReadIdOfAnotherEvent(u64),
+    /// A SAMPLE whose READ group names an id no event description has, in pipe mode or
+    /// while the writer compresses (records are checked as they come there): perf 6.1 drops
+    /// that member's value ("samples with id not present in the header"). Describe the
+    /// event first. In file mode such an id may be described later: finalize waits for it.
+    UnknownReadId(u64),
     /// A COMM, MMAP, MMAP2, CGROUP or KSYMBOL record whose name holds no NUL before its
     /// `sample_id` trailer: perf 6.1 reads the name past its end, and in a big-endian file
     /// leaves the trailer's first words unswapped (it finds the trailer by the name's NUL).
@@ -456,6 +475,18 @@ impl fmt::Display for RecordProblem {
             Self::UnknownId(id) => write!(f, "sample id {id} belongs to no event description"),
             Self::NoEventDescription => f.write_str("no event description was added before it"),
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
+            Self::IdFieldDiffers { identifier, id } => write!(
+                f,
+                "its ID field ({id}) differs from its IDENTIFIER ({identifier}): perf would parse it as the IDENTIFIER's event and count it for the ID's, or drop it"
+            ),
+            Self::ReadIdOfAnotherEvent(id) => write!(
+                f,
+                "its READ value names id {id}, which its event does not have: perf would count it for the event that has it, or drop it"
+            ),
+            Self::UnknownReadId(id) => write!(
+                f,
+                "its READ group names id {id}, which no event description has yet: perf would drop that value; describe the event first"
+            ),
             Self::NameWithoutNul => f.write_str(
                 "its name (or message, unit, filename) holds no NUL within the record, before any sample_id trailer (perf reads it to its NUL)",
             ),

@@ -1322,6 +1322,315 @@ fn records_with_id_and_no_identifier_before_their_descriptions_in_any_order() {
     }
 }
 
+/// A SAMPLE with IDENTIFIER and ID whose ID field names another id: perf 6.1 parses it as
+/// the IDENTIFIER's event's and counts it for the ID's (or drops it). Refused at the call
+/// when its description came first (file and pipe mode, nothing of it written); written
+/// before its description, the description is refused naming it, and one that reads that
+/// word as ADDR is taken. perf prints every SAMPLE taken under its own event.
+#[test]
+fn an_id_field_that_is_not_the_identifier_is_refused_in_either_order() {
+    let with_id = clock_attr(st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ID | st::CPU);
+    let with_addr = clock_attr(st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ADDR | st::CPU);
+    let sample = |identifier: u64, id: u64, k: u64| {
+        let layout = layout_of(&with_id);
+        let s = Sample {
+            identifier: Some(identifier),
+            ip: Some(0x40_1000 + k),
+            tid: Some(PidTid { pid: 300, tid: 300 }),
+            time: Some(T0 + k),
+            id: Some(id),
+            cpu: Some(SampleCpu::new(0)),
+            ..Default::default()
+        }
+        .masked(&layout);
+        to_vec(
+            &SampleRecord {
+                layout: &layout,
+                sample: &s,
+                misc: misc::USER,
+            },
+            Endian::Little,
+        )
+        .unwrap()
+    };
+    let good: Vec<Vec<u8>> = (0..6).map(|k| sample(5 + k % 2, 5 + k % 2, k)).collect();
+    let bad = sample(5, 6, 100);
+    let refused_at_the_call = |e: WriterError| match e {
+        WriterError::Record(RecordError::Refused { problem, .. }) => problem,
+        other => panic!("{other}"),
+    };
+    let expected = RecordProblem::IdFieldDiffers {
+        identifier: 5,
+        id: 6,
+    };
+
+    // Described first: refused at the call, in either mode.
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    w.add_event_desc(&[5], &with_id, "five").unwrap();
+    w.add_event_desc(&[6], &with_id, "six").unwrap();
+    p.add_event_desc(&[5], &with_id, "five").unwrap();
+    p.add_event_desc(&[6], &with_id, "six").unwrap();
+    for (k, r) in good.iter().enumerate() {
+        w.write_event_data(r).unwrap();
+        p.write_event_data(r).unwrap();
+        if k == 2 {
+            let e = refused_at_the_call(w.write_event_data(&bad).unwrap_err());
+            assert_eq!(e, expected);
+            assert!(e
+                .to_string()
+                .contains("ID field (6) differs from its IDENTIFIER (5)"));
+            let e = refused_at_the_call(p.write_event_data(&bad).unwrap_err());
+            assert_eq!(e, expected);
+        }
+    }
+    let file = w.finish().unwrap().into_inner();
+    let pipe = p.finish().unwrap();
+    let names = ["five", "six", "five", "six", "five", "six"];
+    for (bytes, pipe) in [(&file, false), (&pipe, true)] {
+        if !pipe {
+            let l = lpd::read_file(bytes).unwrap();
+            assert!(l.records_with_parse_errors().is_empty());
+            assert_eq!(l.count(record_type::SAMPLE), 6);
+        }
+        if require_perf() {
+            let f = temp_data_file(bytes);
+            let lines = script(f.path(), &["-F", "event"]);
+            let events: Vec<&str> = lines
+                .iter()
+                .map(|l| l.split(':').next().unwrap_or_default().trim())
+                .collect();
+            assert_eq!(events, names, "pipe {pipe}: {lines:#?}");
+        }
+    }
+
+    // Records first: the description is refused naming the record, another is taken.
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut offsets = Vec::new();
+    let mut at = 0u64;
+    for (k, r) in good.iter().enumerate() {
+        w.write_event_data(r).unwrap();
+        at += r.len() as u64;
+        if k == 2 {
+            offsets.push(at);
+            w.write_event_data(&bad).unwrap();
+            at += bad.len() as u64;
+        }
+    }
+    w.add_event_desc(&[6], &with_id, "six").unwrap();
+    let (records, offset, type_, id, problem) =
+        contradiction(w.add_event_desc(&[5], &with_id, "five").unwrap_err());
+    assert_eq!(problem, Contradiction::IdFieldDiffers);
+    // The bad SAMPLE, after the 104-byte file header: its ID word set it apart.
+    assert_eq!(
+        (records, offset, type_, id),
+        (1, 104 + offsets[0], record_type::SAMPLE, Some(5))
+    );
+    assert!(problem
+        .to_string()
+        .contains("ID field is not their IDENTIFIER"));
+    // Read with ADDR in that word, every SAMPLE of id 5 is right.
+    w.add_event_desc(&[5], &with_addr, "five").unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let l = lpd::read_file(&bytes).unwrap();
+    assert!(l.records_with_parse_errors().is_empty());
+    assert_eq!(l.count(record_type::SAMPLE), 7);
+    if require_perf() {
+        let f = temp_data_file(&bytes);
+        let lines = script(f.path(), &["-F", "event"]);
+        let events: Vec<&str> = lines
+            .iter()
+            .map(|l| l.split(':').next().unwrap_or_default().trim())
+            .collect();
+        // In time order: the SAMPLE of ADDR 6 is the last.
+        assert_eq!(events, [&names[..], &["five"]].concat(), "{lines:#?}");
+    }
+}
+
+/// A SAMPLE of `attr` with READ values of `ids` (a group when `attr`'s read_format says).
+fn read_sample(attr: &PerfEventAttr, identifier: u64, ids: &[u64], k: u64) -> Vec<u8> {
+    let layout = layout_of(attr);
+    let values: Vec<ReadValue> = ids
+        .iter()
+        .map(|&id| ReadValue {
+            value: 1000 * k + id,
+            id: Some(id),
+            lost: None,
+        })
+        .collect();
+    let counters = match layout.read_format & rf::GROUP != 0 {
+        true => ReadCounters::Group(&values),
+        false => ReadCounters::One(values[0]),
+    };
+    let s = Sample {
+        identifier: Some(identifier),
+        tid: Some(PidTid { pid: 300, tid: 300 }),
+        time: Some(T0 + k),
+        cpu: Some(SampleCpu::new(0)),
+        period: Some(1),
+        read: Some(ReadValues {
+            time_enabled: None,
+            time_running: None,
+            counters,
+        }),
+        ..Default::default()
+    }
+    .masked(&layout);
+    to_vec(
+        &SampleRecord {
+            layout: &layout,
+            sample: &s,
+            misc: misc::USER,
+        },
+        Endian::Little,
+    )
+    .unwrap()
+}
+
+/// The events `perf script -F event` prints a line for, in order.
+fn script_events(bytes: &[u8]) -> Vec<String> {
+    let f = temp_data_file(bytes);
+    script(f.path(), &["-F", "event"])
+        .iter()
+        .map(|l| l.split(':').next().unwrap_or_default().trim().to_string())
+        .collect()
+}
+
+/// The ids in a SAMPLE's READ values: perf 6.1 counts each value for the event that has its
+/// id, and drops one whose id no event has. A single counter naming another event's id is
+/// refused (at the call when its description came first; as a contradiction of the
+/// description when it came after); a group member no description has yet is refused in
+/// pipe mode, and in file mode finish waits for its description, in either order. perf
+/// prints one line per READ value, each under the event of its id.
+#[test]
+fn read_value_ids_name_described_events_in_either_order() {
+    let st_read = st::IDENTIFIER | st::TID | st::TIME | st::CPU | st::PERIOD | st::READ;
+    let group = PerfEventAttr {
+        read_format: PerfEventAttrReadFormat(rf::GROUP | rf::ID),
+        ..clock_attr(st_read)
+    };
+    let solo = PerfEventAttr {
+        read_format: PerfEventAttrReadFormat(rf::ID),
+        ..clock_attr(st_read)
+    };
+    let unknown_member = read_sample(&group, 5, &[5, 6, 66], 50);
+    let solo_of_five = read_sample(&solo, 9, &[5], 60);
+    let good = |k: u64| read_sample(&group, 5 + k % 2, &[5, 6], k);
+    let refusal = |e: WriterError| match e {
+        WriterError::Record(RecordError::Refused { problem, .. }) => problem,
+        other => panic!("{other}"),
+    };
+
+    // Descriptions first. A single counter of another event: refused at the call, in
+    // either mode; a member not described yet: refused in pipe mode, waited for in file mode.
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    let mut p = PerfPipeWriter::from_writer(Vec::new()).unwrap();
+    w.add_event_desc(&[5], &group, "lead").unwrap();
+    w.add_event_desc(&[6], &group, "member").unwrap();
+    w.add_event_desc(&[9], &solo, "solo").unwrap();
+    p.add_event_desc(&[5], &group, "lead").unwrap();
+    p.add_event_desc(&[6], &group, "member").unwrap();
+    p.add_event_desc(&[9], &solo, "solo").unwrap();
+    for k in 0..4 {
+        w.write_event_data(&good(k)).unwrap();
+        p.write_event_data(&good(k)).unwrap();
+    }
+    let e = refusal(w.write_event_data(&solo_of_five).unwrap_err());
+    assert_eq!(e, RecordProblem::ReadIdOfAnotherEvent(5));
+    assert!(e.to_string().contains("READ value names id 5"), "{e}");
+    assert_eq!(
+        refusal(p.write_event_data(&solo_of_five).unwrap_err()),
+        RecordProblem::ReadIdOfAnotherEvent(5)
+    );
+    let e = refusal(p.write_event_data(&unknown_member).unwrap_err());
+    assert_eq!(e, RecordProblem::UnknownReadId(66));
+    assert!(e.to_string().contains("describe the event first"), "{e}");
+    w.write_event_data(&unknown_member).unwrap();
+    w.write_event_data(&read_sample(&solo, 9, &[9], 70))
+        .unwrap();
+    p.write_event_data(&read_sample(&solo, 9, &[9], 70))
+        .unwrap();
+    // The file waits for id 66, named by one SAMPLE (where the error says).
+    let at = match w.finish() {
+        Err(WriterError::Record(RecordError::Undescribed(waits))) => {
+            assert_eq!(
+                (waits.records, waits.ids, waits.type_),
+                (1, 1, record_type::SAMPLE)
+            );
+            waits.offset as usize
+        }
+        other => panic!("{other:?}"),
+    };
+    w.add_event_desc(&[66], &group, "late").unwrap();
+    let file = w.finish().unwrap().into_inner();
+    assert_eq!(file[at..at + unknown_member.len()], unknown_member);
+    let pipe = p.finish().unwrap();
+    let l = lpd::read_file(&file).unwrap();
+    // linux-perf-event-reader 0.10 reads a single counter's READ as a group's and a group's
+    // as a single counter's (its two branches are swapped): it cannot parse the SAMPLE of
+    // "solo" (the third description), and reads the groups' first words only.
+    let errors = l.records_with_parse_errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].attr_index, Some(2));
+    assert_eq!(l.count(record_type::SAMPLE), 6);
+    if require_perf() {
+        let four: Vec<&str> = ["lead", "member"].repeat(4);
+        let mut expected = four.clone();
+        expected.extend(["lead", "member", "late", "solo"]);
+        assert_eq!(script_events(&file), expected);
+        let mut expected = four;
+        expected.push("solo");
+        assert_eq!(script_events(&pipe), expected);
+    }
+
+    // Records first, as the seed's order has them: checked when their descriptions come.
+    let mut w = PerfWriter::<FileOutput<_>>::from_writer(Cursor::new(Vec::new())).unwrap();
+    for k in 0..4 {
+        w.write_event_data(&good(k)).unwrap();
+    }
+    w.write_event_data(&unknown_member).unwrap();
+    w.write_event_data(&solo_of_five).unwrap();
+    w.add_event_desc(&[5], &group, "lead").unwrap();
+    w.add_event_desc(&[6], &group, "member").unwrap();
+    let (records, offset, _, id, problem) =
+        contradiction(w.add_event_desc(&[9], &solo, "solo").unwrap_err());
+    assert_eq!(problem, Contradiction::ReadIdOfAnotherEvent);
+    // The SAMPLE after the four good ones and the one of a member not described (the
+    // data start after the 104-byte file header).
+    assert_eq!(
+        (records, offset, id),
+        (
+            1,
+            104 + (4 * good(0).len() + unknown_member.len()) as u64,
+            Some(9)
+        )
+    );
+    assert!(problem
+        .to_string()
+        .contains("names an id this event does not have"));
+    // Read with WEIGHT and DATA_SRC where its READ value and id were, it is right.
+    let weighed = clock_attr(st_read & !st::READ | st::WEIGHT | st::DATA_SRC);
+    w.add_event_desc(&[9], &weighed, "solo").unwrap();
+    let at = match w.finish() {
+        Err(WriterError::Record(RecordError::Undescribed(waits))) => {
+            assert_eq!((waits.records, waits.ids), (1, 1));
+            waits.offset as usize
+        }
+        other => panic!("{other:?}"),
+    };
+    w.add_event_desc(&[66], &group, "late").unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    assert_eq!(bytes[at..at + unknown_member.len()], unknown_member);
+    let l = lpd::read_file(&bytes).unwrap();
+    assert!(l.records_with_parse_errors().is_empty());
+    assert_eq!(l.count(record_type::SAMPLE), 6);
+    if require_perf() {
+        let mut expected: Vec<&str> = ["lead", "member"].repeat(4);
+        expected.extend(["lead", "member", "late", "solo"]);
+        assert_eq!(script_events(&bytes), expected);
+    }
+}
+
 /// A tracepoint format whose `common_type` is 24 bytes into RAW: SAMPLEs written before it
 /// whose `common_type` there is not its id are refused when it arrives (naming them), as
 /// each is when it comes first; right ones are taken, and perf 6.1 prints their field.
@@ -1668,8 +1977,11 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
         })
     }
 
-    /// Adds the case's descriptions; the index of the first one refused.
-    fn describe(w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>, c: &Case) -> Option<usize> {
+    /// Adds the case's descriptions; the index of the first one refused, and why.
+    fn describe(
+        w: &mut PerfWriter<FileOutput<Cursor<Vec<u8>>>>,
+        c: &Case,
+    ) -> Option<(usize, String)> {
         let format = Arc::new(PerfEventFormat::parse(true, "test", PROBE).unwrap());
         c.events.iter().enumerate().find_map(|(j, e)| {
             let ids = [10 + 2 * j as u64, 11 + 2 * j as u64];
@@ -1678,7 +1990,7 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
                 true => w.add_tracepoint_event_desc(&ids, &e.attr, &name, &format),
                 false => w.add_event_desc(&ids, &e.attr, &name),
             };
-            r.err().map(|_| j)
+            r.err().map(|e| (j, e.to_string()))
         })
     }
 
@@ -1745,6 +2057,13 @@ print fmt: \"%s %s %u\", __get_str(name), __get_rel_str(other), REC->value\n";
             let finished = before.finish();
             let refused = refused_before.is_some()
                 || matches!(finished, Err(WriterError::Record(RecordError::Undescribed(_))));
+            // Of SAMPLEs written before their description, strict mode keeps the READ ids that
+            // are the same in all of an event's (a kernel writes them so); these cases vary a
+            // READ group's size from one SAMPLE to the next: refused, conservatively.
+            let ids_vary = Contradiction::ReadIdsVary.to_string();
+            if !refused_after && refused_before.as_ref().is_some_and(|(_, e)| e.contains(&ids_vary)) {
+                return Ok(());
+            }
             prop_assert_eq!(refused_after, refused, "{:?} {:?}", refused_before, finished.as_ref().err());
             if !refused {
                 let a = finished_after.unwrap().into_inner();

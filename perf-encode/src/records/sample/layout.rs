@@ -116,6 +116,48 @@ impl SampleLayout {
         }
     }
 
+    /// Offset of the ID field in a SAMPLE that has IDENTIFIER too: perf 6.1 parses such a
+    /// SAMPLE as the IDENTIFIER's event's, then counts it for the event that owns its ID
+    /// (`evsel__parse_sample` reads ID after IDENTIFIER into the same place). `None` when
+    /// the layout lacks either field.
+    ///
+    /// ```
+    /// use perf_abi::sample_type::*;
+    /// use perf_encode::records::SampleLayout;
+    /// let l = SampleLayout { sample_type: IDENTIFIER | TID | TIME | ID, ..Default::default() };
+    /// assert_eq!(l.repeated_id_offset(), Some(8 + 24));
+    /// let l = SampleLayout { sample_type: TID | ID, ..l };
+    /// assert_eq!(l.repeated_id_offset(), None);
+    /// ```
+    pub const fn repeated_id_offset(&self) -> Option<usize> {
+        match self.has(sample_type::IDENTIFIER) {
+            true => sample_type::sample_offset(self.sample_type, sample_type::ID),
+            false => None,
+        }
+    }
+
+    /// Offset of READ in this attr's SAMPLE records, when they have it: after the fields of
+    /// fixed place ([`sample_type::SAMPLE_PREFIX_BITS`]).
+    ///
+    /// ```
+    /// use perf_abi::sample_type::*;
+    /// use perf_encode::records::SampleLayout;
+    /// let l = SampleLayout { sample_type: IDENTIFIER | TID | TIME | READ | RAW, ..Default::default() };
+    /// assert_eq!(l.read_offset(), Some(8 + 24));
+    /// ```
+    pub const fn read_offset(&self) -> Option<usize> {
+        if !self.has(sample_type::READ) {
+            return None;
+        }
+        let before = self.sample_type & sample_type::SAMPLE_PREFIX_BITS;
+        // The header, then one word per field (at most 10 words: no overflow).
+        Some(
+            (before.count_ones() as usize)
+                .saturating_add(1)
+                .saturating_mul(8),
+        )
+    }
+
     /// Position of the event id (IDENTIFIER, else ID) in the `sample_id` trailer, counted in
     /// bytes back from the record's end: the second of [`Self::id_offsets`]. `None` when the
     /// records have no trailer (no `sample_id_all`) or the trailer has no id.
