@@ -147,7 +147,10 @@
 //! A SAMPLE names ids besides the one its event is found by, and perf counts it for the
 //! event that has them: an ID field beside IDENTIFIER must be the IDENTIFIER, a single READ
 //! value's id one of its event's, and a READ group's members must be described (in file
-//! mode by finalize, which waits for them; in pipe mode before the SAMPLE).
+//! mode by finalize, which waits for them; in pipe mode before the SAMPLE); an ID beside
+//! IDENTIFIER in another record's `sample_id` must be it too. Not checked: READ values that
+//! do not go up (perf counts a value as its difference from the id's last one, and skips it
+//! when that is 0).
 //!
 //! A caller's TRACING_DATA ([`PerfWriter::set_header`]) is read as perf reads it, and
 //! refused when perf would not ([`TracingError::BadTracingData`], or its texts as the

@@ -8,9 +8,9 @@ use crate::check::checked_events::{CheckedEvents, Quick};
 use crate::check::pending_records::{is_sample, Deferral, GroupFound, PendingRecords, Resolution};
 use crate::check::record_rules::{
     check_body, check_kernel_values, check_name, check_read_ids, check_read_trailer,
-    check_repeated_id, check_sample_len, check_swapped_by_perf, check_user_fields, counted_body,
-    header_misc, is_switch, unknown_named_id, with_parsed, EventStats, AUXTRACE_SESSION, NAMES_IDS,
-    STAT_SESSION, WRITER_MANAGED,
+    check_repeated_id, check_sample_len, check_swapped_by_perf, check_trailer_repeated_id,
+    check_user_fields, counted_body, header_misc, is_switch, unknown_named_id, with_parsed,
+    EventStats, AUXTRACE_SESSION, NAMES_IDS, STAT_SESSION, WRITER_MANAGED,
 };
 use crate::check::record_summary::FirstRecord;
 use crate::check::refusal::PendingSummary;
@@ -1116,6 +1116,7 @@ impl RecordCheck {
             check_body(body, record.len(), trailer)?;
             check_read_trailer(endian, type_, record.len(), &desc.layout)?;
             check_name(type_, record, trailer)?;
+            check_trailer_repeated_id(&desc.layout, endian, record)?;
             if let Some(kinds) = switch {
                 let sample_id = id_of_non_sample(&desc.layout, endian, record);
                 let cpu = sample_id.ok().and_then(|s| s.cpu).map(|c| c.cpu);

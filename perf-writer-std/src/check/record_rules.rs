@@ -588,11 +588,40 @@ pub(crate) fn check_repeated_id(
     endian: Endian,
     record: &[u8],
 ) -> Result<(), RecordProblem> {
-    let Some(at) = layout.repeated_id_offset() else {
+    // IDENTIFIER is the first field.
+    let places = layout.repeated_id_offset().map(|at| (8, at));
+    ids_equal(endian, record, places)
+}
+
+/// The `sample_id` trailer of `record`, another record than SAMPLE whose body `layout`'s
+/// trailer fits, holds the same id in IDENTIFIER and ID when it has both
+/// ([`SampleLayout::trailer_repeated_id_from_end`]).
+pub(crate) fn check_trailer_repeated_id(
+    layout: &SampleLayout,
+    endian: Endian,
+    record: &[u8],
+) -> Result<(), RecordProblem> {
+    let len = record.len();
+    // IDENTIFIER is the trailer's last field.
+    let places = layout
+        .trailer_repeated_id_from_end()
+        .and_then(|back| Some((len.checked_sub(8)?, len.checked_sub(back)?)));
+    ids_equal(endian, record, places)
+}
+
+/// The words of `record` at `places` (IDENTIFIER's, ID's) are the same id.
+fn ids_equal(
+    endian: Endian,
+    record: &[u8],
+    places: Option<(usize, usize)>,
+) -> Result<(), RecordProblem> {
+    let Some((identifier_at, id_at)) = places else {
         return Ok(());
     };
-    // IDENTIFIER is the first field.
-    match (endian.u64_at(record, 8), endian.u64_at(record, at)) {
+    match (
+        endian.u64_at(record, identifier_at),
+        endian.u64_at(record, id_at),
+    ) {
         (Some(identifier), Some(id)) if id != identifier => {
             Err(RecordProblem::IdFieldDiffers { identifier, id })
         }

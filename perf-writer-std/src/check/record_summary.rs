@@ -1228,7 +1228,14 @@ pub(crate) struct SideBandSummary {
     reads: Option<i64>,
     cpu: Option<[u32; 2]>,
     switches: Option<SwitchFacts>,
+    /// Bit `k`: a record's word `8k` bytes back from its end differs from its last word
+    /// (where a trailer's ID and IDENTIFIER are, in a layout with both).
+    ids_differ: u8,
 }
+
+/// The places back from a record's end (in words) where a trailer's ID can be when its
+/// IDENTIFIER is the last word: before CPU and STREAM_ID, or either, or neither.
+const TRAILER_ID_WORDS: std::ops::RangeInclusive<usize> = 2..=4;
 
 /// What a group's context switches and ITRACE_STARTs say to a trace decoder that keeps
 /// each cpu's current thread by their cpu: the first and how many, and for each kind they
@@ -1421,6 +1428,9 @@ impl RecordSummary {
             if !side.reads_fit(layout) {
                 return Err(Contradiction::ReadSampleIdUnswapped { trailer: trailer16 });
             }
+            if !side.ids_agree(layout) {
+                return Err(Contradiction::IdFieldDiffers);
+            }
             side.add_stats(layout, stats);
         }
         Ok(())
@@ -1486,6 +1496,7 @@ impl SideBandSummary {
             (a, b) => a.or(b),
         };
         self.cpu = most(self.cpu, other.cpu);
+        self.ids_differ |= other.ids_differ;
         self.switches = match (self.switches, other.switches) {
             (Some(mut a), Some(b)) => {
                 if b.first.pos < a.first.pos {
@@ -1534,6 +1545,17 @@ impl SideBandSummary {
         if let Some(room) = name_room(type_, record) {
             self.names = Some(self.names.map_or(room, |r| r.min(room)));
         }
+        let back = |k: usize| {
+            record
+                .len()
+                .checked_sub(8 * k)
+                .and_then(|at| record.get(at..at + 8))
+        };
+        for k in TRAILER_ID_WORDS {
+            if back(k) != back(1) {
+                self.ids_differ |= 1 << k;
+            }
+        }
         if type_ == record_type::READ && endian == Endian::Big && record.len() > 48 {
             let len = record.len() as i64;
             self.reads = Some(self.reads.map_or(len, |r| r.min(len)));
@@ -1562,6 +1584,16 @@ impl SideBandSummary {
         let trailer = layout.sample_id_len() as i64;
         let start = read_trailer_start(layout) as i64;
         trailer == 0 || self.reads.is_none_or(|len| len - trailer >= start)
+    }
+
+    /// Every record's trailer laid out by `layout` holds the same id in ID and IDENTIFIER
+    /// when it has both: what
+    /// [`check_trailer_repeated_id`](crate::check::record_rules::check_trailer_repeated_id)
+    /// asks of each.
+    fn ids_agree(&self, layout: &SampleLayout) -> bool {
+        layout
+            .trailer_repeated_id_from_end()
+            .is_none_or(|back| self.ids_differ >> (back / 8) & 1 == 0)
     }
 
     /// Every name holds its NUL before a `trailer`-byte trailer: what strict mode's check

@@ -38,8 +38,8 @@ pub enum Contradiction {
         /// The longest.
         max: u16,
     },
-    /// SAMPLEs whose ID field, in this layout, differs from their IDENTIFIER (see
-    /// `RecordProblem::IdFieldDiffers`).
+    /// SAMPLEs, or other records' `sample_id`, whose ID field, in this layout, differs from
+    /// their IDENTIFIER (see `RecordProblem::IdFieldDiffers`).
     IdFieldDiffers,
     /// SAMPLEs whose READ value (one counter) names an id this description does not have
     /// (see `RecordProblem::ReadIdOfAnotherEvent`).
@@ -120,13 +120,13 @@ impl fmt::Display for Contradiction {
             ),
             Self::Raw(p) => write!(f, "RAW payloads break its format: {p}"),
             Self::IdFieldDiffers => f.write_str(
-                "SAMPLEs whose ID field is not their IDENTIFIER: perf would count them for another event, or drop them",
+                "records whose ID field is not their IDENTIFIER: perf would count them for another event, or drop them (a layout that reads that word as ID is wrong for them)",
             ),
             Self::ReadIdOfAnotherEvent => f.write_str(
-                "SAMPLEs whose READ value names an id this event does not have: perf would count them for another event, or drop them",
+                "SAMPLEs whose READ value names an id this event does not have: perf would count them for another event, or drop them (a single counter's id is its event's own)",
             ),
             Self::ReadIdsVary => f.write_str(
-                "SAMPLEs whose READ ids differ from one to the next (or lie past their first 512 bytes), which strict mode does not keep of records written before their description: describe the event first",
+                "SAMPLEs whose READ ids differ from one to the next, or lie past their first 512 bytes, which strict mode does not keep of records written before their description: describe the event before its SAMPLEs",
             ),
             Self::CommonTypes => f.write_str(
                 "RAW payloads with different common_type values: not all its format's id",

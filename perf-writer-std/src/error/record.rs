@@ -159,8 +159,9 @@ pub enum RecordProblem {
     SampleLayout(ParseError),
     /// A SAMPLE with IDENTIFIER and ID whose ID field differs from its IDENTIFIER: perf
     /// 6.1 parses it as the IDENTIFIER's event's, then counts it for the event that owns
-    /// the ID (or drops it, "samples with id not present in the header"). The kernel writes
-    /// the same id in both.
+    /// the ID (or drops it, "samples with id not present in the header"). The same in the
+    /// `sample_id` of another record (perf then prints it without its `sample_id`). The
+    /// kernel writes the same id in both.
     IdFieldDiffers {
         /// The IDENTIFIER.
         identifier: u64,
@@ -477,11 +478,11 @@ impl fmt::Display for RecordProblem {
             Self::SampleLayout(e) => write!(f, "it does not match its attr's sample layout: {e}"),
             Self::IdFieldDiffers { identifier, id } => write!(
                 f,
-                "its ID field ({id}) differs from its IDENTIFIER ({identifier}): perf would parse it as the IDENTIFIER's event and count it for the ID's, or drop it"
+                "its ID field ({id}) differs from its IDENTIFIER ({identifier}): perf would read it by the IDENTIFIER's event and count it for the ID's, or drop it; write the IDENTIFIER in both"
             ),
             Self::ReadIdOfAnotherEvent(id) => write!(
                 f,
-                "its READ value names id {id}, which its event does not have: perf would count it for the event that has it, or drop it"
+                "its READ value names id {id}, which its event does not have: perf would count it for the event that has it, or drop it; a single counter's id is its event's own (other events' counters go in a READ group, read_format GROUP)"
             ),
             Self::UnknownReadId(id) => write!(
                 f,

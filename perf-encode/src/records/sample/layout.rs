@@ -136,6 +136,24 @@ impl SampleLayout {
         }
     }
 
+    /// Where the ID field is in the `sample_id` trailer of this attr's other records, in
+    /// bytes back from their end, when the trailer has IDENTIFIER too (its last word): perf
+    /// 6.1 takes the record's id from ID there as in a SAMPLE. `None` without a trailer or
+    /// either field.
+    ///
+    /// ```
+    /// use perf_abi::{attr_flags, sample_type::*};
+    /// use perf_encode::records::SampleLayout;
+    /// let l = SampleLayout { sample_type: IDENTIFIER | TID | ID | CPU, sample_id_all: true, ..Default::default() };
+    /// assert_eq!(l.trailer_repeated_id_from_end(), Some(24)); // ID, CPU, IDENTIFIER
+    /// ```
+    pub const fn trailer_repeated_id_from_end(&self) -> Option<usize> {
+        match self.has(sample_type::IDENTIFIER) && self.sample_id_all {
+            true => sample_type::trailer_offset_from_end(self.sample_type, sample_type::ID),
+            false => None,
+        }
+    }
+
     /// Offset of READ in this attr's SAMPLE records, when they have it: after the fields of
     /// fixed place ([`sample_type::SAMPLE_PREFIX_BITS`]).
     ///
