@@ -1414,16 +1414,19 @@ impl PendingRecords {
             see(c.first, c.records);
         }
         let mut named_ids = 0u64;
-        for (id, w) in self.named.iter().filter(|(&id, w)| w.waits(model, id)) {
+        let mut lowest = self.by_id.keys().min().copied();
+        for (&id, w) in self.named.iter().filter(|(&id, w)| w.waits(model, id)) {
             see(w.first, w.records);
-            if !self.by_id.contains_key(id) {
+            if !self.by_id.contains_key(&id) {
                 named_ids = named_ids.saturating_add(1);
             }
+            lowest = Some(lowest.map_or(id, |l| l.min(id)));
         }
         let first = first?;
         Some(PendingSummary {
             records,
             ids: (self.by_id.len() as u64).saturating_add(named_ids),
+            id: lowest,
             offset: first.pos,
             type_: first.type_,
         })

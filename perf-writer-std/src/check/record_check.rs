@@ -303,6 +303,7 @@ impl RecordCheck {
         let aux = self.aux.waiting(model).map(|first| PendingSummary {
             records: 1,
             ids: 0,
+            id: None,
             offset: first.pos,
             type_: first.type_,
         });
@@ -310,6 +311,7 @@ impl RecordCheck {
             (Some(w), Some(a)) => Some(PendingSummary {
                 records: w.records.saturating_add(a.records),
                 ids: w.ids,
+                id: w.id,
                 offset: w.offset.min(a.offset),
                 type_: if a.offset < w.offset {
                     a.type_
@@ -325,6 +327,7 @@ impl RecordCheck {
         let held = PendingSummary {
             records,
             ids,
+            id: None,
             offset: first.pos,
             type_: first.type_,
         };
@@ -333,6 +336,7 @@ impl RecordCheck {
             Some(w) => PendingSummary {
                 records: w.records.saturating_add(held.records),
                 ids: w.ids.saturating_add(held.ids),
+                id: w.id,
                 ..if held.offset < w.offset { held } else { w }
             },
         })

@@ -991,9 +991,7 @@ impl ManySamples {
         }
         Ok(())
     }
-}
 
-impl ManySamples {
     /// The ids the SAMPLEs name under `layout` besides the one their event is found by
     /// (see [`check_repeated_id`], [`check_read_ids`]), from the words the same in all of
     /// them: an ID beside IDENTIFIER must be it, a single READ value's id one of `ids.own`;

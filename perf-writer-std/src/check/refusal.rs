@@ -19,6 +19,8 @@ pub struct PendingSummary {
     pub records: u64,
     /// Event ids they name (0 before the first description).
     pub ids: u64,
+    /// The lowest of those ids, when they name one.
+    pub id: Option<u64>,
     /// File offset of the first.
     pub offset: u64,
     /// Its type.

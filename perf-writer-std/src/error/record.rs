@@ -99,9 +99,11 @@ impl fmt::Display for RecordError {
             ),
             Self::Undescribed(p) => {
                 let name = perf_abi::record_type::name(p.type_).unwrap_or("unknown");
-                match p.ids {
-                    0 => write!(f, "{} records written before any event description", p.records)?,
-                    ids => write!(f, "{} records of {ids} event ids", p.records)?,
+                match (p.ids, p.id) {
+                    (0, _) => write!(f, "{} records written before any event description", p.records)?,
+                    (1, Some(id)) => write!(f, "{} records of event id {id}", p.records)?,
+                    (ids, Some(id)) => write!(f, "{} records of {ids} event ids (the lowest {id})", p.records)?,
+                    (ids, None) => write!(f, "{} records of {ids} event ids", p.records)?,
                 }
                 write!(
                     f,

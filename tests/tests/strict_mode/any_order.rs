@@ -1585,10 +1585,14 @@ fn read_value_ids_name_described_events_in_either_order() {
         .unwrap();
     // The file waits for id 66, named by one SAMPLE (where the error says).
     let at = match w.finish() {
-        Err(WriterError::Record(RecordError::Undescribed(waits))) => {
+        Err(e @ WriterError::Record(RecordError::Undescribed(waits))) => {
             assert_eq!(
-                (waits.records, waits.ids, waits.type_),
-                (1, 1, record_type::SAMPLE)
+                (waits.records, waits.ids, waits.id, waits.type_),
+                (1, 1, Some(66), record_type::SAMPLE)
+            );
+            assert!(
+                e.to_string().contains("1 records of event id 66 wait"),
+                "{e}"
             );
             waits.offset as usize
         }
@@ -1646,7 +1650,7 @@ fn read_value_ids_name_described_events_in_either_order() {
     w.add_event_desc(&[9], &weighed, "solo").unwrap();
     let at = match w.finish() {
         Err(WriterError::Record(RecordError::Undescribed(waits))) => {
-            assert_eq!((waits.records, waits.ids), (1, 1));
+            assert_eq!((waits.records, waits.ids, waits.id), (1, 1, Some(66)));
             waits.offset as usize
         }
         other => panic!("{other:?}"),
