@@ -15,8 +15,9 @@
 //! [`RecordCheck`]: crate::check::record_check::RecordCheck
 
 use crate::check::record_rules::{
-    check_body, check_kernel_values, check_name, check_swapped_by_perf, check_user_fields,
-    counted_body, is_switch, judged_in_context, names_more_ids, sample_size_fits,
+    check_body, check_kernel_values, check_name, check_swapped_by_perf, check_trailer_ids,
+    check_user_fields, counted_body, is_switch, judged_in_context, names_more_ids,
+    sample_size_fits,
 };
 use crate::check::switch_kinds::{sched_switch_cpu_at, sched_switch_sample_kinds};
 use crate::model::raw_rule::RawRule;
@@ -52,8 +53,8 @@ struct Facts {
     /// Bytes of the `sample_id` trailer of the event's records other than SAMPLE.
     trailer: usize,
     /// Where the trailer's ID is, back from the end, when it has IDENTIFIER too (they must
-    /// agree); 0: it has not both.
-    trailer_id_back: usize,
+    /// agree).
+    trailer_id_back: Option<usize>,
     /// Where the cpu of its SAMPLEs is, when Intel PT may take a thread by it
     /// ([`sched_switch_cpu_at`]); 0: not such an event. A SAMPLE whose cpu perf cannot keep
     /// a thread by is left to the full check, which judges it by what came before it. Such
@@ -68,7 +69,7 @@ const EMPTY: Facts = Facts {
     len: 0,
     rule: None,
     trailer: 0,
-    trailer_id_back: 0,
+    trailer_id_back: None,
     cpu_at: 0,
 };
 
@@ -420,7 +421,7 @@ impl CheckedEvents {
             && facts.revision == revision
             && check_body(body, record.len(), facts.trailer).is_ok()
             && check_name(type_, record, facts.trailer).is_ok()
-            && trailer_ids_agree(record, facts.trailer_id_back)
+            && check_trailer_ids(model.endian(), record, facts.trailer_id_back).is_ok()
             && check_kernel_values(model.endian(), type_, record).is_ok()
             && (model.endian() == Endian::Little || big_endian_swaps_back(type_, record.len()))
     }
@@ -482,7 +483,7 @@ impl CheckedEvents {
             len,
             rule: model.raw_rule_of(desc).copied(),
             trailer: layout.sample_id_len(),
-            trailer_id_back: layout.trailer_repeated_id_from_end().unwrap_or(0),
+            trailer_id_back: layout.trailer_repeated_id_from_end(),
             cpu_at: sched_switch_cpu_at(model, desc).unwrap_or(0),
         };
         // A side-band record leaves the last SAMPLE learned as it was: the SAMPLEs around
@@ -634,16 +635,6 @@ impl Facts {
         };
         raw_passes && (self.cpu_at == 0 || keeps_thread(endian, record, self.cpu_at))
     }
-}
-
-/// The `sample_id` trailer of `record` holds the same id in its ID, `back` bytes from the
-/// end, as in its IDENTIFIER, its last word (`back` 0: it has not both).
-#[inline]
-fn trailer_ids_agree(record: &[u8], back: usize) -> bool {
-    let len = record.len();
-    back == 0
-        || len.checked_sub(back).and_then(|at| word(record, at))
-            == len.checked_sub(8).and_then(|at| word(record, at))
 }
 
 /// The cpu at `at` in `record`, a SAMPLE of a `sched:sched_switch` event, is one Intel PT

@@ -370,6 +370,32 @@ struct NamedWait {
 }
 
 impl NamedWait {
+    /// Notes in `named` that `records` records (the first at `first`) name `id`, which no
+    /// description has; `own`: one of them needs an event to own it.
+    fn note(
+        named: &mut BTreeMap<u64, NamedWait>,
+        id: u64,
+        first: FirstRecord,
+        records: u64,
+        own: bool,
+    ) {
+        let wait = named.entry(id).or_insert(NamedWait {
+            first,
+            records: 0,
+            last: first.pos,
+            own,
+        });
+        if first.pos < wait.first.pos {
+            wait.first = first;
+        }
+        // A record naming the id twice counts once.
+        if wait.records == 0 || wait.last != first.pos {
+            wait.records = wait.records.saturating_add(records);
+        }
+        wait.last = first.pos;
+        wait.own |= own;
+    }
+
     /// It still waits for `id` with the descriptions of `model`, were the file read now.
     fn waits(&self, model: &TraceModel, id: u64) -> bool {
         match self.own {
@@ -679,21 +705,9 @@ impl PendingRecords {
     /// ([`each_named_id`]): they wait for one.
     fn wait_for_named(&mut self, model: &TraceModel, record: &[u8], first: FirstRecord) {
         each_named_id(model, record, |id, own| {
-            if model.desc_of_id(id).is_some() {
-                return;
+            if model.desc_of_id(id).is_none() {
+                NamedWait::note(&mut self.named, id, first, 1, own);
             }
-            let wait = self.named.entry(id).or_insert(NamedWait {
-                first,
-                records: 0,
-                last: first.pos,
-                own,
-            });
-            // A record naming the id twice counts once.
-            if wait.records == 0 || wait.last != first.pos {
-                wait.records = wait.records.saturating_add(1);
-            }
-            wait.last = first.pos;
-            wait.own |= own;
         });
     }
 
@@ -1163,10 +1177,7 @@ impl PendingRecords {
         owned.sort_by_key(|(_, s)| s.first.pos);
         let switch_cpu_at = new_sched_switch_cpu_at(new);
         for (i, (id, summary)) in owned.iter().enumerate() {
-            let mut ids = IdsCheck {
-                own: new.ids,
-                members: Vec::new(),
-            };
+            let mut ids = IdsCheck::of(new.ids);
             if let Err(problem) =
                 summary.check(new.layout, new.rule, endian, &mut res.stats, &mut ids)
             {
@@ -1174,10 +1185,7 @@ impl PendingRecords {
                 let rest = owned.iter().skip(i + 1).filter(|(other, _)| other == id);
                 let also = rest.filter(|(_, s)| {
                     let mut stats = EventStats::default();
-                    let mut ids = IdsCheck {
-                        own: new.ids,
-                        members: Vec::new(),
-                    };
+                    let mut ids = IdsCheck::of(new.ids);
                     s.check(new.layout, new.rule, endian, &mut stats, &mut ids)
                         .is_err()
                 });
@@ -1308,17 +1316,7 @@ impl PendingRecords {
             self.named.remove(id);
         }
         for (id, first, records) in res.read_members {
-            let wait = self.named.entry(id).or_insert(NamedWait {
-                first,
-                records: 0,
-                last: first.pos,
-                own: true,
-            });
-            if first.pos < wait.first.pos {
-                wait.first = first;
-            }
-            wait.records = wait.records.saturating_add(records);
-            wait.own = true;
+            NamedWait::note(&mut self.named, id, first, records, true);
         }
         if let Some(config) = res.format {
             self.formats.remove(&config);

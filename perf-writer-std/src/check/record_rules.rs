@@ -601,11 +601,19 @@ pub(crate) fn check_trailer_repeated_id(
     endian: Endian,
     record: &[u8],
 ) -> Result<(), RecordProblem> {
+    check_trailer_ids(endian, record, layout.trailer_repeated_id_from_end())
+}
+
+/// [`check_trailer_repeated_id`] by where the trailer's ID is, `back` bytes from the end
+/// (`None`: the trailer has not both fields).
+pub(crate) fn check_trailer_ids(
+    endian: Endian,
+    record: &[u8],
+    back: Option<usize>,
+) -> Result<(), RecordProblem> {
     let len = record.len();
     // IDENTIFIER is the trailer's last field.
-    let places = layout
-        .trailer_repeated_id_from_end()
-        .and_then(|back| Some((len.checked_sub(8)?, len.checked_sub(back)?)));
+    let places = back.and_then(|back| Some((len.checked_sub(8)?, len.checked_sub(back)?)));
     ids_equal(endian, record, places)
 }
 

@@ -1048,6 +1048,16 @@ pub(crate) struct IdsCheck<'a> {
     pub(crate) members: Vec<u64>,
 }
 
+impl<'a> IdsCheck<'a> {
+    /// The check of a description of ids `own`, nothing found yet.
+    pub(crate) fn of(own: &'a [u64]) -> Self {
+        IdsCheck {
+            own,
+            members: Vec::new(),
+        }
+    }
+}
+
 /// The [`RawFacts`] of each way to RAW, one for the ways whose payloads have been the same
 /// bytes of every record so far (several ways often are: a READ group or a CALLCHAIN of no
 /// entries before RAW puts it where fixed fields would).
@@ -1941,10 +1951,8 @@ mod tests {
         endian: Endian,
         stats: &mut EventStats,
     ) -> (Result<(), Contradiction>, Vec<u64>) {
-        let mut ids = IdsCheck {
-            own: &[own],
-            members: Vec::new(),
-        };
+        let own = [own];
+        let mut ids = IdsCheck::of(&own);
         let verdict = summary.check(l, rule, endian, stats, &mut ids);
         (verdict, ids.members)
     }
